@@ -1,0 +1,408 @@
+/*
+ * mpi.h: the one public header of shmpi, an MPI implementation for one
+ * multicore machine.
+ *
+ * Handles follow the MPI-5 standard ABI: every handle type is a pointer to an
+ * incomplete struct, and predefined handles are small fixed integers cast to
+ * that pointer (below 0x1000).  User-created objects are real pointers.  The
+ * numeric values of the predefined handles, of the error classes and of the
+ * integer constants are those of the MPI-5 ABI, so that a later switch to the
+ * standard ABI does not change what programs see.
+ *
+ * The header is C89-clean and usable from C and C++.
+ */
+#ifndef SHMPI_MPI_H
+#define SHMPI_MPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPI_VERSION 3
+#define MPI_SUBVERSION 1
+
+/* Identification for programs and build systems that want to know. */
+#define SHMPI 1
+#define SHMPI_VERSION_STRING "0.1.0"
+
+typedef intptr_t MPI_Aint;
+typedef int64_t MPI_Offset;
+typedef int64_t MPI_Count;
+typedef int MPI_Fint;
+
+typedef struct MPI_Status {
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+    /* Private: bytes received (two halves), cancelled flag, unused. */
+    int shmpi_count_lo;
+    int shmpi_count_hi;
+    int shmpi_cancelled;
+    int shmpi_reserved[2];
+} MPI_Status;
+
+/* ---- handle types and predefined handles (MPI-5 ABI values) ---- */
+
+typedef struct MPI_ABI_Op *MPI_Op;
+#define MPI_OP_NULL ((MPI_Op)0x00000020)
+#define MPI_SUM ((MPI_Op)0x00000021)
+#define MPI_MIN ((MPI_Op)0x00000022)
+#define MPI_MAX ((MPI_Op)0x00000023)
+#define MPI_PROD ((MPI_Op)0x00000024)
+#define MPI_BAND ((MPI_Op)0x00000028)
+#define MPI_BOR ((MPI_Op)0x00000029)
+#define MPI_BXOR ((MPI_Op)0x0000002a)
+#define MPI_LAND ((MPI_Op)0x00000030)
+#define MPI_LOR ((MPI_Op)0x00000031)
+#define MPI_LXOR ((MPI_Op)0x00000032)
+#define MPI_MINLOC ((MPI_Op)0x00000038)
+#define MPI_MAXLOC ((MPI_Op)0x00000039)
+#define MPI_REPLACE ((MPI_Op)0x0000003c)
+#define MPI_NO_OP ((MPI_Op)0x0000003d)
+
+typedef struct MPI_ABI_Comm *MPI_Comm;
+#define MPI_COMM_NULL ((MPI_Comm)0x00000100)
+#define MPI_COMM_WORLD ((MPI_Comm)0x00000101)
+#define MPI_COMM_SELF ((MPI_Comm)0x00000102)
+
+typedef struct MPI_ABI_Group *MPI_Group;
+#define MPI_GROUP_NULL ((MPI_Group)0x00000108)
+#define MPI_GROUP_EMPTY ((MPI_Group)0x00000109)
+
+typedef struct MPI_ABI_Win *MPI_Win;
+#define MPI_WIN_NULL ((MPI_Win)0x00000110)
+
+typedef struct MPI_ABI_File *MPI_File;
+#define MPI_FILE_NULL ((MPI_File)0x00000118)
+
+typedef struct MPI_ABI_Message *MPI_Message;
+#define MPI_MESSAGE_NULL ((MPI_Message)0x00000128)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x00000129)
+
+typedef struct MPI_ABI_Info *MPI_Info;
+#define MPI_INFO_NULL ((MPI_Info)0x00000130)
+#define MPI_INFO_ENV ((MPI_Info)0x00000131)
+
+typedef struct MPI_ABI_Errhandler *MPI_Errhandler;
+#define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x00000140)
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x00000141)
+#define MPI_ERRORS_RETURN ((MPI_Errhandler)0x00000142)
+#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x00000143)
+
+typedef struct MPI_ABI_Request *MPI_Request;
+#define MPI_REQUEST_NULL ((MPI_Request)0x00000180)
+
+typedef struct MPI_ABI_Datatype *MPI_Datatype;
+#define MPI_DATATYPE_NULL ((MPI_Datatype)0x00000200)
+#define MPI_AINT ((MPI_Datatype)0x00000201)
+#define MPI_COUNT ((MPI_Datatype)0x00000202)
+#define MPI_OFFSET ((MPI_Datatype)0x00000203)
+#define MPI_PACKED ((MPI_Datatype)0x00000207)
+#define MPI_SHORT ((MPI_Datatype)0x00000208)
+#define MPI_INT ((MPI_Datatype)0x00000209)
+#define MPI_LONG ((MPI_Datatype)0x0000020a)
+#define MPI_LONG_LONG ((MPI_Datatype)0x0000020b)
+#define MPI_LONG_LONG_INT MPI_LONG_LONG
+#define MPI_UNSIGNED_SHORT ((MPI_Datatype)0x0000020c)
+#define MPI_UNSIGNED ((MPI_Datatype)0x0000020d)
+#define MPI_UNSIGNED_LONG ((MPI_Datatype)0x0000020e)
+#define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)0x0000020f)
+#define MPI_FLOAT ((MPI_Datatype)0x00000210)
+#define MPI_C_FLOAT_COMPLEX ((MPI_Datatype)0x00000212)
+#define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
+#define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)0x00000213)
+#define MPI_DOUBLE ((MPI_Datatype)0x00000214)
+#define MPI_C_DOUBLE_COMPLEX ((MPI_Datatype)0x00000216)
+#define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)0x00000217)
+#define MPI_INTEGER ((MPI_Datatype)0x00000218)
+#define MPI_LOGICAL ((MPI_Datatype)0x00000219)
+#define MPI_REAL ((MPI_Datatype)0x0000021a)
+#define MPI_COMPLEX ((MPI_Datatype)0x0000021b)
+#define MPI_DOUBLE_PRECISION ((MPI_Datatype)0x0000021c)
+#define MPI_DOUBLE_COMPLEX ((MPI_Datatype)0x0000021d)
+#define MPI_LONG_DOUBLE ((MPI_Datatype)0x00000220)
+#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x00000224)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x00000225)
+#define MPI_FLOAT_INT ((MPI_Datatype)0x00000228)
+#define MPI_DOUBLE_INT ((MPI_Datatype)0x00000229)
+#define MPI_LONG_INT ((MPI_Datatype)0x0000022a)
+#define MPI_2INT ((MPI_Datatype)0x0000022b)
+#define MPI_SHORT_INT ((MPI_Datatype)0x0000022c)
+#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)0x0000022d)
+#define MPI_2REAL ((MPI_Datatype)0x00000230)
+#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)0x00000231)
+#define MPI_2INTEGER ((MPI_Datatype)0x00000232)
+#define MPI_C_BOOL ((MPI_Datatype)0x00000238)
+#define MPI_CXX_BOOL ((MPI_Datatype)0x00000239)
+#define MPI_WCHAR ((MPI_Datatype)0x0000023c)
+#define MPI_INT8_T ((MPI_Datatype)0x00000240)
+#define MPI_UINT8_T ((MPI_Datatype)0x00000241)
+#define MPI_CHAR ((MPI_Datatype)0x00000243)
+#define MPI_SIGNED_CHAR ((MPI_Datatype)0x00000244)
+#define MPI_UNSIGNED_CHAR ((MPI_Datatype)0x00000245)
+#define MPI_BYTE ((MPI_Datatype)0x00000247)
+#define MPI_INT16_T ((MPI_Datatype)0x00000248)
+#define MPI_UINT16_T ((MPI_Datatype)0x00000249)
+#define MPI_INT32_T ((MPI_Datatype)0x00000250)
+#define MPI_UINT32_T ((MPI_Datatype)0x00000251)
+#define MPI_INT64_T ((MPI_Datatype)0x00000258)
+#define MPI_UINT64_T ((MPI_Datatype)0x00000259)
+/* MPI-1 bound markers (removed in MPI-3, kept for old code); outside the
+ * range the MPI-5 ABI assigns. */
+#define MPI_LB ((MPI_Datatype)0x000002f0)
+#define MPI_UB ((MPI_Datatype)0x000002f1)
+
+/* ---- error classes (MPI-5 ABI values) ---- */
+#define MPI_SUCCESS 0
+#define MPI_ERR_BUFFER 1
+#define MPI_ERR_COUNT 2
+#define MPI_ERR_TYPE 3
+#define MPI_ERR_TAG 4
+#define MPI_ERR_COMM 5
+#define MPI_ERR_RANK 6
+#define MPI_ERR_REQUEST 7
+#define MPI_ERR_ROOT 8
+#define MPI_ERR_GROUP 9
+#define MPI_ERR_OP 10
+#define MPI_ERR_TOPOLOGY 11
+#define MPI_ERR_DIMS 12
+#define MPI_ERR_ARG 13
+#define MPI_ERR_UNKNOWN 14
+#define MPI_ERR_TRUNCATE 15
+#define MPI_ERR_OTHER 16
+#define MPI_ERR_INTERN 17
+#define MPI_ERR_PENDING 18
+#define MPI_ERR_IN_STATUS 19
+#define MPI_ERR_ACCESS 20
+#define MPI_ERR_AMODE 21
+#define MPI_ERR_ASSERT 22
+#define MPI_ERR_BAD_FILE 23
+#define MPI_ERR_BASE 24
+#define MPI_ERR_CONVERSION 25
+#define MPI_ERR_DISP 26
+#define MPI_ERR_DUP_DATAREP 27
+#define MPI_ERR_FILE_EXISTS 28
+#define MPI_ERR_FILE_IN_USE 29
+#define MPI_ERR_FILE 30
+#define MPI_ERR_INFO_KEY 31
+#define MPI_ERR_INFO_NOKEY 32
+#define MPI_ERR_INFO_VALUE 33
+#define MPI_ERR_INFO 34
+#define MPI_ERR_IO 35
+#define MPI_ERR_KEYVAL 36
+#define MPI_ERR_LOCKTYPE 37
+#define MPI_ERR_NAME 38
+#define MPI_ERR_NO_MEM 39
+#define MPI_ERR_NOT_SAME 40
+#define MPI_ERR_NO_SPACE 41
+#define MPI_ERR_NO_SUCH_FILE 42
+#define MPI_ERR_PORT 43
+#define MPI_ERR_PROC_ABORTED 44
+#define MPI_ERR_QUOTA 45
+#define MPI_ERR_READ_ONLY 46
+#define MPI_ERR_RMA_ATTACH 47
+#define MPI_ERR_RMA_CONFLICT 48
+#define MPI_ERR_RMA_RANGE 49
+#define MPI_ERR_RMA_SHARED 50
+#define MPI_ERR_RMA_SYNC 51
+#define MPI_ERR_RMA_FLAVOR 52
+#define MPI_ERR_SERVICE 53
+#define MPI_ERR_SESSION 54
+#define MPI_ERR_SIZE 55
+#define MPI_ERR_SPAWN 56
+#define MPI_ERR_UNSUPPORTED_DATAREP 57
+#define MPI_ERR_UNSUPPORTED_OPERATION 58
+#define MPI_ERR_VALUE_TOO_LARGE 59
+#define MPI_ERR_WIN 60
+#define MPI_ERR_ERRHANDLER 61
+/* Error codes above the classes carry a detailed message; see
+ * MPI_Error_class and MPI_Error_string. */
+#define MPI_ERR_LASTCODE 0x3fff
+
+/* ---- other constants (MPI-5 ABI values) ---- */
+#define MPI_BOTTOM ((void *)0)
+#define MPI_IN_PLACE ((void *)1)
+#define MPI_STATUS_IGNORE ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+#define MPI_ERRCODES_IGNORE ((int *)0)
+#define MPI_ARGV_NULL ((char **)0)
+#define MPI_ARGVS_NULL ((char ***)0)
+#define MPI_UNWEIGHTED ((int *)4)
+#define MPI_WEIGHTS_EMPTY ((int *)5)
+
+#define MPI_ANY_SOURCE (-1)
+#define MPI_PROC_NULL (-2)
+#define MPI_ROOT (-3)
+#define MPI_ANY_TAG (-31)
+#define MPI_KEYVAL_INVALID (-127)
+#define MPI_UNDEFINED (-32766)
+
+#define MPI_THREAD_SINGLE 0
+#define MPI_THREAD_FUNNELED 1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE 7
+
+#define MPI_IDENT 101
+#define MPI_CONGRUENT 102
+#define MPI_SIMILAR 103
+#define MPI_UNEQUAL 104
+
+#define MPI_GRAPH 201
+#define MPI_DIST_GRAPH 202
+#define MPI_CART 203
+
+#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_MAX_ERROR_STRING 512
+#define MPI_MAX_OBJECT_NAME 128
+#define MPI_MAX_LIBRARY_VERSION_STRING 8192
+#define MPI_BSEND_OVERHEAD 512
+
+/* Predefined attribute keys (values of the MPI-5 ABI). */
+#define MPI_TAG_UB 501
+#define MPI_IO 502
+#define MPI_HOST 503
+#define MPI_WTIME_IS_GLOBAL 504
+
+/* ---- environment ---- */
+int MPI_Init(int *argc, char ***argv);
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+int MPI_Query_thread(int *provided);
+int MPI_Is_thread_main(int *flag);
+int MPI_Finalize(void);
+int MPI_Initialized(int *flag);
+int MPI_Finalized(int *flag);
+int MPI_Abort(MPI_Comm comm, int errorcode);
+int MPI_Get_processor_name(char *name, int *resultlen);
+int MPI_Get_version(int *version, int *subversion);
+int MPI_Get_library_version(char *version, int *resultlen);
+double MPI_Wtime(void);
+double MPI_Wtick(void);
+
+int PMPI_Init(int *argc, char ***argv);
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+int PMPI_Query_thread(int *provided);
+int PMPI_Is_thread_main(int *flag);
+int PMPI_Finalize(void);
+int PMPI_Initialized(int *flag);
+int PMPI_Finalized(int *flag);
+int PMPI_Abort(MPI_Comm comm, int errorcode);
+int PMPI_Get_processor_name(char *name, int *resultlen);
+int PMPI_Get_version(int *version, int *subversion);
+int PMPI_Get_library_version(char *version, int *resultlen);
+double PMPI_Wtime(void);
+double PMPI_Wtick(void);
+
+/* ---- communicators (the part the runtime needs) ---- */
+int MPI_Comm_rank(MPI_Comm comm, int *rank);
+int MPI_Comm_size(MPI_Comm comm, int *size);
+int PMPI_Comm_rank(MPI_Comm comm, int *rank);
+int PMPI_Comm_size(MPI_Comm comm, int *size);
+
+/* ---- errors ---- */
+typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *errcode, ...);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+int MPI_Errhandler_free(MPI_Errhandler *errhandler);
+int MPI_Error_string(int errorcode, char *string, int *resultlen);
+int MPI_Error_class(int errorcode, int *errorclass);
+/* MPI-1 spellings */
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler);
+int PMPI_Error_string(int errorcode, char *string, int *resultlen);
+int PMPI_Error_class(int errorcode, int *errorclass);
+int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
+int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
+
+/* ---- point-to-point ---- */
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status *status);
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request);
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request);
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status *status);
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                         int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+int MPI_Wait(MPI_Request *request, MPI_Status *status);
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], MPI_Status array_of_statuses[]);
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
+                MPI_Status array_of_statuses[]);
+int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
+                MPI_Status *status);
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], MPI_Status array_of_statuses[]);
+int MPI_Request_free(MPI_Request *request);
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+
+int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status *status);
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm, MPI_Request *request);
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                  int recvtag, MPI_Comm comm, MPI_Status *status);
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+int PMPI_Wait(MPI_Request *request, MPI_Status *status);
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                  int array_of_indices[], MPI_Status array_of_statuses[]);
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
+                 MPI_Status array_of_statuses[]);
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
+                 MPI_Status *status);
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                  int array_of_indices[], MPI_Status array_of_statuses[]);
+int PMPI_Request_free(MPI_Request *request);
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+
+/* ---- datatypes (the part the runtime needs; the constructors come with
+ * the datatype engine) ---- */
+int MPI_Type_size(MPI_Datatype datatype, int *size);
+int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
+int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
+int PMPI_Type_size(MPI_Datatype datatype, int *size);
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHMPI_MPI_H */

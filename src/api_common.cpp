@@ -1,0 +1,121 @@
+#include "api_common.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <unistd.h>
+
+namespace shmpi::api {
+namespace {
+Phase g_phase = Phase::Before;
+Runtime* g_runtime = nullptr;
+
+constexpr std::uintptr_t kPredefinedLimit = 0x1000;
+}  // namespace
+
+Phase phase() { return g_phase; }
+void set_phase(Phase p) { g_phase = p; }
+Runtime& runtime() { return *g_runtime; }
+void set_runtime(Runtime* rt) { g_runtime = rt; }
+
+void not_running(const char* fn) {
+    std::fprintf(stderr, "shmpi: %s: called %s\n", fn,
+                 g_phase == Phase::Before ? "before MPI_Init" : "after MPI_Finalize");
+    std::fflush(stderr);
+    _exit(1);
+}
+
+Communicator& comm_of(MPI_Comm handle, const char* fn) {
+    Runtime& rt = running(fn);
+    if (handle == MPI_COMM_WORLD) return rt.world();
+    if (handle == MPI_COMM_SELF) return rt.self();
+    const auto v = reinterpret_cast<std::uintptr_t>(handle);
+    if (handle == MPI_COMM_NULL) throw MpiError(MPI_ERR_COMM, fmt::format("{}: communicator is MPI_COMM_NULL", fn));
+    if (v < kPredefinedLimit || reinterpret_cast<const Communicator*>(handle)->magic() != Communicator::kMagic) {
+        throw MpiError(MPI_ERR_COMM, fmt::format("{}: invalid communicator {:#x}", fn, v));
+    }
+    return *reinterpret_cast<Communicator*>(handle);
+}
+
+const dtype::Datatype& type_of(MPI_Datatype handle, const char* fn) {
+    if (handle == MPI_DATATYPE_NULL) throw MpiError(MPI_ERR_TYPE, fmt::format("{}: datatype is MPI_DATATYPE_NULL", fn));
+    const dtype::Datatype* t = dtype::lookup(handle);
+    if (t == nullptr) {
+        throw MpiError(MPI_ERR_TYPE, fmt::format("{}: invalid datatype {:#x}", fn,
+                                                 reinterpret_cast<std::uintptr_t>(handle)));
+    }
+    if (handle == MPI_LB || handle == MPI_UB) {
+        throw MpiError(MPI_ERR_TYPE, fmt::format("{}: {} is a bound marker, not a datatype for data", fn, t->name));
+    }
+    if (!t->committed) {
+        throw MpiError(MPI_ERR_TYPE, fmt::format("{}: datatype {} is not committed (call MPI_Type_commit)", fn, t->name));
+    }
+    return *t;
+}
+
+p2p::Request& request_of(MPI_Request handle, const char* fn) {
+    const auto v = reinterpret_cast<std::uintptr_t>(handle);
+    if (v < kPredefinedLimit || reinterpret_cast<const p2p::Request*>(handle)->magic != p2p::Request::kMagic) {
+        throw MpiError(MPI_ERR_REQUEST, fmt::format("{}: invalid request {:#x}", fn, v));
+    }
+    return *reinterpret_cast<p2p::Request*>(handle);
+}
+
+void check_count(int count, const char* fn) {
+    if (count < 0) throw MpiError(MPI_ERR_COUNT, fmt::format("{}: count {} is negative", fn, count));
+}
+
+void check_send_tag(int tag, const char* fn) {
+    if (tag < 0) {
+        throw MpiError(MPI_ERR_TAG, fmt::format("{}: invalid tag {} (tags go from 0 to MPI_TAG_UB)", fn, tag));
+    }
+}
+
+void check_recv_tag(int tag, const char* fn) {
+    if (tag < 0 && tag != MPI_ANY_TAG) {
+        throw MpiError(MPI_ERR_TAG,
+                       fmt::format("{}: invalid tag {} (tags go from 0 to MPI_TAG_UB, or MPI_ANY_TAG)", fn, tag));
+    }
+}
+
+void check_dest(const Communicator& c, int rank, const char* fn) {
+    if (rank == MPI_PROC_NULL) return;
+    if (rank < 0 || rank >= c.size()) {
+        throw MpiError(MPI_ERR_RANK, fmt::format("{}: invalid rank {} (communicator size {})", fn, rank, c.size()));
+    }
+}
+
+void check_source(const Communicator& c, int rank, const char* fn) {
+    if (rank == MPI_ANY_SOURCE) return;
+    check_dest(c, rank, fn);
+}
+
+void check_buffer(const void* buf, int count, const dtype::Datatype& t, const char* fn) {
+    if (buf == nullptr && count > 0 && t.size > 0 && t.predefined) {
+        throw MpiError(MPI_ERR_BUFFER,
+                       fmt::format("{}: buffer is NULL but count is {} of {}", fn, count, t.name));
+    }
+}
+
+int raise(MPI_Comm comm, const MpiError& e) {
+    MPI_Errhandler eh = MPI_ERRORS_ARE_FATAL;
+    if (phase() == Phase::Running) {
+        Runtime& rt = runtime();
+        Communicator* c = &rt.world();
+        if (comm == MPI_COMM_SELF) {
+            c = &rt.self();
+        } else if (comm != MPI_COMM_WORLD && comm != MPI_COMM_NULL &&
+                   reinterpret_cast<std::uintptr_t>(comm) >= kPredefinedLimit &&
+                   reinterpret_cast<const Communicator*>(comm)->magic() == Communicator::kMagic) {
+            c = reinterpret_cast<Communicator*>(comm);
+        }
+        eh = c->errhandler();
+    }
+    if (eh == MPI_ERRORS_RETURN) return make_error_code(e.error_class(), e.what());
+    std::fprintf(stderr, "shmpi: %s\n", e.what());
+    std::fflush(stderr);
+    if (phase() == Phase::Running) runtime().transport().abort_job(1, shm::kAbortFatal);
+    _exit(1);
+}
+
+}  // namespace shmpi::api

@@ -1,0 +1,84 @@
+// Helpers of the C boundary: the one Runtime pointer, handle translation,
+// argument checks, and the single place where an MpiError becomes an error
+// code through the communicator's error handler.
+//
+// Every MPI_X is defined as PMPI_X with `#pragma weak MPI_X = PMPI_X`, so a
+// profiling library can define MPI_X itself and call PMPI_X.
+#pragma once
+
+#include <mpi.h>
+
+#include <new>
+#include <string>
+
+#include "communicator.hpp"
+#include "errors.hpp"
+#include "runtime.hpp"
+
+namespace shmpi::api {
+
+enum class Phase { Before, Running, After };
+
+/// Where the library is in its life: before MPI_Init, between Init and
+/// Finalize, after Finalize.
+Phase phase();
+void set_phase(Phase p);
+
+/// The runtime; only valid while phase() == Running.
+Runtime& runtime();
+void set_runtime(Runtime* rt);
+
+/// Ends the process because `fn` was called outside Init..Finalize.
+[[noreturn]] void not_running(const char* fn);
+
+/// The runtime, or ends the process with a message naming `fn`.
+inline Runtime& running(const char* fn) {
+    if (phase() != Phase::Running) not_running(fn);
+    return runtime();
+}
+
+/// Translates a communicator handle; throws MPI_ERR_COMM naming `fn`.
+Communicator& comm_of(MPI_Comm handle, const char* fn);
+/// Translates a datatype handle; throws MPI_ERR_TYPE naming `fn`.  Checks
+/// that the type is committed and may carry data (not MPI_LB/MPI_UB).
+const dtype::Datatype& type_of(MPI_Datatype handle, const char* fn);
+/// Translates a request handle (not MPI_REQUEST_NULL); throws MPI_ERR_REQUEST.
+p2p::Request& request_of(MPI_Request handle, const char* fn);
+
+void check_count(int count, const char* fn);
+void check_send_tag(int tag, const char* fn);
+void check_recv_tag(int tag, const char* fn);
+/// `rank` must be a rank of `c` or MPI_PROC_NULL.
+void check_dest(const Communicator& c, int rank, const char* fn);
+/// `rank` must be a rank of `c`, MPI_PROC_NULL or MPI_ANY_SOURCE.
+void check_source(const Communicator& c, int rank, const char* fn);
+/// A null buffer is an error when it should hold data.
+void check_buffer(const void* buf, int count, const dtype::Datatype& t, const char* fn);
+
+/// Applies `comm`'s error handler to `e` (MPI_COMM_WORLD's when `comm` is not
+/// a valid communicator): prints and ends the job under
+/// MPI_ERRORS_ARE_FATAL / MPI_ERRORS_ABORT, else returns the error code.
+int raise(MPI_Comm comm, const MpiError& e);
+
+/// Runs `body`; turns what it throws into an error code through `comm`'s
+/// error handler.  The one place an error crosses the C boundary.
+template <class Body>
+int guard(MPI_Comm comm, const char* fn, Body&& body) {
+    try {
+        body();
+        return MPI_SUCCESS;
+    } catch (const MpiError& e) {
+        return raise(comm, e);
+    } catch (const std::bad_alloc&) {
+        return raise(comm, MpiError(MPI_ERR_NO_MEM, std::string(fn) + ": out of memory"));
+    } catch (const std::exception& e) {
+        return raise(comm, MpiError(MPI_ERR_INTERN, std::string(fn) + ": " + e.what()));
+    }
+}
+
+/// Copies `s` into a user status unless it is MPI_STATUS_IGNORE.
+inline void put_status(MPI_Status* out, const MPI_Status& s) {
+    if (out != MPI_STATUS_IGNORE) *out = s;
+}
+
+}  // namespace shmpi::api

@@ -1,0 +1,104 @@
+// C boundary: error handlers and error codes.
+#include <cstring>
+#include <fmt/format.h>
+
+#include "api_common.hpp"
+
+using namespace shmpi;
+using namespace shmpi::api;
+
+namespace {
+
+bool predefined_handler(MPI_Errhandler e) {
+    return e == MPI_ERRORS_ARE_FATAL || e == MPI_ERRORS_RETURN || e == MPI_ERRORS_ABORT;
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+    const char* fn = "MPI_Comm_set_errhandler";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        if (!predefined_handler(errhandler)) {
+            throw MpiError(MPI_ERR_ARG, fmt::format("{}: invalid error handler {:#x}", fn,
+                                                    reinterpret_cast<std::uintptr_t>(errhandler)));
+        }
+        c.set_errhandler(errhandler);
+    });
+}
+#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
+    const char* fn = "MPI_Comm_get_errhandler";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        if (errhandler == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Comm_get_errhandler: errhandler is NULL");
+        *errhandler = c.errhandler();
+    });
+}
+#pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
+
+int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler) {
+    return PMPI_Comm_set_errhandler(comm, errhandler);
+}
+#pragma weak MPI_Errhandler_set = PMPI_Errhandler_set
+
+int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler) {
+    return PMPI_Comm_get_errhandler(comm, errhandler);
+}
+#pragma weak MPI_Errhandler_get = PMPI_Errhandler_get
+
+int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
+    const char* fn = "MPI_Errhandler_free";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        if (errhandler == nullptr || !predefined_handler(*errhandler)) {
+            throw MpiError(MPI_ERR_ARG, "MPI_Errhandler_free: invalid error handler");
+        }
+        // Predefined handlers are never destroyed; the handle becomes null.
+        *errhandler = MPI_ERRHANDLER_NULL;
+    });
+}
+#pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
+
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+    const char* fn = "MPI_Comm_call_errhandler";
+    int rc = MPI_SUCCESS;
+    const int outer = guard(comm, fn, [&] {
+        comm_of(comm, fn);
+        const int cls = error_class_of(errorcode);
+        rc = raise(comm, MpiError(cls < 0 ? MPI_ERR_UNKNOWN : cls,
+                                  fmt::format("{}: {}", fn, error_text(errorcode))));
+    });
+    // MPI-3.1: returns MPI_SUCCESS when the handler returned.
+    (void)rc;
+    return outer;
+}
+#pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
+
+int PMPI_Error_class(int errorcode, int* errorclass) {
+    const char* fn = "MPI_Error_class";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        if (errorclass == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Error_class: errorclass is NULL");
+        const int cls = error_class_of(errorcode);
+        if (cls < 0) throw MpiError(MPI_ERR_ARG, fmt::format("{}: invalid error code {}", fn, errorcode));
+        *errorclass = cls;
+    });
+}
+#pragma weak MPI_Error_class = PMPI_Error_class
+
+int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
+    const char* fn = "MPI_Error_string";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        if (string == nullptr || resultlen == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Error_string: string or resultlen is NULL");
+        std::string text = error_text(errorcode);
+        if (text.empty()) throw MpiError(MPI_ERR_ARG, fmt::format("{}: invalid error code {}", fn, errorcode));
+        if (text.size() >= MPI_MAX_ERROR_STRING) text.resize(MPI_MAX_ERROR_STRING - 1);
+        std::memcpy(string, text.c_str(), text.size() + 1);
+        *resultlen = static_cast<int>(text.size());
+    });
+}
+#pragma weak MPI_Error_string = PMPI_Error_string
+
+}  // extern "C"

@@ -1,0 +1,155 @@
+// C boundary: environment management (MPI_Init ... MPI_Finalize, MPI_Abort,
+// timers, versions).
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fmt/format.h>
+
+#include "api_common.hpp"
+#include "shm/segment.hpp"
+
+using namespace shmpi;
+using namespace shmpi::api;
+
+namespace {
+
+/// Shared by MPI_Init and MPI_Init_thread.
+int init(const char* fn, int required, int* provided) {
+    if (phase() != Phase::Before) {
+        std::fprintf(stderr, "shmpi: %s: %s\n", fn,
+                     phase() == Phase::Running ? "MPI is already initialized (MPI_Init may be called once)"
+                                               : "called after MPI_Finalize");
+        _exit(1);
+    }
+    const int level = required < MPI_THREAD_SERIALIZED ? std::max(required, MPI_THREAD_SINGLE)
+                                                       : MPI_THREAD_SERIALIZED;
+    try {
+        set_runtime(new Runtime(level));
+    } catch (const std::exception& e) {
+        // Messages from the segment layer already say "shmpi: ...".
+        const char* what = e.what();
+        std::fprintf(stderr, "%s%s\n", std::strncmp(what, "shmpi:", 6) == 0 ? "" : "shmpi: ", what);
+        std::fflush(stderr);
+        _exit(1);
+    }
+    set_phase(Phase::Running);
+    if (provided != nullptr) *provided = level;
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Init(int*, char***) { return init("MPI_Init", MPI_THREAD_SINGLE, nullptr); }
+#pragma weak MPI_Init = PMPI_Init
+
+int PMPI_Init_thread(int*, char***, int required, int* provided) {
+    return init("MPI_Init_thread", required, provided);
+}
+#pragma weak MPI_Init_thread = PMPI_Init_thread
+
+int PMPI_Query_thread(int* provided) {
+    return guard(MPI_COMM_WORLD, "MPI_Query_thread", [&] {
+        Runtime& rt = running("MPI_Query_thread");
+        if (provided == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Query_thread: provided is NULL");
+        *provided = rt.thread_level();
+    });
+}
+#pragma weak MPI_Query_thread = PMPI_Query_thread
+
+int PMPI_Is_thread_main(int* flag) {
+    return guard(MPI_COMM_WORLD, "MPI_Is_thread_main", [&] {
+        Runtime& rt = running("MPI_Is_thread_main");
+        if (flag == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Is_thread_main: flag is NULL");
+        *flag = rt.is_main_thread() ? 1 : 0;
+    });
+}
+#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
+
+int PMPI_Finalize(void) {
+    Runtime& rt = running("MPI_Finalize");
+    const int rc = guard(MPI_COMM_WORLD, "MPI_Finalize", [&] { rt.finalize(); });
+    set_phase(Phase::After);
+    // The runtime stays mapped until the process exits: requests the program
+    // leaked may still point into it.
+    return rc;
+}
+#pragma weak MPI_Finalize = PMPI_Finalize
+
+int PMPI_Initialized(int* flag) {
+    if (flag == nullptr) return MPI_ERR_ARG;
+    *flag = phase() != Phase::Before ? 1 : 0;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Initialized = PMPI_Initialized
+
+int PMPI_Finalized(int* flag) {
+    if (flag == nullptr) return MPI_ERR_ARG;
+    *flag = phase() == Phase::After ? 1 : 0;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Finalized = PMPI_Finalized
+
+int PMPI_Abort(MPI_Comm comm, int errorcode) {
+    if (phase() != Phase::Running) {
+        std::fprintf(stderr, "shmpi: MPI_Abort called with error code %d\n", errorcode);
+        std::fflush(stdout);
+        std::fflush(stderr);
+        _exit(errorcode & 0xff);
+    }
+    (void)comm;  // the whole job ends, whatever the communicator
+    Runtime& rt = runtime();
+    if (rt.transport().size() == 1) {
+        std::fprintf(stderr, "shmpi: MPI_Abort called with error code %d\n", errorcode);
+    }
+    rt.transport().abort_job(errorcode, shm::kAbortCalled);
+}
+#pragma weak MPI_Abort = PMPI_Abort
+
+int PMPI_Get_processor_name(char* name, int* resultlen) {
+    if (name == nullptr || resultlen == nullptr) return MPI_ERR_ARG;
+    char host[MPI_MAX_PROCESSOR_NAME] = {};
+    if (gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "localhost");
+    const std::size_t n = std::strlen(host);
+    std::memcpy(name, host, n + 1);
+    *resultlen = static_cast<int>(n);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
+
+int PMPI_Get_version(int* version, int* subversion) {
+    if (version == nullptr || subversion == nullptr) return MPI_ERR_ARG;
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_version = PMPI_Get_version
+
+int PMPI_Get_library_version(char* version, int* resultlen) {
+    if (version == nullptr || resultlen == nullptr) return MPI_ERR_ARG;
+    const std::string v = fmt::format("shmpi {} (MPI {}.{}, shared memory on one machine)",
+                                      SHMPI_VERSION_STRING, MPI_VERSION, MPI_SUBVERSION);
+    std::memcpy(version, v.c_str(), v.size() + 1);
+    *resultlen = static_cast<int>(v.size());
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_library_version = PMPI_Get_library_version
+
+double PMPI_Wtime(void) {
+    struct timespec ts {};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+#pragma weak MPI_Wtime = PMPI_Wtime
+
+double PMPI_Wtick(void) {
+    struct timespec ts {};
+    clock_getres(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+#pragma weak MPI_Wtick = PMPI_Wtick
+
+}  // extern "C"

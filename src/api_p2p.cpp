@@ -1,0 +1,529 @@
+// C boundary: point-to-point communication and request completion.
+#include <fmt/format.h>
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "api_common.hpp"
+
+using namespace shmpi;
+using namespace shmpi::api;
+using shmpi::p2p::Mode;
+using shmpi::p2p::Request;
+
+namespace {
+
+MPI_Status empty_status() {
+    MPI_Status s{};
+    s.MPI_SOURCE = MPI_ANY_SOURCE;
+    s.MPI_TAG = MPI_ANY_TAG;
+    s.MPI_ERROR = MPI_SUCCESS;
+    return s;
+}
+
+std::uint64_t status_bytes(const MPI_Status& s) {
+    return static_cast<std::uint32_t>(s.shmpi_count_lo) |
+           (static_cast<std::uint64_t>(static_cast<std::uint32_t>(s.shmpi_count_hi)) << 32);
+}
+
+/// The error a finished request reports, as an MpiError naming `fn`.
+MpiError request_error(const Request& r, const char* fn) {
+    return MpiError(r.status.MPI_ERROR,
+                    fmt::format("{}: message from rank {} with tag {} has {} bytes but the receive "
+                                "buffer holds only {} (count {} of {})",
+                                fn, r.status.MPI_SOURCE, r.status.MPI_TAG, r.incoming, r.capacity,
+                                r.count, r.type_info != nullptr ? r.type_info->name : "?"));
+}
+
+/// Takes a finished request out of the user's hands: copies its status,
+/// frees it and nulls the handle.  Returns the error code to report, after
+/// the request's communicator's error handler has seen it.
+int retire(MPI_Request* handle, MPI_Status* status, const char* fn) {
+    Request* r = reinterpret_cast<Request*>(*handle);
+    int rc = MPI_SUCCESS;
+    MPI_Status st = r->status;
+    if (st.MPI_ERROR != MPI_SUCCESS) {
+        rc = raise(r->comm_handle, request_error(*r, fn));
+        st.MPI_ERROR = rc;
+    }
+    put_status(status, st);
+    runtime().engine().release(r);
+    *handle = MPI_REQUEST_NULL;
+    return rc;
+}
+
+/// Checks a request array and returns the requests (nullptr for null ones).
+std::vector<Request*> requests_of(int count, MPI_Request reqs[], const char* fn) {
+    if (count < 0) throw MpiError(MPI_ERR_COUNT, fmt::format("{}: count {} is negative", fn, count));
+    if (count > 0 && reqs == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: array_of_requests is NULL", fn));
+    std::vector<Request*> out(static_cast<std::size_t>(count), nullptr);
+    for (int i = 0; i < count; ++i) {
+        if (reqs[i] != MPI_REQUEST_NULL) out[static_cast<std::size_t>(i)] = &request_of(reqs[i], fn);
+    }
+    return out;
+}
+
+int start_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request, Mode mode, const char* fn) {
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        check_count(count, fn);
+        const dtype::Datatype& t = type_of(type, fn);
+        check_buffer(buf, count, t, fn);
+        check_send_tag(tag, fn);
+        check_dest(c, dest, fn);
+        if (request == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: request is NULL", fn));
+        Request* r = c.isend(buf, count, t, dest, tag, mode);
+        r->comm_handle = comm;
+        *request = reinterpret_cast<MPI_Request>(r);
+    });
+}
+
+int blocking_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                  Mode mode, const char* fn) {
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        check_count(count, fn);
+        const dtype::Datatype& t = type_of(type, fn);
+        check_buffer(buf, count, t, fn);
+        check_send_tag(tag, fn);
+        check_dest(c, dest, fn);
+        c.send(buf, count, t, dest, tag, mode);
+    });
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+    return blocking_send(buf, count, type, dest, tag, comm, Mode::Standard, "MPI_Send");
+}
+#pragma weak MPI_Send = PMPI_Send
+
+int PMPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+    return blocking_send(buf, count, type, dest, tag, comm, Mode::Sync, "MPI_Ssend");
+}
+#pragma weak MPI_Ssend = PMPI_Ssend
+
+int PMPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+    return start_send(buf, count, type, dest, tag, comm, request, Mode::Standard, "MPI_Isend");
+}
+#pragma weak MPI_Isend = PMPI_Isend
+
+int PMPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) {
+    return start_send(buf, count, type, dest, tag, comm, request, Mode::Sync, "MPI_Issend");
+}
+#pragma weak MPI_Issend = PMPI_Issend
+
+int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+              MPI_Status* status) {
+    const char* fn = "MPI_Recv";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        check_count(count, fn);
+        const dtype::Datatype& t = type_of(type, fn);
+        check_buffer(buf, count, t, fn);
+        check_recv_tag(tag, fn);
+        check_source(c, source, fn);
+        MPI_Status st;
+        const std::uint64_t incoming = c.recv(buf, count, t, source, tag, st);
+        put_status(status, st);
+        if (st.MPI_ERROR != MPI_SUCCESS) {
+            throw MpiError(st.MPI_ERROR,
+                           fmt::format("{}: message from rank {} with tag {} has {} bytes but the "
+                                       "receive buffer holds only {} (count {} of {})",
+                                       fn, st.MPI_SOURCE, st.MPI_TAG, incoming, count * t.size, count, t.name));
+        }
+    });
+}
+#pragma weak MPI_Recv = PMPI_Recv
+
+int PMPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+    const char* fn = "MPI_Irecv";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        check_count(count, fn);
+        const dtype::Datatype& t = type_of(type, fn);
+        check_buffer(buf, count, t, fn);
+        check_recv_tag(tag, fn);
+        check_source(c, source, fn);
+        if (request == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Irecv: request is NULL");
+        Request* r = c.irecv(buf, count, t, source, tag);
+        r->comm_handle = comm;
+        *request = reinterpret_cast<MPI_Request>(r);
+    });
+}
+#pragma weak MPI_Irecv = PMPI_Irecv
+
+int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status* status) {
+    const char* fn = "MPI_Sendrecv";
+    int rc = MPI_SUCCESS;
+    const int outer = guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        check_count(sendcount, fn);
+        check_count(recvcount, fn);
+        const dtype::Datatype& st = type_of(sendtype, fn);
+        const dtype::Datatype& rt = type_of(recvtype, fn);
+        check_buffer(sendbuf, sendcount, st, fn);
+        check_buffer(recvbuf, recvcount, rt, fn);
+        check_send_tag(sendtag, fn);
+        check_recv_tag(recvtag, fn);
+        check_dest(c, dest, fn);
+        check_source(c, source, fn);
+        Request* r = c.irecv(recvbuf, recvcount, rt, source, recvtag);
+        r->comm_handle = comm;
+        c.send(sendbuf, sendcount, st, dest, sendtag, Mode::Standard);
+        c.engine().wait(*r);
+        MPI_Request h = reinterpret_cast<MPI_Request>(r);
+        rc = retire(&h, status, fn);
+    });
+    return outer != MPI_SUCCESS ? outer : rc;
+}
+#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+
+int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag, int source,
+                          int recvtag, MPI_Comm comm, MPI_Status* status) {
+    const char* fn = "MPI_Sendrecv_replace";
+    int rc = MPI_SUCCESS;
+    const int outer = guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        check_count(count, fn);
+        const dtype::Datatype& t = type_of(type, fn);
+        check_buffer(buf, count, t, fn);
+        check_send_tag(sendtag, fn);
+        check_recv_tag(recvtag, fn);
+        check_dest(c, dest, fn);
+        check_source(c, source, fn);
+        // Send from a packed copy, so the receive may land in `buf` at once.
+        const std::int64_t bytes = count * t.size;
+        std::unique_ptr<std::byte[]> copy(new std::byte[static_cast<std::size_t>(bytes)]);
+        dtype::pack(t, buf, count, copy.get());
+        const dtype::Datatype& byte = *dtype::predefined(MPI_BYTE);
+        Request* r = c.irecv(buf, count, t, source, recvtag);
+        r->comm_handle = comm;
+        c.send(copy.get(), bytes, byte, dest, sendtag, Mode::Standard);
+        c.engine().wait(*r);
+        MPI_Request h = reinterpret_cast<MPI_Request>(r);
+        rc = retire(&h, status, fn);
+    });
+    return outer != MPI_SUCCESS ? outer : rc;
+}
+#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+
+int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
+    const char* fn = "MPI_Wait";
+    int rc = MPI_SUCCESS;
+    const int outer = guard(MPI_COMM_WORLD, fn, [&] {
+        Runtime& rt = running(fn);
+        if (request == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Wait: request is NULL");
+        if (*request == MPI_REQUEST_NULL) {
+            put_status(status, empty_status());
+            return;
+        }
+        Request& r = request_of(*request, fn);
+        rt.engine().wait(r);
+        rc = retire(request, status, fn);
+    });
+    return outer != MPI_SUCCESS ? outer : rc;
+}
+#pragma weak MPI_Wait = PMPI_Wait
+
+int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+    const char* fn = "MPI_Test";
+    int rc = MPI_SUCCESS;
+    const int outer = guard(MPI_COMM_WORLD, fn, [&] {
+        Runtime& rt = running(fn);
+        if (request == nullptr || flag == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Test: request or flag is NULL");
+        if (*request == MPI_REQUEST_NULL) {
+            *flag = 1;
+            put_status(status, empty_status());
+            return;
+        }
+        Request& r = request_of(*request, fn);
+        if (!r.done) rt.engine().progress();
+        *flag = r.done ? 1 : 0;
+        if (r.done) rc = retire(request, status, fn);
+    });
+    return outer != MPI_SUCCESS ? outer : rc;
+}
+#pragma weak MPI_Test = PMPI_Test
+
+int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
+    const char* fn = "MPI_Waitall";
+    int rc = MPI_SUCCESS;
+    const int outer = guard(MPI_COMM_WORLD, fn, [&] {
+        Runtime& rt = running(fn);
+        std::vector<Request*> rs = requests_of(count, reqs, fn);
+        rt.engine().wait_until([&] {
+            for (Request* r : rs) {
+                if (r != nullptr && !r->done) return false;
+            }
+            return true;
+        });
+        bool failed = false;
+        for (int i = 0; i < count; ++i) {
+            MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+            if (rs[static_cast<std::size_t>(i)] == nullptr) {
+                put_status(st, empty_status());
+                continue;
+            }
+            if (retire(&reqs[i], st, fn) != MPI_SUCCESS) failed = true;
+        }
+        if (failed) rc = MPI_ERR_IN_STATUS;
+    });
+    return outer != MPI_SUCCESS ? outer : rc;
+}
+#pragma weak MPI_Waitall = PMPI_Waitall
+
+int PMPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
+    const char* fn = "MPI_Testall";
+    int rc = MPI_SUCCESS;
+    const int outer = guard(MPI_COMM_WORLD, fn, [&] {
+        Runtime& rt = running(fn);
+        if (flag == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Testall: flag is NULL");
+        std::vector<Request*> rs = requests_of(count, reqs, fn);
+        rt.engine().progress();
+        for (Request* r : rs) {
+            if (r != nullptr && !r->done) {
+                *flag = 0;
+                return;
+            }
+        }
+        *flag = 1;
+        bool failed = false;
+        for (int i = 0; i < count; ++i) {
+            MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+            if (rs[static_cast<std::size_t>(i)] == nullptr) {
+                put_status(st, empty_status());
+                continue;
+            }
+            if (retire(&reqs[i], st, fn) != MPI_SUCCESS) failed = true;
+        }
+        if (failed) rc = MPI_ERR_IN_STATUS;
+    });
+    return outer != MPI_SUCCESS ? outer : rc;
+}
+#pragma weak MPI_Testall = PMPI_Testall
+
+namespace {
+
+/// Shared by Waitany and Testany: the index of the first done request, -1 if
+/// none is done, MPI_UNDEFINED if all are null.
+int first_done(const std::vector<Request*>& rs) {
+    bool any_active = false;
+    for (std::size_t i = 0; i < rs.size(); ++i) {
+        if (rs[i] == nullptr) continue;
+        any_active = true;
+        if (rs[i]->done) return static_cast<int>(i);
+    }
+    return any_active ? -1 : MPI_UNDEFINED;
+}
+
+/// Shared by Waitsome and Testsome: retires every done request.
+int retire_done(std::vector<Request*>& rs, MPI_Request reqs[], int* outcount, int indices[],
+                MPI_Status statuses[], const char* fn) {
+    int n = 0;
+    bool failed = false;
+    for (std::size_t i = 0; i < rs.size(); ++i) {
+        if (rs[i] == nullptr || !rs[i]->done) continue;
+        indices[n] = static_cast<int>(i);
+        MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[n];
+        if (retire(&reqs[i], st, fn) != MPI_SUCCESS) failed = true;
+        ++n;
+    }
+    *outcount = n;
+    return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+}  // namespace
+
+int PMPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status* status) {
+    const char* fn = "MPI_Waitany";
+    int rc = MPI_SUCCESS;
+    const int outer = guard(MPI_COMM_WORLD, fn, [&] {
+        Runtime& rt = running(fn);
+        if (index == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Waitany: index is NULL");
+        std::vector<Request*> rs = requests_of(count, reqs, fn);
+        int i = first_done(rs);
+        if (i == -1) rt.engine().wait_until([&] { return (i = first_done(rs)) != -1; });
+        *index = i;
+        if (i == MPI_UNDEFINED) {
+            put_status(status, empty_status());
+            return;
+        }
+        rc = retire(&reqs[i], status, fn);
+    });
+    return outer != MPI_SUCCESS ? outer : rc;
+}
+#pragma weak MPI_Waitany = PMPI_Waitany
+
+int PMPI_Testany(int count, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
+    const char* fn = "MPI_Testany";
+    int rc = MPI_SUCCESS;
+    const int outer = guard(MPI_COMM_WORLD, fn, [&] {
+        Runtime& rt = running(fn);
+        if (index == nullptr || flag == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Testany: index or flag is NULL");
+        std::vector<Request*> rs = requests_of(count, reqs, fn);
+        int i = first_done(rs);
+        if (i == -1) {
+            rt.engine().progress();
+            i = first_done(rs);
+        }
+        if (i == -1) {
+            *flag = 0;
+            *index = MPI_UNDEFINED;
+            return;
+        }
+        *flag = 1;
+        *index = i;
+        if (i == MPI_UNDEFINED) {
+            put_status(status, empty_status());
+            return;
+        }
+        rc = retire(&reqs[i], status, fn);
+    });
+    return outer != MPI_SUCCESS ? outer : rc;
+}
+#pragma weak MPI_Testany = PMPI_Testany
+
+int PMPI_Waitsome(int incount, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
+    const char* fn = "MPI_Waitsome";
+    int rc = MPI_SUCCESS;
+    const int outer = guard(MPI_COMM_WORLD, fn, [&] {
+        Runtime& rt = running(fn);
+        if (outcount == nullptr || (incount > 0 && indices == nullptr)) {
+            throw MpiError(MPI_ERR_ARG, "MPI_Waitsome: outcount or array_of_indices is NULL");
+        }
+        std::vector<Request*> rs = requests_of(incount, reqs, fn);
+        int i = first_done(rs);
+        if (i == MPI_UNDEFINED) {
+            *outcount = MPI_UNDEFINED;
+            return;
+        }
+        if (i == -1) rt.engine().wait_until([&] { return first_done(rs) != -1; });
+        rc = retire_done(rs, reqs, outcount, indices, statuses, fn);
+    });
+    return outer != MPI_SUCCESS ? outer : rc;
+}
+#pragma weak MPI_Waitsome = PMPI_Waitsome
+
+int PMPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
+    const char* fn = "MPI_Testsome";
+    int rc = MPI_SUCCESS;
+    const int outer = guard(MPI_COMM_WORLD, fn, [&] {
+        Runtime& rt = running(fn);
+        if (outcount == nullptr || (incount > 0 && indices == nullptr)) {
+            throw MpiError(MPI_ERR_ARG, "MPI_Testsome: outcount or array_of_indices is NULL");
+        }
+        std::vector<Request*> rs = requests_of(incount, reqs, fn);
+        if (first_done(rs) == MPI_UNDEFINED) {
+            *outcount = MPI_UNDEFINED;
+            return;
+        }
+        rt.engine().progress();
+        rc = retire_done(rs, reqs, outcount, indices, statuses, fn);
+    });
+    return outer != MPI_SUCCESS ? outer : rc;
+}
+#pragma weak MPI_Testsome = PMPI_Testsome
+
+int PMPI_Request_free(MPI_Request* request) {
+    const char* fn = "MPI_Request_free";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        Runtime& rt = running(fn);
+        if (request == nullptr || *request == MPI_REQUEST_NULL) {
+            throw MpiError(MPI_ERR_REQUEST, "MPI_Request_free: request is MPI_REQUEST_NULL");
+        }
+        Request& r = request_of(*request, fn);
+        rt.engine().release(&r);
+        *request = MPI_REQUEST_NULL;
+    });
+}
+#pragma weak MPI_Request_free = PMPI_Request_free
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+    const char* fn = "MPI_Iprobe";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        check_recv_tag(tag, fn);
+        check_source(c, source, fn);
+        if (flag == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Iprobe: flag is NULL");
+        MPI_Status st{};
+        *flag = c.iprobe(source, tag, st) ? 1 : 0;
+        if (*flag) put_status(status, st);
+    });
+}
+#pragma weak MPI_Iprobe = PMPI_Iprobe
+
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+    const char* fn = "MPI_Probe";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        check_recv_tag(tag, fn);
+        check_source(c, source, fn);
+        MPI_Status st{};
+        c.probe(source, tag, st);
+        put_status(status, st);
+    });
+}
+#pragma weak MPI_Probe = PMPI_Probe
+
+int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype type, MPI_Count* count) {
+    const char* fn = "MPI_Get_elements_x";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        if (status == nullptr || count == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Get_elements: status or count is NULL");
+        const dtype::Datatype& t = type_of(type, fn);
+        std::int64_t bytes = static_cast<std::int64_t>(status_bytes(*status));
+        if (t.size == 0) {
+            *count = 0;
+            return;
+        }
+        // Whole elements, then the basic blocks of a partial one.
+        std::int64_t n = (bytes / t.size) * t.nblocks;
+        bytes %= t.size;
+        for (int b = 0; b < t.nblocks && bytes > 0; ++b) {
+            if (bytes < t.blocks[b].length) {
+                *count = MPI_UNDEFINED;
+                return;
+            }
+            bytes -= t.blocks[b].length;
+            ++n;
+        }
+        *count = n;
+    });
+}
+#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
+
+int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype type, int* count) {
+    MPI_Count n = 0;
+    const int rc = PMPI_Get_elements_x(status, type, &n);
+    if (rc == MPI_SUCCESS && count != nullptr) *count = (n > INT32_MAX) ? MPI_UNDEFINED : static_cast<int>(n);
+    return rc;
+}
+#pragma weak MPI_Get_elements = PMPI_Get_elements
+
+int PMPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* count) {
+    const char* fn = "MPI_Get_count";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        if (status == nullptr || count == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Get_count: status or count is NULL");
+        const dtype::Datatype& t = type_of(type, fn);
+        const auto bytes = static_cast<std::int64_t>(status_bytes(*status));
+        if (t.size == 0) {
+            *count = 0;
+        } else if (bytes % t.size != 0 || bytes / t.size > INT32_MAX) {
+            *count = MPI_UNDEFINED;
+        } else {
+            *count = static_cast<int>(bytes / t.size);
+        }
+    });
+}
+#pragma weak MPI_Get_count = PMPI_Get_count
+
+}  // extern "C"

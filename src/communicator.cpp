@@ -1,0 +1,72 @@
+#include "communicator.hpp"
+
+namespace shmpi {
+
+Communicator::Communicator(p2p::Engine& engine, std::uint32_t context,
+                           std::vector<std::uint32_t> world_ranks, int my_rank, std::string name)
+    : engine_(engine), context_(context), world_(std::move(world_ranks)), rank_(my_rank),
+      name_(std::move(name)) {}
+
+MPI_Status null_status() {
+    MPI_Status s{};
+    s.MPI_SOURCE = MPI_PROC_NULL;
+    s.MPI_TAG = MPI_ANY_TAG;
+    s.MPI_ERROR = MPI_SUCCESS;
+    return s;
+}
+
+p2p::Request* Communicator::isend(const void* buf, std::int64_t count, const dtype::Datatype& type,
+                                  int dest, int tag, p2p::Mode mode) {
+    if (dest == MPI_PROC_NULL) {
+        auto* r = new p2p::Request();
+        r->done = true;
+        r->status = null_status();
+        return r;
+    }
+    return engine_.isend(context_, rank_, tag, world_rank(dest), buf, count, type, mode);
+}
+
+void Communicator::send(const void* buf, std::int64_t count, const dtype::Datatype& type, int dest,
+                        int tag, p2p::Mode mode) {
+    if (dest == MPI_PROC_NULL) return;
+    engine_.send(context_, rank_, tag, world_rank(dest), buf, count, type, mode);
+}
+
+p2p::Request* Communicator::irecv(void* buf, std::int64_t count, const dtype::Datatype& type,
+                                  int source, int tag) {
+    if (source == MPI_PROC_NULL) {
+        auto* r = new p2p::Request();
+        r->type = p2p::Request::Type::Recv;
+        r->done = true;
+        r->status = null_status();
+        return r;
+    }
+    return engine_.irecv(context_, source, tag, buf, count, type);
+}
+
+std::uint64_t Communicator::recv(void* buf, std::int64_t count, const dtype::Datatype& type,
+                                 int source, int tag, MPI_Status& status) {
+    if (source == MPI_PROC_NULL) {
+        status = null_status();
+        return 0;
+    }
+    return engine_.recv(context_, source, tag, buf, count, type, status);
+}
+
+bool Communicator::iprobe(int source, int tag, MPI_Status& status) {
+    if (source == MPI_PROC_NULL) {
+        status = null_status();
+        return true;
+    }
+    return engine_.iprobe(context_, source, tag, status);
+}
+
+void Communicator::probe(int source, int tag, MPI_Status& status) {
+    if (source == MPI_PROC_NULL) {
+        status = null_status();
+        return;
+    }
+    engine_.probe(context_, source, tag, status);
+}
+
+}  // namespace shmpi

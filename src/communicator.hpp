@@ -1,0 +1,68 @@
+// A communicator: a group of ranks (as world ranks), this process's rank in
+// it, a context id that keeps its traffic apart from every other
+// communicator's, and its error handler.  Point-to-point calls go through it
+// to the engine, with ranks translated to world ranks.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dtype/datatype.hpp"
+#include "p2p.hpp"
+
+namespace shmpi {
+
+class Communicator {
+public:
+    static constexpr std::uint32_t kMagic = 0x434f4d4d;  // "COMM"
+
+    /// `world_ranks[r]` is the world rank of rank r; `my_rank` indexes it.
+    Communicator(p2p::Engine& engine, std::uint32_t context, std::vector<std::uint32_t> world_ranks,
+                 int my_rank, std::string name);
+
+    std::uint32_t magic() const { return magic_; }
+    int rank() const { return rank_; }
+    int size() const { return static_cast<int>(world_.size()); }
+    std::uint32_t context() const { return context_; }
+    std::uint32_t world_rank(int r) const { return world_[static_cast<std::size_t>(r)]; }
+    const std::string& name() const { return name_; }
+    void set_name(std::string n) { name_ = std::move(n); }
+    MPI_Errhandler errhandler() const { return errhandler_; }
+    void set_errhandler(MPI_Errhandler e) { errhandler_ = e; }
+
+    // Point-to-point.  `dest`/`source` are ranks of this communicator, or
+    // MPI_PROC_NULL (and MPI_ANY_SOURCE for receives); arguments are checked
+    // by the caller.
+    p2p::Request* isend(const void* buf, std::int64_t count, const dtype::Datatype& type, int dest,
+                        int tag, p2p::Mode mode);
+    void send(const void* buf, std::int64_t count, const dtype::Datatype& type, int dest, int tag,
+              p2p::Mode mode);
+    p2p::Request* irecv(void* buf, std::int64_t count, const dtype::Datatype& type, int source,
+                        int tag);
+    /// Returns the size in bytes of the message that matched (0 for
+    /// MPI_PROC_NULL).
+    std::uint64_t recv(void* buf, std::int64_t count, const dtype::Datatype& type, int source,
+                       int tag, MPI_Status& status);
+    bool iprobe(int source, int tag, MPI_Status& status);
+    void probe(int source, int tag, MPI_Status& status);
+
+    p2p::Engine& engine() { return engine_; }
+
+private:
+    std::uint32_t magic_ = kMagic;
+    p2p::Engine& engine_;
+    std::uint32_t context_;
+    std::vector<std::uint32_t> world_;
+    int rank_;
+    std::string name_;
+    MPI_Errhandler errhandler_ = MPI_ERRORS_ARE_FATAL;
+};
+
+/// The status of a receive from MPI_PROC_NULL: source MPI_PROC_NULL, tag
+/// MPI_ANY_TAG, count 0.
+MPI_Status null_status();
+
+}  // namespace shmpi

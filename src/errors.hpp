@@ -1,0 +1,41 @@
+// MPI errors inside the library: one exception type carrying the MPI error
+// class and a message that names the function, the argument and the bad
+// value.  It is thrown below the C boundary and caught exactly once, in the
+// shim, which turns it into an error code through the communicator's error
+// handler.
+#pragma once
+
+#include <mpi.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace shmpi {
+
+class MpiError : public std::runtime_error {
+public:
+    /// `error_class` is one of the MPI_ERR_* classes; `message` is complete
+    /// ("MPI_Send: invalid rank 7 (communicator size 4)").
+    MpiError(int error_class, std::string message)
+        : std::runtime_error(std::move(message)), class_(error_class) {}
+    int error_class() const { return class_; }
+
+private:
+    int class_;
+};
+
+/// Returns an error code for `error_class` that remembers `message`:
+/// MPI_Error_class() maps it back to the class and MPI_Error_string() gives the
+/// message.  The last 255 messages are kept; older codes fall back to the
+/// class's description.
+int make_error_code(int error_class, const std::string& message);
+
+/// The class of a code made by make_error_code() (or a class itself); -1 if
+/// `code` is neither.
+int error_class_of(int code);
+
+/// The text for a code: its own message if still remembered, else the class's
+/// description; nullptr if `code` is not valid.
+std::string error_text(int code);
+
+}  // namespace shmpi

@@ -1,0 +1,473 @@
+#include "p2p.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <fmt/format.h>
+
+#include "errors.hpp"
+
+namespace shmpi::p2p {
+namespace {
+
+bool fits(std::int32_t want_src, std::int32_t want_tag, std::uint32_t want_ctx, const Wire& w) {
+    return w.context == want_ctx && (want_src == MPI_ANY_SOURCE || want_src == w.src) &&
+           (want_tag == MPI_ANY_TAG || want_tag == w.tag);
+}
+
+void set_count(MPI_Status& s, std::uint64_t bytes) {
+    s.shmpi_count_lo = static_cast<int>(bytes & 0xffffffffu);
+    s.shmpi_count_hi = static_cast<int>(bytes >> 32);
+}
+
+[[noreturn]] void corrupt(std::uint32_t src_world, const std::string& what) {
+    throw MpiError(MPI_ERR_INTERN,
+                   fmt::format("corrupt cell from rank {}: {}", src_world, what));
+}
+
+std::uint64_t eager_limit_from_env(std::uint64_t fallback) {
+    const char* v = std::getenv("SHMPI_EAGER_LIMIT");
+    if (v == nullptr || *v == '\0') return fallback;
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(v, &end, 10);
+    if (*end != '\0' || n > (1ull << 30)) {
+        throw MpiError(MPI_ERR_ARG,
+                       fmt::format("MPI_Init: SHMPI_EAGER_LIMIT={} is not a byte count up to 1 GiB", v));
+    }
+    return n;
+}
+
+}  // namespace
+
+Engine::Engine(shm::Transport& t)
+    : transport_(t),
+      size_(t.size()),
+      payload0_(t.cell_bytes() - kWireBytes),
+      eager_limit_(eager_limit_from_env(16384)),
+      outq_(t.size()),
+      inbound_(t.size()) {}
+
+Engine::~Engine() {
+    for (Unexpected* u : unexpected_) delete u;
+}
+
+// ---------------------------------------------------------------- sending
+
+void Engine::setup_send(Request* s, std::uint32_t context, std::int32_t my_rank, std::int32_t tag,
+                        std::uint32_t dst_world, const void* buf, std::int64_t count,
+                        const dtype::Datatype& type, Mode mode) {
+    s->type = Request::Type::Send;
+    s->dst_world = dst_world;
+    s->bytes = static_cast<std::uint64_t>(count * type.size);
+    if (type.contiguous) {
+        s->data = static_cast<const std::byte*>(buf) + (count > 0 ? type.true_lb : 0);
+    } else {
+        s->packed.reset(new std::byte[s->bytes]);
+        dtype::pack(type, buf, count, s->packed.get());
+        s->data = s->packed.get();
+    }
+    ++pending_sends_;
+
+    Outgoing o{};
+    o.wire.tag = tag;
+    o.wire.context = context;
+    o.wire.src = my_rank;
+    o.wire.total = s->bytes;
+    if (s->bytes <= eager_limit_) {
+        o.data = s->data;
+        o.len = s->bytes;
+        if (mode == Mode::Sync) {
+            o.wire.kind = Kind::EagerSync;
+            o.wire.sender_token = new_token(s);  // done on Ack
+        } else {
+            o.wire.kind = Kind::Eager;
+            o.done_when_copied = s;
+        }
+    } else {
+        o.wire.kind = Kind::Rts;
+        o.wire.sender_token = new_token(s);  // done on Fin, or after Data
+        o.wire.addr = reinterpret_cast<std::uint64_t>(s->data);
+    }
+    queue(dst_world, std::move(o));
+}
+
+Request* Engine::isend(std::uint32_t context, std::int32_t my_rank, std::int32_t tag,
+                       std::uint32_t dst_world, const void* buf, std::int64_t count,
+                       const dtype::Datatype& type, Mode mode) {
+    auto* s = new Request();
+    setup_send(s, context, my_rank, tag, dst_world, buf, count, type, mode);
+    return s;
+}
+
+void Engine::send(std::uint32_t context, std::int32_t my_rank, std::int32_t tag,
+                  std::uint32_t dst_world, const void* buf, std::int64_t count,
+                  const dtype::Datatype& type, Mode mode) {
+    Request s;
+    s.on_stack = true;
+    setup_send(&s, context, my_rank, tag, dst_world, buf, count, type, mode);
+    wait(s);
+}
+
+void Engine::queue(std::uint32_t dst, Outgoing&& o) {
+    std::deque<Outgoing>& q = outq_[dst];
+    if (q.empty()) {
+        // Fast path: nothing ahead of it, so it may go into the ring now.
+        if (pump_one(dst, o)) return;
+        busy_dsts_.push_back(dst);
+    }
+    q.push_back(std::move(o));
+}
+
+void Engine::control(std::uint32_t dst, Kind kind, std::uint64_t sender_token,
+                     std::uint64_t receiver_token) {
+    Outgoing o{};
+    o.wire.kind = kind;
+    o.wire.sender_token = sender_token;
+    o.wire.receiver_token = receiver_token;
+    queue(dst, std::move(o));
+}
+
+/// Writes as many cells of `o` as the ring to `dst` takes.  True when all of
+/// `o` is in the ring.
+bool Engine::pump_one(std::uint32_t dst, Outgoing& o) {
+    while (!o.started || o.sent < o.len) {
+        std::byte* cell = transport_.try_claim(dst);
+        if (cell == nullptr) return false;
+        const std::uint64_t n = std::min(o.len - o.sent, payload0_);
+        Wire w{};
+        if (!o.started || o.wire.kind == Kind::Data) {
+            w = o.wire;
+        } else {
+            w.kind = Kind::Cont;
+        }
+        w.frag = static_cast<std::uint32_t>(n);
+        std::memcpy(cell, &w, sizeof w);
+        if (n > 0) std::memcpy(cell + kWireBytes, o.data + o.sent, n);
+        transport_.publish(dst);
+        o.started = true;
+        o.sent += n;
+    }
+    if (o.done_when_copied != nullptr) complete(o.done_when_copied);
+    return true;
+}
+
+bool Engine::pump(std::uint32_t dst) {
+    std::deque<Outgoing>& q = outq_[dst];
+    bool moved = false;
+    while (!q.empty()) {
+        const std::uint64_t before = q.front().sent;
+        const bool was_started = q.front().started;
+        const bool all = pump_one(dst, q.front());
+        moved = moved || all || q.front().sent != before || q.front().started != was_started;
+        if (!all) break;
+        q.pop_front();
+    }
+    return moved;
+}
+
+// -------------------------------------------------------------- receiving
+
+void Engine::setup_recv(Request* r, std::uint32_t context, std::int32_t src, std::int32_t tag,
+                        void* buf, std::int64_t count, const dtype::Datatype& type) {
+    r->type = Request::Type::Recv;
+    r->context = context;
+    r->src = src;
+    r->tag = tag;
+    r->user_buf = buf;
+    r->count = count;
+    r->type_info = &type;
+    r->capacity = static_cast<std::uint64_t>(count * type.size);
+    if (type.contiguous) {
+        r->landing = static_cast<std::byte*>(buf) + (count > 0 ? type.true_lb : 0);
+    } else {
+        r->staging.reset(new std::byte[r->capacity]);
+        r->landing = r->staging.get();
+    }
+}
+
+Request* Engine::irecv(std::uint32_t context, std::int32_t src, std::int32_t tag, void* buf,
+                       std::int64_t count, const dtype::Datatype& type) {
+    auto* r = new Request();
+    setup_recv(r, context, src, tag, buf, count, type);
+    progress();
+    post(r);
+    return r;
+}
+
+std::uint64_t Engine::recv(std::uint32_t context, std::int32_t src, std::int32_t tag, void* buf,
+                           std::int64_t count, const dtype::Datatype& type, MPI_Status& status) {
+    Request r;
+    r.on_stack = true;
+    setup_recv(&r, context, src, tag, buf, count, type);
+    progress();
+    post(&r);
+    wait(r);
+    status = r.status;
+    return r.incoming;
+}
+
+/// Matches `r` against the unexpected queue, or files it as posted.
+void Engine::post(Request* r) {
+    for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
+        Unexpected* u = *it;
+        if (!fits(r->src, r->tag, r->context, u->wire)) continue;
+        unexpected_.erase(it);
+        if (u->wire.kind == Kind::Rts) {
+            start_pull(r, u->wire, u->src_world);
+        } else {
+            begin_match(r, u->wire, u->src_world);
+            deliver(r, u->data.data(), u->arrived);
+            const std::uint64_t remaining = u->wire.total - u->arrived;
+            if (remaining > 0) {
+                // The rest is still on its way: send it to the request.
+                inbound_[u->src_world] = Inbound{r, nullptr, remaining};
+            } else {
+                finish_recv(r);
+            }
+        }
+        delete u;
+        return;
+    }
+    posted_.push_back(r);
+}
+
+/// Records the match of `r` with the message `w` from `src_world`, and
+/// answers a synchronous send.
+void Engine::begin_match(Request* r, const Wire& w, std::uint32_t src_world) {
+    r->src_world = src_world;
+    r->incoming = w.total;
+    r->status.MPI_SOURCE = w.src;
+    r->status.MPI_TAG = w.tag;
+    if (w.kind == Kind::EagerSync) control(src_world, Kind::Ack, w.sender_token, 0);
+}
+
+void Engine::start_pull(Request* r, const Wire& w, std::uint32_t src_world) {
+    begin_match(r, w, src_world);
+    const std::uint64_t n = std::min(w.total, r->capacity);
+    if (transport_.read_remote(src_world, reinterpret_cast<const void*>(w.addr), r->landing, n)) {
+        r->arrived = w.total;
+        control(src_world, Kind::Fin, w.sender_token, 0);
+        finish_recv(r);
+    } else {
+        // The kernel refused the direct copy: ask for the bytes in the ring.
+        control(src_world, Kind::Cts, w.sender_token, new_token(r));
+    }
+}
+
+void Engine::deliver(Request* r, const std::byte* p, std::uint64_t n) {
+    if (r->arrived < r->capacity) {
+        const std::uint64_t take = std::min(n, r->capacity - r->arrived);
+        if (take > 0) std::memcpy(r->landing + r->arrived, p, take);
+    }
+    r->arrived += n;
+}
+
+void Engine::finish_recv(Request* r) {
+    const std::uint64_t got = std::min(r->incoming, r->capacity);
+    if (r->staging) dtype::unpack(*r->type_info, r->staging.get(), static_cast<std::int64_t>(got), r->user_buf);
+    set_count(r->status, got);
+    r->status.MPI_ERROR = r->incoming > r->capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    complete(r);
+}
+
+void Engine::complete(Request* r) {
+    if (r->type == Request::Type::Send) --pending_sends_;
+    r->done = true;
+    if (r->freed && !r->on_stack) delete r;
+}
+
+void Engine::release(Request* r) {
+    if (r->done) {
+        delete r;
+    } else {
+        r->freed = true;
+    }
+}
+
+std::uint64_t Engine::new_token(Request* r) {
+    const std::uint64_t t = next_token_++;
+    tokens_.emplace(t, r);
+    r->token = t;
+    return t;
+}
+
+Request* Engine::take_token(std::uint64_t token, const char* what, std::uint32_t src_world) {
+    auto it = tokens_.find(token);
+    if (it == tokens_.end()) corrupt(src_world, fmt::format("{} names unknown request {}", what, token));
+    Request* r = it->second;
+    tokens_.erase(it);
+    return r;
+}
+
+// --------------------------------------------------------------- progress
+
+bool Engine::progress() {
+    bool did = false;
+    constexpr int kBatch = 64;
+    for (std::uint32_t s = 0; s < size_; ++s) {
+        int n = 0;
+        while (n < kBatch) {
+            const std::byte* cell = transport_.peek(s);
+            if (cell == nullptr) break;
+            on_cell(s, cell);
+            transport_.release(s);
+            ++n;
+        }
+        if (n > 0) {
+            did = true;
+            transport_.after_release(s);
+        }
+    }
+    for (std::size_t i = 0; i < busy_dsts_.size();) {
+        const std::uint32_t d = busy_dsts_[i];
+        did = pump(d) || did;
+        if (outq_[d].empty()) {
+            busy_dsts_[i] = busy_dsts_.back();
+            busy_dsts_.pop_back();
+        } else {
+            ++i;
+        }
+    }
+    return did;
+}
+
+void Engine::on_cell(std::uint32_t src_world, const std::byte* cell) {
+    Wire w;
+    std::memcpy(&w, cell, sizeof w);  // one read of shared memory, then checks
+    if (w.frag > payload0_) corrupt(src_world, fmt::format("fragment of {} bytes", w.frag));
+    const std::byte* payload = cell + kWireBytes;
+    switch (w.kind) {
+    case Kind::Eager:
+    case Kind::EagerSync:
+    case Kind::Rts:
+        if (inbound_[src_world].remaining != 0) corrupt(src_world, "new message inside another");
+        on_first(src_world, w, payload);
+        break;
+    case Kind::Cont: on_cont(src_world, w, payload); break;
+    case Kind::Data: on_data(w, payload); break;
+    case Kind::Fin:
+    case Kind::Ack: on_token_done(w); break;
+    case Kind::Cts: on_cts(src_world, w); break;
+    default: corrupt(src_world, fmt::format("kind {}", static_cast<int>(w.kind)));
+    }
+}
+
+Request* Engine::match_posted(const Wire& w) {
+    for (auto it = posted_.begin(); it != posted_.end(); ++it) {
+        Request* r = *it;
+        if (fits(r->src, r->tag, r->context, w)) {
+            posted_.erase(it);
+            return r;
+        }
+    }
+    return nullptr;
+}
+
+void Engine::on_first(std::uint32_t src_world, const Wire& w, const std::byte* payload) {
+    if (w.kind != Kind::Rts && w.frag > w.total) corrupt(src_world, "fragment longer than message");
+    Request* r = match_posted(w);
+    if (w.kind == Kind::Rts) {
+        if (r != nullptr) {
+            start_pull(r, w, src_world);
+        } else {
+            unexpected_.push_back(new Unexpected{w, src_world, {}, 0});
+        }
+        return;
+    }
+    const std::uint64_t remaining = w.total - w.frag;
+    if (r != nullptr) {
+        begin_match(r, w, src_world);
+        deliver(r, payload, w.frag);
+        if (remaining > 0) {
+            inbound_[src_world] = Inbound{r, nullptr, remaining};
+        } else {
+            finish_recv(r);
+        }
+        return;
+    }
+    auto* u = new Unexpected{w, src_world, std::vector<std::byte>(w.total), w.frag};
+    if (w.frag > 0) std::memcpy(u->data.data(), payload, w.frag);
+    unexpected_.push_back(u);
+    if (remaining > 0) inbound_[src_world] = Inbound{nullptr, u, remaining};
+}
+
+void Engine::on_cont(std::uint32_t src_world, const Wire& w, const std::byte* payload) {
+    Inbound& in = inbound_[src_world];
+    if (in.remaining < w.frag || w.frag == 0) corrupt(src_world, "continuation without a message");
+    if (in.req != nullptr) {
+        deliver(in.req, payload, w.frag);
+    } else {
+        std::memcpy(in.ux->data.data() + in.ux->arrived, payload, w.frag);
+        in.ux->arrived += w.frag;
+    }
+    in.remaining -= w.frag;
+    if (in.remaining == 0) {
+        if (in.req != nullptr) finish_recv(in.req);
+        in = Inbound{};
+    }
+}
+
+void Engine::on_data(const Wire& w, const std::byte* payload) {
+    auto it = tokens_.find(w.receiver_token);
+    if (it == tokens_.end() || it->second->type != Request::Type::Recv) {
+        corrupt(static_cast<std::uint32_t>(-1), "data for an unknown receive");
+    }
+    Request* r = it->second;
+    if (r->arrived + w.frag > r->incoming) corrupt(r->src_world, "more data than announced");
+    deliver(r, payload, w.frag);
+    if (r->arrived == r->incoming) {
+        tokens_.erase(it);
+        finish_recv(r);
+    }
+}
+
+void Engine::on_token_done(const Wire& w) {
+    Request* s = take_token(w.sender_token, w.kind == Kind::Fin ? "Fin" : "Ack",
+                            static_cast<std::uint32_t>(-1));
+    complete(s);
+}
+
+void Engine::on_cts(std::uint32_t src_world, const Wire& w) {
+    Request* s = take_token(w.sender_token, "Cts", src_world);
+    Outgoing o{};
+    o.wire.kind = Kind::Data;
+    o.wire.receiver_token = w.receiver_token;
+    o.data = s->data;
+    o.len = s->bytes;
+    o.done_when_copied = s;
+    queue(src_world, std::move(o));
+}
+
+// ---------------------------------------------------------------- probing
+
+bool Engine::iprobe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status) {
+    progress();
+    for (const Unexpected* u : unexpected_) {
+        if (!fits(src, tag, context, u->wire)) continue;
+        status.MPI_SOURCE = u->wire.src;
+        status.MPI_TAG = u->wire.tag;
+        status.MPI_ERROR = MPI_SUCCESS;
+        status.shmpi_cancelled = 0;
+        set_count(status, u->wire.total);
+        return true;
+    }
+    return false;
+}
+
+void Engine::probe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status) {
+    bool found = false;
+    wait_until([&] {
+        if (!found) found = iprobe(context, src, tag, status);
+        return found;
+    });
+}
+
+void Engine::wait(Request& r) {
+    wait_until([&r] { return r.done; });
+}
+
+void Engine::flush() {
+    wait_until([this] { return busy_dsts_.empty() && pending_sends_ == 0; });
+}
+
+}  // namespace shmpi::p2p

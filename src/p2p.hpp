@@ -1,0 +1,186 @@
+// The point-to-point engine: matching, protocols and requests on top of the
+// shared-memory transport.
+//
+// Protocols, chosen by the sender from the message size:
+//   eager       (size <= eager limit): the bytes travel in the cells of the
+//               ring, in one Eager cell and as many Cont cells as needed.  A
+//               synchronous send uses EagerSync, which the receiver answers
+//               with Ack when it matches the message.
+//   rendezvous  (size > eager limit): the sender posts Rts with the address
+//               of its buffer.  When the receiver matches it, it copies the
+//               data straight out of the sender's memory (process_vm_readv:
+//               one copy) and answers Fin.  If the kernel refuses, it answers
+//               Cts instead, and the sender streams the bytes through the
+//               ring in Data cells.
+// Every cell starts with a Wire header.  Cells from one sender arrive in
+// order and the cells of one message are never interleaved with another's,
+// so messages between a pair never overtake one another.
+//
+// Matching follows MPI: a receive takes the first message (in arrival order)
+// whose context, source and tag fit; a message takes the first posted receive
+// that fits.  Messages nobody asked for yet wait in the unexpected queue, in
+// heap memory, with no limit but memory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <list>
+#include <unordered_map>
+#include <vector>
+
+#include "dtype/datatype.hpp"
+#include "request.hpp"
+#include "shm/transport.hpp"
+
+namespace shmpi::p2p {
+
+enum class Kind : std::uint8_t { Eager = 1, EagerSync, Cont, Rts, Cts, Data, Fin, Ack };
+
+/// The header at the start of every cell.  Copied out of shared memory before
+/// use; every field is checked before it steers anything.
+struct Wire {
+    Kind kind;
+    std::uint8_t unused[3];
+    std::int32_t tag;
+    std::uint32_t context;
+    std::int32_t src;                ///< sender's rank in the communicator
+    std::uint64_t total;             ///< bytes of the message (Eager*, Rts)
+    std::uint64_t sender_token;      ///< names the send (EagerSync, Rts -> Ack, Fin, Cts)
+    std::uint64_t receiver_token;    ///< names the receive (Cts -> Data)
+    std::uint64_t addr;              ///< Rts: the sender's buffer
+    std::uint32_t frag;              ///< payload bytes in this cell
+};
+inline constexpr std::size_t kWireBytes = 64;
+static_assert(sizeof(Wire) <= kWireBytes, "the wire header must fit its reserved space in a cell");
+
+enum class Mode { Standard, Sync };
+
+/// A message that arrived before a receive asked for it.
+struct Unexpected {
+    Wire wire;                      ///< its first cell's header (Eager, EagerSync or Rts)
+    std::uint32_t src_world;
+    std::vector<std::byte> data;    ///< eager payload, `arrived` bytes filled so far
+    std::uint64_t arrived = 0;
+};
+
+class Engine {
+public:
+    explicit Engine(shm::Transport& transport);
+    ~Engine();
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    shm::Transport& transport() { return transport_; }
+
+    /// Starts sending `count` elements of `type` at `buf` to world rank
+    /// `dst_world`, as communicator rank `my_rank` on `context`.  Returns a new
+    /// request (possibly already done) that the caller owns.
+    Request* isend(std::uint32_t context, std::int32_t my_rank, std::int32_t tag,
+                   std::uint32_t dst_world, const void* buf, std::int64_t count,
+                   const dtype::Datatype& type, Mode mode);
+    /// The blocking form; returns when the buffer may be reused (and, for
+    /// Mode::Sync, the receive has started).
+    void send(std::uint32_t context, std::int32_t my_rank, std::int32_t tag,
+              std::uint32_t dst_world, const void* buf, std::int64_t count,
+              const dtype::Datatype& type, Mode mode);
+
+    /// Posts a receive; `src` is a communicator rank or MPI_ANY_SOURCE, `tag`
+    /// a tag or MPI_ANY_TAG.  Returns a new request the caller owns.
+    Request* irecv(std::uint32_t context, std::int32_t src, std::int32_t tag, void* buf,
+                   std::int64_t count, const dtype::Datatype& type);
+    /// The blocking form; fills `status` (MPI_ERROR is MPI_ERR_TRUNCATE when the
+    /// message did not fit).
+    /// Returns the size in bytes of the message that matched.
+    std::uint64_t recv(std::uint32_t context, std::int32_t src, std::int32_t tag, void* buf,
+                       std::int64_t count, const dtype::Datatype& type, MPI_Status& status);
+
+    /// True, with `status` filled, when a matching message has arrived.
+    bool iprobe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status);
+    void probe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status);
+
+    /// Blocks until `r` is done.
+    void wait(Request& r);
+    /// Blocks until `done()` holds, making progress meanwhile.
+    template <class Done>
+    void wait_until(Done&& done) {
+        transport_.wait([&] {
+            if (done()) return true;
+            progress();
+            return done();
+        });
+    }
+    /// Drains incoming cells and pushes queued outgoing ones.  True if it did
+    /// anything.
+    bool progress();
+
+    /// Gives up the caller's ownership of `r`: deleted now if done, else when
+    /// it completes.
+    void release(Request* r);
+
+    /// Blocks until every queued outgoing cell is in a ring and every send
+    /// (freed ones included) has completed.
+    void flush();
+
+    /// Messages up to this many bytes go eagerly (SHMPI_EAGER_LIMIT).
+    std::uint64_t eager_limit() const { return eager_limit_; }
+
+private:
+    struct Outgoing {
+        Wire wire;
+        const std::byte* data = nullptr;
+        std::uint64_t len = 0;
+        std::uint64_t sent = 0;
+        bool started = false;
+        Request* done_when_copied = nullptr;
+    };
+    /// The message whose Cont cells are arriving from one sender.
+    struct Inbound {
+        Request* req = nullptr;
+        Unexpected* ux = nullptr;
+        std::uint64_t remaining = 0;
+    };
+
+    void queue(std::uint32_t dst, Outgoing&& o);
+    void control(std::uint32_t dst, Kind kind, std::uint64_t sender_token,
+                 std::uint64_t receiver_token);
+    bool pump(std::uint32_t dst);
+    bool pump_one(std::uint32_t dst, Outgoing& o);
+
+    void on_cell(std::uint32_t src_world, const std::byte* cell);
+    void on_first(std::uint32_t src_world, const Wire& w, const std::byte* payload);
+    void on_cont(std::uint32_t src_world, const Wire& w, const std::byte* payload);
+    void on_data(const Wire& w, const std::byte* payload);
+    void on_token_done(const Wire& w);
+    void on_cts(std::uint32_t src_world, const Wire& w);
+
+    Request* match_posted(const Wire& w);
+    void post(Request* r);
+    void begin_match(Request* r, const Wire& w, std::uint32_t src_world);
+    void start_pull(Request* r, const Wire& w, std::uint32_t src_world);
+    static void deliver(Request* r, const std::byte* p, std::uint64_t n);
+    void finish_recv(Request* r);
+    void complete(Request* r);
+    std::uint64_t new_token(Request* r);
+    Request* take_token(std::uint64_t token, const char* what, std::uint32_t src_world);
+    void setup_recv(Request* r, std::uint32_t context, std::int32_t src, std::int32_t tag,
+                    void* buf, std::int64_t count, const dtype::Datatype& type);
+    void setup_send(Request* r, std::uint32_t context, std::int32_t my_rank, std::int32_t tag,
+                    std::uint32_t dst_world, const void* buf, std::int64_t count,
+                    const dtype::Datatype& type, Mode mode);
+
+    shm::Transport& transport_;
+    std::uint32_t size_;
+    std::uint64_t payload0_;  ///< payload bytes per cell
+    std::uint64_t eager_limit_;
+    std::vector<std::deque<Outgoing>> outq_;    ///< per destination world rank
+    std::vector<std::uint32_t> busy_dsts_;      ///< destinations with queued cells
+    std::vector<Inbound> inbound_;              ///< per source world rank
+    std::list<Request*> posted_;
+    std::list<Unexpected*> unexpected_;
+    std::unordered_map<std::uint64_t, Request*> tokens_;
+    std::uint64_t next_token_ = 1;
+    std::uint64_t pending_sends_ = 0;
+};
+
+}  // namespace shmpi::p2p

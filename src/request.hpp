@@ -1,0 +1,64 @@
+// Nonblocking requests of the point-to-point engine.
+//
+// A Request is created by the engine, handed to the user as an MPI_Request
+// (its address), and completed by the engine's progress.  The user completes
+// it with a wait or test, or gives it up with MPI_Request_free; a freed
+// request is deleted by the engine when it completes.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "dtype/datatype.hpp"
+
+namespace shmpi::p2p {
+
+struct Unexpected;
+
+struct Request {
+    enum class Type : std::uint8_t { Send, Recv };
+    static constexpr std::uint32_t kMagic = 0x52455155;  // "REQU"
+
+    std::uint32_t magic = kMagic;
+    Type type = Type::Send;
+    bool done = false;
+    /// MPI_Request_free was called: the engine deletes it on completion.
+    bool freed = false;
+    /// Blocking calls put their request on the stack: never delete those.
+    bool on_stack = false;
+    /// Status to report on completion (receives; sends report MPI_ERROR).
+    MPI_Status status{};
+    /// The communicator it belongs to, for its error handler; set by the C
+    /// boundary and never used below it.
+    MPI_Comm comm_handle = MPI_COMM_NULL;
+    /// Key in the engine's token table while a peer may still refer to it.
+    std::uint64_t token = 0;
+
+    // ---- send side ----
+    std::uint32_t dst_world = 0;  ///< destination, as a world rank
+    const std::byte* data = nullptr;  ///< the dense bytes to send
+    std::uint64_t bytes = 0;
+    /// A packed copy of a non-contiguous send buffer, owned here.
+    std::unique_ptr<std::byte[]> packed;
+
+    // ---- receive side ----
+    std::uint32_t context = 0;
+    std::int32_t src = 0;   ///< source (communicator rank) or MPI_ANY_SOURCE
+    std::int32_t tag = 0;   ///< tag or MPI_ANY_TAG
+    void* user_buf = nullptr;
+    std::int64_t count = 0;
+    const dtype::Datatype* type_info = nullptr;
+    /// Where incoming bytes land: the user buffer for a contiguous type, else
+    /// `staging` (unpacked on completion).
+    std::byte* landing = nullptr;
+    std::uint64_t capacity = 0;   ///< bytes the receive can hold
+    std::uint64_t incoming = 0;   ///< bytes the matched message carries
+    std::uint64_t arrived = 0;    ///< bytes of it seen so far
+    std::unique_ptr<std::byte[]> staging;
+    std::uint32_t src_world = 0;  ///< sender's world rank, once matched
+};
+
+}  // namespace shmpi::p2p

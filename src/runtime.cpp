@@ -1,0 +1,44 @@
+#include "runtime.hpp"
+
+#include <numeric>
+
+namespace shmpi {
+
+Runtime::Runtime(int thread_level)
+    : transport_(shm::Transport::from_environment()),
+      engine_(std::make_unique<p2p::Engine>(*transport_)),
+      thread_level_(thread_level),
+      main_thread_(std::this_thread::get_id()) {
+    const std::uint32_t n = transport_->size();
+    const std::uint32_t me = transport_->rank();
+    std::vector<std::uint32_t> all(n);
+    std::iota(all.begin(), all.end(), 0u);
+    world_ = std::make_unique<Communicator>(*engine_, kContextWorld, std::move(all),
+                                            static_cast<int>(me), "MPI_COMM_WORLD");
+    self_ = std::make_unique<Communicator>(*engine_, kContextSelf, std::vector<std::uint32_t>{me}, 0,
+                                           "MPI_COMM_SELF");
+}
+
+Runtime::~Runtime() = default;
+
+void Runtime::finalize() {
+    // 1. Our sends, including freed ones, are all in rings or read by peers.
+    engine_->flush();
+    // 2. Dissemination barrier on the internal context: after it, no peer
+    //    will ask us for anything, so leaving is safe.
+    const int n = static_cast<int>(transport_->size());
+    const int me = static_cast<int>(transport_->rank());
+    const dtype::Datatype& byte = *dtype::predefined(MPI_BYTE);
+    for (int k = 1; k < n; k <<= 1) {
+        p2p::Request* s = engine_->isend(kContextInternal, me, k, static_cast<std::uint32_t>((me + k) % n),
+                                         nullptr, 0, byte, p2p::Mode::Standard);
+        MPI_Status st;
+        engine_->recv(kContextInternal, (me - k + n) % n, k, nullptr, 0, byte, st);
+        engine_->wait(*s);
+        engine_->release(s);
+    }
+    engine_->flush();
+    transport_->set_state(shm::kFinalized);
+}
+
+}  // namespace shmpi

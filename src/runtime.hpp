@@ -1,0 +1,46 @@
+// The per-process MPI runtime: made by MPI_Init, torn down by MPI_Finalize,
+// and passed down from the C boundary to everything below it.
+#pragma once
+
+#include <memory>
+#include <thread>
+
+#include "communicator.hpp"
+#include "p2p.hpp"
+#include "shm/transport.hpp"
+
+namespace shmpi {
+
+/// Context ids.  Every communicator has its own; the engine never lets
+/// traffic of one context match a receive on another.
+enum : std::uint32_t { kContextWorld = 0, kContextSelf = 1, kContextInternal = 2, kFirstFreeContext = 16 };
+
+class Runtime {
+public:
+    /// Attaches to the job (or makes a 1-rank job) and builds MPI_COMM_WORLD
+    /// and MPI_COMM_SELF.  `thread_level` is what MPI_Init_thread provides.
+    /// Throws shm::SegmentError or MpiError.
+    Runtime(int thread_level);
+    ~Runtime();
+
+    shm::Transport& transport() { return *transport_; }
+    p2p::Engine& engine() { return *engine_; }
+    Communicator& world() { return *world_; }
+    Communicator& self() { return *self_; }
+    int thread_level() const { return thread_level_; }
+    bool is_main_thread() const { return std::this_thread::get_id() == main_thread_; }
+
+    /// MPI_Finalize: completes outgoing traffic, then waits for every rank
+    /// (a barrier on an internal context), then marks this rank finalized.
+    void finalize();
+
+private:
+    std::unique_ptr<shm::Transport> transport_;
+    std::unique_ptr<p2p::Engine> engine_;
+    std::unique_ptr<Communicator> world_;
+    std::unique_ptr<Communicator> self_;
+    int thread_level_;
+    std::thread::id main_thread_;
+};
+
+}  // namespace shmpi

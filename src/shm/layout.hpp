@@ -1,0 +1,111 @@
+// The shared segment's layout: what lies where, and who writes each field.
+//
+//   offset 0           SegmentHeader            (one per job)
+//   ranks_offset       RankSlot[nranks]         (one per rank)
+//   rings_offset       Ring[nranks * nranks]    (ring (s, d) at index s*nranks + d;
+//                                                the diagonal is unused: a rank sends
+//                                                to itself without the segment)
+//
+// Everything in the segment is standard-layout and pointer-free: objects refer
+// to each other by offsets from the segment's base, because every process maps
+// the segment at a different address.
+//
+// The launcher creates and zero-fills the segment, writes the immutable part of
+// the header and the RankSlot pids before the first rank starts, and never
+// changes the immutable part again.  A zero-filled ring is a valid empty ring.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace shmpi::shm {
+
+/// One cache line, doubled: adjacent-line prefetch pulls pairs of 64-byte
+/// lines, so fields written by different processes sit 128 bytes apart.
+inline constexpr std::size_t kLine = 128;
+
+inline constexpr std::uint64_t kMagic = 0x47455349504d4853ull;  // "SHMPISEG"
+inline constexpr std::uint32_t kLayoutVersion = 1;
+
+/// Job-wide state values of SegmentHeader::abort_state.
+enum AbortState : std::uint32_t { kRunning = 0, kAborting = 1 };
+
+/// Why a rank ended the job (SegmentHeader::abort_kind).
+enum AbortKind : std::uint32_t {
+    kAbortCalled = 0,   ///< the program called MPI_Abort
+    kAbortFatal = 1,    ///< an MPI error under MPI_ERRORS_ARE_FATAL (already reported by the rank)
+};
+
+/// Life-cycle values of RankSlot::state, in the order a rank goes through
+/// them.  The launcher reads them to tell a clean exit from a fault.
+enum RankState : std::uint32_t {
+    kNotStarted = 0,   ///< launcher forked it; MPI_Init not reached
+    kAttached = 1,     ///< mapped the segment and checked the header
+    kFinalized = 2,    ///< returned from MPI_Finalize
+};
+
+struct alignas(kLine) SegmentHeader {
+    // ---- immutable after creation: written by the launcher before fork ----
+    std::uint64_t magic;          ///< kMagic; checked first by every attacher
+    std::uint32_t version;        ///< kLayoutVersion
+    std::uint32_t nranks;         ///< ranks in MPI_COMM_WORLD
+    std::uint64_t size;           ///< bytes in the whole segment
+    std::uint64_t ranks_offset;   ///< offset of RankSlot[nranks]
+    std::uint64_t rings_offset;   ///< offset of the ring array
+    std::uint64_t ring_stride;    ///< bytes from one ring to the next
+    std::uint32_t ring_cells;     ///< cells per ring, a power of two
+    std::uint32_t cell_bytes;     ///< bytes per cell, a multiple of kLine
+    std::int64_t launcher_pid;    ///< pid of mpirun
+    std::uint64_t job_id;         ///< random; names the job in messages
+
+    // ---- job-wide, mutable: own line ----
+    /// kRunning until the job must end.  Written (compare-exchange, acq_rel)
+    /// by the first rank that calls MPI_Abort or by the launcher when a rank
+    /// fails; read (relaxed) by every wait loop, which then leaves the process.
+    alignas(kLine) std::atomic<std::uint32_t> abort_state;
+    /// The rank whose MPI_Abort won the compare-exchange, or -1 when the
+    /// launcher started the abort.  Written by the winner after it took
+    /// abort_state; read by the launcher after the winner has exited.
+    std::atomic<std::int32_t> abort_rank;
+    /// The exit code MPI_Abort asked for.  Written by the winner after it took
+    /// abort_state; read by the launcher after the winner has exited.
+    std::atomic<std::int32_t> abort_code;
+    /// AbortKind; written and read like abort_code.
+    std::atomic<std::uint32_t> abort_kind;
+};
+
+struct alignas(kLine) RankSlot {
+    // ---- written by the owning rank, read by peers and the launcher ----
+    /// The rank's pid, for peers' process_vm_readv.  Stored (relaxed) by the
+    /// rank itself when it attaches, before it publishes any cell; a peer
+    /// reads it only after acquiring a cell from this rank, which orders it.
+    /// (The launcher knows its children's pids and does not write here.)
+    std::atomic<std::int64_t> pid;
+
+    /// RankState.  Stored with release by the owner so the launcher, which
+    /// loads it with acquire after the rank exited, sees a finished Finalize.
+    std::atomic<std::uint32_t> state;
+
+    // ---- the owner's doorbell: written by senders and the launcher ----
+    /// Futex word the owner sleeps on.  A sender that finds `sleeping` set
+    /// increments it (release) and wakes the owner with FUTEX_WAKE.
+    alignas(kLine) std::atomic<std::uint32_t> doorbell;
+    /// Written by the owner only: nonzero while it may be asleep on doorbell.
+    /// Senders read it after a seq_cst fence that follows their ring store, and
+    /// the owner sets it before a seq_cst fence that precedes its last check of
+    /// the rings (Dekker pattern: one of the two always sees the other).
+    std::atomic<std::uint32_t> sleeping;
+};
+
+static_assert(std::is_standard_layout_v<SegmentHeader>,
+              "the header is read by several processes, so it must have a fixed C layout");
+static_assert(std::is_standard_layout_v<RankSlot>,
+              "rank slots are read by several processes, so they must have a fixed C layout");
+static_assert(std::atomic<std::uint32_t>::is_always_lock_free,
+              "atomics in shared memory must be lock-free, or processes would not see one another");
+static_assert(sizeof(RankSlot) == 2 * kLine,
+              "a rank slot is two lines: the owner's state and its doorbell");
+
+}  // namespace shmpi::shm

@@ -1,0 +1,261 @@
+#include "shm/segment.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <boost/interprocess/shared_memory_object.hpp>
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+#include <new>
+#include <utility>
+
+namespace shmpi::shm {
+namespace bip = boost::interprocess;
+
+namespace {
+
+std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+
+std::uint64_t random64() {
+    std::uint64_t r = 0;
+    if (getrandom(&r, sizeof r, 0) != static_cast<ssize_t>(sizeof r)) {
+        throw SegmentError(fmt::format("shmpi: getrandom failed while naming the segment: {}",
+                                       std::strerror(errno)));
+    }
+    return r;
+}
+
+std::uint32_t env_u32(const char* name, std::uint32_t fallback) {
+    const char* v = std::getenv(name);
+    if (v == nullptr || *v == '\0') return fallback;
+    char* end = nullptr;
+    const unsigned long n = std::strtoul(v, &end, 10);
+    if (*end != '\0' || n == 0 || n > (1ul << 24)) {
+        throw SegmentError(fmt::format("shmpi: {}={} is not a positive number", name, v));
+    }
+    return static_cast<std::uint32_t>(n);
+}
+
+/// Maps `size` bytes of `fd` shared, read-write.  Throws with strerror.
+void* map_fd(int fd, std::size_t size, const char* who) {
+    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        throw SegmentError(fmt::format("shmpi: {}: cannot map the {}-byte segment: {}", who, size,
+                                       std::strerror(errno)));
+    }
+    return p;
+}
+
+}  // namespace
+
+Geometry Geometry::for_ranks(std::uint32_t nranks) {
+    Geometry g;
+    g.nranks = nranks;
+    if (nranks <= 8) {
+        g.ring_cells = 32;
+        g.cell_bytes = 2048;
+    } else if (nranks <= 32) {
+        g.ring_cells = 16;
+        g.cell_bytes = 1024;
+    } else {
+        g.ring_cells = 8;
+        g.cell_bytes = 1024;
+    }
+    g.ring_cells = env_u32("SHMPI_RING_CELLS", g.ring_cells);
+    g.cell_bytes = env_u32("SHMPI_CELL_BYTES", g.cell_bytes);
+    if ((g.ring_cells & (g.ring_cells - 1)) != 0) {
+        throw SegmentError(
+            fmt::format("shmpi: SHMPI_RING_CELLS={} must be a power of two", g.ring_cells));
+    }
+    if (g.cell_bytes % kLine != 0 || g.cell_bytes < 2 * kLine) {
+        throw SegmentError(fmt::format(
+            "shmpi: SHMPI_CELL_BYTES={} must be a multiple of {} and at least {}", g.cell_bytes,
+            kLine, 2 * kLine));
+    }
+    return g;
+}
+
+std::size_t Geometry::ranks_offset() const { return round_up(sizeof(SegmentHeader), kLine); }
+
+std::size_t Geometry::rings_offset() const {
+    return round_up(ranks_offset() + std::size_t{nranks} * sizeof(RankSlot), 4096);
+}
+
+std::size_t Geometry::ring_stride() const {
+    return round_up(ring_bytes(ring_cells, cell_bytes), kLine);
+}
+
+std::size_t Geometry::total_bytes() const {
+    return round_up(rings_offset() + std::size_t{nranks} * nranks * ring_stride(), 4096);
+}
+
+Segment Segment::create(const Geometry& g, std::int64_t launcher_pid) {
+    const std::size_t size = g.total_bytes();
+
+    // 1. Room in /dev/shm.  tmpfs fills pages lazily, so without this check a
+    //    full /dev/shm would show up later as SIGBUS in some rank.
+    struct statvfs vfs {};
+    if (statvfs("/dev/shm", &vfs) == 0) {
+        const std::uint64_t avail = std::uint64_t{vfs.f_bavail} * vfs.f_frsize;
+        if (avail < size) {
+            throw SegmentError(fmt::format(
+                "shmpi: /dev/shm has {:.1f} MiB free but the segment for {} ranks needs {:.1f} "
+                "MiB; free space there (stale files: ls -l /dev/shm) or enlarge it "
+                "(mount -o remount,size=1G /dev/shm; docker run --shm-size=1g), or run fewer ranks",
+                avail / 1048576.0, g.nranks, size / 1048576.0));
+        }
+    }
+
+    // 2. Exclusive creation under an unguessable name, mode 0600.
+    Segment seg;
+    seg.name_ = fmt::format("shmpi-{}-{}-{:016x}", getuid(), launcher_pid, random64());
+    try {
+        bip::shared_memory_object shm(bip::create_only, seg.name_.c_str(), bip::read_write,
+                                      bip::permissions(0600));
+        shm.truncate(static_cast<bip::offset_t>(size));
+        // Keep our own descriptor: the Boost object closes its one when it goes.
+        seg.fd_ = fcntl(shm.get_mapping_handle().handle, F_DUPFD_CLOEXEC, 3);
+        if (seg.fd_ < 0) {
+            const int err = errno;
+            bip::shared_memory_object::remove(seg.name_.c_str());
+            throw SegmentError(fmt::format("shmpi: cannot duplicate the segment descriptor: {}",
+                                           std::strerror(err)));
+        }
+    } catch (const bip::interprocess_exception& e) {
+        bip::shared_memory_object::remove(seg.name_.c_str());
+        throw SegmentError(fmt::format("shmpi: cannot create shared memory /dev/shm/{} ({} bytes): {}",
+                                       seg.name_, size, e.what()));
+    }
+    seg.size_ = size;
+    try {
+        seg.base_ = map_fd(seg.fd_, size, "mpirun");
+    } catch (...) {
+        seg.unlink();
+        throw;
+    }
+
+    // 3. The immutable header and the rank slots.  The file is zero-filled, so
+    //    rings start empty and every atomic starts at zero.
+    auto* h = new (seg.base_) SegmentHeader{};
+    h->magic = kMagic;
+    h->version = kLayoutVersion;
+    h->nranks = g.nranks;
+    h->size = size;
+    h->ranks_offset = g.ranks_offset();
+    h->rings_offset = g.rings_offset();
+    h->ring_stride = g.ring_stride();
+    h->ring_cells = g.ring_cells;
+    h->cell_bytes = g.cell_bytes;
+    h->launcher_pid = launcher_pid;
+    h->job_id = random64();
+    h->abort_rank.store(-1, std::memory_order_relaxed);  // published by fork
+    for (std::uint32_t r = 0; r < g.nranks; ++r) new (&seg.slot(r)) RankSlot{};
+    return seg;
+}
+
+Segment Segment::attach(int fd, std::uint32_t expect_nranks) {
+    struct stat st {};
+    if (fstat(fd, &st) != 0) {
+        throw SegmentError(fmt::format("shmpi: MPI_Init: {}={} is not an open descriptor: {}",
+                                       kEnvFd, fd, std::strerror(errno)));
+    }
+    if (st.st_uid != getuid() || (st.st_mode & 0077) != 0) {
+        throw SegmentError(fmt::format(
+            "shmpi: MPI_Init: segment descriptor {} belongs to uid {} with mode {:o}; refusing it",
+            fd, st.st_uid, st.st_mode & 0777));
+    }
+    const auto file_size = static_cast<std::size_t>(st.st_size);
+    if (file_size < sizeof(SegmentHeader)) {
+        throw SegmentError(fmt::format(
+            "shmpi: MPI_Init: segment descriptor {} holds {} bytes, less than a header", fd,
+            file_size));
+    }
+    Segment seg;
+    seg.base_ = map_fd(fd, file_size, "MPI_Init");
+    seg.size_ = file_size;
+    close(fd);
+
+    // Check the header before trusting any offset in it.
+    const SegmentHeader& h = seg.header();
+    if (h.magic != kMagic || h.version != kLayoutVersion) {
+        throw SegmentError(fmt::format(
+            "shmpi: MPI_Init: the segment has magic {:#x} version {} (expected {:#x} version {}): "
+            "was this program started by a different shmpi's mpirun?",
+            h.magic, h.version, kMagic, kLayoutVersion));
+    }
+    if (h.size != file_size || h.nranks != expect_nranks || h.nranks == 0) {
+        throw SegmentError(fmt::format(
+            "shmpi: MPI_Init: the segment header says {} bytes and {} ranks, but the file has {} "
+            "bytes and {}={}",
+            h.size, h.nranks, file_size, kEnvSize, expect_nranks));
+    }
+    Geometry g;
+    g.nranks = h.nranks;
+    g.ring_cells = h.ring_cells;
+    g.cell_bytes = h.cell_bytes;
+    if (h.ring_cells == 0 || (h.ring_cells & (h.ring_cells - 1)) != 0 ||
+        h.cell_bytes % kLine != 0 || h.ranks_offset != g.ranks_offset() ||
+        h.rings_offset != g.rings_offset() || h.ring_stride != g.ring_stride() ||
+        g.total_bytes() != h.size) {
+        throw SegmentError("shmpi: MPI_Init: the segment header's layout is inconsistent; refusing it");
+    }
+    return seg;
+}
+
+Segment::Segment(Segment&& o) noexcept
+    : base_(std::exchange(o.base_, nullptr)),
+      size_(std::exchange(o.size_, 0)),
+      fd_(std::exchange(o.fd_, -1)),
+      name_(std::move(o.name_)) {
+    o.name_.clear();
+}
+
+Segment& Segment::operator=(Segment&& o) noexcept {
+    if (this != &o) {
+        release();
+        base_ = std::exchange(o.base_, nullptr);
+        size_ = std::exchange(o.size_, 0);
+        fd_ = std::exchange(o.fd_, -1);
+        name_ = std::move(o.name_);
+        o.name_.clear();
+    }
+    return *this;
+}
+
+Segment::~Segment() { release(); }
+
+void Segment::release() noexcept {
+    unlink();
+    if (base_ != nullptr) munmap(base_, size_);
+    if (fd_ >= 0) close(fd_);
+    base_ = nullptr;
+    fd_ = -1;
+}
+
+void Segment::unlink() {
+    if (!name_.empty()) {
+        bip::shared_memory_object::remove(name_.c_str());
+        name_.clear();
+    }
+}
+
+RankSlot& Segment::slot(std::uint32_t rank) const {
+    assert(rank < header().nranks && "rank slot index out of range");
+    return reinterpret_cast<RankSlot*>(static_cast<std::byte*>(base_) +
+                                       header().ranks_offset)[rank];
+}
+
+Ring Segment::ring(std::uint32_t src, std::uint32_t dst) const {
+    const SegmentHeader& h = header();
+    assert(src < h.nranks && dst < h.nranks && src != dst && "ring endpoints out of range");
+    std::byte* p = static_cast<std::byte*>(base_) + h.rings_offset +
+                   (std::size_t{src} * h.nranks + dst) * h.ring_stride;
+    return Ring(p, h.ring_cells, h.cell_bytes);
+}
+
+}  // namespace shmpi::shm

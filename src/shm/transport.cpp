@@ -1,0 +1,242 @@
+#include "shm/transport.hpp"
+
+#include <sys/prctl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fmt/format.h>
+#include <new>
+
+namespace shmpi::shm {
+
+/// Process-private stand-ins for what a 1-rank job has no segment for, and
+/// the self ring of every job.
+struct Transport::Local {
+    SegmentHeader header{};
+    RankSlot slot{};
+    std::uint32_t self_cells = 0;
+    std::uint32_t self_cell_bytes = 0;
+    std::byte* self_ring = nullptr;
+    ~Local() { std::free(self_ring); }
+};
+
+namespace {
+
+/// Parses a non-negative decimal environment value; throws naming it.
+long env_number(const char* name, const char* value, long max) {
+    char* end = nullptr;
+    errno = 0;
+    const long n = std::strtol(value, &end, 10);
+    if (errno != 0 || end == value || *end != '\0' || n < 0 || n > max) {
+        throw SegmentError(fmt::format("shmpi: MPI_Init: {}={} is not a number in 0..{}", name,
+                                       value, max));
+    }
+    return n;
+}
+
+long env_or(const char* name, long fallback, long max) {
+    const char* v = std::getenv(name);
+    return (v == nullptr || *v == '\0') ? fallback : env_number(name, v, max);
+}
+
+int usable_cpus() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+    return CPU_COUNT(&set);
+}
+
+}  // namespace
+
+std::unique_ptr<Transport> Transport::from_environment() {
+    std::unique_ptr<Transport> t(new Transport());
+    t->local_ = std::make_unique<Local>();
+    const char* fd_s = std::getenv(kEnvFd);
+    if (fd_s == nullptr) {
+        // A program started without mpirun is a 1-rank job.
+        t->header_ = &t->local_->header;
+        t->header_->nranks = 1;
+        t->header_->cell_bytes = 2048;
+        t->header_->ring_cells = 32;
+        t->slots_ = &t->local_->slot;
+    } else {
+        const char* rank_s = std::getenv(kEnvRank);
+        const char* size_s = std::getenv(kEnvSize);
+        if (rank_s == nullptr || size_s == nullptr) {
+            throw SegmentError(fmt::format("shmpi: MPI_Init: {} is set but {} or {} is missing",
+                                           kEnvFd, kEnvRank, kEnvSize));
+        }
+        const int fd = static_cast<int>(env_number(kEnvFd, fd_s, 1 << 20));
+        const auto size = static_cast<std::uint32_t>(env_number(kEnvSize, size_s, 1 << 20));
+        const auto rank = static_cast<std::uint32_t>(env_number(kEnvRank, rank_s, 1 << 20));
+        if (size == 0 || rank >= size) {
+            throw SegmentError(fmt::format("shmpi: MPI_Init: {}={} is out of range for {}={}",
+                                           kEnvRank, rank, kEnvSize, size));
+        }
+        t->segment_.emplace(Segment::attach(fd, size));
+        t->header_ = &t->segment_->header();
+        t->slots_ = &t->segment_->slot(0);
+        t->rank_ = rank;
+        // Let peers read our buffers with process_vm_readv under Yama's
+        // ptrace_scope=1 (siblings are not each other's ancestors).
+        prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+    }
+    unsetenv(kEnvFd);
+    unsetenv(kEnvRank);
+    unsetenv(kEnvSize);
+
+    t->size_ = t->header_->nranks;
+    t->cell_bytes_ = t->header_->cell_bytes;
+    t->oversubscribed_ = static_cast<int>(t->size_) > usable_cpus();
+    t->cma_enabled_ = env_or("SHMPI_CMA", 1, 1) != 0;
+    t->policy_.spin = std::chrono::microseconds(env_or("SHMPI_SPIN_US", 20, 10'000'000));
+    t->policy_.yield = std::chrono::microseconds(env_or("SHMPI_YIELD_US", 1000, 100'000'000));
+
+    // The self ring: same geometry, private memory.
+    Local& l = *t->local_;
+    l.self_cells = t->header_->ring_cells;
+    l.self_cell_bytes = t->cell_bytes_;
+    const std::size_t bytes = ring_bytes(l.self_cells, l.self_cell_bytes);
+    l.self_ring = static_cast<std::byte*>(std::aligned_alloc(kLine, (bytes + kLine - 1) / kLine * kLine));
+    if (l.self_ring == nullptr) throw std::bad_alloc();
+    new (l.self_ring) RingControl{};
+
+    t->out_.resize(t->size_);
+    t->in_.resize(t->size_);
+    // Relaxed: published to peers by the release of our first cell.
+    t->slots_[t->rank_].pid.store(getpid(), std::memory_order_relaxed);
+    for (std::uint32_t r = 0; r < t->size_; ++r) {
+        if (r == t->rank_) {
+            t->out_[r] = t->in_[r] = Ring(l.self_ring, l.self_cells, l.self_cell_bytes);
+        } else {
+            t->out_[r] = t->segment_->ring(t->rank_, r);
+            t->in_[r] = t->segment_->ring(r, t->rank_);
+        }
+    }
+    t->set_state(kAttached);
+    return t;
+}
+
+Transport::~Transport() = default;
+
+void Transport::publish(std::uint32_t dst) {
+    out_[dst].publish();
+    if (dst == rank_) return;
+    // seq_cst fence: orders our head store before the load of `sleeping`;
+    // the sleeper fences between its store of `sleeping` and its last look at
+    // the ring, so either it sees our cell or we see it asleep.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    RankSlot& peer = slots_[dst];
+    if (peer.sleeping.load(std::memory_order_relaxed) != 0) {
+        // Release: nothing to publish beyond the ring, but the futex compare
+        // must see a changed value if the sleeper read the old one.
+        peer.doorbell.fetch_add(1, std::memory_order_release);
+        futex_wake(peer.doorbell, 1);
+    }
+}
+
+void Transport::after_release(std::uint32_t src) {
+    if (src == rank_) return;
+    // seq_cst fence: orders our tail store before the load of the producer's
+    // stall flag and sleeping word (same Dekker pattern as publish()).
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (!in_[src].producer_stalled()) return;
+    RankSlot& peer = slots_[src];
+    if (peer.sleeping.load(std::memory_order_relaxed) != 0) {
+        peer.doorbell.fetch_add(1, std::memory_order_release);
+        futex_wake(peer.doorbell, 1);
+    }
+}
+
+bool Transport::read_remote(std::uint32_t src, const void* remote, void* local, std::size_t n) {
+    if (src == rank_) {
+        std::memcpy(local, remote, n);
+        return true;
+    }
+    if (!cma_enabled_) return false;
+    auto* dst = static_cast<char*>(local);
+    auto from = reinterpret_cast<std::uintptr_t>(remote);
+    while (n > 0) {
+        struct iovec liov {dst, n};
+        struct iovec riov {reinterpret_cast<void*>(from), n};
+        const ssize_t got = process_vm_readv(static_cast<pid_t>(slots_[src].pid.load(std::memory_order_relaxed)), &liov, 1, &riov, 1, 0);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EPERM || errno == ENOSYS || errno == EACCES) {
+                cma_enabled_ = false;
+                return false;
+            }
+            if (aborting()) leave_aborted();
+            throw SegmentError(fmt::format(
+                "shmpi: cannot read {} bytes from rank {} (pid {}) with process_vm_readv: {}", n,
+                src, slots_[src].pid.load(std::memory_order_relaxed), std::strerror(errno)));
+        }
+        if (got == 0) {
+            throw SegmentError(fmt::format(
+                "shmpi: process_vm_readv from rank {} returned no data for {} bytes", src, n));
+        }
+        dst += got;
+        from += static_cast<std::size_t>(got);
+        n -= static_cast<std::size_t>(got);
+    }
+    return true;
+}
+
+void Transport::set_state(RankState s) {
+    // Release: the launcher reads the state after the rank exited; what a
+    // finished MPI_Finalize did is complete before it.
+    slots_[rank_].state.store(s, std::memory_order_release);
+}
+
+void Transport::abort_job(int code, AbortKind kind) {
+    std::uint32_t expected = kRunning;
+    // acq_rel: the winner's later stores of rank and code are ordered after
+    // it took the flag; a loser sees the winner's claim.
+    if (header_->abort_state.compare_exchange_strong(expected, kAborting,
+                                                     std::memory_order_acq_rel)) {
+        // Relaxed: the launcher reads these after this process has exited.
+        header_->abort_code.store(code, std::memory_order_relaxed);
+        header_->abort_kind.store(kind, std::memory_order_relaxed);
+        header_->abort_rank.store(static_cast<std::int32_t>(rank_), std::memory_order_relaxed);
+    }
+    for (std::uint32_t r = 0; r < size_; ++r) {
+        if (r == rank_) continue;
+        slots_[r].doorbell.fetch_add(1, std::memory_order_release);
+        futex_wake(slots_[r].doorbell, 1);
+    }
+    std::fflush(stdout);
+    std::fflush(stderr);
+    _exit(code & 0xff);
+}
+
+void Transport::leave_aborted() const {
+    // Another rank or the launcher is ending the job; the launcher reports
+    // the cause, so leave quietly.
+    std::fflush(stdout);
+    std::fflush(stderr);
+    _exit(1);
+}
+
+bool Transport::sleep_once(const std::function<bool()>& poll) {
+    RankSlot& me = slots_[rank_];
+    // Acquire: pairs with a producer's release increment; the value read here
+    // is what futex_wait compares against, so a ring after this load is seen.
+    const std::uint32_t seen = me.doorbell.load(std::memory_order_acquire);
+    me.sleeping.store(1, std::memory_order_relaxed);
+    // seq_cst fence: our `sleeping` store is ordered before the ring checks in
+    // poll(); see publish().
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (poll()) {
+        me.sleeping.store(0, std::memory_order_relaxed);
+        return true;
+    }
+    if (aborting()) leave_aborted();
+    futex_wait(me.doorbell, seen, static_cast<long>(policy_.sleep.count()));
+    me.sleeping.store(0, std::memory_order_relaxed);
+    return false;
+}
+
+}  // namespace shmpi::shm

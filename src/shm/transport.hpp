@@ -1,0 +1,165 @@
+// The shared-memory transport: moves cells between ranks, copies large
+// buffers straight out of a peer's memory, and waits.
+//
+// This layer moves bytes and nothing else; it never sees datatypes,
+// communicators or tags.  Above it, the point-to-point engine decides what a
+// cell means.
+//
+// Waiting (Transport::wait) follows one policy everywhere: poll, spinning for
+// a short while; then poll and yield the core; then announce `sleeping` in
+// the rank's slot and sleep on its doorbell futex, which producers ring when
+// they publish a cell for this rank (or release room in a ring this rank
+// waits to write).  Every pass checks the job's abort flag.
+#pragma once
+
+#include <sched.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "shm/futex.hpp"
+#include "shm/layout.hpp"
+#include "shm/ring.hpp"
+#include "shm/segment.hpp"
+
+namespace shmpi::shm {
+
+/// Tunables of the wait policy, read once from the environment.
+struct WaitPolicy {
+    std::chrono::nanoseconds spin{20'000};      ///< SHMPI_SPIN_US: busy polling
+    std::chrono::nanoseconds yield{1'000'000};  ///< SHMPI_YIELD_US: polling with sched_yield
+    std::chrono::nanoseconds sleep{50'000'000}; ///< longest futex sleep between abort checks
+};
+
+class Transport {
+public:
+    /// Attaches to the job mpirun described in the environment
+    /// (SHMPI_SEGMENT_FD, SHMPI_RANK, SHMPI_SIZE), or makes a 1-rank job when
+    /// none is set.  Removes those variables so that programs the rank starts
+    /// are not mistaken for ranks.  Throws SegmentError with a message naming
+    /// the variable and the value when they are inconsistent.
+    static std::unique_ptr<Transport> from_environment();
+
+    ~Transport();
+    Transport(const Transport&) = delete;
+    Transport& operator=(const Transport&) = delete;
+
+    std::uint32_t rank() const { return rank_; }
+    std::uint32_t size() const { return size_; }
+    /// Bytes in one cell (the same for every ring of the job).
+    std::uint32_t cell_bytes() const { return cell_bytes_; }
+    /// True when more ranks than usable cores share the machine.
+    bool oversubscribed() const { return oversubscribed_; }
+
+    // ---- sending cells ----
+
+    /// A free cell in the ring to `dst`, or nullptr when that ring is full.
+    std::byte* try_claim(std::uint32_t dst) { return out_[dst].try_claim(); }
+    /// Publishes the claimed cell and wakes `dst` if it sleeps.
+    void publish(std::uint32_t dst);
+
+    // ---- receiving cells ----
+
+    /// The oldest unread cell from `src`, or nullptr.
+    const std::byte* peek(std::uint32_t src) { return in_[src].try_peek(); }
+    /// Hands the cell from peek() back to its producer.
+    void release(std::uint32_t src) { in_[src].release(); }
+    /// Call after a batch of release(src): wakes `src` if it sleeps waiting
+    /// for room in its ring to us.
+    void after_release(std::uint32_t src);
+
+    // ---- bulk copies ----
+
+    /// Copies `n` bytes at `remote` in rank `src`'s address space to `local`
+    /// with process_vm_readv (a plain memcpy for ourselves).  Returns false if
+    /// the kernel refuses cross-process reads (ptrace policy, seccomp,
+    /// SHMPI_CMA=0), after which the caller streams the data through the ring
+    /// instead.  Throws SegmentError on any other failure.
+    bool read_remote(std::uint32_t src, const void* remote, void* local, std::size_t n);
+    /// False once a cross-process read was refused, or when SHMPI_CMA=0.
+    bool cma_enabled() const { return cma_enabled_; }
+
+    // ---- job state ----
+
+    void set_state(RankState s);
+    /// True once any rank or the launcher has started ending the job.
+    bool aborting() const {
+        // Relaxed: a hint polled in loops; the exit that follows needs no data.
+        return header_->abort_state.load(std::memory_order_relaxed) != kRunning;
+    }
+    /// Ends the whole job: records `code` and this rank as the cause (unless
+    /// another cause was recorded first), wakes every rank, and leaves the
+    /// process with `code`.
+    [[noreturn]] void abort_job(int code, AbortKind kind);
+
+    /// Blocks until `poll()` returns true.  `poll` must make progress (drain
+    /// rings, push queued cells) and report whether the wait is over.  Spins,
+    /// then yields, then sleeps on this rank's doorbell; leaves the process if
+    /// the job is aborting.
+    template <class Poll>
+    void wait(Poll&& poll);
+
+private:
+    Transport() = default;
+    [[noreturn]] void leave_aborted() const;
+    /// One sleep on the doorbell; true if `poll` said the wait is over first.
+    bool sleep_once(const std::function<bool()>& poll);
+
+    std::optional<Segment> segment_;  ///< absent for a 1-rank job
+    SegmentHeader* header_ = nullptr;
+    RankSlot* slots_ = nullptr;       ///< slots_[r] for every rank
+    std::uint32_t rank_ = 0;
+    std::uint32_t size_ = 1;
+    std::uint32_t cell_bytes_ = 0;
+    bool oversubscribed_ = false;
+    bool cma_enabled_ = true;
+    std::vector<Ring> out_;           ///< out_[d]: ring rank_ -> d
+    std::vector<Ring> in_;            ///< in_[s]: ring s -> rank_
+    WaitPolicy policy_;
+
+    /// Memory for a 1-rank job's header and slot, and for the ring a rank
+    /// uses to send to itself (it never crosses processes).
+    struct Local;
+    std::unique_ptr<Local> local_;
+};
+
+template <class Poll>
+void Transport::wait(Poll&& poll) {
+    using Clock = std::chrono::steady_clock;
+    if (poll()) return;
+    // 1. Spin: the answer usually comes within a round trip.
+    const auto start = Clock::now();
+    const auto spin_until = start + (oversubscribed_ ? policy_.spin / 10 : policy_.spin);
+    do {
+        for (int i = 0; i < 64; ++i) {
+            if (poll()) return;
+            __builtin_ia32_pause();
+        }
+        if (aborting()) leave_aborted();
+    } while (Clock::now() < spin_until);
+    // 2. Yield: give the core to a rank that may be the one we wait for.
+    const auto yield_until = start + policy_.yield;
+    do {
+        if (poll()) return;
+        if (aborting()) leave_aborted();
+        sched_yield();
+    } while (Clock::now() < yield_until);
+    // 3. Sleep on the doorbell until a producer rings it.
+    const std::function<bool()> fn = [&poll] { return poll(); };
+    for (;;) {
+        if (sleep_once(fn)) return;
+        for (int i = 0; i < 64; ++i) {
+            if (poll()) return;
+            __builtin_ia32_pause();
+        }
+        if (aborting()) leave_aborted();
+    }
+}
+
+}  // namespace shmpi::shm
