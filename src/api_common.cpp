@@ -97,21 +97,48 @@ void check_buffer(const void* buf, int count, const dtype::Datatype& t, const ch
     }
 }
 
-int raise(MPI_Comm comm, const MpiError& e) {
+UserErrhandler* user_errhandler(MPI_Errhandler e) {
+    const auto v = reinterpret_cast<std::uintptr_t>(e);
+    if (v < kPredefinedLimit) return nullptr;
+    auto* u = reinterpret_cast<UserErrhandler*>(e);
+    return u->magic == UserErrhandler::kMagic ? u : nullptr;
+}
+
+void retain(MPI_Errhandler e) {
+    if (UserErrhandler* u = user_errhandler(e)) ++u->refs;
+}
+
+void release(MPI_Errhandler e) {
+    UserErrhandler* u = user_errhandler(e);
+    if (u != nullptr && --u->refs == 0) {
+        u->magic = 0;
+        delete u;
+    }
+}
+
+int raise(MPI_Comm comm, const MpiError& e, int code) {
     MPI_Errhandler eh = MPI_ERRORS_ARE_FATAL;
+    MPI_Comm target = MPI_COMM_WORLD;
     if (phase() == Phase::Running) {
         Runtime& rt = runtime();
         Communicator* c = &rt.world();
         if (comm == MPI_COMM_SELF) {
             c = &rt.self();
+            target = comm;
         } else if (comm != MPI_COMM_WORLD && comm != MPI_COMM_NULL &&
                    reinterpret_cast<std::uintptr_t>(comm) >= kPredefinedLimit &&
                    reinterpret_cast<const Communicator*>(comm)->magic() == Communicator::kMagic) {
             c = reinterpret_cast<Communicator*>(comm);
+            target = comm;
         }
         eh = c->errhandler();
     }
-    if (eh == MPI_ERRORS_RETURN) return make_error_code(e.error_class(), e.what());
+    if (eh == MPI_ERRORS_RETURN) return code >= 0 ? code : make_error_code(e.error_class(), e.what());
+    if (UserErrhandler* u = user_errhandler(eh)) {
+        if (code < 0) code = make_error_code(e.error_class(), e.what());
+        u->fn(&target, &code);
+        return code;
+    }
     std::fprintf(stderr, "shmpi: %s\n", e.what());
     std::fflush(stderr);
     if (phase() == Phase::Running) runtime().transport().abort_job(1, shm::kAbortFatal);

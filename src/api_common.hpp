@@ -55,10 +55,26 @@ void check_source(const Communicator& c, int rank, const char* fn);
 /// A null buffer is an error when it should hold data.
 void check_buffer(const void* buf, int count, const dtype::Datatype& t, const char* fn);
 
+/// A handler made by MPI_Comm_create_errhandler.  Reference counted: each
+/// communicator using it and each handle the user holds is one reference.
+struct UserErrhandler {
+    static constexpr std::uint32_t kMagic = 0x45525248;  // "ERRH"
+    std::uint32_t magic = kMagic;
+    MPI_Comm_errhandler_function* fn = nullptr;
+    int refs = 1;
+};
+
+/// The user handler behind `e`, or nullptr for predefined or invalid handles.
+UserErrhandler* user_errhandler(MPI_Errhandler e);
+/// Adds or drops a reference to a user handler (no-op for predefined ones).
+void retain(MPI_Errhandler e);
+void release(MPI_Errhandler e);
+
 /// Applies `comm`'s error handler to `e` (MPI_COMM_WORLD's when `comm` is not
 /// a valid communicator): prints and ends the job under
-/// MPI_ERRORS_ARE_FATAL / MPI_ERRORS_ABORT, else returns the error code.
-int raise(MPI_Comm comm, const MpiError& e);
+/// MPI_ERRORS_ARE_FATAL / MPI_ERRORS_ABORT, calls a user handler, and returns
+/// the error code (`code` when given, else a new one for `e`).
+int raise(MPI_Comm comm, const MpiError& e, int code = -1);
 
 /// Runs `body`; turns what it throws into an error code through `comm`'s
 /// error handler.  The one place an error crosses the C boundary.

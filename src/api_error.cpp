@@ -13,6 +13,8 @@ bool predefined_handler(MPI_Errhandler e) {
     return e == MPI_ERRORS_ARE_FATAL || e == MPI_ERRORS_RETURN || e == MPI_ERRORS_ABORT;
 }
 
+bool valid_handler(MPI_Errhandler e) { return predefined_handler(e) || user_errhandler(e) != nullptr; }
+
 }  // namespace
 
 extern "C" {
@@ -21,10 +23,12 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
     const char* fn = "MPI_Comm_set_errhandler";
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
-        if (!predefined_handler(errhandler)) {
+        if (!valid_handler(errhandler)) {
             throw MpiError(MPI_ERR_ARG, fmt::format("{}: invalid error handler {:#x}", fn,
                                                     reinterpret_cast<std::uintptr_t>(errhandler)));
         }
+        retain(errhandler);
+        release(c.errhandler());
         c.set_errhandler(errhandler);
     });
 }
@@ -36,6 +40,7 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
         Communicator& c = comm_of(comm, fn);
         if (errhandler == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Comm_get_errhandler: errhandler is NULL");
         *errhandler = c.errhandler();
+        retain(*errhandler);  // the caller frees it with MPI_Errhandler_free
     });
 }
 #pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
@@ -53,27 +58,40 @@ int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler) {
 int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
     const char* fn = "MPI_Errhandler_free";
     return guard(MPI_COMM_WORLD, fn, [&] {
-        if (errhandler == nullptr || !predefined_handler(*errhandler)) {
+        if (errhandler == nullptr || !valid_handler(*errhandler)) {
             throw MpiError(MPI_ERR_ARG, "MPI_Errhandler_free: invalid error handler");
         }
-        // Predefined handlers are never destroyed; the handle becomes null.
+        // Drops the caller's reference; communicators keep theirs.
+        release(*errhandler);
         *errhandler = MPI_ERRHANDLER_NULL;
     });
 }
 #pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
 
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler) {
+    const char* fn = "MPI_Comm_create_errhandler";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        if (function == nullptr || errhandler == nullptr) {
+            throw MpiError(MPI_ERR_ARG, "MPI_Comm_create_errhandler: function or errhandler is NULL");
+        }
+        auto* u = new UserErrhandler();
+        u->fn = function;
+        *errhandler = reinterpret_cast<MPI_Errhandler>(u);
+    });
+}
+#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
     const char* fn = "MPI_Comm_call_errhandler";
-    int rc = MPI_SUCCESS;
-    const int outer = guard(comm, fn, [&] {
+    return guard(comm, fn, [&] {
         comm_of(comm, fn);
         const int cls = error_class_of(errorcode);
-        rc = raise(comm, MpiError(cls < 0 ? MPI_ERR_UNKNOWN : cls,
-                                  fmt::format("{}: {}", fn, error_text(errorcode))));
+        // The handler sees the code as given; MPI-3.1 has this call return
+        // MPI_SUCCESS once the handler returns.
+        raise(comm, MpiError(cls < 0 ? MPI_ERR_UNKNOWN : cls,
+                             fmt::format("{}: {}", fn, error_text(errorcode))),
+              errorcode);
     });
-    // MPI-3.1: returns MPI_SUCCESS when the handler returned.
-    (void)rc;
-    return outer;
 }
 #pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
 

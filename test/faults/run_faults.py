@@ -1,0 +1,532 @@
+#!/usr/bin/env python3
+"""Fault and I/O tests for mpirun: a rank dies, mpirun is signalled, output,
+input, environment, exit statuses.
+
+usage: run_faults.py MPIRUN PROGRAM_DIR [CASE...]
+
+MPIRUN is the launcher under test; PROGRAM_DIR holds the MPI test programs of
+this directory (victim, exit_code, read_stdin, many_lines, print_env).  With
+no CASE it runs every case.  Cases named sh_* need only a shell and python3
+and test the launcher alone; cases named mpi_* need the MPI programs and a
+working MPI library (missing programs: exit 77, skip).
+
+After every case it checks that nothing is left behind:
+  - no /dev/shm entry of that mpirun (the segment is named after mpirun's pid);
+  - no process that carries the case's tag in its environment (mpirun
+    forwards its whole environment, so every rank carries it) is still alive.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+SKIP = 77
+GONE_WITHIN_S = 1.0  # every rank must be gone this soon after the fault
+TAG_VAR = "SHMPI_FAULT_TEST_TAG"
+
+
+class CaseFailed(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise CaseFailed(what)
+
+
+# ---- processes -------------------------------------------------------------
+
+def tagged_live_pids(tag):
+    """Pids of processes (not zombies) whose environment holds `tag`."""
+    needle = f"{TAG_VAR}={tag}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                env = f.read()
+            if needle not in env.split(b"\0"):
+                continue
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+            if state not in (b"Z", b"X"):
+                found.append(int(entry))
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
+    return found
+
+
+def shm_entries_of(pid):
+    """/dev/shm entries named after launcher `pid` (shmpi-UID-PID-RANDOM)."""
+    try:
+        names = os.listdir("/dev/shm")
+    except OSError:
+        return []
+    return [n for n in names if n.startswith("shmpi-") and n.split("-")[2:3] == [str(pid)]]
+
+
+class Launch:
+    """One mpirun run: its output lines with arrival times, its stderr, its
+    exit status.  Output is read as it comes, so a case can wait for a line
+    before it acts."""
+
+    def __init__(self, mpirun, args, stdin_data=None, env_extra=None, env_remove=()):
+        self.tag = uuid.uuid4().hex
+        env = dict(os.environ)
+        for k in env_remove:
+            env.pop(k, None)
+        env.update(env_extra or {})
+        env[TAG_VAR] = self.tag
+        self.argv = [mpirun] + list(args)
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen(
+            self.argv, env=env,
+            stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.lines = []  # (time, bytes) per stdout line
+        self.cond = threading.Condition()
+        self.stderr = b""
+        self.ended = None
+        self._threads = [threading.Thread(target=self._read_stdout, daemon=True),
+                         threading.Thread(target=self._read_stderr, daemon=True)]
+        for t in self._threads:
+            t.start()
+        if stdin_data is not None:
+            threading.Thread(target=self._feed, args=(stdin_data,), daemon=True).start()
+
+    def _feed(self, data):
+        try:
+            self.proc.stdin.write(data)
+            self.proc.stdin.close()
+        except OSError:
+            pass
+
+    def _read_stdout(self):
+        for line in self.proc.stdout:
+            with self.cond:
+                self.lines.append((time.monotonic(), line))
+                self.cond.notify_all()
+        with self.cond:
+            self.cond.notify_all()
+
+    def _read_stderr(self):
+        self.stderr = self.proc.stderr.read()
+
+    def wait_for_lines(self, predicate, count, timeout=20.0):
+        """Waits until `count` stdout lines satisfy `predicate`; returns the
+        time the last of them arrived."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                hits = [t for t, l in self.lines if predicate(l)]
+                if len(hits) >= count:
+                    return hits[count - 1]
+                left = deadline - time.monotonic()
+                check(left > 0 and self.proc.poll() is None,
+                      f"waited for {count} matching lines; got {len(hits)}; output so far:\n"
+                      + b"".join(l for _, l in self.lines).decode(errors="replace")
+                      + self.stderr_text())
+                self.cond.wait(min(left, 0.1))
+
+    def wait(self, timeout=30.0):
+        try:
+            rc = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise CaseFailed(f"mpirun did not end within {timeout} s")
+        self.ended = time.monotonic()
+        for t in self._threads:
+            t.join(5)
+        return rc
+
+    def output(self):
+        return b"".join(l for _, l in self.lines)
+
+    def stderr_text(self):
+        return "\nstderr:\n" + self.stderr.decode(errors="replace")
+
+    def check_nothing_left(self, since=None):
+        """No rank alive (waiting at most GONE_WITHIN_S after `since`) and no
+        /dev/shm entry of this mpirun."""
+        deadline = (since if since is not None else time.monotonic()) + GONE_WITHIN_S
+        while True:
+            alive = tagged_live_pids(self.tag)
+            if not alive or time.monotonic() > deadline:
+                break
+            time.sleep(0.01)
+        check(not alive, f"processes still alive {GONE_WITHIN_S} s after the fault: {alive}")
+        check(not shm_entries_of(self.proc.pid),
+              f"/dev/shm entries left behind: {shm_entries_of(self.proc.pid)}")
+
+
+def expect(launch, rc, expected_rc, stderr_has=(), stderr_lines=None):
+    check(rc == expected_rc,
+          f"{' '.join(launch.argv)}: exit status {rc}, expected {expected_rc}" + launch.stderr_text())
+    text = launch.stderr.decode(errors="replace")
+    for s in stderr_has:
+        check(s in text, f"stderr lacks {s!r}" + launch.stderr_text())
+    if stderr_lines is not None:
+        mine = [l for l in text.splitlines() if l.startswith("shmpi: mpirun:")]
+        check(len(mine) == stderr_lines,
+              f"expected {stderr_lines} mpirun message line(s), got {len(mine)}" + launch.stderr_text())
+
+
+# ---- checks shared by the shell and MPI variants ----------------------------
+
+def ready_pids(launch):
+    """{rank: pid} from "ready R PID" lines."""
+    pids = {}
+    for _, line in launch.lines:
+        words = line.split()
+        if len(words) == 3 and words[0] == b"ready":
+            pids[int(words[1])] = int(words[2])
+    return pids
+
+
+def is_ready(line):
+    return line.startswith(b"ready ")
+
+
+def is_dying(line):
+    return line.startswith(b"dying ")
+
+
+def run_victim(mpirun, nranks, argv, expected_rc, message, victim):
+    """A rank fails while the others wait: mpirun must end the job with
+    `expected_rc`, print exactly one line containing `message` (where {pid}
+    stands for the victim's pid), and leave nothing behind within 1 s."""
+    launch = Launch(mpirun, ["-n", str(nranks)] + argv)
+    launch.wait_for_lines(is_ready, nranks)
+    died = launch.wait_for_lines(is_dying, 1)
+    rc = launch.wait()
+    pid = ready_pids(launch).get(victim)
+    expect(launch, rc, expected_rc, [message.format(pid=pid)], stderr_lines=1)
+    check(launch.ended - died < GONE_WITHIN_S,
+          f"mpirun ended {launch.ended - died:.3f} s after the fault")
+    launch.check_nothing_left(since=died)
+
+
+def run_signal_to_mpirun(mpirun, nranks, argv, sig):
+    """mpirun gets `sig` while every rank waits: exit 128+sig, one message
+    naming the signal, every rank gone within 1 s."""
+    launch = Launch(mpirun, ["-n", str(nranks)] + argv)
+    launch.wait_for_lines(is_ready, nranks)
+    sent = time.monotonic()
+    os.kill(launch.proc.pid, sig)
+    rc = launch.wait()
+    if sig == signal.SIGKILL:
+        check(rc == -signal.SIGKILL, f"mpirun exit status {rc} after SIGKILL")
+        launch.check_nothing_left(since=sent)
+        return
+    expect(launch, rc, 128 + sig, [f"received signal {int(sig)} ({signal.strsignal(sig)})"],
+           stderr_lines=1)
+    check(launch.ended - sent < GONE_WITHIN_S, f"mpirun ended {launch.ended - sent:.3f} s after {sig!r}")
+    launch.check_nothing_left(since=sent)
+
+
+def run_timeout(mpirun, nranks, argv):
+    launch = Launch(mpirun, ["-n", str(nranks), "--timeout", "0.5"] + argv)
+    rc = launch.wait()
+    expect(launch, rc, 124, ["--timeout 0.5"], stderr_lines=1)
+    elapsed = launch.ended - launch.started
+    check(0.5 <= elapsed < 0.5 + GONE_WITHIN_S + 0.5, f"--timeout 0.5 ended the job after {elapsed:.3f} s")
+    launch.check_nothing_left()
+
+
+def check_lines(output, nranks, nlines, tagged=True):
+    """Every line of many_lines (or its shell twin) arrived whole, in order
+    within each rank, and the unterminated last line arrived too."""
+    seen = {r: 0 for r in range(nranks)}
+    ended = set()
+    for raw in output.split(b"\n")[:-1]:
+        line = raw.decode()
+        if tagged:
+            check(line.startswith("["), f"untagged line {line[:80]!r}")
+            tag, _, line = line.partition("] ")
+        words = line.split(" ")
+        rank = int(words[0])
+        if tagged:
+            check(tag == f"[{rank}", f"line of rank {rank} tagged {tag}]")
+        if words[1] == "end":
+            check(len(words) == 2 and rank not in ended, f"bad end line {line!r}")
+            ended.add(rank)
+            continue
+        i, length = int(words[1]), int(words[2])
+        check(i == seen[rank], f"rank {rank}: line {i} where line {seen[rank]} was due")
+        payload = "".join(chr(ord("a") + (i + k + rank) % 26) for k in range(length))
+        check(len(words) == 4 and words[3] == payload,
+              f"rank {rank} line {i} damaged: {line[:120]!r}")
+        seen[rank] += 1
+    check(output.endswith(b"\n"), "output does not end with a newline")
+    for r in range(nranks):
+        check(seen[r] == nlines, f"rank {r}: {seen[r]} of {nlines} lines arrived")
+        check(r in ended, f"rank {r}: its last line (no newline) was lost")
+
+
+# ---- shell cases: the launcher alone ----------------------------------------
+
+SH_WAIT = 'echo ready $SHMPI_RANK $$; exec sleep 30'
+
+# A shell twin of many_lines.c: the same lines, written with os.write in
+# chunks that cut through lines.
+PY_LINES = r'''
+import os, random, sys
+r = int(os.environ["SHMPI_RANK"]); n = int(sys.argv[1])
+rnd = random.Random(r); buf = bytearray()
+for i in range(n):
+    ln = (i * 7 + r * 13) % 300
+    buf += ("%d %d %d %s\n" % (r, i, ln, "".join(chr(97 + (i + k + r) % 26) for k in range(ln)))).encode()
+    if len(buf) > 8192:
+        cut = len(buf) - rnd.randrange(200) - 1
+        os.write(1, bytes(buf[:cut])); del buf[:cut]
+os.write(1, bytes(buf)); os.write(1, b"%d end" % r)
+'''
+
+
+def sh_ok(m, _):
+    launch = Launch(m, ["-n", "3", "true"])
+    expect(launch, launch.wait(), 0, stderr_lines=0)
+    launch.check_nothing_left()
+
+
+def sh_exit_code(m, _):
+    run_victim(m, 3, ["sh", "-c", SH_WAIT.replace("exec", '[ $SHMPI_RANK = 1 ] && { sleep 0.3; echo dying 1; exit 3; }; exec')],
+               3, "shmpi: mpirun: rank 1 exited with code 3; ending the job", 1)
+
+
+def sh_kill9(m, _):
+    run_victim(m, 3, ["sh", "-c", SH_WAIT.replace("exec", '[ $SHMPI_RANK = 2 ] && { sleep 0.3; echo dying 2; kill -9 $$; }; exec')],
+               137, "shmpi: mpirun: rank 2 (pid {pid}) was killed by signal 9 (Killed); ending the job", 2)
+
+
+def sh_segv(m, _):
+    run_victim(m, 3, ["sh", "-c", SH_WAIT.replace("exec", '[ $SHMPI_RANK = 0 ] && { sleep 0.3; echo dying 0; kill -SEGV $$; }; exec')],
+               139, "shmpi: mpirun: rank 0 (pid {pid}) was killed by signal 11 (Segmentation fault); ending the job", 0)
+
+
+def sh_sigint(m, _):
+    run_signal_to_mpirun(m, 3, ["sh", "-c", SH_WAIT], signal.SIGINT)
+
+
+def sh_sigterm(m, _):
+    run_signal_to_mpirun(m, 3, ["sh", "-c", SH_WAIT], signal.SIGTERM)
+
+
+def sh_sighup(m, _):
+    run_signal_to_mpirun(m, 3, ["sh", "-c", SH_WAIT], signal.SIGHUP)
+
+
+def sh_sigterm_ignored(m, _):
+    """Ranks that ignore SIGTERM get SIGKILL after the grace."""
+    run_signal_to_mpirun(m, 3, ["sh", "-c", "trap '' TERM; " + SH_WAIT], signal.SIGTERM)
+
+
+def sh_sigkill(m, _):
+    """mpirun killed outright: the ranks die with it (PR_SET_PDEATHSIG)."""
+    run_signal_to_mpirun(m, 3, ["sh", "-c", SH_WAIT], signal.SIGKILL)
+
+
+def sh_timeout(m, _):
+    run_timeout(m, 2, ["sh", "-c", SH_WAIT])
+
+
+def sh_exec_failure(m, _):
+    launch = Launch(m, ["-n", "2", "./nope-does-not-exist"])
+    rc = launch.wait()
+    expect(launch, rc, 127)
+    check(launch.stderr == b"shmpi: mpirun: cannot run './nope-does-not-exist': No such file or directory\n",
+          "exec failure message" + launch.stderr_text())
+    launch.check_nothing_left()
+
+
+def sh_stdin(m, _):
+    data = bytes(range(256)) * 1000
+    launch = Launch(m, ["-n", "3", "--tag-output", "sh", "-c", "wc -c"], stdin_data=data)
+    rc = launch.wait()
+    expect(launch, rc, 0, stderr_lines=0)
+    lines = sorted(launch.output().decode().split("\n")[:-1])
+    check([l.split() for l in lines] == [["[0]", str(len(data))], ["[1]", "0"], ["[2]", "0"]],
+          f"stdin went elsewhere than rank 0: {lines}")
+    launch.check_nothing_left()
+
+
+def sh_lines(m, _):
+    nranks, nlines = 4, 20000  # about 3 MB per rank
+    launch = Launch(m, ["-n", str(nranks), "--tag-output", sys.executable, "-c", PY_LINES, str(nlines)])
+    rc = launch.wait(60)
+    expect(launch, rc, 0, stderr_lines=0)
+    check_lines(launch.output(), nranks, nlines)
+    launch.check_nothing_left()
+
+
+def sh_untagged_last_line(m, _):
+    launch = Launch(m, ["-n", "1", "printf", "no newline"])
+    expect(launch, launch.wait(), 0, stderr_lines=0)
+    check(launch.output() == b"no newline\n", f"got {launch.output()!r}")
+    launch.check_nothing_left()
+
+
+def sh_env(m, _):
+    launch = Launch(m, ["-n", "2", "-x", "FWD_A=1", "-x", "FWD_B", "-x", "FWD_C=x=y", "--tag-output",
+                        "sh", "-c", 'echo "A=$FWD_A B=$FWD_B C=$FWD_C D=$FWD_D R=$SHMPI_RANK S=$SHMPI_SIZE"'],
+                    env_extra={"FWD_B": "bee", "FWD_C": "old", "FWD_D": "whole env"})
+    expect(launch, launch.wait(), 0, stderr_lines=0)
+    lines = sorted(launch.output().decode().split("\n")[:-1])
+    check(lines == [f"[{r}] A=1 B=bee C=x=y D=whole env R={r} S=2" for r in range(2)], f"got {lines}")
+    launch.check_nothing_left()
+
+
+def sh_program_args(m, _):
+    launch = Launch(m, ["-np", "2", "sh", "-c", 'printf "%s\\n" "$*"', "sh", "-n", "5", "--foo"])
+    expect(launch, launch.wait(), 0, stderr_lines=0)
+    check(launch.output() == b"-n 5 --foo\n-n 5 --foo\n", f"got {launch.output()!r}")
+    launch.check_nothing_left()
+
+
+def sh_usage(m, _):
+    for args, needle in ((["-n", "0", "true"], "-n '0'"), (["-n", "abc", "true"], "-n 'abc'"),
+                         (["--bogus", "true"], "'--bogus'"), (["-n", "2"], "no program")):
+        launch = Launch(m, args)
+        expect(launch, launch.wait(), 2, [needle], stderr_lines=1)
+    launch = Launch(m, ["--version"])
+    expect(launch, launch.wait(), 0)
+    check(launch.output().startswith(b"shmpi mpirun "), f"--version printed {launch.output()!r}")
+
+
+def sh_segment_failure(m, _):
+    launch = Launch(m, ["-n", "64", "true"],
+                    env_extra={"SHMPI_RING_CELLS": "1048576", "SHMPI_CELL_BYTES": "1048576"})
+    expect(launch, launch.wait(), 1, ["/dev/shm"])
+    launch.check_nothing_left()
+
+
+# ---- MPI cases: the launcher with the library -------------------------------
+
+def prog(d, name):
+    return os.path.join(d, name)
+
+
+def mpi_kill9(m, d):
+    run_victim(m, 4, [prog(d, "victim"), "2", "kill"], 137,
+               "shmpi: mpirun: rank 2 (pid {pid}) was killed by signal 9 (Killed); ending the job", 2)
+
+
+def mpi_segv(m, d):
+    run_victim(m, 4, [prog(d, "victim"), "1", "segv"], 139,
+               "shmpi: mpirun: rank 1 (pid {pid}) was killed by signal 11 (Segmentation fault); ending the job", 1)
+
+
+def mpi_exit_nonzero(m, d):
+    run_victim(m, 3, [prog(d, "victim"), "1", "exit3"], 3,
+               "shmpi: mpirun: rank 1 exited with code 3; ending the job", 1)
+
+
+def mpi_no_finalize(m, d):
+    run_victim(m, 3, [prog(d, "victim"), "0", "return"], 1,
+               "shmpi: mpirun: rank 0 exited without calling MPI_Finalize; ending the job", 0)
+
+
+def mpi_abort(m, d):
+    run_victim(m, 4, [prog(d, "victim"), "1", "abort7"], 7,
+               "shmpi: mpirun: rank 1 called MPI_Abort with error code 7; ending the job", 1)
+
+
+def mpi_sigint(m, d):
+    run_signal_to_mpirun(m, 3, [prog(d, "victim"), "-1", "kill"], signal.SIGINT)
+
+
+def mpi_sigterm(m, d):
+    run_signal_to_mpirun(m, 3, [prog(d, "victim"), "-1", "kill"], signal.SIGTERM)
+
+
+def mpi_sigkill(m, d):
+    run_signal_to_mpirun(m, 3, [prog(d, "victim"), "-1", "kill"], signal.SIGKILL)
+
+
+def mpi_timeout(m, d):
+    run_timeout(m, 3, [prog(d, "victim"), "-1", "kill"])
+
+
+def mpi_exit_codes(m, d):
+    launch = Launch(m, ["-n", "4", prog(d, "exit_code"), "-1", "0"])
+    expect(launch, launch.wait(), 0, stderr_lines=0)
+    launch.check_nothing_left()
+    launch = Launch(m, ["-n", "4", prog(d, "exit_code"), "2", "3"])
+    expect(launch, launch.wait(), 3, ["shmpi: mpirun: rank 2 exited with code 3"], stderr_lines=1)
+    launch.check_nothing_left()
+
+
+def mpi_stdin(m, d):
+    data = bytes(range(256)) * 1000
+    launch = Launch(m, ["-n", "3", prog(d, "read_stdin")], stdin_data=data)
+    expect(launch, launch.wait(), 0, stderr_lines=0)
+    lines = sorted(launch.output().decode().split("\n")[:-1])
+    check(lines == [f"rank 0 bytes {len(data)} sum {sum(data)}", "rank 1 bytes 0 sum 0",
+                    "rank 2 bytes 0 sum 0"], f"got {lines}")
+    launch.check_nothing_left()
+
+
+def mpi_lines(m, d):
+    nranks, nlines = 4, 20000
+    launch = Launch(m, ["-n", str(nranks), "--tag-output", prog(d, "many_lines"), str(nlines)])
+    expect(launch, launch.wait(60), 0, stderr_lines=0)
+    check_lines(launch.output(), nranks, nlines)
+    launch.check_nothing_left()
+
+
+def mpi_env(m, d):
+    launch = Launch(m, ["-n", "2", "-x", "FWD_A=1", "-x", "FWD_B", prog(d, "print_env"), "FWD_A", "FWD_B",
+                        "FWD_NONE"], env_extra={"FWD_B": "bee"}, env_remove=("FWD_NONE",))
+    expect(launch, launch.wait(), 0, stderr_lines=0)
+    lines = sorted(launch.output().decode().split("\n")[:-1])
+    want = sorted(f"rank {r} {t}" for r in range(2) for t in ("FWD_A=1", "FWD_B=bee", "FWD_NONE unset"))
+    check(lines == want, f"got {lines}")
+    launch.check_nothing_left()
+
+
+CASES = {name: fn for name, fn in globals().items()
+         if callable(fn) and (name.startswith("sh_") or name.startswith("mpi_"))}
+MPI_PROGRAMS = ("victim", "exit_code", "read_stdin", "many_lines", "print_env")
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    mpirun, progdir, names = os.path.abspath(argv[1]), argv[2], argv[3:] or list(CASES)
+    for n in names:
+        if n not in CASES:
+            print(f"run_faults.py: unknown case {n!r}; cases: {' '.join(CASES)}", file=sys.stderr)
+            return 2
+    if not os.access(mpirun, os.X_OK):
+        print(f"run_faults.py: mpirun {mpirun!r} is not executable", file=sys.stderr)
+        return 2
+    missing = [p for p in MPI_PROGRAMS if not os.access(prog(progdir, p), os.X_OK)]
+    if any(n.startswith("mpi_") for n in names) and missing:
+        if all(n.startswith("mpi_") for n in names):
+            print(f"SKIP: MPI test programs not built in {progdir}: {missing}")
+            return SKIP
+        names = [n for n in names if not n.startswith("mpi_")]
+    failed = []
+    for n in names:
+        t0 = time.monotonic()
+        try:
+            CASES[n](mpirun, progdir)
+            print(f"ok   {n} ({time.monotonic() - t0:.2f} s)", flush=True)
+        except CaseFailed as e:
+            failed.append(n)
+            print(f"FAIL {n}: {e}", flush=True)
+    if failed:
+        print(f"{len(failed)} of {len(names)} cases failed: {' '.join(failed)}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,215 @@
+// mpirun's command-line parser: every spelling that scripts use, where the
+// options end, and a clear message for each kind of bad input.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "launcher_args.hpp"
+
+namespace shmpi::launcher {
+namespace {
+
+using Action = ParsedCommandLine::Action;
+using Strings = std::vector<std::string>;
+
+ParsedCommandLine parse(Strings words) {
+    words.insert(words.begin(), "mpirun");
+    return parse_launcher_args(words, "9.8.7");
+}
+
+/// Parses a command line that must be valid and returns the job.
+LaunchArgs run_args(const Strings& words) {
+    const ParsedCommandLine p = parse(words);
+    EXPECT_EQ(p.action, Action::kRun) << p.message;
+    return p.args;
+}
+
+/// Parses a command line that must be rejected and returns the message.
+std::string error_of(const Strings& words) {
+    const ParsedCommandLine p = parse(words);
+    EXPECT_EQ(p.action, Action::kError);
+    EXPECT_EQ(p.message.rfind("shmpi: mpirun: ", 0), 0u) << p.message;
+    EXPECT_EQ(p.message.find('\n'), std::string::npos) << "one line: " << p.message;
+    return p.message;
+}
+
+// ---- the number of ranks, in every spelling ----
+
+TEST(LauncherArgs, RankCountSpellings) {
+    for (const Strings& words : {Strings{"-n", "4", "./a"}, Strings{"-np", "4", "./a"},
+                                 Strings{"--np", "4", "./a"}, Strings{"-c", "4", "./a"},
+                                 Strings{"--n", "4", "./a"}, Strings{"-n4", "./a"},
+                                 Strings{"-n=4", "./a"}, Strings{"--np=4", "./a"},
+                                 Strings{"-np=4", "./a"}}) {
+        const LaunchArgs a = run_args(words);
+        EXPECT_EQ(a.nranks, 4u) << words[0];
+        EXPECT_EQ(a.command, Strings{"./a"}) << words[0];
+    }
+}
+
+TEST(LauncherArgs, DefaultsToOneRank) {
+    const LaunchArgs a = run_args({"./a"});
+    EXPECT_EQ(a.nranks, 1u);
+    EXPECT_FALSE(a.tag_output);
+    EXPECT_EQ(a.timeout_s, 0);
+    EXPECT_TRUE(a.env.empty());
+}
+
+TEST(LauncherArgs, LastRankCountWins) {
+    EXPECT_EQ(run_args({"-n", "2", "-np", "3", "./a"}).nranks, 3u);
+}
+
+// ---- where the options end ----
+
+TEST(LauncherArgs, ProgramArgumentsAreNotParsed) {
+    const LaunchArgs a = run_args({"-n", "2", "./app", "-n", "5", "--foo", "-x", "Y"});
+    EXPECT_EQ(a.nranks, 2u);
+    EXPECT_EQ(a.command, (Strings{"./app", "-n", "5", "--foo", "-x", "Y"}));
+    EXPECT_TRUE(a.env.empty());
+}
+
+TEST(LauncherArgs, DoubleDashEndsOptions) {
+    const LaunchArgs a = run_args({"-n", "2", "--", "-weird-name", "--help"});
+    EXPECT_EQ(a.command, (Strings{"-weird-name", "--help"}));
+}
+
+TEST(LauncherArgs, ProgramAfterFlags) {
+    const LaunchArgs a = run_args({"--tag-output", "hostname"});
+    EXPECT_TRUE(a.tag_output);
+    EXPECT_EQ(a.command, Strings{"hostname"});
+}
+
+TEST(LauncherArgs, ProgramHelpIsTheProgramsBusiness) {
+    const LaunchArgs a = run_args({"./a", "--help"});
+    EXPECT_EQ(a.command, (Strings{"./a", "--help"}));
+}
+
+TEST(LauncherArgs, SingleDashProgramIsAProgram) {
+    EXPECT_EQ(run_args({"-"}).command, Strings{"-"});
+}
+
+// ---- the other options ----
+
+TEST(LauncherArgs, TagOutputSpellings) {
+    for (const char* flag : {"--tag-output", "-tag-output", "--prepend-rank", "-prepend-rank", "-l"}) {
+        EXPECT_TRUE(run_args({flag, "./a"}).tag_output) << flag;
+    }
+}
+
+TEST(LauncherArgs, EnvironmentForwarding) {
+    const LaunchArgs a = run_args({"-x", "FOO", "-x", "BAR=1", "-xBAZ=a=b", "-x", "Q=", "./a"});
+    ASSERT_EQ(a.env.size(), 4u);
+    EXPECT_EQ(a.env[0], (EnvSetting{"FOO", "", false}));
+    EXPECT_EQ(a.env[1], (EnvSetting{"BAR", "1", true}));
+    EXPECT_EQ(a.env[2], (EnvSetting{"BAZ", "a=b", true}));
+    EXPECT_EQ(a.env[3], (EnvSetting{"Q", "", true}));
+}
+
+TEST(LauncherArgs, EnvironmentValueMayStartWithDash) {
+    const LaunchArgs a = run_args({"-x", "OPTS=-O2 -g", "./a"});
+    ASSERT_EQ(a.env.size(), 1u);
+    EXPECT_EQ(a.env[0].value, "-O2 -g");
+}
+
+TEST(LauncherArgs, Timeout) {
+    EXPECT_EQ(run_args({"--timeout", "5", "./a"}).timeout_s, 5.0);
+    EXPECT_EQ(run_args({"-timeout", "0.25", "./a"}).timeout_s, 0.25);
+    EXPECT_EQ(run_args({"--timeout=2", "./a"}).timeout_s, 2.0);
+}
+
+TEST(LauncherArgs, OpenMpiFlagsAreAcceptedAndIgnored) {
+    const LaunchArgs a = run_args(
+        {"--oversubscribe", "--allow-run-as-root", "-oversubscribe", "-n", "3", "./a"});
+    EXPECT_EQ(a.nranks, 3u);
+    EXPECT_EQ(a.command, Strings{"./a"});
+}
+
+TEST(LauncherArgs, Version) {
+    const ParsedCommandLine p = parse({"--version"});
+    EXPECT_EQ(p.action, Action::kVersion);
+    EXPECT_EQ(p.message, "shmpi mpirun 9.8.7");
+}
+
+TEST(LauncherArgs, Help) {
+    for (const char* flag : {"-h", "--help"}) {
+        const ParsedCommandLine p = parse({flag});
+        EXPECT_EQ(p.action, Action::kHelp) << flag;
+        EXPECT_NE(p.message.find("--tag-output"), std::string::npos) << p.message;
+        EXPECT_NE(p.message.find("-np"), std::string::npos) << p.message;
+    }
+}
+
+// ---- bad input: every message names the option and the value ----
+
+TEST(LauncherArgs, ZeroRanks) {
+    const std::string m = error_of({"-n", "0", "./a"});
+    EXPECT_NE(m.find("-n '0'"), std::string::npos) << m;
+}
+
+TEST(LauncherArgs, NegativeRanks) {
+    const std::string m = error_of({"-n", "-3", "./a"});
+    EXPECT_NE(m.find("-n '-3'"), std::string::npos) << m;
+}
+
+TEST(LauncherArgs, NonNumericRanks) {
+    const std::string m = error_of({"-np", "abc", "./a"});
+    EXPECT_NE(m.find("-np 'abc'"), std::string::npos) << m;
+    EXPECT_NE(error_of({"-n", "2x", "./a"}).find("'2x'"), std::string::npos);
+    EXPECT_NE(error_of({"-n", "", "./a"}).find("-n ''"), std::string::npos);
+    EXPECT_NE(error_of({"-n", "1.5", "./a"}).find("'1.5'"), std::string::npos);
+}
+
+TEST(LauncherArgs, TooManyRanks) {
+    const std::string m = error_of({"--np", "99999999999999999999", "./a"});
+    EXPECT_NE(m.find("--np '99999999999999999999'"), std::string::npos) << m;
+}
+
+TEST(LauncherArgs, MissingProgram) {
+    EXPECT_NE(error_of({"-n", "2"}).find("no program"), std::string::npos);
+    EXPECT_NE(error_of({}).find("no program"), std::string::npos);
+    EXPECT_NE(error_of({"-n", "2", "--"}).find("no program"), std::string::npos);
+}
+
+TEST(LauncherArgs, MissingValue) {
+    const std::string m = error_of({"-n"});
+    EXPECT_NE(m.find("'-n'"), std::string::npos) << m;
+    EXPECT_NE(m.find("needs a value"), std::string::npos) << m;
+    // After the program, the same word is the program's argument.
+    EXPECT_EQ(run_args({"./a", "-n"}).command, (Strings{"./a", "-n"}));
+}
+
+TEST(LauncherArgs, MissingTimeoutValue) {
+    const std::string m = error_of({"--timeout"});
+    EXPECT_NE(m.find("'--timeout'"), std::string::npos) << m;
+}
+
+TEST(LauncherArgs, UnknownOption) {
+    std::string m = error_of({"--bogus", "./a"});
+    EXPECT_NE(m.find("unknown option '--bogus'"), std::string::npos) << m;
+    m = error_of({"--bogus=3", "-n", "2", "./a"});
+    EXPECT_NE(m.find("'--bogus=3'"), std::string::npos) << m;
+    m = error_of({"-q", "./a"});
+    EXPECT_NE(m.find("'-q'"), std::string::npos) << m;
+}
+
+TEST(LauncherArgs, BadTimeout) {
+    for (const char* v : {"0", "-1", "abc", "", "inf", "nan", "3s"}) {
+        const std::string m = error_of({"--timeout", v, "./a"});
+        EXPECT_NE(m.find(std::string("--timeout '") + v + "'"), std::string::npos) << m;
+    }
+}
+
+TEST(LauncherArgs, BadEnvironmentSetting) {
+    const std::string m = error_of({"-x", "=foo", "./a"});
+    EXPECT_NE(m.find("-x '=foo'"), std::string::npos) << m;
+}
+
+TEST(LauncherArgs, FlagWithBadValue) {
+    // CLI11 rejects it; the message still names the option.
+    const std::string m = error_of({"--tag-output=maybe", "./a"});
+    EXPECT_NE(m.find("tag-output"), std::string::npos) << m;
+}
+
+}  // namespace
+}  // namespace shmpi::launcher

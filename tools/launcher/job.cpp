@@ -1,0 +1,322 @@
+#include "job.hpp"
+
+#include <linux/futex.h>
+#include <poll.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <fmt/format.h>
+
+namespace shmpi::launcher {
+namespace {
+
+/// Ranks get this long to leave after SIGTERM before they get SIGKILL.
+constexpr double kKillGrace_s = 0.3;
+/// While a rank's MPI_Abort is in progress, the other ranks get this long to
+/// leave on their own before SIGTERM, so the aborting rank is not killed
+/// before it has recorded its rank and code.
+constexpr double kAbortGrace_s = 0.05;
+/// The final drain after the last rank is reaped reads at most this much per
+/// pipe: a rank's own child may still hold the pipe open and keep writing.
+constexpr std::size_t kFinalDrainBytes = std::size_t{64} << 20;
+
+UniqueFd make_timer() {
+    return UniqueFd(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
+}
+
+void futex_wake_all(std::atomic<std::uint32_t>& word) {
+    // Not FUTEX_PRIVATE_FLAG: the word is in memory shared between processes.
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE, INT_MAX, nullptr,
+            nullptr, 0);
+}
+
+}  // namespace
+
+Job::Job(const LaunchArgs& args, shm::Segment& seg, StartedRanks started, int signal_fd)
+    : args_(args),
+      seg_(seg),
+      exec_errors_(std::move(started.exec_errors)),
+      signal_fd_(signal_fd),
+      timeout_timer_(make_timer()),
+      grace_timer_(make_timer()) {
+    ranks_.reserve(started.ranks.size());
+    for (std::uint32_t r = 0; r < started.ranks.size(); ++r) {
+        RankProcess& p = started.ranks[r];
+        const std::string prefix = args.tag_output ? fmt::format("[{}] ", r) : std::string{};
+        ranks_.push_back(Rank{p.pid, true, 0, std::move(p.out), std::move(p.err),
+                              LineRelay(stdout_sink_, prefix), LineRelay(stderr_sink_, prefix)});
+    }
+    live_ = static_cast<std::uint32_t>(ranks_.size());
+    if (args.timeout_s > 0) arm(timeout_timer_, args.timeout_s);
+}
+
+void Job::arm(const UniqueFd& timer, double seconds) {
+    itimerspec spec{};
+    const double whole = std::floor(seconds);
+    spec.it_value.tv_sec = static_cast<time_t>(whole);
+    spec.it_value.tv_nsec = static_cast<long>((seconds - whole) * 1e9);
+    if (spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0) spec.it_value.tv_nsec = 1;
+    timerfd_settime(timer.get(), 0, &spec, nullptr);
+}
+
+int Job::run() {
+    // Fixed slots in the poll set; a closed descriptor stays as -1, which
+    // poll() skips.
+    enum : std::size_t { kSignals, kExecErrors, kTimeout, kGrace, kFirstPipe };
+    std::vector<pollfd> fds(kFirstPipe + 2 * ranks_.size());
+    for (pollfd& p : fds) p.events = POLLIN;
+
+    while (live_ > 0) {
+        fds[kSignals].fd = signal_fd_;
+        fds[kExecErrors].fd = exec_errors_.get();
+        fds[kTimeout].fd = args_.timeout_s > 0 && !ending_ ? timeout_timer_.get() : -1;
+        fds[kGrace].fd = grace_ != Grace::kIdle ? grace_timer_.get() : -1;
+        for (std::size_t r = 0; r < ranks_.size(); ++r) {
+            fds[kFirstPipe + 2 * r].fd = ranks_[r].out.get();
+            fds[kFirstPipe + 2 * r + 1].fd = ranks_[r].err.get();
+        }
+        if (poll(fds.data(), fds.size(), -1) < 0) {
+            if (errno == EINTR) continue;
+            // Cannot happen with valid descriptors; leave no rank behind
+            // all the same.
+            fmt::print(stderr, "shmpi: mpirun: poll: {}; killing the job\n", std::strerror(errno));
+            signal_live_ranks(SIGKILL);
+            while (waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
+            }
+            return 1;
+        }
+        // Signals first: a SIGINT that arrives together with the ranks'
+        // deaths (Ctrl-C reaches the whole process group) is the cause, not
+        // the deaths.
+        if (fds[kSignals].revents != 0) handle_signals();
+        // Output before exits, so a rank's last lines come before the cause.
+        for (std::size_t r = 0; r < ranks_.size(); ++r) {
+            if (fds[kFirstPipe + 2 * r].revents != 0) relay(ranks_[r].out, ranks_[r].out_relay);
+            if (fds[kFirstPipe + 2 * r + 1].revents != 0) relay(ranks_[r].err, ranks_[r].err_relay);
+        }
+        if (stdout_sink_.broken()) begin_end({EndCause::Kind::kOutputClosed});
+        if (fds[kExecErrors].revents != 0) read_exec_errors();
+        if (fds[kTimeout].revents != 0) begin_end({EndCause::Kind::kTimeout});
+        if (fds[kGrace].revents != 0) {
+            std::uint64_t expirations;
+            [[maybe_unused]] ssize_t n = read(grace_timer_.get(), &expirations, sizeof expirations);
+            if (grace_ == Grace::kTermPending) {
+                signal_live_ranks(SIGTERM);
+                grace_ = Grace::kKillPending;
+                arm(grace_timer_, kKillGrace_s);
+            } else {
+                signal_live_ranks(SIGKILL);
+                grace_ = Grace::kIdle;
+            }
+        }
+    }
+
+    // Every rank is gone: what is in the pipes is all they wrote.
+    for (Rank& r : ranks_) {
+        for (auto [fd, relay_to] : {std::pair{&r.out, &r.out_relay}, std::pair{&r.err, &r.err_relay}}) {
+            std::size_t drained = 0;
+            while (*fd && drained < kFinalDrainBytes && relay(*fd, *relay_to)) {
+                drained += buffer_.size();
+            }
+            relay_to->finish();
+        }
+    }
+    return report();
+}
+
+void Job::handle_signals() {
+    signalfd_siginfo info;
+    bool child_exited = false;
+    while (read(signal_fd_, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+        const int sig = static_cast<int>(info.ssi_signo);
+        if (sig == SIGCHLD) {
+            child_exited = true;
+        } else if (!ending_) {
+            begin_end({EndCause::Kind::kSignal, 0, -1, sig});
+        } else {
+            // A second signal while the job ends: do not wait for the grace.
+            signal_live_ranks(SIGKILL);
+            grace_ = Grace::kIdle;
+        }
+    }
+    if (child_exited) reap();
+}
+
+void Job::reap() {
+    int status = 0;
+    pid_t pid;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
+            if (ranks_[r].pid == pid && ranks_[r].alive) {
+                on_rank_exit(r, status);
+                break;
+            }
+        }
+        // Any other child was inherited from whoever exec'd mpirun; reaping it is all.
+    }
+}
+
+void Job::on_rank_exit(std::uint32_t rank, int status) {
+    Rank& r = ranks_[rank];
+    r.alive = false;
+    --live_;
+    if (ending_) return;  // a consequence of the ending, not a cause
+
+    // A rank's MPI_Abort explains whatever exit we see, including other
+    // ranks leaving because they noticed it.  Acquire pairs with the
+    // aborting rank's acq_rel compare-exchange.
+    const shm::SegmentHeader& h = seg_.header();
+    if (h.abort_state.load(std::memory_order_acquire) == shm::kAborting) {
+        begin_end({EndCause::Kind::kMpiAbort, rank, r.pid, 0});
+        return;
+    }
+    if (WIFSIGNALED(status)) {
+        begin_end({EndCause::Kind::kRankSignaled, rank, r.pid, WTERMSIG(status)});
+        return;
+    }
+    const int code = WEXITSTATUS(status);
+    if (code == 127) {
+        // The child wrote its record before exiting, so it is readable now.
+        read_exec_errors();
+        if (r.exec_error != 0) {
+            begin_end({EndCause::Kind::kExecFailed, rank, r.pid, r.exec_error});
+            return;
+        }
+    }
+    if (code != 0) {
+        begin_end({EndCause::Kind::kRankExited, rank, r.pid, code});
+        return;
+    }
+    // Acquire pairs with the rank's release store of its state, so a
+    // kFinalized seen here means MPI_Finalize finished.
+    if (seg_.slot(rank).state.load(std::memory_order_acquire) == shm::kAttached) {
+        begin_end({EndCause::Kind::kNoFinalize, rank, r.pid, 0});
+    }
+}
+
+void Job::read_exec_errors() {
+    if (!exec_errors_) return;
+    ExecFailure rec;
+    ssize_t n;
+    while ((n = read(exec_errors_.get(), &rec, sizeof rec)) == static_cast<ssize_t>(sizeof rec)) {
+        if (rec.rank < ranks_.size()) ranks_[rec.rank].exec_error = rec.error;
+    }
+    if (n == 0) exec_errors_.reset();  // every child has exec'd or exited
+}
+
+bool Job::relay(UniqueFd& fd, LineRelay& to) {
+    const ssize_t n = read(fd.get(), buffer_.data(), buffer_.size());
+    if (n > 0) {
+        to.feed({buffer_.data(), static_cast<std::size_t>(n)});
+        return true;
+    }
+    if (n == 0 || (errno != EAGAIN && errno != EINTR)) fd.reset();
+    return false;
+}
+
+void Job::begin_end(EndCause cause) {
+    if (ending_) return;
+    ending_ = true;
+    cause_ = cause;
+    shm::SegmentHeader& h = seg_.header();
+
+    // 1. Job-wide abort flag.  acq_rel: release publishes nothing of ours
+    //    beyond the flag itself, but keeps the doorbell bumps below after it;
+    //    acquire makes a rank's abort_rank/abort_code visible if a rank won.
+    std::uint32_t expected = shm::kRunning;
+    h.abort_state.compare_exchange_strong(expected, shm::kAborting, std::memory_order_acq_rel,
+                                          std::memory_order_acquire);
+
+    // 2. Wake every rank that sleeps in a wait.  release: a rank that sees
+    //    the new doorbell value (acquire) also sees kAborting.
+    for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
+        shm::RankSlot& slot = seg_.slot(r);
+        slot.doorbell.fetch_add(1, std::memory_order_release);
+        futex_wake_all(slot.doorbell);
+    }
+
+    // 3./4. SIGTERM now and SIGKILL after the grace; when a rank's MPI_Abort
+    //    has not yet recorded its rank (relaxed: ordered by the acquire above
+    //    or in on_rank_exit), let it finish first.
+    if (cause.kind == EndCause::Kind::kMpiAbort &&
+        h.abort_rank.load(std::memory_order_relaxed) < 0) {
+        grace_ = Grace::kTermPending;
+        arm(grace_timer_, kAbortGrace_s);
+        return;
+    }
+    signal_live_ranks(SIGTERM);
+    grace_ = Grace::kKillPending;
+    arm(grace_timer_, kKillGrace_s);
+}
+
+void Job::signal_live_ranks(int sig) {
+    // Only unreaped pids: a reaped pid may already belong to someone else.
+    for (const Rank& r : ranks_) {
+        if (r.alive) kill(r.pid, sig);
+    }
+}
+
+int Job::report() const {
+    auto say = [](const std::string& text) { fmt::print(stderr, "shmpi: mpirun: {}\n", text); };
+    const EndCause& c = cause_;
+    switch (c.kind) {
+        case EndCause::Kind::kNone:
+            return 0;
+        case EndCause::Kind::kRankSignaled:
+            say(fmt::format("rank {} (pid {}) was killed by signal {} ({}); ending the job", c.rank,
+                            c.pid, c.value, strsignal(c.value)));
+            return 128 + c.value;
+        case EndCause::Kind::kRankExited:
+            say(fmt::format("rank {} exited with code {}; ending the job", c.rank, c.value));
+            return c.value;
+        case EndCause::Kind::kNoFinalize:
+            say(fmt::format("rank {} exited without calling MPI_Finalize; ending the job", c.rank));
+            return 1;
+        case EndCause::Kind::kExecFailed:
+            say(fmt::format("cannot run '{}': {}", args_.command[0], std::strerror(c.value)));
+            return 127;
+        case EndCause::Kind::kMpiAbort: {
+            // Every rank is gone and reaped, so the aborting rank's relaxed
+            // stores of rank, code and kind are complete and visible (its exit
+            // and our waitpid order them); the acquire load pairs with its
+            // compare-exchange all the same.
+            const shm::SegmentHeader& h = seg_.header();
+            h.abort_state.load(std::memory_order_acquire);
+            const int rank = h.abort_rank.load(std::memory_order_relaxed);
+            const int code = h.abort_code.load(std::memory_order_relaxed);
+            const auto kind = h.abort_kind.load(std::memory_order_relaxed);
+            if (rank >= 0 && kind == shm::kAbortFatal) {
+                // The rank has printed the error itself.
+                say(fmt::format("rank {} stopped on a fatal MPI error (error code {}); ending the job",
+                                rank, code));
+                return code & 255;
+            }
+            if (rank >= 0) {
+                say(fmt::format("rank {} called MPI_Abort with error code {}; ending the job", rank,
+                                code));
+                return code & 255;
+            }
+            say("a rank called MPI_Abort but was ended before it recorded its error code; "
+                "ending the job");
+            return 1;
+        }
+        case EndCause::Kind::kSignal:
+            say(fmt::format("received signal {} ({}); ending the job", c.value, strsignal(c.value)));
+            return 128 + c.value;
+        case EndCause::Kind::kTimeout:
+            say(fmt::format("the job ran longer than --timeout {} s; ending the job", args_.timeout_s));
+            return 124;
+        case EndCause::Kind::kOutputClosed:
+            return 128 + SIGPIPE;
+    }
+    return 1;  // unreachable: every kind is handled above
+}
+
+}  // namespace shmpi::launcher

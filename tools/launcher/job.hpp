@@ -1,0 +1,117 @@
+// Supervising a started job: relaying output, reaping ranks, ending the job
+// on the first fault, and choosing mpirun's exit status.
+//
+// One thread and one poll() loop watch everything: a signalfd (SIGCHLD and
+// the signals that end the job), a timerfd for --timeout, a timerfd for the
+// grace period of an ending job, the exec-error pipe, and each rank's stdout
+// and stderr pipe.  Ranks are reaped with waitpid(WNOHANG) after each SIGCHLD.
+//
+// The job ends early on the first of these causes:
+//   - a rank is killed by a signal, exits with a nonzero code, or exits with
+//     code 0 while its slot still says kAttached (MPI_Init without
+//     MPI_Finalize; a rank still kNotStarted may exit 0: `mpirun hostname`);
+//   - a rank calls MPI_Abort or stops on a fatal MPI error (header.abort_state
+//     turned kAborting by a rank; abort_rank/code/kind say who and why);
+//   - exec of the program fails;
+//   - mpirun gets SIGINT, SIGTERM or SIGHUP;
+//   - --timeout expires;
+//   - mpirun's stdout is closed by its reader (EPIPE; silently, like SIGPIPE).
+// Ending the job takes these steps:
+//   1. compare-exchange header.abort_state kRunning -> kAborting (a rank's
+//      MPI_Abort may have done it already);
+//   2. bump every rank's doorbell and FUTEX_WAKE it, so ranks asleep in an
+//      MPI wait see the abort and leave;
+//   3. SIGTERM every rank still alive (after a short delay when a rank's
+//      MPI_Abort is in progress, so that it can finish recording its code);
+//   4. SIGKILL whatever is left 300 ms later.
+// Ranks that die because the job ends are not causes.  mpirun prints one
+// line for the cause after the ranks' last output and exits with:
+//   0 when no cause; the rank's code; 128+signal for a killed rank or a
+//   signal to mpirun; the MPI_Abort code (mod 256); 127 for exec failure;
+//   124 for --timeout; 1 for a missing MPI_Finalize; 141 for a closed stdout.
+#pragma once
+
+#include <sys/types.h>
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "launcher_args.hpp"
+#include "line_relay.hpp"
+#include "shm/segment.hpp"
+#include "spawn.hpp"
+#include "unique_fd.hpp"
+
+namespace shmpi::launcher {
+
+/// Why the job ended early.  The first cause found is the one reported.
+struct EndCause {
+    enum class Kind {
+        kNone,
+        kRankSignaled,   ///< value: the signal
+        kRankExited,     ///< value: the nonzero exit code
+        kNoFinalize,     ///< exited 0 in state kAttached
+        kExecFailed,     ///< value: errno of exec
+        kMpiAbort,       ///< rank and code are read from the header at the end
+        kSignal,         ///< value: the signal mpirun received
+        kTimeout,
+        kOutputClosed,
+    };
+    Kind kind = Kind::kNone;
+    std::uint32_t rank = 0;
+    pid_t pid = -1;
+    int value = 0;
+};
+
+class Job {
+public:
+    /// Takes over the started ranks.  `signal_fd` is a signalfd for SIGCHLD,
+    /// SIGINT, SIGTERM and SIGHUP (blocked in mpirun since before the fork).
+    Job(const LaunchArgs& args, shm::Segment& seg, StartedRanks started, int signal_fd);
+
+    /// Runs the loop until every rank has been reaped and its output relayed,
+    /// prints the cause line if the job ended early, and returns mpirun's
+    /// exit status.
+    int run();
+
+private:
+    struct Rank {
+        pid_t pid;
+        bool alive = true;
+        int exec_error = 0;  ///< errno from an ExecFailure record, or 0
+        UniqueFd out, err;
+        LineRelay out_relay, err_relay;
+    };
+    enum class Grace { kIdle, kTermPending, kKillPending };
+
+    void handle_signals();
+    void reap();
+    void on_rank_exit(std::uint32_t rank, int status);
+    void read_exec_errors();
+    /// Reads once from a rank's pipe into its relay; closes the pipe at EOF.
+    /// Returns false when nothing more can be read now.
+    bool relay(UniqueFd& fd, LineRelay& relay);
+    void begin_end(EndCause cause);
+    void signal_live_ranks(int sig);
+    void arm(const UniqueFd& timer, double seconds);
+    /// Prints the cause line, if any, and returns mpirun's exit status.
+    int report() const;
+
+    const LaunchArgs& args_;
+    shm::Segment& seg_;
+    OutputSink stdout_sink_{1};
+    OutputSink stderr_sink_{2};
+    std::vector<Rank> ranks_;
+    UniqueFd exec_errors_;
+    int signal_fd_;
+    UniqueFd timeout_timer_;
+    UniqueFd grace_timer_;
+    Grace grace_ = Grace::kIdle;
+    std::uint32_t live_ = 0;
+    bool ending_ = false;
+    EndCause cause_;
+    std::array<char, 65536> buffer_{};
+};
+
+}  // namespace shmpi::launcher

@@ -1,0 +1,63 @@
+// mpirun's command line: what the user asked for, parsed without side effects.
+//
+// The grammar is `mpirun [OPTIONS] PROGRAM [ARGS...]`.  Parsing stops at the
+// first word that is not an option (or after `--`): that word is the program
+// and everything after it belongs to the program, so `mpirun -n 2 ./app -n 5`
+// runs `./app -n 5`.  MPICH and Open MPI spell long options with one dash
+// (`-np 4`, `-prepend-rank`); those spellings are accepted too.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace shmpi::launcher {
+
+/// The most ranks one job may have; far above what one machine can run, it
+/// only keeps the arithmetic on rank numbers in range.
+inline constexpr std::uint32_t kMaxRanks = 1u << 20;
+
+/// One `-x` option: either forward VAR as mpirun sees it (`value` unset) or
+/// set VAR to a value for the ranks.
+struct EnvSetting {
+    std::string name;
+    std::string value;
+    bool has_value = false;
+
+    bool operator==(const EnvSetting&) const = default;
+};
+
+/// A job to run, as the command line describes it.
+struct LaunchArgs {
+    std::uint32_t nranks = 1;               ///< -n/-np/-c/--np; 1 when not given
+    std::vector<std::string> command;       ///< the program, then its arguments; never empty
+    std::vector<EnvSetting> env;            ///< -x options, in command-line order
+    double timeout_s = 0;                   ///< --timeout; 0 means no limit
+    bool tag_output = false;                ///< --tag-output/--prepend-rank/-l
+};
+
+/// What parse_launcher_args() decided.
+struct ParsedCommandLine {
+    enum class Action {
+        kRun,      ///< `args` holds a job to run
+        kHelp,     ///< print `message` (the help text) on stdout, exit 0
+        kVersion,  ///< print `message` (one line) on stdout, exit 0
+        kError,    ///< print `message` on stderr, exit kUsageError
+    };
+    Action action = Action::kError;
+    LaunchArgs args;
+    std::string message;  ///< help text, version line, or an error that names the option and value
+};
+
+/// mpirun's exit status for a command line it cannot use.
+inline constexpr int kUsageError = 2;
+
+/// Parses mpirun's argv (argv[0] is the launcher's own name).  Never throws
+/// for bad input and never touches the process: every problem comes back as
+/// Action::kError with a one-line message that starts with "shmpi: mpirun: "
+/// and names the option and the value as the user typed them.  `version` is
+/// the text after "shmpi mpirun " in the --version line.
+ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv,
+                                      const std::string& version);
+
+}  // namespace shmpi::launcher

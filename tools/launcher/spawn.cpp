@@ -1,0 +1,212 @@
+#include "spawn.hpp"
+
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+#include <string>
+#include <string_view>
+
+extern char** environ;
+
+namespace shmpi::launcher {
+namespace {
+
+/// Every rank's environment: mpirun's own, without SHMPI_* job variables left
+/// over from an enclosing job, with the -x settings applied, and with this
+/// job's SHMPI_SEGMENT_FD, SHMPI_SIZE and SHMPI_RANK.  Only SHMPI_RANK differs
+/// between ranks: set_rank() rewrites it in place before each fork, and the
+/// child's copy of memory keeps the value it had at fork.
+class RankEnvironment {
+public:
+    RankEnvironment(const LaunchArgs& args, int segment_fd) {
+        auto is_job_var = [](std::string_view entry) {
+            for (const char* name : {shm::kEnvFd, shm::kEnvRank, shm::kEnvSize}) {
+                const std::string_view n{name};
+                if (entry.size() > n.size() && entry.substr(0, n.size()) == n &&
+                    entry[n.size()] == '=') {
+                    return true;
+                }
+            }
+            return false;
+        };
+        for (char** e = environ; *e != nullptr; ++e) {
+            if (!is_job_var(*e)) entries_.emplace_back(*e);
+        }
+        for (const EnvSetting& x : args.env) {
+            if (!x.has_value) continue;  // forwarded already with the whole environment
+            const std::string entry = x.name + "=" + x.value;
+            bool replaced = false;
+            for (std::string& e : entries_) {
+                if (e.size() > x.name.size() && e.compare(0, x.name.size(), x.name) == 0 &&
+                    e[x.name.size()] == '=') {
+                    e = entry;
+                    replaced = true;
+                }
+            }
+            if (!replaced) entries_.push_back(entry);
+        }
+        entries_.push_back(fmt::format("{}={}", shm::kEnvFd, segment_fd));
+        entries_.push_back(fmt::format("{}={}", shm::kEnvSize, args.nranks));
+        entries_.push_back(fmt::format("{}=0", shm::kEnvRank));
+        rank_entry_ = entries_.size() - 1;
+        for (std::string& e : entries_) pointers_.push_back(e.data());
+        pointers_.push_back(nullptr);
+    }
+
+    void set_rank(std::uint32_t rank) {
+        std::string& e = entries_[rank_entry_];
+        e = fmt::format("{}={}", shm::kEnvRank, rank);
+        pointers_[rank_entry_] = e.data();
+    }
+
+    char* const* envp() const { return pointers_.data(); }
+
+private:
+    std::vector<std::string> entries_;
+    std::vector<char*> pointers_;
+    std::size_t rank_entry_ = 0;
+};
+
+/// A pipe whose two ends are close-on-exec.
+struct Pipe {
+    UniqueFd read;
+    UniqueFd write;
+};
+
+Pipe make_pipe(const char* what, std::uint32_t rank) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        throw LaunchError(fmt::format("shmpi: mpirun: cannot create the {} pipe for rank {}: {}",
+                                      what, rank, std::strerror(errno)));
+    }
+    return {UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
+/// The highest descriptor number step 3 must reach when close_range() is
+/// missing (kernels before 5.11).
+rlim_t fd_limit() {
+    rlimit lim{};
+    if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return 65536;
+    return lim.rlim_cur < 65536 ? lim.rlim_cur : 65536;
+}
+
+void set_nonblocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+/// Everything a child needs between fork and exec, prepared before the fork so
+/// the child only makes system calls.
+struct ChildPlan {
+    const char* file;
+    char* const* argv;
+    char* const* envp;
+    pid_t launcher;
+    int segment_fd;
+    int dev_null;
+    int exec_error_write;
+    rlim_t fd_limit;  ///< where the fallback of step 3 stops
+    const InheritedState* inherited;
+};
+
+/// The child's side of steps 1-5 in spawn.hpp.  Never returns.
+[[noreturn]] void become_rank(const ChildPlan& plan, std::uint32_t rank, int out_write,
+                              int err_write) {
+    // 1. Die with mpirun.  The check after the prctl closes the window in
+    //    which mpirun died before the request was made.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != plan.launcher) _exit(127);
+
+    // 2. Standard streams.  dup2 leaves the new descriptors without
+    //    FD_CLOEXEC, so they survive exec.
+    if (dup2(out_write, STDOUT_FILENO) < 0 || dup2(err_write, STDERR_FILENO) < 0 ||
+        (rank != 0 && dup2(plan.dev_null, STDIN_FILENO) < 0)) {
+        _exit(127);
+    }
+
+    // 3. Fds 0-2 and the segment descriptor are all the rank keeps: mpirun's
+    //    own descriptors are close-on-exec already, and so become those
+    //    mpirun inherited from whoever started it (as Open MPI and MPICH do).
+    if (close_range(3, ~0u, CLOSE_RANGE_CLOEXEC) != 0) {
+        for (int fd = 3; fd < static_cast<int>(plan.fd_limit); ++fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
+    fcntl(plan.segment_fd, F_SETFD, 0);
+
+    // 4. Signals and limits as mpirun found them.
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    sigaction(SIGPIPE, &plan.inherited->sigpipe, nullptr);
+    sigaction(SIGCHLD, &plan.inherited->sigchld, nullptr);
+    setrlimit(RLIMIT_NOFILE, &plan.inherited->nofile);
+
+    // 5. Run the program, or report why not.
+    execvpe(plan.file, plan.argv, plan.envp);
+    const ExecFailure record{rank, errno};
+    [[maybe_unused]] ssize_t n = write(plan.exec_error_write, &record, sizeof record);
+    _exit(127);
+}
+
+/// Kills and reaps the ranks started so far; used when the start fails.
+void kill_started(const std::vector<RankProcess>& ranks) {
+    for (const RankProcess& r : ranks) kill(r.pid, SIGKILL);
+    for (const RankProcess& r : ranks) {
+        while (waitpid(r.pid, nullptr, 0) < 0 && errno == EINTR) {
+        }
+    }
+}
+
+}  // namespace
+
+StartedRanks start_ranks(const LaunchArgs& args, shm::Segment& seg, const InheritedState& inherited) {
+    RankEnvironment env(args, seg.fd());
+    std::vector<char*> argv;
+    for (const std::string& a : args.command) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+
+    UniqueFd dev_null(open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (!dev_null) {
+        throw LaunchError(fmt::format("shmpi: mpirun: cannot open /dev/null: {}", std::strerror(errno)));
+    }
+    Pipe exec_errors = make_pipe("exec-error", 0);
+
+    ChildPlan plan{args.command[0].c_str(), argv.data(), env.envp(), getpid(), seg.fd(),
+                   dev_null.get(), exec_errors.write.get(),
+                   fd_limit(), &inherited};
+
+    StartedRanks started;
+    started.ranks.reserve(args.nranks);
+    for (std::uint32_t r = 0; r < args.nranks; ++r) {
+        Pipe out, err;
+        try {
+            out = make_pipe("stdout", r);
+            err = make_pipe("stderr", r);
+        } catch (...) {
+            kill_started(started.ranks);
+            throw;
+        }
+        env.set_rank(r);
+        const pid_t pid = fork();
+        if (pid < 0) {
+            const int e = errno;
+            kill_started(started.ranks);
+            throw LaunchError(fmt::format("shmpi: mpirun: cannot start rank {}: fork: {}", r,
+                                          std::strerror(e)));
+        }
+        if (pid == 0) become_rank(plan, r, out.write.get(), err.write.get());
+
+        set_nonblocking(out.read.get());
+        set_nonblocking(err.read.get());
+        started.ranks.push_back(RankProcess{pid, std::move(out.read), std::move(err.read)});
+        // out.write and err.write close here: the rank holds the only write
+        // ends, so mpirun reads EOF when the rank (and its children) are gone.
+    }
+    set_nonblocking(exec_errors.read.get());
+    started.exec_errors = std::move(exec_errors.read);
+    return started;
+}
+
+}  // namespace shmpi::launcher

@@ -1,0 +1,74 @@
+// Starting the ranks: one fork per rank, no daemons, no remote shells.
+//
+// Each rank is a child of mpirun.  Between fork and exec the child:
+//   1. asks for SIGKILL when mpirun dies (PR_SET_PDEATHSIG) and then checks
+//      that mpirun is still its parent, so that no rank outlives mpirun, even
+//      when mpirun is killed with SIGKILL;
+//   2. puts its output pipes on fds 1 and 2 and, for ranks other than 0,
+//      /dev/null on fd 0 (rank 0 keeps mpirun's stdin);
+//   3. marks every descriptor above 2 close-on-exec (mpirun's own are so
+//      already; those mpirun inherited become so, as with Open MPI and
+//      MPICH) and then clears FD_CLOEXEC on the segment descriptor;
+//   4. gets back the signal mask (empty), the dispositions and the
+//      descriptor limit that mpirun changed for itself;
+//   5. execs the program with the environment built here (mpirun's, plus -x
+//      settings, plus SHMPI_SEGMENT_FD, SHMPI_RANK, SHMPI_SIZE).  If exec
+//      fails it writes an ExecFailure record to the exec-error pipe and exits
+//      with 127; mpirun turns the record into one message.
+#pragma once
+
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include "launcher_args.hpp"
+#include "shm/segment.hpp"
+#include "unique_fd.hpp"
+
+namespace shmpi::launcher {
+
+/// Raised when mpirun cannot start the job (pipe, fork); the message is
+/// complete and names the call and the rank.
+class LaunchError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// What mpirun changed in its own process at start-up and the ranks must get
+/// back as mpirun found it.
+struct InheritedState {
+    struct sigaction sigpipe {};  ///< mpirun ignores SIGPIPE to see EPIPE instead
+    struct sigaction sigchld {};  ///< mpirun needs SIGCHLD at its default to reap
+    struct rlimit nofile {};      ///< mpirun may raise its descriptor limit
+};
+
+/// The record a child writes to the exec-error pipe when exec fails.  Smaller
+/// than PIPE_BUF, so records from different ranks never mix.
+struct ExecFailure {
+    std::uint32_t rank;
+    std::int32_t error;  ///< errno of the failed exec
+};
+
+/// A started rank, as mpirun sees it.
+struct RankProcess {
+    pid_t pid = -1;
+    UniqueFd out;  ///< read end of the rank's stdout pipe, non-blocking
+    UniqueFd err;  ///< read end of the rank's stderr pipe, non-blocking
+};
+
+/// All ranks of a started job.
+struct StartedRanks {
+    std::vector<RankProcess> ranks;  ///< indexed by rank
+    UniqueFd exec_errors;            ///< read end of the exec-error pipe, non-blocking
+};
+
+/// Forks args.nranks ranks that run args.command.  (Each rank writes its own
+/// RankSlot::pid when it attaches; mpirun keeps the pids in RankProcess.)  On failure it kills and reaps the
+/// ranks it had started and throws LaunchError.
+StartedRanks start_ranks(const LaunchArgs& args, shm::Segment& seg, const InheritedState& inherited);
+
+}  // namespace shmpi::launcher
