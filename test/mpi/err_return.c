@@ -1,0 +1,284 @@
+/*
+ * err_return: argument errors reported through MPI_ERRORS_RETURN, error
+ * classes and strings, and communicator error handlers.
+ *
+ * 1. The default handler of MPI_COMM_WORLD and MPI_COMM_SELF is
+ *    MPI_ERRORS_ARE_FATAL; after MPI_Comm_set_errhandler, get returns what
+ *    was set.
+ * 2. Under MPI_ERRORS_RETURN on MPI_COMM_WORLD, bad arguments give errors
+ *    of the right class, and nothing is sent:
+ *      dest or source rank >= size or negative  -> MPI_ERR_RANK
+ *      negative count                           -> MPI_ERR_COUNT
+ *      negative tag on a send, bad receive tag  -> MPI_ERR_TAG
+ *      MPI_COMM_NULL                            -> MPI_ERR_COMM (no
+ *        communicator to take the handler from: MPI-3.1 raises such errors
+ *        on MPI_COMM_WORLD, MPI-4 on MPI_COMM_SELF; both return here)
+ *      MPI_DATATYPE_NULL                        -> MPI_ERR_TYPE
+ *    Each code has a non-empty MPI_Error_string.
+ * 3. MPI_Error_class maps every MPI-3.1 error class to itself, and
+ *    MPI_Error_string describes each.
+ * 4. A user error handler (MPI_Comm_create_errhandler) is called with the
+ *    communicator and the code, the failing call then returns that code,
+ *    and MPI_Comm_call_errhandler invokes it too.
+ * 5. After all that the communicator still carries messages correctly.
+ */
+#include "check.h"
+
+static const struct {
+    int cls;
+    const char *name;
+} error_classes[] = {
+    {MPI_SUCCESS, "MPI_SUCCESS"},
+    {MPI_ERR_BUFFER, "MPI_ERR_BUFFER"},
+    {MPI_ERR_COUNT, "MPI_ERR_COUNT"},
+    {MPI_ERR_TYPE, "MPI_ERR_TYPE"},
+    {MPI_ERR_TAG, "MPI_ERR_TAG"},
+    {MPI_ERR_COMM, "MPI_ERR_COMM"},
+    {MPI_ERR_RANK, "MPI_ERR_RANK"},
+    {MPI_ERR_REQUEST, "MPI_ERR_REQUEST"},
+    {MPI_ERR_ROOT, "MPI_ERR_ROOT"},
+    {MPI_ERR_GROUP, "MPI_ERR_GROUP"},
+    {MPI_ERR_OP, "MPI_ERR_OP"},
+    {MPI_ERR_TOPOLOGY, "MPI_ERR_TOPOLOGY"},
+    {MPI_ERR_DIMS, "MPI_ERR_DIMS"},
+    {MPI_ERR_ARG, "MPI_ERR_ARG"},
+    {MPI_ERR_UNKNOWN, "MPI_ERR_UNKNOWN"},
+    {MPI_ERR_TRUNCATE, "MPI_ERR_TRUNCATE"},
+    {MPI_ERR_OTHER, "MPI_ERR_OTHER"},
+    {MPI_ERR_INTERN, "MPI_ERR_INTERN"},
+    {MPI_ERR_PENDING, "MPI_ERR_PENDING"},
+    {MPI_ERR_IN_STATUS, "MPI_ERR_IN_STATUS"},
+    {MPI_ERR_ACCESS, "MPI_ERR_ACCESS"},
+    {MPI_ERR_AMODE, "MPI_ERR_AMODE"},
+    {MPI_ERR_ASSERT, "MPI_ERR_ASSERT"},
+    {MPI_ERR_BAD_FILE, "MPI_ERR_BAD_FILE"},
+    {MPI_ERR_BASE, "MPI_ERR_BASE"},
+    {MPI_ERR_CONVERSION, "MPI_ERR_CONVERSION"},
+    {MPI_ERR_DISP, "MPI_ERR_DISP"},
+    {MPI_ERR_DUP_DATAREP, "MPI_ERR_DUP_DATAREP"},
+    {MPI_ERR_FILE_EXISTS, "MPI_ERR_FILE_EXISTS"},
+    {MPI_ERR_FILE_IN_USE, "MPI_ERR_FILE_IN_USE"},
+    {MPI_ERR_FILE, "MPI_ERR_FILE"},
+    {MPI_ERR_INFO_KEY, "MPI_ERR_INFO_KEY"},
+    {MPI_ERR_INFO_NOKEY, "MPI_ERR_INFO_NOKEY"},
+    {MPI_ERR_INFO_VALUE, "MPI_ERR_INFO_VALUE"},
+    {MPI_ERR_INFO, "MPI_ERR_INFO"},
+    {MPI_ERR_IO, "MPI_ERR_IO"},
+    {MPI_ERR_KEYVAL, "MPI_ERR_KEYVAL"},
+    {MPI_ERR_LOCKTYPE, "MPI_ERR_LOCKTYPE"},
+    {MPI_ERR_NAME, "MPI_ERR_NAME"},
+    {MPI_ERR_NO_MEM, "MPI_ERR_NO_MEM"},
+    {MPI_ERR_NOT_SAME, "MPI_ERR_NOT_SAME"},
+    {MPI_ERR_NO_SPACE, "MPI_ERR_NO_SPACE"},
+    {MPI_ERR_NO_SUCH_FILE, "MPI_ERR_NO_SUCH_FILE"},
+    {MPI_ERR_PORT, "MPI_ERR_PORT"},
+    {MPI_ERR_QUOTA, "MPI_ERR_QUOTA"},
+    {MPI_ERR_READ_ONLY, "MPI_ERR_READ_ONLY"},
+    {MPI_ERR_RMA_ATTACH, "MPI_ERR_RMA_ATTACH"},
+    {MPI_ERR_RMA_CONFLICT, "MPI_ERR_RMA_CONFLICT"},
+    {MPI_ERR_RMA_RANGE, "MPI_ERR_RMA_RANGE"},
+    {MPI_ERR_RMA_SHARED, "MPI_ERR_RMA_SHARED"},
+    {MPI_ERR_RMA_SYNC, "MPI_ERR_RMA_SYNC"},
+    {MPI_ERR_RMA_FLAVOR, "MPI_ERR_RMA_FLAVOR"},
+    {MPI_ERR_SERVICE, "MPI_ERR_SERVICE"},
+    {MPI_ERR_SIZE, "MPI_ERR_SIZE"},
+    {MPI_ERR_SPAWN, "MPI_ERR_SPAWN"},
+    {MPI_ERR_UNSUPPORTED_DATAREP, "MPI_ERR_UNSUPPORTED_DATAREP"},
+    {MPI_ERR_UNSUPPORTED_OPERATION, "MPI_ERR_UNSUPPORTED_OPERATION"},
+    {MPI_ERR_WIN, "MPI_ERR_WIN"},
+};
+enum { NCLASSES = sizeof error_classes / sizeof error_classes[0] };
+
+/* The error code `rc` of `what` has class `cls` and a message. */
+#define CHECK_ERROR(rc, cls, what)                                                          \
+    do {                                                                                    \
+        int ce_rc_ = (rc);                                                                  \
+        CHECKF(ce_rc_ != MPI_SUCCESS, "%s returned MPI_SUCCESS", what);                     \
+        int ce_cls_ = check_error_class(ce_rc_);                                            \
+        CHECKF(ce_cls_ == (cls), "%s: error class %d, expected %s (%d)", what, ce_cls_,     \
+               #cls, (cls));                                                                \
+        char ce_text_[MPI_MAX_ERROR_STRING];                                                \
+        int ce_len_ = -1;                                                                   \
+        CHECK_MPI(MPI_Error_string(ce_rc_, ce_text_, &ce_len_));                            \
+        CHECKF(ce_len_ > 0 && ce_len_ < MPI_MAX_ERROR_STRING &&                             \
+                   (int)strlen(ce_text_) == ce_len_,                                        \
+               "%s: MPI_Error_string gave length %d", what, ce_len_);                      \
+    } while (0)
+
+/* 1. */
+static void check_handlers(void)
+{
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    CHECK_MPI(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh));
+    CHECKF(eh == MPI_ERRORS_ARE_FATAL, "MPI_COMM_WORLD's initial handler is not "
+           "MPI_ERRORS_ARE_FATAL");
+    CHECK_MPI(MPI_Comm_get_errhandler(MPI_COMM_SELF, &eh));
+    CHECKF(eh == MPI_ERRORS_ARE_FATAL, "MPI_COMM_SELF's initial handler is not "
+           "MPI_ERRORS_ARE_FATAL");
+
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Comm_get_errhandler(MPI_COMM_SELF, &eh));
+    CHECKF(eh == MPI_ERRORS_RETURN, "MPI_COMM_SELF's handler is not what was set");
+    /* MPI_COMM_WORLD keeps its own handler. */
+    CHECK_MPI(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh));
+    CHECKF(eh == MPI_ERRORS_ARE_FATAL, "setting MPI_COMM_SELF's handler changed "
+           "MPI_COMM_WORLD's");
+
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh));
+    CHECKF(eh == MPI_ERRORS_RETURN, "MPI_COMM_WORLD's handler is not what was set");
+}
+
+/* 2. */
+static void check_argument_errors(int size)
+{
+    int buf[4] = {0, 0, 0, 0};
+    MPI_Comm w = MPI_COMM_WORLD;
+    MPI_Request req = MPI_REQUEST_NULL;
+
+    CHECK_ERROR(MPI_Send(buf, 1, MPI_INT, size, 0, w), MPI_ERR_RANK, "Send to rank size");
+    CHECK_ERROR(MPI_Send(buf, 1, MPI_INT, size + 100, 0, w), MPI_ERR_RANK,
+                "Send to rank size+100");
+    CHECK_ERROR(MPI_Send(buf, 1, MPI_INT, -7, 0, w), MPI_ERR_RANK, "Send to rank -7");
+    CHECK_ERROR(MPI_Isend(buf, 1, MPI_INT, size, 0, w, &req), MPI_ERR_RANK,
+                "Isend to rank size");
+    CHECK_ERROR(MPI_Recv(buf, 1, MPI_INT, size, 0, w, MPI_STATUS_IGNORE), MPI_ERR_RANK,
+                "Recv from rank size");
+    CHECK_ERROR(MPI_Irecv(buf, 1, MPI_INT, -7, 0, w, &req), MPI_ERR_RANK,
+                "Irecv from rank -7");
+
+    CHECK_ERROR(MPI_Send(buf, -1, MPI_INT, 0, 0, w), MPI_ERR_COUNT, "Send of count -1");
+    CHECK_ERROR(MPI_Recv(buf, -1, MPI_INT, 0, 0, w, MPI_STATUS_IGNORE), MPI_ERR_COUNT,
+                "Recv of count -1");
+
+    CHECK_ERROR(MPI_Send(buf, 1, MPI_INT, 0, -1, w), MPI_ERR_TAG, "Send with tag -1");
+    CHECK_ERROR(MPI_Send(buf, 1, MPI_INT, 0, MPI_ANY_TAG, w), MPI_ERR_TAG,
+                "Send with tag MPI_ANY_TAG");
+    CHECK_ERROR(MPI_Isend(buf, 1, MPI_INT, 0, -5, w, &req), MPI_ERR_TAG, "Isend with tag -5");
+    CHECK_ERROR(MPI_Recv(buf, 1, MPI_INT, 0, -5, w, MPI_STATUS_IGNORE), MPI_ERR_TAG,
+                "Recv with tag -5");
+
+    CHECK_ERROR(MPI_Send(buf, 1, MPI_INT, 0, 0, MPI_COMM_NULL), MPI_ERR_COMM,
+                "Send on MPI_COMM_NULL");
+    CHECK_ERROR(MPI_Recv(buf, 1, MPI_INT, 0, 0, MPI_COMM_NULL, MPI_STATUS_IGNORE), MPI_ERR_COMM,
+                "Recv on MPI_COMM_NULL");
+    int out = -1;
+    CHECK_ERROR(MPI_Comm_size(MPI_COMM_NULL, &out), MPI_ERR_COMM, "Comm_size of MPI_COMM_NULL");
+    CHECK_ERROR(MPI_Comm_rank(MPI_COMM_NULL, &out), MPI_ERR_COMM, "Comm_rank of MPI_COMM_NULL");
+
+    CHECK_ERROR(MPI_Send(buf, 1, MPI_DATATYPE_NULL, 0, 0, w), MPI_ERR_TYPE,
+                "Send of MPI_DATATYPE_NULL");
+    CHECK_ERROR(MPI_Recv(buf, 1, MPI_DATATYPE_NULL, 0, 0, w, MPI_STATUS_IGNORE), MPI_ERR_TYPE,
+                "Recv of MPI_DATATYPE_NULL");
+
+    /* MPI_COMM_SELF got MPI_ERRORS_RETURN in step 1: its own errors return. */
+    CHECK_ERROR(MPI_Send(buf, 1, MPI_INT, 1, 0, MPI_COMM_SELF), MPI_ERR_RANK,
+                "Send to rank 1 of MPI_COMM_SELF");
+}
+
+/* 3. */
+static void check_classes(void)
+{
+    for (int i = 0; i < NCLASSES; ++i) {
+        int cls = -1;
+        CHECK_MPI(MPI_Error_class(error_classes[i].cls, &cls));
+        CHECKF(cls == error_classes[i].cls, "MPI_Error_class(%s) gave %d",
+               error_classes[i].name, cls);
+        char text[MPI_MAX_ERROR_STRING];
+        int len = -1;
+        CHECK_MPI(MPI_Error_string(error_classes[i].cls, text, &len));
+        CHECKF(len > 0 && len < MPI_MAX_ERROR_STRING && (int)strlen(text) == len,
+               "MPI_Error_string(%s) gave length %d", error_classes[i].name, len);
+    }
+    /* The classes are distinct, and MPI_ERR_LASTCODE is at least as large as
+     * any of them. */
+    for (int i = 0; i < NCLASSES; ++i) {
+        CHECKF(error_classes[i].cls <= MPI_ERR_LASTCODE, "%s is above MPI_ERR_LASTCODE",
+               error_classes[i].name);
+        for (int j = i + 1; j < NCLASSES; ++j)
+            CHECKF(error_classes[i].cls != error_classes[j].cls, "%s and %s are equal",
+                   error_classes[i].name, error_classes[j].name);
+    }
+}
+
+/* 4. */
+static int handler_calls;
+static MPI_Comm handler_comm;
+static int handler_code;
+
+static void record_error(MPI_Comm *comm, int *code, ...)
+{
+    ++handler_calls;
+    handler_comm = *comm;
+    handler_code = *code;
+}
+
+static void check_user_handler(int size)
+{
+    MPI_Errhandler mine = MPI_ERRHANDLER_NULL;
+    CHECK_MPI(MPI_Comm_create_errhandler(record_error, &mine));
+    CHECK(mine != MPI_ERRHANDLER_NULL);
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, mine));
+    MPI_Errhandler got = MPI_ERRHANDLER_NULL;
+    CHECK_MPI(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &got));
+    CHECKF(got == mine, "MPI_Comm_get_errhandler does not return the user handler set");
+    /* Freeing only drops our reference; the communicator keeps it. */
+    CHECK_MPI(MPI_Errhandler_free(&mine));
+    CHECK(mine == MPI_ERRHANDLER_NULL);
+
+    int buf = 0;
+    handler_calls = 0;
+    int rc = MPI_Send(&buf, 1, MPI_INT, size, 0, MPI_COMM_WORLD);
+    CHECKF(handler_calls == 1, "the user handler ran %d times for one error", handler_calls);
+    CHECKF(handler_comm == MPI_COMM_WORLD, "the user handler got another communicator");
+    CHECKF(check_error_class(handler_code) == MPI_ERR_RANK,
+           "the user handler got code %d of class %d", handler_code,
+           check_error_class(handler_code));
+    CHECKF(rc == handler_code, "Send returned %d after the handler got %d", rc, handler_code);
+
+    handler_calls = 0;
+    CHECK_MPI(MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_OTHER));
+    CHECKF(handler_calls == 1 && handler_code == MPI_ERR_OTHER,
+           "MPI_Comm_call_errhandler: %d calls, code %d", handler_calls, handler_code);
+
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Errhandler_free(&got));
+}
+
+/* 5. */
+static void check_still_works(int rank, int size)
+{
+    int right = (rank + 1) % size;
+    int left = (rank + size - 1) % size;
+    int out[64];
+    int in[64];
+    for (int i = 0; i < 64; ++i)
+        out[i] = rank * 64 + i;
+    MPI_Status st;
+    CHECK_MPI(MPI_Sendrecv(out, 64, MPI_INT, right, 0, in, 64, MPI_INT, left, 0,
+                           MPI_COMM_WORLD, &st));
+    for (int i = 0; i < 64; ++i)
+        CHECKF(in[i] == left * 64 + i, "after the errors, int %d from rank %d is %d", i, left,
+               in[i]);
+    /* No message from the failed calls is left to match: the next message
+     * from the left on tag 0 is this one. */
+    int v = rank;
+    CHECK_MPI(MPI_Sendrecv_replace(&v, 1, MPI_INT, right, 0, left, 0, MPI_COMM_WORLD, &st));
+    CHECKF(v == left, "second message after the errors carried %d", v);
+}
+
+int main(int argc, char **argv)
+{
+    CHECK_MPI(MPI_Init(&argc, &argv));
+    int rank = world_rank();
+    int size = world_size();
+
+    check_handlers();
+    check_argument_errors(size);
+    check_classes();
+    check_user_handler(size);
+    check_still_works(rank, size);
+
+    CHECK_MPI(MPI_Finalize());
+    return 0;
+}

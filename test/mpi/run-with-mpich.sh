@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# run-with-mpich.sh: builds every program of the table in meson.build (next to
+# this script) with another MPI, by default Debian's MPICH, and runs each at
+# the table's rank counts.  This shows the programs encode the MPI standard
+# rather than shmpi's behaviour.
+#
+# Usage: run-with-mpich.sh [NAME...]     (no names: every program)
+# Environment:
+#   MPICC    compiler wrapper     (default mpicc.mpich)
+#   MPIRUN   launcher and options (default mpirun.mpich), e.g. for Open MPI:
+#            MPICC=mpicc.openmpi MPIRUN="mpirun.openmpi --oversubscribe --allow-run-as-root"
+#   TIMEOUT  seconds per run      (default 120; a run that times out fails)
+#
+# A program passes at a rank count when its job exits 0, or, for a row marked
+# 'should_fail', when it exits nonzero without timing out.  Prints one line
+# per run and a final "N passed, N failed" line; exits 1 on any failure.
+set -u
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+table="$here/meson.build"
+mpicc=${MPICC:-mpicc.mpich}
+read -r -a mpirun <<<"${MPIRUN:-mpirun.mpich}"
+timeout_s=${TIMEOUT:-120}
+
+for tool in "$mpicc" "${mpirun[0]}" timeout; do
+    if ! command -v "$tool" >/dev/null; then
+        echo "run-with-mpich.sh: '$tool' not found; install it or set MPICC/MPIRUN" >&2
+        exit 77
+    fi
+done
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+passed=0
+failed=0
+failures=()
+
+fail() {
+    failed=$((failed + 1))
+    failures+=("$1")
+    echo "FAIL $1: $2"
+    if [[ -s "$work/out" ]]; then
+        tail -n 15 "$work/out" | sed 's/^/    | /'
+    fi
+}
+
+# Rows of the table look like:  ['name', ['a.c', 'b.c'], [1, 2, 4]],
+# optionally with , 'should_fail' before the closing bracket.
+rows=$(grep -E "^[[:space:]]*\['[a-z0-9_]+'," "$table")
+if [[ -z "$rows" ]]; then
+    echo "run-with-mpich.sh: no table rows found in $table" >&2
+    exit 1
+fi
+
+while IFS= read -r row; do
+    name=$(sed -E "s/^[[:space:]]*\['([a-z0-9_]+)'.*/\1/" <<<"$row")
+    if [[ $# -gt 0 ]] && [[ " $* " != *" $name "* ]]; then
+        continue
+    fi
+    sources=$(grep -oE "'[A-Za-z0-9_./-]+\.c'" <<<"$row" | tr -d "'")
+    ranks=$(sed -E "s/.*\],[[:space:]]*\[([0-9, ]+)\].*/\1/" <<<"$row" | tr ',' ' ')
+    should_fail=0
+    if grep -q "'should_fail'" <<<"$row"; then
+        should_fail=1
+    fi
+
+    srcs=()
+    for s in $sources; do
+        srcs+=("$here/$s")
+    done
+    # -Wno-stringop-overflow: GCC 12 misreads MPICH's MPI_STATUSES_IGNORE,
+    # the pointer value 1, as an empty array.
+    if ! "$mpicc" -std=c11 -Wall -Wextra -Werror -Wno-stringop-overflow -O2 -I"$here" \
+        -o "$work/$name" "${srcs[@]}" >"$work/out" 2>&1; then
+        fail "$name" "does not compile with $mpicc"
+        continue
+    fi
+
+    for n in $ranks; do
+        label="$name np=$n"
+        start=$(date +%s.%N)
+        timeout -k 10 "$timeout_s" "${mpirun[@]}" -n "$n" "$work/$name" </dev/null >"$work/out" 2>&1
+        rc=$?
+        secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+        if [[ $rc -eq 124 || $rc -eq 137 ]]; then
+            fail "$label" "timed out after $timeout_s s"
+        elif [[ $should_fail -eq 0 && $rc -ne 0 ]]; then
+            fail "$label" "exit status $rc (${secs} s)"
+        elif [[ $should_fail -eq 1 && $rc -eq 0 ]]; then
+            fail "$label" "should fail, but the job exited 0 (${secs} s)"
+        else
+            passed=$((passed + 1))
+            echo "PASS $label (${secs} s)"
+        fi
+    done
+done <<<"$rows"
+
+echo "$passed passed, $failed failed"
+if [[ $failed -gt 0 ]]; then
+    printf '  failed: %s\n' "${failures[@]}"
+    exit 1
+fi
+exit 0
