@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
@@ -166,6 +167,12 @@ bool Transport::read_remote(std::uint32_t src, const void* remote, void* local, 
         if (got < 0) {
             if (errno == EINTR) continue;
             if (errno == EPERM || errno == ENOSYS || errno == EACCES) {
+                // Fall back, don't fail, and say so once.
+                std::fprintf(stderr,
+                             "shmpi: rank %u: process_vm_readv refused (%s); large messages now "
+                             "go through the shared-memory rings, one copy more (see README, "
+                             "Troubleshooting)\n",
+                             rank_, std::strerror(errno));
                 cma_enabled_ = false;
                 return false;
             }

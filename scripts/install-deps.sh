@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# install-deps.sh: install the Debian packages that shmpi's build, tests and
+# benchmarks need, and nothing else.
+#
+# Runs `apt-get update` and `apt-get install` only when a package is missing,
+# without questions (CI has no stdin).  As root it calls apt-get directly;
+# otherwise through sudo when sudo exists.  Exits 0 when everything is
+# installed, 1 when something is missing and cannot be installed.
+#
+# usage: scripts/install-deps.sh [--check]   (--check: only report what is missing)
+set -euo pipefail
+
+packages=(
+    # build
+    meson ninja-build g++ pkg-config
+    libboost-dev      # Boost.Interprocess (header-only): the shared segment
+    libfmt-dev        # message formatting
+    libcli11-dev      # mpirun's command line
+    libhwloc-dev      # placement
+    # lstopo and hwloc-bind; either package will do.  hwloc-nox is what mpich
+    # pulls in, and it needs no X libraries.  (a|b: any of them, install a)
+    'hwloc-nox|hwloc'
+    # tests and benchmarks
+    libgtest-dev libgmock-dev libbenchmark-dev python3
+    mpich libmpich-dev          # the portability run and side-by-side benchmarks
+    openmpi-bin libopenmpi-dev  # side-by-side benchmarks
+    hyperfine                   # start-up time benchmarks
+)
+
+check_only=no
+case "${1:-}" in
+    --check) check_only=yes ;;
+    '') ;;
+    *) echo "install-deps.sh: unknown argument '$1' (usage: install-deps.sh [--check])" >&2; exit 2 ;;
+esac
+
+if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+    echo "install-deps.sh: this is not a Debian-like system (no dpkg-query/apt-get)." >&2
+    echo "install-deps.sh: install the equivalents of: ${packages[*]}" >&2
+    echo "install-deps.sh: carrying on; meson will say what it cannot find." >&2
+    exit 0
+fi
+
+installed() {
+    [[ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null)" == ii* ]]
+}
+
+missing=()
+for entry in "${packages[@]}"; do
+    IFS='|' read -r -a choices <<<"$entry"
+    found=no
+    for p in "${choices[@]}"; do
+        if installed "$p"; then
+            found=yes
+            break
+        fi
+    done
+    if [[ $found == no ]]; then
+        missing+=("${choices[0]}")
+    fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+    echo "install-deps.sh: all ${#packages[@]} packages are installed"
+    exit 0
+fi
+echo "install-deps.sh: missing: ${missing[*]}"
+if [[ $check_only == yes ]]; then
+    exit 1
+fi
+
+if [[ $(id -u) -eq 0 ]]; then
+    as_root=()
+elif command -v sudo >/dev/null 2>&1; then
+    as_root=(sudo)
+else
+    echo "install-deps.sh: not root and no sudo; as root, run:" >&2
+    echo "  apt-get update && apt-get install ${missing[*]}" >&2
+    exit 1
+fi
+
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y --no-install-recommends "${missing[@]}"
+echo "install-deps.sh: installed ${missing[*]}"

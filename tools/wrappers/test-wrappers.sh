@@ -1,0 +1,199 @@
+#!/bin/sh
+# The compiler wrappers' test (meson suite 'wrappers').
+#
+# usage: test-wrappers.sh MPICC MPICXX MPICC_INSTALLED MPICXX_INSTALLED
+#                         INCDIR LIBDIR VERSION HELLO_C HELLO_CPP
+#
+# MPICC/MPICXX are the build-tree wrappers; the *_INSTALLED ones are the copies
+# meson installs, which are placed in a scratch prefix here to check that they
+# find it from their own location.  Checks every info option's output, then
+# compiles, links and runs a C and a C++ program.  Exits 0 when all pass, 1 on
+# a failure, 77 (skip) when everything but the link step passed and libshmpi.so
+# is not built yet.
+set -u
+
+if [ $# -ne 9 ]; then
+    echo "usage: $0 MPICC MPICXX MPICC_INSTALLED MPICXX_INSTALLED INCDIR LIBDIR VERSION HELLO_C HELLO_CPP" >&2
+    exit 2
+fi
+abspath() { (cd -- "$(dirname -- "$1")" && printf '%s/%s\n' "$(pwd)" "$(basename -- "$1")"); }
+mpicc=$(abspath "$1")
+mpicxx=$(abspath "$2")
+mpicc_installed=$(abspath "$3")
+mpicxx_installed=$(abspath "$4")
+incdir=$5
+libdir=$6
+version=$7
+hello_c=$(abspath "$8")
+hello_cpp=$(abspath "$9")
+
+unset SHMPI_CC SHMPI_CXX SHMPI_WRAPPER_ACTIVE LD_LIBRARY_PATH
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/shmpi-wrappers.XXXXXX") || exit 1
+trap 'rm -rf -- "$scratch"' EXIT
+cd -- "$scratch" || exit 1
+
+failures=0
+pass() { printf 'ok   %s\n' "$1"; }
+fail() {
+    printf 'FAIL %s\n' "$1"
+    failures=$((failures + 1))
+}
+# expect NAME EXPECTED ACTUAL
+expect() {
+    if [ "$2" = "$3" ]; then
+        pass "$1"
+    else
+        fail "$1"
+        printf '     expected: %s\n     got:      %s\n' "$2" "$3"
+    fi
+}
+# The wrappers quote a word that holds anything but these characters.
+quote() {
+    case $1 in
+        *[!A-Za-z0-9_./:=,+@%^-]*) printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")" ;;
+        *) printf '%s' "$1" ;;
+    esac
+}
+
+# check_info WRAPPER COMPILER LANGUAGE INCDIR LIBDIR: every option that prints.
+check_info() {
+    w=$1 comp=$2 lang=$3 inc=$4 lib=$5
+    name=$(basename -- "$w")
+    cflags=$(quote "-I$inc")
+    lflags="$(quote "-L$lib") $(quote "-Wl,-rpath,$lib") -lshmpi"
+
+    expect "$name -show (link)" "$comp a.c -o a $cflags $lflags" "$("$w" -show a.c -o a)"
+    expect "$name --showme (link)" "$comp a.c -o a $cflags $lflags" "$("$w" --showme a.c -o a)"
+    expect "$name -show -c" "$comp -c a.c $cflags" "$("$w" -show -c a.c)"
+    expect "$name -show -E" "$comp -E a.c $cflags" "$("$w" -show -E a.c)"
+    expect "$name -show -S" "$comp -S a.c $cflags" "$("$w" -show -S a.c)"
+    expect "$name -show -M" "$comp -M a.c $cflags" "$("$w" -show -M a.c)"
+    expect "$name -show -MM" "$comp -MM a.c $cflags" "$("$w" -show -MM a.c)"
+    expect "$name -show -MD (still links)" "$comp -MD a.c $cflags $lflags" "$("$w" -show -MD a.c)"
+    expect "$name -show keeps a spaced argument" "$comp '-DX=a b' a.c $cflags $lflags" \
+        "$("$w" -show '-DX=a b' a.c)"
+    expect "$name -compile-info" "$comp a.c $cflags" "$("$w" -compile-info a.c)"
+    expect "$name -compile_info" "$comp a.c $cflags" "$("$w" -compile_info a.c)"
+    expect "$name -link-info" "$comp a.o -o a $cflags $lflags" "$("$w" -link-info a.o -o a)"
+    expect "$name -link_info" "$comp a.o $cflags $lflags" "$("$w" -link_info a.o)"
+    expect "$name -show-compile-info" "$cflags" "$("$w" -show-compile-info)"
+    expect "$name -show-link-info" "$lflags" "$("$w" -show-link-info)"
+    expect "$name --showme:compile" "$cflags" "$("$w" --showme:compile)"
+    expect "$name -showme:compile" "$cflags" "$("$w" -showme:compile)"
+    expect "$name --showme:link" "$lflags" "$("$w" --showme:link)"
+    expect "$name --showme:command" "$comp" "$("$w" --showme:command)"
+    expect "$name --showme:incdirs" "$inc" "$("$w" --showme:incdirs)"
+    expect "$name --showme:libdirs" "$lib" "$("$w" --showme:libdirs)"
+    expect "$name --showme:libs" "shmpi" "$("$w" --showme:libs)"
+    expect "$name --showme:version" "$name: shmpi $version (Language: $lang)" \
+        "$("$w" --showme:version)"
+}
+
+check_info "$mpicc" cc C "$incdir" "$libdir"
+check_info "$mpicxx" c++ C++ "$incdir" "$libdir"
+
+# The compiler variables.
+expect "SHMPI_CC" "clang a.c -I$(quote "$incdir")" "$(SHMPI_CC=clang "$mpicc" -compile-info a.c)"
+expect "SHMPI_CXX" "clang++ a.cpp -I$(quote "$incdir")" \
+    "$(SHMPI_CXX=clang++ "$mpicxx" -compile-info a.cpp)"
+expect "SHMPI_CC with two words" "ccache cc a.c -I$(quote "$incdir")" \
+    "$(SHMPI_CC='ccache cc' "$mpicc" -compile-info a.c)"
+
+# -v alone: the banner, then the compiler's own -v output, and success.
+if out=$("$mpicc" -v 2>/dev/null); then
+    expect "mpicc -v banner" "mpicc for shmpi $version" "$(printf '%s\n' "$out" | head -n 1)"
+else
+    fail "mpicc -v exits 0"
+fi
+if "$mpicc" -v 2>&1 | grep -q -i 'version'; then pass "mpicc -v runs the compiler with -v"; else
+    fail "mpicc -v runs the compiler with -v"; fi
+if out=$("$mpicxx" -v 2>/dev/null); then
+    expect "mpicxx -v banner" "mpicxx for shmpi $version" "$(printf '%s\n' "$out" | head -n 1)"
+else
+    fail "mpicxx -v exits 0"
+fi
+
+# Misuse fails cleanly.
+if "$mpicc" >/dev/null 2>&1; then fail "mpicc with no arguments fails"; else
+    pass "mpicc with no arguments fails"; fi
+if SHMPI_CC=$mpicc "$mpicc" -c "$hello_c" -o rec.o 2>rec.err; then
+    fail "SHMPI_CC=mpicc is refused"
+elif grep -q recursively rec.err; then
+    pass "SHMPI_CC=mpicc is refused"
+else
+    fail "SHMPI_CC=mpicc is refused with a message"
+fi
+if "$mpicc" --showme:nonsense >/dev/null 2>&1; then fail "unknown --showme: option fails"; else
+    pass "unknown --showme: option fails"; fi
+if "$mpicc" -help | grep -q -- '--showme:link'; then pass "mpicc -help"; else fail "mpicc -help"; fi
+
+# Compile-only runs need the header alone.
+if "$mpicc" -c "$hello_c" -o hello_c.o; then pass "mpicc -c hello.c"; else fail "mpicc -c hello.c"; fi
+if "$mpicxx" -c "$hello_cpp" -o hello_cpp.o; then pass "mpicxx -c hello.cpp"; else
+    fail "mpicxx -c hello.cpp"; fi
+
+# The installed copies, in a scratch prefix: they must find it from their own
+# location, also through a symbolic link, and again after the tree is moved.
+if grep -q "^prefix_from_self=''" "$mpicc_installed"; then
+    printf 'note installed copies use absolute paths (bindir outside the prefix); not relocatable\n'
+    relocatable=no
+else
+    relocatable=yes
+    mkdir -p prefix/bin elsewhere
+    cp "$mpicc_installed" prefix/bin/mpicc
+    cp "$mpicxx_installed" prefix/bin/mpicxx
+    chmod +x prefix/bin/mpicc prefix/bin/mpicxx
+    inst_inc=$(prefix/bin/mpicc --showme:incdirs)
+    inst_lib=$(prefix/bin/mpicc --showme:libdirs)
+    case $inst_inc in
+        "$scratch"/prefix/*) pass "installed mpicc finds its prefix (include)" ;;
+        *) fail "installed mpicc finds its prefix (include): got $inst_inc" ;;
+    esac
+    case $inst_lib in
+        "$scratch"/prefix/*) pass "installed mpicc finds its prefix (lib)" ;;
+        *) fail "installed mpicc finds its prefix (lib): got $inst_lib" ;;
+    esac
+    check_info "$scratch/prefix/bin/mpicc" cc C "$inst_inc" "$inst_lib"
+    check_info "$scratch/prefix/bin/mpicxx" c++ C++ "$inst_inc" "$inst_lib"
+    ln -s ../prefix/bin/mpicc elsewhere/mpicc
+    expect "installed mpicc through a symlink" "$inst_inc" "$(elsewhere/mpicc --showme:incdirs)"
+    expect "installed mpicc found on PATH" "$inst_inc" \
+        "$(env PATH="$scratch/prefix/bin:$PATH" mpicc --showme:incdirs)"
+    mv prefix moved
+    expect "installed mpicc after the tree moved" "$scratch/moved${inst_inc#"$scratch"/prefix}" \
+        "$(moved/bin/mpicc --showme:incdirs)"
+    mv moved prefix
+    # Give the scratch prefix the real header and library, for the link step.
+    mkdir -p "$(dirname -- "$inst_inc")" "$(dirname -- "$inst_lib")"
+    ln -s "$incdir" "$inst_inc"
+    ln -s "$libdir" "$inst_lib"
+fi
+
+# Link and run; needs libshmpi.so.
+if [ ! -e "$libdir/libshmpi.so" ]; then
+    printf 'note %s/libshmpi.so is not built: skipping the link and run checks\n' "$libdir"
+    printf '%d failure(s)\n' "$failures"
+    [ "$failures" -eq 0 ] && exit 77
+    exit 1
+fi
+# link_and_run NAME WRAPPER SOURCE EXPECTED_OUTPUT
+link_and_run() {
+    exe=$scratch/$1
+    if ! "$2" "$3" -o "$exe"; then
+        fail "$1: compile and link"
+        return
+    fi
+    pass "$1: compile and link"
+    # No LD_LIBRARY_PATH: the rpath must find libshmpi.  No mpirun: a singleton.
+    expect "$1: runs as a singleton" "$4" "$(env -u SHMPI_SEGMENT_FD -u SHMPI_RANK -u SHMPI_SIZE "$exe")"
+}
+link_and_run hello-c "$mpicc" "$hello_c" "hello from C, rank 0 of 1"
+link_and_run hello-cpp "$mpicxx" "$hello_cpp" "hello from C++, rank 0 of 1"
+if [ "$relocatable" = yes ]; then
+    link_and_run hello-c-installed "$scratch/prefix/bin/mpicc" "$hello_c" "hello from C, rank 0 of 1"
+    link_and_run hello-cpp-installed "$scratch/prefix/bin/mpicxx" "$hello_cpp" \
+        "hello from C++, rank 0 of 1"
+fi
+
+printf '%d failure(s)\n' "$failures"
+[ "$failures" -eq 0 ]
