@@ -405,6 +405,10 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size);
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
 
+/* ---- derived datatypes (owned by the datatype engine; keep additions here) ---- */
+
+/* ---- collectives and reduction operations (keep additions here) ---- */
+
 #ifdef __cplusplus
 }
 #endif

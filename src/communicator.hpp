@@ -27,6 +27,10 @@ public:
     int rank() const { return rank_; }
     int size() const { return static_cast<int>(world_.size()); }
     std::uint32_t context() const { return context_; }
+    /// The context of this communicator's collective traffic, so that it
+    /// never matches a point-to-point receive.
+    std::uint32_t coll_context() const { return context_ | 0x80000000u; }
+    const std::vector<std::uint32_t>& world_ranks() const { return world_; }
     std::uint32_t world_rank(int r) const { return world_[static_cast<std::size_t>(r)]; }
     const std::string& name() const { return name_; }
     void set_name(std::string n) { name_ = std::move(n); }
