@@ -180,7 +180,7 @@ for m in "${mpis[@]}"; do
         why[$m]="smoke run of hello failed (logs/$m-smoke-hello.log)"
         continue
     fi
-    smoke=(./pingpong --sizes 8,4m --iters 4 --warmup 2 --reps 1 --time 0.05)
+    smoke=(./pingpong --sizes "8,4m" --iters 4 --warmup 2 --reps 1 --time 0.05)
     if ! run_mpi "$m" 2 60 "$out/logs/$m-smoke-pingpong.log" "${smoke[@]}"; then
         if [[ $m == openmpi && -z ${OMPI_MCA_btl_vader_single_copy_mechanism:-} ]]; then
             export OMPI_MCA_btl_vader_single_copy_mechanism=none
