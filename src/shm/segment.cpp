@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <boost/interprocess/shared_memory_object.hpp>
+#include <cassert>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
 #include <new>
@@ -159,6 +161,13 @@ Segment Segment::create(const Geometry& g, std::int64_t launcher_pid) {
 }
 
 Segment Segment::attach(int fd, std::uint32_t expect_nranks) {
+    // The descriptor is closed on every path, as the contract says.
+    struct FdCloser {
+        int fd;
+        ~FdCloser() {
+            if (fd >= 0) close(fd);
+        }
+    } closer{fd};
     struct stat st {};
     if (fstat(fd, &st) != 0) {
         throw SegmentError(fmt::format("shmpi: MPI_Init: {}={} is not an open descriptor: {}",
@@ -178,7 +187,6 @@ Segment Segment::attach(int fd, std::uint32_t expect_nranks) {
     Segment seg;
     seg.base_ = map_fd(fd, file_size, "MPI_Init");
     seg.size_ = file_size;
-    close(fd);
 
     // Check the header before trusting any offset in it.
     const SegmentHeader& h = seg.header();
@@ -199,7 +207,7 @@ Segment Segment::attach(int fd, std::uint32_t expect_nranks) {
     g.ring_cells = h.ring_cells;
     g.cell_bytes = h.cell_bytes;
     if (h.ring_cells == 0 || (h.ring_cells & (h.ring_cells - 1)) != 0 ||
-        h.cell_bytes % kLine != 0 || h.ranks_offset != g.ranks_offset() ||
+        h.cell_bytes % kLine != 0 || h.cell_bytes < 2 * kLine || h.ranks_offset != g.ranks_offset() ||
         h.rings_offset != g.rings_offset() || h.ring_stride != g.ring_stride() ||
         g.total_bytes() != h.size) {
         throw SegmentError("shmpi: MPI_Init: the segment header's layout is inconsistent; refusing it");

@@ -70,8 +70,7 @@ bool exists_in_dev_shm(const std::string& name, struct stat* st = nullptr) {
 
 bool fd_is_open(int fd) { return fcntl(fd, F_GETFD) != -1; }
 
-/// attach() closes the descriptor on some failure paths and not on others
-/// (see the report on segment.cpp); the tests only need no leak.
+/// Closes `fd` unless something closed it already.
 void close_if_open(int fd) {
     if (fd >= 0 && fd_is_open(fd)) close(fd);
 }
@@ -99,6 +98,8 @@ std::string attach_error(int fd, std::uint32_t expect_nranks) {
     } catch (const SegmentError& e) {
         message = e.what();
     }
+    // attach() closes the descriptor on every path, accepted or not.
+    EXPECT_FALSE(fd_is_open(dup_fd)) << "attach() left descriptor " << dup_fd << " open";
     close_if_open(dup_fd);
     return message;
 }
@@ -521,6 +522,29 @@ TEST_F(SegmentTest, AttachRejectsInconsistentLayout) {
     EXPECT_FALSE(attach_error(seg->fd(), 2).empty()) << "accepted cells of 2056 bytes";
     restore();
     EXPECT_EQ(attach_error(seg->fd(), 2), "") << "the restored header should attach";
+}
+
+TEST_F(SegmentTest, AttachRejectsCellsTooSmallForAHeader) {
+    // A layout that is consistent in itself but whose cells cannot hold a
+    // message header: the file is written by hand, as no launcher would.
+    Geometry g;
+    g.nranks = 2;
+    g.ring_cells = 32;
+    g.cell_bytes = 0;
+    ScratchShm file(g.total_bytes());
+    ASSERT_GE(file.fd(), 0) << "shm_open: " << std::strerror(errno);
+    shm::SegmentHeader h{};
+    h.magic = shm::kMagic;
+    h.version = shm::kLayoutVersion;
+    h.nranks = g.nranks;
+    h.size = g.total_bytes();
+    h.ranks_offset = g.ranks_offset();
+    h.rings_offset = g.rings_offset();
+    h.ring_stride = g.ring_stride();
+    h.ring_cells = g.ring_cells;
+    h.cell_bytes = g.cell_bytes;
+    ASSERT_TRUE(file.write(&h, sizeof h));
+    EXPECT_FALSE(attach_error(file.fd(), 2).empty()) << "accepted cells of 0 bytes";
 }
 
 TEST_F(SegmentTest, AttachRejectsTruncatedFile) {
