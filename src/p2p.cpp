@@ -48,7 +48,8 @@ Engine::Engine(shm::Transport& t)
       inbound_(t.size()) {}
 
 Engine::~Engine() {
-    for (Unexpected* u : unexpected_) delete u;
+    unexpected_.clear_and_dispose([](Unexpected* u) { delete u; });
+    posted_.clear();
 }
 
 // ---------------------------------------------------------------- sending
@@ -209,7 +210,7 @@ std::uint64_t Engine::recv(std::uint32_t context, std::int32_t src, std::int32_t
 /// Matches `r` against the unexpected queue, or files it as posted.
 void Engine::post(Request* r) {
     for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
-        Unexpected* u = *it;
+        Unexpected* u = &*it;
         if (!fits(r->src, r->tag, r->context, u->wire)) continue;
         unexpected_.erase(it);
         if (u->wire.kind == Kind::Rts) {
@@ -228,7 +229,7 @@ void Engine::post(Request* r) {
         delete u;
         return;
     }
-    posted_.push_back(r);
+    posted_.push_back(*r);
 }
 
 /// Records the match of `r` with the message `w` from `src_world`, and
@@ -354,7 +355,7 @@ void Engine::on_cell(std::uint32_t src_world, const std::byte* cell) {
 
 Request* Engine::match_posted(const Wire& w) {
     for (auto it = posted_.begin(); it != posted_.end(); ++it) {
-        Request* r = *it;
+        Request* r = &*it;
         if (fits(r->src, r->tag, r->context, w)) {
             posted_.erase(it);
             return r;
@@ -370,7 +371,7 @@ void Engine::on_first(std::uint32_t src_world, const Wire& w, const std::byte* p
         if (r != nullptr) {
             start_pull(r, w, src_world);
         } else {
-            unexpected_.push_back(new Unexpected{w, src_world, {}, 0});
+            unexpected_.push_back(*new Unexpected{{}, w, src_world, {}, 0});
         }
         return;
     }
@@ -385,9 +386,9 @@ void Engine::on_first(std::uint32_t src_world, const Wire& w, const std::byte* p
         }
         return;
     }
-    auto* u = new Unexpected{w, src_world, std::vector<std::byte>(w.total), w.frag};
+    auto* u = new Unexpected{{}, w, src_world, std::vector<std::byte>(w.total), w.frag};
     if (w.frag > 0) std::memcpy(u->data.data(), payload, w.frag);
-    unexpected_.push_back(u);
+    unexpected_.push_back(*u);
     if (remaining > 0) inbound_[src_world] = Inbound{nullptr, u, remaining};
 }
 
@@ -442,13 +443,13 @@ void Engine::on_cts(std::uint32_t src_world, const Wire& w) {
 
 bool Engine::iprobe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status) {
     progress();
-    for (const Unexpected* u : unexpected_) {
-        if (!fits(src, tag, context, u->wire)) continue;
-        status.MPI_SOURCE = u->wire.src;
-        status.MPI_TAG = u->wire.tag;
+    for (const Unexpected& u : unexpected_) {
+        if (!fits(src, tag, context, u.wire)) continue;
+        status.MPI_SOURCE = u.wire.src;
+        status.MPI_TAG = u.wire.tag;
         status.MPI_ERROR = MPI_SUCCESS;
         status.shmpi_cancelled = 0;
-        set_count(status, u->wire.total);
+        set_count(status, u.wire.total);
         return true;
     }
     return false;

@@ -22,10 +22,10 @@
 // heap memory, with no limit but memory.
 #pragma once
 
+#include <boost/intrusive/list.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <list>
 #include <unordered_map>
 #include <vector>
 
@@ -42,22 +42,25 @@ enum class Kind : std::uint8_t { Eager = 1, EagerSync, Cont, Rts, Cts, Data, Fin
 struct Wire {
     Kind kind;
     std::uint8_t unused[3];
+    std::uint32_t frag;              ///< payload bytes in this cell
     std::int32_t tag;
     std::uint32_t context;
     std::int32_t src;                ///< sender's rank in the communicator
+    std::uint32_t unused2;
     std::uint64_t total;             ///< bytes of the message (Eager*, Rts)
     std::uint64_t sender_token;      ///< names the send (EagerSync, Rts -> Ack, Fin, Cts)
-    std::uint64_t receiver_token;    ///< names the receive (Cts -> Data)
-    std::uint64_t addr;              ///< Rts: the sender's buffer
-    std::uint32_t frag;              ///< payload bytes in this cell
+    union {
+        std::uint64_t receiver_token;  ///< names the receive (Cts, Data)
+        std::uint64_t addr;            ///< Rts: the sender's buffer
+    };
 };
-inline constexpr std::size_t kWireBytes = 64;
-static_assert(sizeof(Wire) <= kWireBytes, "the wire header must fit its reserved space in a cell");
+inline constexpr std::size_t kWireBytes = 48;
+static_assert(sizeof(Wire) == kWireBytes, "the wire header must fill exactly its reserved space in a cell");
 
 enum class Mode { Standard, Sync };
 
 /// A message that arrived before a receive asked for it.
-struct Unexpected {
+struct Unexpected : QueueHook {
     Wire wire;                      ///< its first cell's header (Eager, EagerSync or Rts)
     std::uint32_t src_world;
     std::vector<std::byte> data;    ///< eager payload, `arrived` bytes filled so far
@@ -176,8 +179,8 @@ private:
     std::vector<std::deque<Outgoing>> outq_;    ///< per destination world rank
     std::vector<std::uint32_t> busy_dsts_;      ///< destinations with queued cells
     std::vector<Inbound> inbound_;              ///< per source world rank
-    std::list<Request*> posted_;
-    std::list<Unexpected*> unexpected_;
+    boost::intrusive::list<Request> posted_;
+    boost::intrusive::list<Unexpected> unexpected_;
     std::unordered_map<std::uint64_t, Request*> tokens_;
     std::uint64_t next_token_ = 1;
     std::uint64_t pending_sends_ = 0;

@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 
+#include <boost/intrusive/list_hook.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -18,7 +19,11 @@ namespace shmpi::p2p {
 
 struct Unexpected;
 
-struct Request {
+/// Hook for the engine's queue of posted receives: linking a request costs
+/// no allocation (Boost.Intrusive).
+using QueueHook = boost::intrusive::list_base_hook<>;
+
+struct Request : QueueHook {
     enum class Type : std::uint8_t { Send, Recv };
     static constexpr std::uint32_t kMagic = 0x52455155;  // "REQU"
 

@@ -90,7 +90,7 @@ std::unique_ptr<Transport> Transport::from_environment() {
     unsetenv(kEnvSize);
 
     t->size_ = t->header_->nranks;
-    t->cell_bytes_ = t->header_->cell_bytes;
+    t->cell_bytes_ = t->header_->cell_bytes - kCellSeqBytes;
     t->oversubscribed_ = static_cast<int>(t->size_) > usable_cpus();
     t->cma_enabled_ = env_or("SHMPI_CMA", 1, 1) != 0;
     t->policy_.spin = std::chrono::microseconds(env_or("SHMPI_SPIN_US", 20, 10'000'000));
@@ -99,10 +99,12 @@ std::unique_ptr<Transport> Transport::from_environment() {
     // The self ring: same geometry, private memory.
     Local& l = *t->local_;
     l.self_cells = t->header_->ring_cells;
-    l.self_cell_bytes = t->cell_bytes_;
+    l.self_cell_bytes = t->header_->cell_bytes;
     const std::size_t bytes = ring_bytes(l.self_cells, l.self_cell_bytes);
-    l.self_ring = static_cast<std::byte*>(std::aligned_alloc(kLine, (bytes + kLine - 1) / kLine * kLine));
+    const std::size_t rounded = (bytes + kLine - 1) / kLine * kLine;
+    l.self_ring = static_cast<std::byte*>(std::aligned_alloc(kLine, rounded));
     if (l.self_ring == nullptr) throw std::bad_alloc();
+    std::memset(l.self_ring, 0, rounded);  // zero-filled memory is an empty ring
     new (l.self_ring) RingControl{};
 
     t->out_.resize(t->size_);
@@ -141,9 +143,11 @@ void Transport::publish(std::uint32_t dst) {
 
 void Transport::after_release(std::uint32_t src) {
     if (src == rank_) return;
-    // seq_cst fence: orders our tail store before the load of the producer's
-    // stall flag and sleeping word (same Dekker pattern as publish()).
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    // No fence here, to keep the common path (nobody stalled) at one load of
+    // a line we hold in our cache.  The race this leaves, a producer that
+    // marks itself stalled just after this load, is covered on its side: a
+    // producer with a stalled ring sleeps at most kStalledSleep at a time
+    // (sleep_once), so it finds the room we made within a millisecond.
     if (!in_[src].producer_stalled()) return;
     RankSlot& peer = slots_[src];
     if (peer.sleeping.load(std::memory_order_relaxed) != 0) {
@@ -241,7 +245,12 @@ bool Transport::sleep_once(const std::function<bool()>& poll) {
         return true;
     }
     if (aborting()) leave_aborted();
-    futex_wait(me.doorbell, seen, static_cast<long>(policy_.sleep.count()));
+    // A producer waiting for room in a ring may miss its wake-up (see
+    // after_release), so it sleeps in short naps.
+    bool stalled = false;
+    for (std::uint32_t d = 0; d < size_ && !stalled; ++d) stalled = d != rank_ && out_[d].producer_stalled();
+    const auto nap = stalled ? kStalledSleep : policy_.sleep;
+    futex_wait(me.doorbell, seen, static_cast<long>(std::chrono::nanoseconds(nap).count()));
     me.sleeping.store(0, std::memory_order_relaxed);
     return false;
 }

@@ -37,6 +37,9 @@ struct WaitPolicy {
     std::chrono::nanoseconds sleep{50'000'000}; ///< longest futex sleep between abort checks
 };
 
+/// Longest sleep of a rank whose ring to some peer is full.
+inline constexpr std::chrono::microseconds kStalledSleep{1000};
+
 class Transport {
 public:
     /// Attaches to the job mpirun described in the environment
@@ -52,7 +55,7 @@ public:
 
     std::uint32_t rank() const { return rank_; }
     std::uint32_t size() const { return size_; }
-    /// Bytes in one cell (the same for every ring of the job).
+    /// Payload bytes in one cell (the same for every ring of the job).
     std::uint32_t cell_bytes() const { return cell_bytes_; }
     /// True when more ranks than usable cores share the machine.
     bool oversubscribed() const { return oversubscribed_; }

@@ -118,6 +118,15 @@ TEST(LauncherArgs, Timeout) {
     EXPECT_EQ(run_args({"--timeout=2", "./a"}).timeout_s, 2.0);
 }
 
+TEST(LauncherArgs, BindTo) {
+    EXPECT_EQ(run_args({"./a"}).bind_to, BindTo::kAuto);
+    EXPECT_EQ(run_args({"--bind-to", "none", "./a"}).bind_to, BindTo::kNone);
+    EXPECT_EQ(run_args({"-bind-to", "core", "./a"}).bind_to, BindTo::kCore);
+    EXPECT_EQ(run_args({"--bind-to=core", "--bind-to", "none", "./a"}).bind_to, BindTo::kNone);
+    const std::string err = error_of({"--bind-to", "socket", "./a"});
+    EXPECT_NE(err.find("--bind-to 'socket'"), std::string::npos) << err;
+}
+
 TEST(LauncherArgs, OpenMpiFlagsAreAcceptedAndIgnored) {
     const LaunchArgs a = run_args(
         {"--oversubscribe", "--allow-run-as-root", "-oversubscribe", "-n", "3", "./a"});

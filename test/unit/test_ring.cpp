@@ -184,7 +184,7 @@ TEST(Ring, ReportsGeometry) {
     RingMemory mem(16, 256);
     Ring ring(mem.get(), 16, 256);
     EXPECT_EQ(ring.capacity(), 16u);
-    EXPECT_EQ(ring.cell_bytes(), 256u);
+    EXPECT_EQ(ring.cell_bytes(), 256u - shmpi::shm::kCellSeqBytes) << "payload: the cell less its sequence word";
     EXPECT_EQ(ring.free_cells(), 16u);
     EXPECT_EQ(ring_bytes(16, 256), sizeof(shmpi::shm::RingControl) + 16u * 256u);
 }

@@ -341,7 +341,7 @@ TEST_F(SegmentTest, CreateWritesHeaderAndEmptyRings) {
             if (s == d) continue;
             shm::Ring ring = seg->ring(s, d);
             EXPECT_EQ(ring.capacity(), g.ring_cells);
-            EXPECT_EQ(ring.cell_bytes(), g.cell_bytes);
+            EXPECT_EQ(ring.cell_bytes(), g.cell_bytes - shm::kCellSeqBytes);
             EXPECT_EQ(ring.free_cells(), g.ring_cells);
             EXPECT_EQ(ring.try_peek(), nullptr) << "ring " << s << "->" << d;
         }
@@ -393,7 +393,7 @@ TEST_F(SegmentTest, OverriddenGeometryReachesTheRanks) {
     EXPECT_EQ(seg.header().ring_cells, 64u);
     EXPECT_EQ(seg.header().cell_bytes, 512u);
     EXPECT_EQ(seg.ring(2, 0).capacity(), 64u);
-    EXPECT_EQ(seg.ring(2, 0).cell_bytes(), 512u);
+    EXPECT_EQ(seg.ring(2, 0).cell_bytes(), 512u - shm::kCellSeqBytes);
     // A rank does not read the variables: the header carries the geometry.
     EnvGuard other_cells("SHMPI_RING_CELLS", "8");
     EXPECT_EQ(attach_error(seg.fd(), 3), "");

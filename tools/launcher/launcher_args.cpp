@@ -26,6 +26,7 @@ struct RawOptions {
     std::string nranks;
     std::vector<std::string> env;
     std::string timeout;
+    std::string bind_to;
     bool tag_output = false;
     bool ignored = false;
     bool version = false;
@@ -53,6 +54,11 @@ void declare_options(CLI::App& app, RawOptions& raw) {
         ->allow_extra_args(false);
     app.add_option("--timeout", raw.timeout, "End the job after S seconds (exit status 124)")
         ->type_name("S")
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    app.add_option("--bind-to", raw.bind_to,
+                   "none, or core: one CPU per rank, in the order of mpirun's own CPU set "
+                   "(default: core when the ranks fit the CPUs, else none)")
+        ->type_name("WHAT")
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     app.add_flag("--tag-output,--prepend-rank,-l", raw.tag_output,
                  "Prefix every output line with \"[R] \", R being the rank that wrote it");
@@ -202,6 +208,15 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv,
             return error(fmt::format("-x '{}': expected VAR or VAR=VALUE", x));
         }
         args.env.push_back(std::move(e));
+    }
+    if (app.count("--bind-to") > 0) {
+        if (raw.bind_to == "none") {
+            args.bind_to = BindTo::kNone;
+        } else if (raw.bind_to == "core") {
+            args.bind_to = BindTo::kCore;
+        } else {
+            return error(fmt::format("--bind-to '{}': expected none or core", raw.bind_to));
+        }
     }
     args.tag_output = raw.tag_output;
     if (args.command.empty()) {

@@ -27,6 +27,10 @@ struct EnvSetting {
     bool operator==(const EnvSetting&) const = default;
 };
 
+/// Where ranks may run (--bind-to).  kAuto binds to cores when the ranks fit
+/// the CPUs mpirun may use, and leaves an oversubscribed job unbound.
+enum class BindTo { kAuto, kNone, kCore };
+
 /// A job to run, as the command line describes it.
 struct LaunchArgs {
     std::uint32_t nranks = 1;               ///< -n/-np/-c/--np; 1 when not given
@@ -34,6 +38,7 @@ struct LaunchArgs {
     std::vector<EnvSetting> env;            ///< -x options, in command-line order
     double timeout_s = 0;                   ///< --timeout; 0 means no limit
     bool tag_output = false;                ///< --tag-output/--prepend-rank/-l
+    BindTo bind_to = BindTo::kAuto;         ///< --bind-to
 };
 
 /// What parse_launcher_args() decided.

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -110,7 +111,23 @@ struct ChildPlan {
     int exec_error_write;
     rlim_t fd_limit;  ///< where the fallback of step 3 stops
     const InheritedState* inherited;
+    const std::vector<int>* cpus;  ///< rank r runs on cpus[r % size]; empty: unbound
 };
+
+/// The CPUs the ranks are bound to, one per rank in the order of mpirun's own
+/// CPU set; empty when the job is not bound.
+std::vector<int> binding_cpus(const LaunchArgs& args) {
+    if (args.bind_to == BindTo::kNone) return {};
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return {};
+    std::vector<int> cpus;
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+        if (CPU_ISSET(c, &set)) cpus.push_back(c);
+    }
+    if (args.bind_to == BindTo::kAuto && args.nranks > cpus.size()) return {};  // oversubscribed
+    return cpus;
+}
 
 /// The child's side of steps 1-5 in spawn.hpp.  Never returns.
 [[noreturn]] void become_rank(const ChildPlan& plan, std::uint32_t rank, int out_write,
@@ -142,6 +159,12 @@ struct ChildPlan {
     sigaction(SIGPIPE, &plan.inherited->sigpipe, nullptr);
     sigaction(SIGCHLD, &plan.inherited->sigchld, nullptr);
     setrlimit(RLIMIT_NOFILE, &plan.inherited->nofile);
+    if (!plan.cpus->empty()) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET((*plan.cpus)[rank % plan.cpus->size()], &one);
+        sched_setaffinity(0, sizeof one, &one);
+    }
 
     // 5. Run the program, or report why not.
     execvpe(plan.file, plan.argv, plan.envp);
@@ -173,9 +196,10 @@ StartedRanks start_ranks(const LaunchArgs& args, shm::Segment& seg, const Inheri
     }
     Pipe exec_errors = make_pipe("exec-error", 0);
 
+    const std::vector<int> cpus = binding_cpus(args);
     ChildPlan plan{args.command[0].c_str(), argv.data(), env.envp(), getpid(), seg.fd(),
                    dev_null.get(), exec_errors.write.get(),
-                   fd_limit(), &inherited};
+                   fd_limit(), &inherited, &cpus};
 
     StartedRanks started;
     started.ranks.reserve(args.nranks);

@@ -10,7 +10,8 @@
 //      already; those mpirun inherited become so, as with Open MPI and
 //      MPICH) and then clears FD_CLOEXEC on the segment descriptor;
 //   4. gets back the signal mask (empty), the dispositions and the
-//      descriptor limit that mpirun changed for itself;
+//      descriptor limit that mpirun changed for itself, and binds itself to
+//      its CPU when the job is bound (--bind-to);
 //   5. execs the program with the environment built here (mpirun's, plus -x
 //      settings, plus SHMPI_SEGMENT_FD, SHMPI_RANK, SHMPI_SIZE).  If exec
 //      fails it writes an ExecFailure record to the exec-error pipe and exits
