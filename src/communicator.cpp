@@ -50,7 +50,7 @@ std::uint64_t Communicator::recv(void* buf, std::int64_t count, const dtype::Dat
         status = null_status();
         return 0;
     }
-    return engine_.recv(context_, source, tag, buf, count, type, status);
+    return engine_.recv(context_, source, tag, buf, count, type, status, world_rank(source));
 }
 
 bool Communicator::iprobe(int source, int tag, MPI_Status& status) {

@@ -103,10 +103,65 @@ Request* Engine::isend(std::uint32_t context, std::int32_t my_rank, std::int32_t
 void Engine::send(std::uint32_t context, std::int32_t my_rank, std::int32_t tag,
                   std::uint32_t dst_world, const void* buf, std::int64_t count,
                   const dtype::Datatype& type, Mode mode) {
+    if (mode == Mode::Standard && type.contiguous &&
+        try_send_now(context, my_rank, tag, dst_world,
+                     static_cast<const std::byte*>(buf) + (count > 0 ? type.true_lb : 0),
+                     static_cast<std::uint64_t>(count * type.size))) {
+        return;
+    }
     Request s;
     s.on_stack = true;
     setup_send(&s, context, my_rank, tag, dst_world, buf, count, type, mode);
     wait(s);
+}
+
+/// Fast path of a blocking send: a message that fits one cell, with nothing
+/// queued ahead of it, goes straight into the ring with no request.  False
+/// when it does not apply (the caller takes the general path).
+bool Engine::try_send_now(std::uint32_t context, std::int32_t my_rank, std::int32_t tag,
+                          std::uint32_t dst_world, const void* buf, std::uint64_t bytes) {
+    if (bytes > payload0_ || bytes > eager_limit_ || !outq_[dst_world].empty()) return false;
+    std::byte* cell = transport_.try_claim(dst_world);
+    if (cell == nullptr) return false;
+    Wire w{};
+    w.kind = Kind::Eager;
+    w.frag = static_cast<std::uint32_t>(bytes);
+    w.tag = tag;
+    w.context = context;
+    w.src = my_rank;
+    w.total = bytes;
+    std::memcpy(cell, &w, sizeof w);
+    if (bytes > 0) std::memcpy(cell + kWireBytes, buf, bytes);
+    transport_.publish(dst_world);
+    return true;
+}
+
+/// Fast path of a blocking receive from a named source: when no receive is
+/// posted and nothing waits in the unexpected queue, a one-cell eager
+/// message at the head of the source's ring that fits the buffer is copied
+/// straight out of the cell.  Returns 1 when done, 0 when the ring is empty
+/// (try again), -1 when the general path must take over.
+int Engine::try_recv_now(std::uint32_t context, std::int32_t src, std::uint32_t src_world,
+                         std::int32_t tag, void* buf, std::uint64_t capacity, MPI_Status& status) {
+    if (!posted_.empty() || !unexpected_.empty()) return -1;
+    const std::byte* cell = transport_.peek(src_world);
+    if (cell == nullptr) return 0;
+    Wire w;
+    std::memcpy(&w, cell, sizeof w);
+    if (w.kind != Kind::Eager || w.context != context || w.src != src ||
+        (tag != MPI_ANY_TAG && w.tag != tag) || w.frag != w.total || w.total > capacity ||
+        inbound_[src_world].remaining != 0) {
+        return -1;
+    }
+    if (w.total > 0) std::memcpy(buf, cell + kWireBytes, w.total);
+    transport_.release(src_world);
+    transport_.after_release(src_world);
+    status.MPI_SOURCE = w.src;
+    status.MPI_TAG = w.tag;
+    status.MPI_ERROR = MPI_SUCCESS;
+    status.shmpi_cancelled = 0;
+    set_count(status, w.total);
+    return 1;
 }
 
 void Engine::queue(std::uint32_t dst, Outgoing&& o) {
@@ -196,7 +251,25 @@ Request* Engine::irecv(std::uint32_t context, std::int32_t src, std::int32_t tag
 }
 
 std::uint64_t Engine::recv(std::uint32_t context, std::int32_t src, std::int32_t tag, void* buf,
-                           std::int64_t count, const dtype::Datatype& type, MPI_Status& status) {
+                           std::int64_t count, const dtype::Datatype& type, MPI_Status& status,
+                           std::int64_t src_world) {
+    if (src_world >= 0 && src != MPI_ANY_SOURCE && type.contiguous) {
+        // Fast path: watch the source's ring ourselves (progress() drains the
+        // others), so a message that arrives goes straight to the buffer.
+        int got = 0;
+        const auto from = static_cast<std::uint32_t>(src_world);
+        const std::uint64_t capacity = static_cast<std::uint64_t>(count * type.size);
+        auto* landing = static_cast<std::byte*>(buf) + (count > 0 ? type.true_lb : 0);
+        transport_.wait([&] {
+            got = try_recv_now(context, src, from, tag, landing, capacity, status);
+            if (got != 0) return true;
+            progress(from);
+            got = try_recv_now(context, src, from, tag, landing, capacity, status);
+            return got != 0;
+        });
+        if (got == 1) return static_cast<std::uint64_t>(status.shmpi_count_lo) |
+                             (static_cast<std::uint64_t>(static_cast<std::uint32_t>(status.shmpi_count_hi)) << 32);
+    }
     Request r;
     r.on_stack = true;
     setup_recv(&r, context, src, tag, buf, count, type);
@@ -302,10 +375,11 @@ Request* Engine::take_token(std::uint64_t token, const char* what, std::uint32_t
 
 // --------------------------------------------------------------- progress
 
-bool Engine::progress() {
+bool Engine::progress(std::uint32_t skip) {
     bool did = false;
     constexpr int kBatch = 64;
     for (std::uint32_t s = 0; s < size_; ++s) {
+        if (s == skip) continue;
         int n = 0;
         while (n < kBatch) {
             const std::byte* cell = transport_.peek(s);

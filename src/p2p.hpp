@@ -94,9 +94,11 @@ public:
                    std::int64_t count, const dtype::Datatype& type);
     /// The blocking form; fills `status` (MPI_ERROR is MPI_ERR_TRUNCATE when the
     /// message did not fit).
-    /// Returns the size in bytes of the message that matched.
+    /// Returns the size in bytes of the message that matched.  `src_world`,
+    /// the world rank of `src` when the caller knows it, enables the fast path.
     std::uint64_t recv(std::uint32_t context, std::int32_t src, std::int32_t tag, void* buf,
-                       std::int64_t count, const dtype::Datatype& type, MPI_Status& status);
+                       std::int64_t count, const dtype::Datatype& type, MPI_Status& status,
+                       std::int64_t src_world = -1);
 
     /// True, with `status` filled, when a matching message has arrived.
     bool iprobe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status);
@@ -113,9 +115,10 @@ public:
             return done();
         });
     }
-    /// Drains incoming cells and pushes queued outgoing ones.  True if it did
-    /// anything.
-    bool progress();
+    /// Drains incoming cells (except from world rank `skip`, whose ring a
+    /// fast-path receive watches itself) and pushes queued outgoing ones.
+    /// True if it did anything.
+    bool progress(std::uint32_t skip = UINT32_MAX);
 
     /// Gives up the caller's ownership of `r`: deleted now if done, else when
     /// it completes.
@@ -144,6 +147,10 @@ private:
         std::uint64_t remaining = 0;
     };
 
+    bool try_send_now(std::uint32_t context, std::int32_t my_rank, std::int32_t tag,
+                      std::uint32_t dst_world, const void* buf, std::uint64_t bytes);
+    int try_recv_now(std::uint32_t context, std::int32_t src, std::uint32_t src_world,
+                     std::int32_t tag, void* buf, std::uint64_t capacity, MPI_Status& status);
     void queue(std::uint32_t dst, Outgoing&& o);
     void control(std::uint32_t dst, Kind kind, std::uint64_t sender_token,
                  std::uint64_t receiver_token);
