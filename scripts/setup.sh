@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # setup.sh: the one command for newcomers.  Installs the Debian packages shmpi
 # needs, builds shmpi, installs it under PREFIX, then compiles the demo
-# (examples/ring.c) with the installed mpicc and runs it with the installed
-# `mpirun -n 4`.  Safe to run again: it reuses the build directory.
+# (examples/minloc.c: the global minimum with its rank and index, by
+# MPI_Reduce with MPI_MINLOC) with the installed mpicc and runs it with the
+# installed `mpirun -n 4`.  Safe to run again: it reuses the build directory.
 #
 # usage: scripts/setup.sh [PREFIX]
 #   PREFIX   where to install; default /usr/local as root, else $HOME/.local
@@ -74,12 +75,12 @@ if [[ $(id -u) -eq 0 ]] && command -v ldconfig >/dev/null 2>&1; then
     ldconfig || true
 fi
 
-step "5/5 Demo: $prefix/bin/mpicc examples/ring.c, then $prefix/bin/mpirun -n 4"
+step "5/5 Demo: $prefix/bin/mpicc examples/minloc.c, then $prefix/bin/mpirun -n 4"
 for tool in mpicc mpirun; do
     [[ -x $prefix/bin/$tool ]] || die "$prefix/bin/$tool was not installed"
 done
-demo=$build/ring-demo
-"$prefix/bin/mpicc" -o "$demo" examples/ring.c || die "the installed mpicc could not compile examples/ring.c"
+demo=$build/minloc-demo
+"$prefix/bin/mpicc" -o "$demo" examples/minloc.c || die "the installed mpicc could not compile examples/minloc.c"
 "$prefix/bin/mpirun" -n 4 "$demo" || die "the demo failed: $prefix/bin/mpirun -n 4 $demo"
 
 printf '\nshmpi is installed in %s and works.\n' "$prefix"

@@ -480,23 +480,7 @@ int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype type, MPI_Count* 
     return guard(MPI_COMM_WORLD, fn, [&] {
         if (status == nullptr || count == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Get_elements: status or count is NULL");
         const dtype::Datatype& t = type_of(type, fn);
-        std::int64_t bytes = static_cast<std::int64_t>(status_bytes(*status));
-        if (t.size == 0) {
-            *count = 0;
-            return;
-        }
-        // Whole elements, then the basic blocks of a partial one.
-        std::int64_t n = (bytes / t.size) * t.nblocks;
-        bytes %= t.size;
-        for (int b = 0; b < t.nblocks && bytes > 0; ++b) {
-            if (bytes < t.blocks[b].length) {
-                *count = MPI_UNDEFINED;
-                return;
-            }
-            bytes -= t.blocks[b].length;
-            ++n;
-        }
-        *count = n;
+        *count = dtype::elements_in(t, static_cast<std::int64_t>(status_bytes(*status)));
     });
 }
 #pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
@@ -514,14 +498,8 @@ int PMPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* count) {
     return guard(MPI_COMM_WORLD, fn, [&] {
         if (status == nullptr || count == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Get_count: status or count is NULL");
         const dtype::Datatype& t = type_of(type, fn);
-        const auto bytes = static_cast<std::int64_t>(status_bytes(*status));
-        if (t.size == 0) {
-            *count = 0;
-        } else if (bytes % t.size != 0 || bytes / t.size > INT32_MAX) {
-            *count = MPI_UNDEFINED;
-        } else {
-            *count = static_cast<int>(bytes / t.size);
-        }
+        const std::int64_t n = dtype::count_in(t, static_cast<std::int64_t>(status_bytes(*status)));
+        *count = n > INT32_MAX ? MPI_UNDEFINED : static_cast<int>(n);
     });
 }
 #pragma weak MPI_Get_count = PMPI_Get_count

@@ -5,7 +5,13 @@ namespace shmpi {
 Communicator::Communicator(p2p::Engine& engine, std::uint32_t context,
                            std::vector<std::uint32_t> world_ranks, int my_rank, std::string name)
     : engine_(engine), context_(context), world_(std::move(world_ranks)), rank_(my_rank),
-      name_(std::move(name)) {}
+      name_(std::move(name)) {
+    team_.engine = &engine_;
+    team_.context = coll_context();
+    team_.rank = rank_;
+    team_.size = size();
+    team_.world = &world_;
+}
 
 MPI_Status null_status() {
     MPI_Status s{};

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "coll/coll.hpp"
 #include "dtype/datatype.hpp"
 #include "p2p.hpp"
 
@@ -55,6 +56,17 @@ public:
 
     p2p::Engine& engine() { return engine_; }
 
+    /// The members as the collective algorithms see them (coll/coll.hpp):
+    /// collective traffic on coll_context(), and the shared-memory state of
+    /// this communicator's collectives once one is attached.
+    const coll::Team& team() const { return team_; }
+    /// Attaches (or, with nullptr, detaches) the shared-memory collective
+    /// state; the communicator does not own it.
+    void set_shm_team(coll::ShmTeam* shm) { team_.shm = shm; }
+
+    Communicator(const Communicator&) = delete;  // team_ points at world_
+    Communicator& operator=(const Communicator&) = delete;
+
 private:
     std::uint32_t magic_ = kMagic;
     p2p::Engine& engine_;
@@ -63,6 +75,7 @@ private:
     int rank_;
     std::string name_;
     MPI_Errhandler errhandler_ = MPI_ERRORS_ARE_FATAL;
+    coll::Team team_;
 };
 
 /// The status of a receive from MPI_PROC_NULL: source MPI_PROC_NULL, tag

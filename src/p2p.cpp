@@ -60,8 +60,13 @@ void Engine::setup_send(Request* s, std::uint32_t context, std::int32_t my_rank,
     s->type = Request::Type::Send;
     s->dst_world = dst_world;
     s->bytes = static_cast<std::uint64_t>(count * type.size);
+    // A non-contiguous eager message is packed straight into the cells; a
+    // rendezvous one is packed once here, for the receiver to copy from.
+    const bool pack_into_cells = !type.contiguous && s->bytes <= eager_limit_;
     if (type.contiguous) {
         s->data = static_cast<const std::byte*>(buf) + (count > 0 ? type.true_lb : 0);
+    } else if (pack_into_cells) {
+        s->type_hold = dtype::Ref(&type);
     } else {
         s->packed.reset(new std::byte[s->bytes]);
         dtype::pack(type, buf, count, s->packed.get());
@@ -76,13 +81,19 @@ void Engine::setup_send(Request* s, std::uint32_t context, std::int32_t my_rank,
     o.wire.total = s->bytes;
     if (s->bytes <= eager_limit_) {
         o.data = s->data;
+        if (pack_into_cells) {
+            o.type = &type;
+            o.buf = buf;
+            o.count = count;
+        }
         o.len = s->bytes;
+        o.done_when_copied = s;
         if (mode == Mode::Sync) {
             o.wire.kind = Kind::EagerSync;
-            o.wire.sender_token = new_token(s);  // done on Ack
+            o.wire.sender_token = new_token(s);  // done on Ack and when copied
+            s->pending = 2;
         } else {
             o.wire.kind = Kind::Eager;
-            o.done_when_copied = s;
         }
     } else {
         o.wire.kind = Kind::Rts;
@@ -198,7 +209,12 @@ bool Engine::pump_one(std::uint32_t dst, Outgoing& o) {
         }
         w.frag = static_cast<std::uint32_t>(n);
         std::memcpy(cell, &w, sizeof w);
-        if (n > 0) std::memcpy(cell + kWireBytes, o.data + o.sent, n);
+        if (n > 0 && o.type != nullptr) {
+            dtype::pack(*o.type, o.buf, o.count, static_cast<std::int64_t>(o.sent), cell + kWireBytes,
+                        static_cast<std::int64_t>(n));
+        } else if (n > 0) {
+            std::memcpy(cell + kWireBytes, o.data + o.sent, n);
+        }
         transport_.publish(dst);
         o.started = true;
         o.sent += n;
@@ -236,8 +252,8 @@ void Engine::setup_recv(Request* r, std::uint32_t context, std::int32_t src, std
     if (type.contiguous) {
         r->landing = static_cast<std::byte*>(buf) + (count > 0 ? type.true_lb : 0);
     } else {
-        r->staging.reset(new std::byte[r->capacity]);
-        r->landing = r->staging.get();
+        r->landing = nullptr;  // unpacked piece by piece as bytes arrive
+        r->type_hold = dtype::Ref(&type);
     }
 }
 
@@ -318,7 +334,7 @@ void Engine::begin_match(Request* r, const Wire& w, std::uint32_t src_world) {
 void Engine::start_pull(Request* r, const Wire& w, std::uint32_t src_world) {
     begin_match(r, w, src_world);
     const std::uint64_t n = std::min(w.total, r->capacity);
-    if (transport_.read_remote(src_world, reinterpret_cast<const void*>(w.addr), r->landing, n)) {
+    if (pull(r, src_world, w.addr, n)) {
         r->arrived = w.total;
         control(src_world, Kind::Fin, w.sender_token, 0);
         finish_recv(r);
@@ -328,23 +344,51 @@ void Engine::start_pull(Request* r, const Wire& w, std::uint32_t src_world) {
     }
 }
 
+/// Copies the first `n` bytes of the sender's dense buffer at `addr` into
+/// the receive: straight into a contiguous buffer, else a piece at a time
+/// through a buffer small enough to stay in cache, unpacked at once.  False
+/// when the kernel refuses the direct copy (nothing is then counted as
+/// arrived; the Data cells that follow start again from byte 0).
+bool Engine::pull(Request* r, std::uint32_t src_world, std::uint64_t addr, std::uint64_t n) {
+    if (r->landing != nullptr || n == 0) {
+        return transport_.read_remote(src_world, reinterpret_cast<const void*>(addr), r->landing, n);
+    }
+    constexpr std::uint64_t kPiece = 128 * 1024;
+    std::unique_ptr<std::byte[]> piece(new std::byte[std::min(n, kPiece)]);
+    for (std::uint64_t done = 0; done < n;) {
+        const std::uint64_t len = std::min(n - done, kPiece);
+        if (!transport_.read_remote(src_world, reinterpret_cast<const void*>(addr + done), piece.get(), len)) {
+            return false;
+        }
+        dtype::unpack(*r->type_info, r->user_buf, r->count, static_cast<std::int64_t>(done), piece.get(),
+                      static_cast<std::int64_t>(len));
+        done += len;
+    }
+    return true;
+}
+
 void Engine::deliver(Request* r, const std::byte* p, std::uint64_t n) {
     if (r->arrived < r->capacity) {
         const std::uint64_t take = std::min(n, r->capacity - r->arrived);
-        if (take > 0) std::memcpy(r->landing + r->arrived, p, take);
+        if (take > 0 && r->landing != nullptr) {
+            std::memcpy(r->landing + r->arrived, p, take);
+        } else if (take > 0) {
+            dtype::unpack(*r->type_info, r->user_buf, r->count, static_cast<std::int64_t>(r->arrived), p,
+                          static_cast<std::int64_t>(take));
+        }
     }
     r->arrived += n;
 }
 
 void Engine::finish_recv(Request* r) {
     const std::uint64_t got = std::min(r->incoming, r->capacity);
-    if (r->staging) dtype::unpack(*r->type_info, r->staging.get(), static_cast<std::int64_t>(got), r->user_buf);
     set_count(r->status, got);
     r->status.MPI_ERROR = r->incoming > r->capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
     complete(r);
 }
 
 void Engine::complete(Request* r) {
+    if (--r->pending > 0) return;  // a synchronous eager send waits for both events
     if (r->type == Request::Type::Send) --pending_sends_;
     r->done = true;
     if (r->freed && !r->on_stack) delete r;

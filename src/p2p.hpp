@@ -54,6 +54,8 @@ struct Wire {
         std::uint64_t addr;            ///< Rts: the sender's buffer
     };
 };
+/// The payload starts right after the header, so a message of up to 16
+/// bytes travels in the cell's first 64-byte line together with its header.
 inline constexpr std::size_t kWireBytes = 48;
 static_assert(sizeof(Wire) == kWireBytes, "the wire header must fill exactly its reserved space in a cell");
 
@@ -135,6 +137,12 @@ private:
     struct Outgoing {
         Wire wire;
         const std::byte* data = nullptr;
+        /// When set, the payload is packed from `count` elements of `type`
+        /// at `buf` straight into the cells (and `data` is unused).  The
+        /// request this belongs to holds a reference on the type.
+        const dtype::Datatype* type = nullptr;
+        const void* buf = nullptr;
+        std::int64_t count = 0;
         std::uint64_t len = 0;
         std::uint64_t sent = 0;
         bool started = false;
@@ -169,6 +177,7 @@ private:
     void begin_match(Request* r, const Wire& w, std::uint32_t src_world);
     void start_pull(Request* r, const Wire& w, std::uint32_t src_world);
     static void deliver(Request* r, const std::byte* p, std::uint64_t n);
+    bool pull(Request* r, std::uint32_t src_world, std::uint64_t addr, std::uint64_t n);
     void finish_recv(Request* r);
     void complete(Request* r);
     std::uint64_t new_token(Request* r);
@@ -186,8 +195,8 @@ private:
     std::vector<std::deque<Outgoing>> outq_;    ///< per destination world rank
     std::vector<std::uint32_t> busy_dsts_;      ///< destinations with queued cells
     std::vector<Inbound> inbound_;              ///< per source world rank
-    boost::intrusive::list<Request> posted_;
-    boost::intrusive::list<Unexpected> unexpected_;
+    boost::intrusive::list<Request> posted_;        ///< not owned
+    boost::intrusive::list<Unexpected> unexpected_; ///< owned: deleted when matched
     std::unordered_map<std::uint64_t, Request*> tokens_;
     std::uint64_t next_token_ = 1;
     std::uint64_t pending_sends_ = 0;

@@ -30,6 +30,9 @@ struct Request : QueueHook {
     std::uint32_t magic = kMagic;
     Type type = Type::Send;
     bool done = false;
+    /// Events still to come before it is done: 1, or 2 for a synchronous
+    /// eager send (its Ack, and the last of its cells written).
+    std::uint8_t pending = 1;
     /// MPI_Request_free was called: the engine deletes it on completion.
     bool freed = false;
     /// Blocking calls put their request on the stack: never delete those.
@@ -41,6 +44,10 @@ struct Request : QueueHook {
     MPI_Comm comm_handle = MPI_COMM_NULL;
     /// Key in the engine's token table while a peer may still refer to it.
     std::uint64_t token = 0;
+
+    /// Keeps a derived datatype alive while the engine may still read its
+    /// layout (a user may free the type while the request is pending).
+    dtype::Ref type_hold;
 
     // ---- send side ----
     std::uint32_t dst_world = 0;  ///< destination, as a world rank
@@ -56,13 +63,12 @@ struct Request : QueueHook {
     void* user_buf = nullptr;
     std::int64_t count = 0;
     const dtype::Datatype* type_info = nullptr;
-    /// Where incoming bytes land: the user buffer for a contiguous type, else
-    /// `staging` (unpacked on completion).
+    /// Where incoming bytes land for a contiguous type; nullptr for other
+    /// types, whose bytes are unpacked into the user buffer as they come.
     std::byte* landing = nullptr;
     std::uint64_t capacity = 0;   ///< bytes the receive can hold
     std::uint64_t incoming = 0;   ///< bytes the matched message carries
     std::uint64_t arrived = 0;    ///< bytes of it seen so far
-    std::unique_ptr<std::byte[]> staging;
     std::uint32_t src_world = 0;  ///< sender's world rank, once matched
 };
 

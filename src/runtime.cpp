@@ -8,7 +8,8 @@ Runtime::Runtime(int thread_level)
     : transport_(shm::Transport::from_environment()),
       engine_(std::make_unique<p2p::Engine>(*transport_)),
       thread_level_(thread_level),
-      main_thread_(std::this_thread::get_id()) {
+      main_thread_(std::this_thread::get_id()),
+      coll_selection_(coll::Selection::from_environment()) {
     const std::uint32_t n = transport_->size();
     const std::uint32_t me = transport_->rank();
     std::vector<std::uint32_t> all(n);
@@ -17,6 +18,10 @@ Runtime::Runtime(int thread_level)
                                             static_cast<int>(me), "MPI_COMM_WORLD");
     self_ = std::make_unique<Communicator>(*engine_, kContextSelf, std::vector<std::uint32_t>{me}, 0,
                                            "MPI_COMM_SELF");
+    // The world's collectives get their region of the segment; MPI_COMM_SELF
+    // has one member and needs none.
+    world_shm_ = coll::ShmTeam::for_world(*transport_, *engine_);
+    world_->set_shm_team(world_shm_.get());
 }
 
 Runtime::~Runtime() = default;

@@ -5,6 +5,8 @@
 #include <memory>
 #include <thread>
 
+#include "coll/select.hpp"
+#include "coll/shm_team.hpp"
 #include "communicator.hpp"
 #include "p2p.hpp"
 #include "shm/transport.hpp"
@@ -19,7 +21,7 @@ class Runtime {
 public:
     /// Attaches to the job (or makes a 1-rank job) and builds MPI_COMM_WORLD
     /// and MPI_COMM_SELF.  `thread_level` is what MPI_Init_thread provides.
-    /// Throws shm::SegmentError or MpiError.
+    /// Throws shm::SegmentError or MpiError (also for a bad SHMPI_COLL*).
     Runtime(int thread_level);
     ~Runtime();
 
@@ -29,6 +31,8 @@ public:
     Communicator& self() { return *self_; }
     int thread_level() const { return thread_level_; }
     bool is_main_thread() const { return std::this_thread::get_id() == main_thread_; }
+    /// Which algorithm each collective runs (SHMPI_COLL*, read at MPI_Init).
+    const coll::Selection& coll_selection() const { return coll_selection_; }
 
     /// MPI_Finalize: completes outgoing traffic, then waits for every rank
     /// (a barrier on an internal context), then marks this rank finalized.
@@ -39,8 +43,12 @@ private:
     std::unique_ptr<p2p::Engine> engine_;
     std::unique_ptr<Communicator> world_;
     std::unique_ptr<Communicator> self_;
+    /// MPI_COMM_WORLD's shared-memory collective state (null in a singleton
+    /// without a segment); declared after world_ so it goes first.
+    std::unique_ptr<coll::ShmTeam> world_shm_;
     int thread_level_;
     std::thread::id main_thread_;
+    coll::Selection coll_selection_;
 };
 
 }  // namespace shmpi

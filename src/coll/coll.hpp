@@ -53,4 +53,54 @@ struct Team {
     ShmTeam* shm = nullptr;             ///< null: no shared-memory fast path for this team
 };
 
+// ---- Shared-memory algorithms (src/coll/*_shm.cpp) ----
+//
+// Same parameters and conventions as the linear ones (linear.hpp); each
+// returns false, before it has touched anything, when it cannot take the
+// call: the team has no shared-memory state (team.shm == nullptr), or the
+// variant needs single-copy reads (process_vm_readv) and this job cannot do
+// them, or a reduction element is larger than a slot of cells.  Every such
+// reason is the same on every member, so all members decline together.
+// The first call on a team makes one extra collective step (the
+// single-copy probe), so every member must call the same algorithms.
+//
+// *_shm (no suffix) chooses among the shared-memory variants by size (see
+// docs/DESIGN.md, "Collectives in shared memory"); the suffixed ones run one
+// variant, for forcing and benchmarking:
+//   _tree    release/gather flag tree, data inline in the flag line (up to
+//            64 B) or pipelined through cells, any size
+//   _direct  single copy from the root's buffer (process_vm_readv)
+//   _rsag    reduce-scatter in place (each member folds its slice, reading
+//            every peer's contribution), then allgather / gather to the root
+struct Blocks;
+
+bool barrier_shm(const Team& team);
+bool bcast_shm(const Team& team, void* buf, std::int64_t bytes, int root);
+bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root);
+bool bcast_shm_direct(const Team& team, void* buf, std::int64_t bytes, int root);
+bool reduce_shm(const Team& team, const void* send, void* recv, std::int64_t count,
+                const Reduction& red, int root);
+bool reduce_shm_tree(const Team& team, const void* send, void* recv, std::int64_t count,
+                     const Reduction& red, int root);
+bool reduce_shm_rsag(const Team& team, const void* send, void* recv, std::int64_t count,
+                     const Reduction& red, int root);
+bool allreduce_shm(const Team& team, const void* send, void* recv, std::int64_t count,
+                   const Reduction& red);
+bool allreduce_shm_tree(const Team& team, const void* send, void* recv, std::int64_t count,
+                        const Reduction& red);
+bool allreduce_shm_rsag(const Team& team, const void* send, void* recv, std::int64_t count,
+                        const Reduction& red);
+/// Gathers: each block travels inline (up to 64 B), through the member's
+/// cells (up to a cell's size), or by a single copy the root makes from the
+/// member's buffer.  Scatters and allgathers likewise.
+bool gather_shm(const Team& team, const void* send, std::int64_t block, void* recv, int root);
+bool gatherv_shm(const Team& team, const void* send, std::int64_t send_bytes, void* recv,
+                 Blocks blocks, int root);
+bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t block, int root);
+bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
+                  std::int64_t recv_bytes, int root);
+bool allgather_shm(const Team& team, const void* send, std::int64_t block, void* recv);
+bool allgatherv_shm(const Team& team, const void* send, std::int64_t send_bytes, void* recv,
+                    Blocks blocks);
+
 }  // namespace shmpi::coll

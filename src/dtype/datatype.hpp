@@ -1,59 +1,259 @@
-// Datatypes: the part the runtime needs now (predefined types, their sizes and
-// extents).  The derived-type engine extends Datatype with a normalised type
-// tree and pack/unpack; the fields cached here are the ones it will fill.
+// Datatypes: predefined and derived, normalised at construction, with their
+// size, bounds and contiguity cached, and the pack engine that turns
+// `count` elements of a type into a dense byte stream and back.
+//
+// A type map is a list of (basic type, displacement) entries plus, for types
+// made with MPI_LB/MPI_UB or MPI_Type_create_resized, explicit ("sticky")
+// bound markers.  Bounds follow MPI-3.1 4.1.6 (and agree with Open MPI):
+//   lb = the lowest lb marker, or else the lowest lb of the placed copies of
+//        the old types (data or not);
+//   ub = the highest ub marker, or else the highest ub of the placed copies,
+//        rounded up (epsilon) so that ub - lb is a multiple of the largest
+//        alignment of the basic types with data in the type;
+//   true_lb/true_ub = the lowest and highest byte of data, markers ignored.
+// Blocks of length 0 add nothing.  A constructor of derived types holds a
+// reference on its old types, so a type freed by the user stays valid inside
+// the types built on it (and in pending requests, which hold one too).
+//
+// Normalised forms (what the pack engine sees; the envelope keeps what the
+// user called):
+//   Vector    count blocks of `blocklen` copies of `child`, block b at
+//             b * stride bytes.  contiguous, vector, hvector, and indexed
+//             types whose blocks are evenly spaced and equal; count 1 is a
+//             plain run of copies.
+//   Blocks    count blocks, block b = blocklens[b] copies of `child` at
+//             displs[b] bytes: indexed, hindexed, (h)indexed_block, structs
+//             whose types are all the same.  Zero-length blocks are dropped
+//             and adjacent blocks merged.
+//   Struct    as Blocks, with a child per block (children[b]).
+//   Resized   `child` with another lb and extent.
+//   Builtin   a predefined basic type; Marker: MPI_LB/MPI_UB.
+// The pair types (MPI_DOUBLE_INT, ...) are predefined Structs of two
+// builtins laid out as the C struct { T value; int index; }.
 #pragma once
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace shmpi::dtype {
 
+struct Datatype;
+
+/// One counted reference to a datatype; predefined types are never counted
+/// (they live as long as the library).  Copying a Ref adds a reference,
+/// destroying it drops one, and the last reference deletes the type.
+class Ref {
+public:
+    Ref() = default;
+    /// Adds a reference to `t` (nullptr: holds nothing).
+    explicit Ref(const Datatype* t);
+    Ref(const Ref& o) : Ref(o.t_) {}
+    Ref(Ref&& o) noexcept : t_(o.t_) { o.t_ = nullptr; }
+    Ref& operator=(Ref o) noexcept {
+        std::swap(t_, o.t_);
+        return *this;
+    }
+    ~Ref();
+
+    const Datatype* get() const { return t_; }
+    const Datatype& operator*() const { return *t_; }
+    const Datatype* operator->() const { return t_; }
+    explicit operator bool() const { return t_ != nullptr; }
+
+private:
+    const Datatype* t_ = nullptr;
+};
+
+enum class Kind : std::uint8_t { Builtin, Marker, Vector, Blocks, Struct, Resized };
+
 struct Datatype {
+    static constexpr std::uint32_t kMagic = 0x44545950;  // "DTYP"
+
+    Datatype() = default;
+    Datatype(const Datatype&) = delete;
+    Datatype& operator=(const Datatype&) = delete;
+    ~Datatype();
+
     std::uint32_t magic = kMagic;  ///< tells a live Datatype from garbage
+
+    // ---- cached properties, for every layer of the library ----
     std::int64_t size = 0;         ///< bytes of data in one element (no gaps)
-    std::int64_t lb = 0;           ///< lower bound
-    std::int64_t extent = 0;       ///< ub - lb
-    std::int64_t true_lb = 0;
-    std::int64_t true_extent = 0;
-    /// One element is `size` bytes at offset lb, and consecutive elements
-    /// follow one another with no gap: a count of them is one memcpy.
+    std::int64_t lb = 0;           ///< lower bound (see the top of this file)
+    std::int64_t extent = 0;       ///< ub - lb; may be 0 or negative
+    std::int64_t true_lb = 0;      ///< lowest byte of data
+    std::int64_t true_extent = 0;  ///< true_ub - true_lb
+    /// One element is `size` bytes at offset true_lb, packed in address
+    /// order, and consecutive elements follow one another with no gap: a
+    /// count of them is one memcpy.
     bool contiguous = true;
     bool committed = true;
     bool predefined = true;
-    /// The data blocks of one element of a non-contiguous predefined type
-    /// (the pair types: value, then index after padding).  The derived-type
-    /// engine replaces this with its normalised type tree.
-    struct Block {
-        std::int64_t offset = 0;
-        std::int64_t length = 0;
-    };
-    Block blocks[2] = {};
-    int nblocks = 1;
-    /// For Get_elements: the size of the basic type every element is made of,
-    /// or 0 when the type mixes basic types of different sizes.
-    std::int64_t basic_size = 0;
+    /// The one predefined type the type is built from (itself for predefined
+    /// types, pair types included); nullptr when the type mixes basic types
+    /// or has no data type at all (MPI_LB, MPI_UB, a struct of markers).
+    const Datatype* basic = nullptr;
     const char* name = "";
 
-    static constexpr std::uint32_t kMagic = 0x44545950;  // "DTYP"
+    /// One element is a single run of `size` bytes at true_lb, in pack
+    /// order (elements may have gaps between them: extent > size).
+    bool dense = true;
+    /// The bounds come from explicit markers (MPI_LB/MPI_UB, resized).
+    bool sticky_lb = false;
+    bool sticky_ub = false;
+    /// The largest alignment of the basic types with data (1 when none).
+    std::int64_t align = 1;
+    /// Basic elements in one element (MPI_Get_elements); pair types count 2.
+    std::int64_t elements = 0;
+    /// Nesting depth: 0 for predefined types.
+    int depth = 0;
+
+    std::int64_t ub() const { return lb + extent; }
+    std::int64_t true_ub() const { return true_lb + true_extent; }
+
+    // ---- the normalised layout (see the top of this file) ----
+    Kind kind = Kind::Builtin;
+    std::int64_t count = 0;     ///< Vector, Blocks, Struct: number of blocks
+    std::int64_t blocklen = 0;  ///< Vector: copies of the child per block
+    std::int64_t stride = 0;    ///< Vector: bytes from one block to the next
+    std::vector<std::int64_t> blocklens;  ///< Blocks, Struct
+    std::vector<std::int64_t> displs;     ///< Blocks, Struct (bytes)
+    /// Blocks, Struct: packed bytes before block b (count + 1 entries), to
+    /// find where a byte offset falls.
+    std::vector<std::int64_t> prefix;
+    Ref child;                  ///< Vector, Blocks, Resized
+    std::vector<Ref> children;  ///< Struct: one per block
+    /// Blocks, Struct whose every block is one run of bytes: the runs of one
+    /// element, in pack order, adjacent runs merged.  Empty otherwise.
+    struct Run {
+        std::int64_t offset;
+        std::int64_t length;
+    };
+    std::vector<Run> runs;
+
+    // ---- the envelope: how the user made it (MPI_Type_get_envelope) ----
+    int combiner = 0;  ///< MPI_COMBINER_*; set to NAMED for predefined types
+    std::vector<int> ints;
+    std::vector<MPI_Aint> aints;
+    std::vector<MPI_Datatype> types;
+    std::vector<Ref> type_refs;  ///< keeps `types` alive
+
+    // ---- lifetime ----
+    /// References: user handles, types built on it, pending requests.
+    /// Increments are relaxed (a reference is only made from another one);
+    /// the decrement is acq_rel so that every use happens before the delete.
+    mutable std::atomic<std::int64_t> refs{1};
+    /// Handles the user holds: MPI_Type_free drops one, MPI_Type_get_contents
+    /// hands out one more.  At 0 the handle is dead for the C boundary,
+    /// though the object may live on inside other types or requests.
+    /// Only the thread in the MPI library touches it (SERIALIZED at most):
+    /// relaxed.
+    mutable std::atomic<std::int64_t> handles{1};
+    MPI_Datatype self = MPI_DATATYPE_NULL;  ///< the handle that names it
+    std::string label;                      ///< storage behind `name`
 };
+
+// ---------------------------------------------------------------- handles
 
 /// The predefined type behind `handle`, or nullptr if `handle` is not one
 /// (MPI_DATATYPE_NULL included).
 const Datatype* predefined(MPI_Datatype handle);
 
-/// Copies `count` elements at `buf` into `out` as a dense byte stream of
-/// count * size bytes.
+/// The Datatype behind any handle, or nullptr when it is not a valid
+/// datatype handle or the user has freed it.
+const Datatype* lookup(MPI_Datatype handle);
+
+/// The handle that names `t`.
+inline MPI_Datatype handle_of(const Datatype& t) { return t.self; }
+
+/// Reference counting (no-ops for predefined types); see Ref.
+void retain(const Datatype* t);
+void release(const Datatype* t);
+
+/// MPI_Type_commit: marks `t` usable for communication.
+void commit(const Datatype& t);
+/// MPI_Type_free: drops the user's handle and its reference.  Throws
+/// MPI_ERR_TYPE naming `fn` for predefined types.
+void free_handle(const Datatype& t, const char* fn);
+/// MPI_Type_get_contents hands out a handle to an old type: one more handle.
+void add_handle(const Datatype& t);
+/// MPI_Type_set_name.
+void set_name(const Datatype& t, const std::string& name);
+
+// ------------------------------------------------------------ constructors
+//
+// Each returns a new uncommitted type holding one user handle, or throws
+// MpiError naming `fn`, the argument and the bad value: MPI_ERR_COUNT for a
+// negative count, MPI_ERR_ARG for negative block lengths, NULL arrays and
+// sizes, bounds or displacements that overflow MPI_Aint, MPI_ERR_TYPE for an
+// old type that cannot be used.  Arguments are those of the C binding.
+
+Datatype* make_contiguous(int count, const Datatype& old, const char* fn);
+Datatype* make_vector(int count, int blocklen, int stride, const Datatype& old, const char* fn);
+/// MPI_Type_create_hvector and the MPI-1 MPI_Type_hvector (same combiner).
+Datatype* make_hvector(int count, int blocklen, MPI_Aint stride, const Datatype& old,
+                       const char* fn);
+Datatype* make_indexed(int count, const int blocklens[], const int displs[], const Datatype& old,
+                       const char* fn);
+Datatype* make_hindexed(int count, const int blocklens[], const MPI_Aint displs[],
+                        const Datatype& old, const char* fn);
+Datatype* make_indexed_block(int count, int blocklen, const int displs[], const Datatype& old,
+                             const char* fn);
+Datatype* make_hindexed_block(int count, int blocklen, const MPI_Aint displs[],
+                              const Datatype& old, const char* fn);
+/// `types[i]` may be MPI_LB or MPI_UB markers (MPI-1).
+Datatype* make_struct(int count, const int blocklens[], const MPI_Aint displs[],
+                      const Datatype* const types[], const char* fn);
+Datatype* make_resized(const Datatype& old, MPI_Aint lb, MPI_Aint extent, const char* fn);
+Datatype* make_dup(const Datatype& old, const char* fn);
+/// `order` is MPI_ORDER_C or MPI_ORDER_FORTRAN.
+Datatype* make_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[],
+                        int order, const Datatype& old, const char* fn);
+Datatype* make_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[],
+                      const int dargs[], const int psizes[], int order, const Datatype& old,
+                      const char* fn);
+
+// ------------------------------------------------------------------- packing
+//
+// The dense stream of `count` elements of `type` at `buf` is the data bytes
+// of each element in type-map order, element after element: count * size
+// bytes.  Element i lives at buf + i * extent; `buf` may be MPI_BOTTOM (null)
+// with absolute displacements.
+
+/// Copies `count` elements at `buf` into `out` (count * size bytes).
 void pack(const Datatype& type, const void* buf, std::int64_t count, std::byte* out);
+
+/// Copies bytes [offset, offset + max_bytes) of the stream of `count`
+/// elements at `buf` into `out`, stopping at the end of the stream.  Returns
+/// the number of bytes written.  Any offset works, so a large message can be
+/// packed piece by piece.
+std::int64_t pack(const Datatype& type, const void* buf, std::int64_t count, std::int64_t offset,
+                  std::byte* out, std::int64_t max_bytes);
 
 /// Copies `bytes` bytes of a dense stream (a prefix of whole or partial
 /// elements) from `in` into the elements at `buf`.
 void unpack(const Datatype& type, const std::byte* in, std::int64_t bytes, void* buf);
 
-/// The Datatype behind any handle, or nullptr when it is not a valid
-/// datatype handle.
-const Datatype* lookup(MPI_Datatype handle);
+/// The inverse of the resumable pack: stores `bytes` bytes from `in` as
+/// bytes [offset, offset + bytes) of the stream of `count` elements at
+/// `buf`, stopping at the end of the stream.  Returns the bytes consumed.
+std::int64_t unpack(const Datatype& type, void* buf, std::int64_t count, std::int64_t offset,
+                    const std::byte* in, std::int64_t bytes);
+
+// ----------------------------------------------------------------- counting
+
+/// MPI_Get_count: whole elements of `type` in `bytes` bytes, or
+/// MPI_UNDEFINED when `bytes` is not a whole number of them (0 for a type
+/// of size 0).
+std::int64_t count_in(const Datatype& type, std::int64_t bytes);
+
+/// MPI_Get_elements: basic elements in `bytes` bytes of a stream of
+/// `type`, or MPI_UNDEFINED when `bytes` ends inside a basic element.
+std::int64_t elements_in(const Datatype& type, std::int64_t bytes);
 
 }  // namespace shmpi::dtype

@@ -5,6 +5,11 @@
 //   rings_offset       Ring[nranks * nranks]    (ring (s, d) at index s*nranks + d;
 //                                                the diagonal is unused: a rank sends
 //                                                to itself without the segment)
+//   coll_offset        CollMember[nranks]       (MPI_COMM_WORLD's collective region:
+//                                                flags and inline data, one per rank)
+//   coll_cells_offset  cells[nranks][coll_cell_bytes]
+//                                               (that region's data cells, one block
+//                                                per rank, written by that rank only)
 //
 // Everything in the segment is standard-layout and pointer-free: objects refer
 // to each other by offsets from the segment's base, because every process maps
@@ -27,7 +32,7 @@ namespace shmpi::shm {
 inline constexpr std::size_t kLine = 128;
 
 inline constexpr std::uint64_t kMagic = 0x47455349504d4853ull;  // "SHMPISEG"
-inline constexpr std::uint32_t kLayoutVersion = 1;
+inline constexpr std::uint32_t kLayoutVersion = 2;
 
 /// Job-wide state values of SegmentHeader::abort_state.
 enum AbortState : std::uint32_t { kRunning = 0, kAborting = 1 };
@@ -59,6 +64,9 @@ struct alignas(kLine) SegmentHeader {
     std::uint32_t cell_bytes;     ///< bytes per cell, a multiple of kLine
     std::int64_t launcher_pid;    ///< pid of mpirun
     std::uint64_t job_id;         ///< random; names the job in messages
+    std::uint64_t coll_offset;    ///< offset of MPI_COMM_WORLD's CollMember[nranks]
+    std::uint64_t coll_cells_offset;  ///< offset of that region's cells
+    std::uint32_t coll_cell_bytes;    ///< cell bytes per member, a multiple of 4096
 
     // ---- job-wide, mutable: own line ----
     /// kRunning until the job must end.  Written (compare-exchange, acq_rel)
@@ -98,6 +106,75 @@ struct alignas(kLine) RankSlot {
     /// the rings (Dekker pattern: one of the two always sees the other).
     std::atomic<std::uint32_t> sleeping;
 };
+
+/// Bytes of data that travel inline in a release line.
+inline constexpr std::size_t kCollInline = 64;
+/// Release lines per member: consecutive collective calls use them in turn,
+/// so a member can publish the next calls' small data before its readers
+/// have finished with the previous ones.
+inline constexpr std::size_t kCollLines = 8;
+
+/// One release line of a member (src/coll/shm_team.hpp): a flag and the
+/// data published with it, in one line pair, so that one cache miss brings
+/// a reader both.  Call c uses line c mod kCollLines.
+struct CollLine {
+    /// "My data for step `release` is published": the owner stores the step
+    /// with release after writing everything it publishes for that step (the
+    /// rest of this line, its cells); readers load it with acquire before
+    /// reading them.  The owner overwrites published data only after every
+    /// reader of it has announced, in its own `gather`, that it finished.
+    /// Written by the owner only.
+    alignas(kLine) std::atomic<std::uint64_t> release;
+    /// Published with `release`: bytes of the owner's contribution (or of the
+    /// whole message for the source of a broadcast), for size checks.
+    std::uint64_t bytes;
+    /// Published with `release`: an address in the owner's process (its user
+    /// buffer) for single-copy readers (process_vm_readv), or 0.
+    std::uint64_t addr;
+    /// Published with `release`: a second address or a protocol word,
+    /// defined by each algorithm.
+    std::uint64_t aux;
+    /// Published with `release`: up to kCollInline bytes of data.
+    std::byte data[kCollInline];
+};
+
+/// One member's flags in a collective region.
+///
+/// A region serves one communicator: CollMember[members] followed by each
+/// member's cells.  Flags are monotonic 64-bit step numbers (see ShmTeam:
+/// every collective call takes a fresh range of steps), written by their owner
+/// only, never reset, compared rollover-safely.  Each flag sits on its own
+/// line pair, so a writer never invalidates another writer's line.  Zero
+/// (the zero-filled segment) means "no step yet".
+struct CollMember {
+    /// The release lines, used by consecutive calls in turn.
+    CollLine lines[kCollLines];
+
+    // ---- the gather line: written by the owner only ----
+    /// "I have finished step `gather`": stored with release by the owner once
+    /// it has read everything it needed from other members for that step (and
+    /// in a barrier: once its subtree has arrived).  A member that wants to
+    /// overwrite data it published at step s waits, with acquire, until each
+    /// reader's gather has reached s.
+    alignas(kLine) std::atomic<std::uint64_t> gather;
+
+    // ---- the probe line: written once by the owner ----
+    /// Address in the owner's process of a word with a known value, which
+    /// peers read with process_vm_readv to learn whether single-copy reads
+    /// work in this job.  Written before the owner's release of the probe
+    /// step, which publishes it.
+    alignas(kLine) std::uint64_t probe_addr;
+    /// 1 when the owner could read its neighbour's probe word, 2 when not.
+    /// Written before the owner's gather of the probe step, which publishes it.
+    std::uint32_t probe_ok;
+};
+
+static_assert(std::is_standard_layout_v<CollMember>,
+              "collective flags are read by several processes, so they must have a fixed C layout");
+static_assert(sizeof(CollLine) == kLine,
+              "inline data must share the release flag's line, so one miss brings both");
+static_assert(sizeof(CollMember) == (kCollLines + 2) * kLine,
+              "a member is its release lines, a gather line and a probe line");
 
 static_assert(std::is_standard_layout_v<SegmentHeader>,
               "the header is read by several processes, so it must have a fixed C layout");

@@ -68,8 +68,20 @@ Geometry Geometry::for_ranks(std::uint32_t nranks) {
         g.ring_cells = 8;
         g.cell_bytes = 1024;
     }
+    // Collective cells: 64 KiB per rank keeps the world's region at 1 MiB for
+    // 16 ranks; larger jobs get less per rank so /dev/shm use stays modest.
+    if (nranks <= 16) {
+        g.coll_cell_bytes = 65536;
+    } else if (nranks <= 64) {
+        g.coll_cell_bytes = 32768;
+    } else if (nranks <= 256) {
+        g.coll_cell_bytes = 16384;
+    } else {
+        g.coll_cell_bytes = 8192;
+    }
     g.ring_cells = env_u32("SHMPI_RING_CELLS", g.ring_cells);
     g.cell_bytes = env_u32("SHMPI_CELL_BYTES", g.cell_bytes);
+    g.coll_cell_bytes = env_u32("SHMPI_COLL_CELL_BYTES", g.coll_cell_bytes);
     if ((g.ring_cells & (g.ring_cells - 1)) != 0) {
         throw SegmentError(
             fmt::format("shmpi: SHMPI_RING_CELLS={} must be a power of two", g.ring_cells));
@@ -78,6 +90,11 @@ Geometry Geometry::for_ranks(std::uint32_t nranks) {
         throw SegmentError(fmt::format(
             "shmpi: SHMPI_CELL_BYTES={} must be a multiple of {} and at least {}", g.cell_bytes,
             kLine, 2 * kLine));
+    }
+    if (g.coll_cell_bytes % 4096 != 0) {
+        throw SegmentError(fmt::format(
+            "shmpi: SHMPI_COLL_CELL_BYTES={} must be a multiple of 4096",
+            g.coll_cell_bytes));
     }
     return g;
 }
@@ -92,8 +109,16 @@ std::size_t Geometry::ring_stride() const {
     return round_up(ring_bytes(ring_cells, cell_bytes), kLine);
 }
 
-std::size_t Geometry::total_bytes() const {
+std::size_t Geometry::coll_offset() const {
     return round_up(rings_offset() + std::size_t{nranks} * nranks * ring_stride(), 4096);
+}
+
+std::size_t Geometry::coll_cells_offset() const {
+    return round_up(coll_offset() + std::size_t{nranks} * sizeof(CollMember), 4096);
+}
+
+std::size_t Geometry::total_bytes() const {
+    return round_up(coll_cells_offset() + std::size_t{nranks} * coll_cell_bytes, 4096);
 }
 
 Segment Segment::create(const Geometry& g, std::int64_t launcher_pid) {
@@ -155,8 +180,13 @@ Segment Segment::create(const Geometry& g, std::int64_t launcher_pid) {
     h->cell_bytes = g.cell_bytes;
     h->launcher_pid = launcher_pid;
     h->job_id = random64();
+    h->coll_offset = g.coll_offset();
+    h->coll_cells_offset = g.coll_cells_offset();
+    h->coll_cell_bytes = g.coll_cell_bytes;
     h->abort_rank.store(-1, std::memory_order_relaxed);  // published by fork
     for (std::uint32_t r = 0; r < g.nranks; ++r) new (&seg.slot(r)) RankSlot{};
+    const CollRegion coll = seg.world_coll_region();
+    for (std::uint32_t r = 0; r < coll.count; ++r) new (&coll.members[r]) CollMember{};
     return seg;
 }
 
@@ -264,6 +294,17 @@ Ring Segment::ring(std::uint32_t src, std::uint32_t dst) const {
     std::byte* p = static_cast<std::byte*>(base_) + h.rings_offset +
                    (std::size_t{src} * h.nranks + dst) * h.ring_stride;
     return Ring(p, h.ring_cells, h.cell_bytes);
+}
+
+CollRegion Segment::world_coll_region() const {
+    const SegmentHeader& h = header();
+    auto* base = static_cast<std::byte*>(base_);
+    CollRegion r;
+    r.members = reinterpret_cast<CollMember*>(base + h.coll_offset);
+    r.cells = base + h.coll_cells_offset;
+    r.cell_bytes = h.coll_cell_bytes;
+    r.count = h.nranks;
+    return r;
 }
 
 }  // namespace shmpi::shm

@@ -43,6 +43,9 @@ struct Geometry {
     std::uint32_t nranks = 1;
     std::uint32_t ring_cells = 32;    ///< power of two
     std::uint32_t cell_bytes = 2048;  ///< multiple of kLine
+    /// Cells per member in a collective region (SHMPI_COLL_CELL_BYTES): a
+    /// multiple of 4096, at least 4096.
+    std::uint32_t coll_cell_bytes = 65536;
 
     /// The default geometry for `nranks` ranks: rings shrink as the number of
     /// pairs grows so that the segment stays within a few hundred MiB.
@@ -51,7 +54,22 @@ struct Geometry {
     std::size_t ranks_offset() const;
     std::size_t rings_offset() const;
     std::size_t ring_stride() const;
+    /// MPI_COMM_WORLD's collective region: CollMember[nranks], then the cells.
+    std::size_t coll_offset() const;
+    std::size_t coll_cells_offset() const;
     std::size_t total_bytes() const;
+};
+
+/// A collective region as mapped in this process: `members` flag blocks and,
+/// for member i, `cell_bytes` of cells at cells + i * cell_bytes.  A view;
+/// owns nothing.  MPI_COMM_WORLD's region is at fixed offsets (Segment::
+/// world_coll_region()); regions of other communicators would come from a
+/// pool with the same shape (docs/DESIGN.md, "Collectives in shared memory").
+struct CollRegion {
+    CollMember* members = nullptr;
+    std::byte* cells = nullptr;
+    std::size_t cell_bytes = 0;
+    std::uint32_t count = 0;
 };
 
 /// A mapping of the segment in this process.  Move-only; unmaps on
@@ -85,6 +103,8 @@ public:
     RankSlot& slot(std::uint32_t rank) const;
     /// The ring that carries bytes from `src` to `dst` (src != dst).
     Ring ring(std::uint32_t src, std::uint32_t dst) const;
+    /// MPI_COMM_WORLD's collective region (one member per rank).
+    CollRegion world_coll_region() const;
     std::uint32_t nranks() const { return header().nranks; }
     std::size_t size() const { return size_; }
 

@@ -88,6 +88,11 @@ public:
     /// False once a cross-process read was refused, or when SHMPI_CMA=0.
     bool cma_enabled() const { return cma_enabled_; }
 
+    /// The job's segment, or nullptr for a 1-rank job; the shared-memory
+    /// collectives (coll/shm_team.hpp) find their region and the peers'
+    /// doorbells in it.
+    const Segment* segment() const { return segment_ ? &*segment_ : nullptr; }
+
     // ---- job state ----
 
     void set_state(RankState s);

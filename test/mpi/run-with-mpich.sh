@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# run-with-mpich.sh: builds every program of the table in meson.build (next to
-# this script) with another MPI, by default Debian's MPICH, and runs each at
-# the table's rank counts.  This shows the programs encode the MPI standard
-# rather than shmpi's behaviour.
+# run-with-mpich.sh: builds every program of the tables in meson.build (next to
+# this script) and ../coll/meson.build with another MPI, by default Debian's
+# MPICH, and runs each at the table's rank counts.  This shows the programs
+# encode the MPI standard rather than shmpi's behaviour.  Rows marked
+# 'shmpi_only' are skipped.
 #
 # Usage: run-with-mpich.sh [NAME...]     (no names: every program)
 # Environment:
@@ -17,7 +18,10 @@
 set -u
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-table="$here/meson.build"
+tables=("$here/meson.build")
+if [[ -f "$here/../coll/meson.build" ]]; then
+    tables+=("$(cd "$here/../coll" && pwd)/meson.build")
+fi
 mpicc=${MPICC:-mpicc.mpich}
 read -r -a mpirun <<<"${MPIRUN:-mpirun.mpich}"
 timeout_s=${TIMEOUT:-120}
@@ -46,7 +50,10 @@ fail() {
 }
 
 # Rows of the table look like:  ['name', ['a.c', 'b.c'], [1, 2, 4]],
-# optionally with , 'should_fail' before the closing bracket.
+# optionally with , 'should_fail' and/or , 'shmpi_only' before the closing
+# bracket.
+for table in "${tables[@]}"; do
+dir=$(dirname "$table")
 rows=$(grep -E "^[[:space:]]*\['[a-z0-9_]+'," "$table")
 if [[ -z "$rows" ]]; then
     echo "run-with-mpich.sh: no table rows found in $table" >&2
@@ -64,14 +71,17 @@ while IFS= read -r row; do
     if grep -q "'should_fail'" <<<"$row"; then
         should_fail=1
     fi
+    if grep -q "'shmpi_only'" <<<"$row"; then
+        continue
+    fi
 
     srcs=()
     for s in $sources; do
-        srcs+=("$here/$s")
+        srcs+=("$dir/$s")
     done
     # -Wno-stringop-overflow: GCC 12 misreads MPICH's MPI_STATUSES_IGNORE,
     # the pointer value 1, as an empty array.
-    if ! "$mpicc" -std=c11 -Wall -Wextra -Werror -Wno-stringop-overflow -O2 -I"$here" \
+    if ! "$mpicc" -std=c11 -Wall -Wextra -Werror -Wno-stringop-overflow -O2 -I"$here" -I"$dir" \
         -o "$work/$name" "${srcs[@]}" >"$work/out" 2>&1; then
         fail "$name" "does not compile with $mpicc"
         continue
@@ -95,6 +105,7 @@ while IFS= read -r row; do
         fi
     done
 done <<<"$rows"
+done
 
 echo "$passed passed, $failed failed"
 if [[ $failed -gt 0 ]]; then

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# dtype_compare.sh: derived-datatype messages (bench/dtype_sendrecv.c) with
+# shmpi, MPICH and Open MPI on this machine, side by side.
+#
+# What it does:
+#   1. Builds bench/dtype_sendrecv.c with each MPI's mpicc (-O2): shmpi's
+#      build-tree mpicc (--shmpi-build DIR, default ./build), mpicc.mpich and
+#      mpicc.openmpi.  An MPI that is missing or fails to build is n/a.
+#   2. Runs `mpirun -n 2` of each, in rounds; within a round the MPIs take
+#      turns, so slow drifts of a shared machine hit all alike.  Each rank
+#      pins itself (rank r to the r-th CPU it may use) and prints where.
+#   3. Prints the machine and placements, then a Markdown table: for every
+#      layout the median over rounds of each MPI's GB/s (data bytes), and
+#      shmpi over the faster of the other two.
+#
+# usage: bench/dtype_compare.sh [--shmpi-build DIR] [--rounds N] [--bytes N] [--out DIR]
+# Exit status: 0 when shmpi produced numbers, 1 otherwise.
+set -uo pipefail
+
+repo=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
+build="$repo/build"
+rounds=3
+bytes=1048576
+out=""
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --shmpi-build) build=${2:?}; shift 2 ;;
+        --rounds) rounds=${2:?}; shift 2 ;;
+        --bytes) bytes=${2:?}; shift 2 ;;
+        --out) out=${2:?}; shift 2 ;;
+        -h|--help) sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) echo "dtype_compare.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+    esac
+done
+build=$(cd -- "$build" 2>/dev/null && pwd) || { echo "dtype_compare.sh: no build directory $build" >&2; exit 1; }
+[[ -n $out ]] || out=$(mktemp -d "${TMPDIR:-/tmp}/shmpi-dtype-bench.XXXXXX")
+mkdir -p "$out"
+src="$repo/bench/dtype_sendrecv.c"
+
+root_args=()
+[[ $(id -u) -eq 0 ]] && root_args=(--allow-run-as-root)
+declare -A cc=(
+    [shmpi]="$build/tools/wrappers/mpicc"
+    [mpich]=mpicc.mpich
+    [openmpi]=mpicc.openmpi
+)
+declare -A run=(
+    [shmpi]="$build/tools/launcher/mpirun -n 2"
+    [mpich]="mpirun.mpich -n 2"
+    [openmpi]="mpirun.openmpi --oversubscribe ${root_args[*]} -n 2"
+)
+mpis=()
+for m in shmpi mpich openmpi; do
+    if ! command -v "${cc[$m]}" >/dev/null 2>&1; then
+        echo "dtype_compare.sh: $m: ${cc[$m]} not found; n/a" >&2
+        continue
+    fi
+    if ! "${cc[$m]}" -O2 -o "$out/dtype_sendrecv.$m" "$src" >"$out/build.$m.log" 2>&1; then
+        echo "dtype_compare.sh: $m: build failed (see $out/build.$m.log); n/a" >&2
+        continue
+    fi
+    mpis+=("$m")
+done
+
+for ((r = 1; r <= rounds; ++r)); do
+    for m in "${mpis[@]}"; do
+        # shellcheck disable=SC2086
+        timeout 600 ${run[$m]} "$out/dtype_sendrecv.$m" --bytes "$bytes" >"$out/run.$m.$r" 2>"$out/err.$m.$r" ||
+            echo "dtype_compare.sh: $m round $r failed (see $out/err.$m.$r)" >&2
+    done
+done
+
+python3 - "$out" "$rounds" "${mpis[@]}" <<'EOF'
+import os, statistics, sys
+out, rounds, mpis = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+names = {"shmpi": "shmpi", "mpich": "MPICH", "openmpi": "Open MPI"}
+rates, sizes, order, heads = {}, {}, [], {}
+for m in mpis:
+    for r in range(1, rounds + 1):
+        path = os.path.join(out, f"run.{m}.{r}")
+        if not os.path.exists(path):
+            continue
+        for line in open(path):
+            if line.startswith("#"):
+                heads.setdefault(m, []).append(line.strip("# \n"))
+                continue
+            f = line.split()
+            if len(f) != 4 or f[0] == "layout":
+                continue
+            if f[0] not in order:
+                order.append(f[0])
+            sizes[f[0]] = f[1]
+            rates.setdefault((m, f[0]), []).append(float(f[3]))
+with open("/proc/cpuinfo") as c:
+    model = next((l.split(":", 1)[1].strip() for l in c if l.startswith("model name")), "?")
+print(f"Machine: {model}, {os.cpu_count()} CPUs; 1-minute load {os.getloadavg()[0]:.1f} at the end.")
+for m in mpis:
+    seen = []
+    for h in heads.get(m, []):
+        if h not in seen and not h.startswith("layout"):
+            seen.append(h)
+    print(f"- {names[m]}: " + "; ".join(seen[:3]))
+print()
+cols = [names[m] + " GB/s" for m in mpis]
+print("| layout | bytes | " + " | ".join(cols) + " | shmpi / best other |")
+print("|---|---:|" + "---:|" * len(cols) + "---:|")
+for lay in order:
+    med = {m: statistics.median(rates[(m, lay)]) for m in mpis if (m, lay) in rates}
+    others = [v for k, v in med.items() if k != "shmpi"]
+    ratio = f"{med['shmpi'] / max(others):.2f}" if "shmpi" in med and others else "n/a"
+    cells = [f"{med[m]:.2f}" if m in med else "n/a" for m in mpis]
+    print(f"| {lay} | {sizes[lay]} | " + " | ".join(cells) + f" | {ratio} |")
+sys.exit(0 if any(k[0] == "shmpi" for k in rates) else 1)
+EOF

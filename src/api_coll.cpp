@@ -1,0 +1,459 @@
+// C boundary: collective communication and reduction operations.
+//
+// Each function checks its arguments (only those the standard makes
+// significant on this rank), translates handles and calls one function of
+// coll/typed.hpp.  MPI_IN_PLACE is accepted exactly where MPI-3.1 allows it
+// and is MPI_ERR_BUFFER elsewhere.
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <string>
+
+#include "api_common.hpp"
+#include "coll/typed.hpp"
+#include "op.hpp"
+
+using namespace shmpi;
+using namespace shmpi::api;
+namespace typed = shmpi::coll::typed;
+
+namespace {
+
+typed::Call call(Communicator& c, const char* fn) { return typed::Call{c, runtime().coll_selection(), fn}; }
+
+void check_root(const Communicator& c, int root, const char* fn) {
+    if (root < 0 || root >= c.size()) {
+        throw MpiError(MPI_ERR_ROOT, fmt::format("{}: root {} is not a rank of {} (size {})", fn, root,
+                                                 c.name(), c.size()));
+    }
+}
+
+void check_count_arg(int count, const char* arg, const char* fn) {
+    if (count < 0) throw MpiError(MPI_ERR_COUNT, fmt::format("{}: {} {} is negative", fn, arg, count));
+}
+
+/// A datatype argument; the message names the argument.
+const dtype::Datatype& type_arg(MPI_Datatype handle, const char* arg, const char* fn) {
+    try {
+        return type_of(handle, fn);
+    } catch (const MpiError& e) {
+        throw MpiError(e.error_class(), fmt::format("{} (argument {})", e.what(), arg));
+    }
+}
+
+/// A buffer that must hold data: not NULL when it holds any (derived types
+/// may address absolute memory from MPI_BOTTOM), and not MPI_IN_PLACE
+/// unless the caller has dealt with that.
+void check_buf(const void* buf, std::int64_t count, const dtype::Datatype& t, const char* arg,
+               const char* fn) {
+    if (buf == MPI_IN_PLACE) {
+        throw MpiError(MPI_ERR_BUFFER, fmt::format("{}: {} is MPI_IN_PLACE, which {} does not allow here",
+                                                   fn, arg, fn));
+    }
+    if (buf == nullptr && count > 0 && t.size > 0 && t.predefined) {
+        throw MpiError(MPI_ERR_BUFFER,
+                       fmt::format("{}: {} is NULL but holds {} elements of {}", fn, arg, count, t.name));
+    }
+}
+
+/// sendbuf and recvbuf must not be the same memory (MPI_IN_PLACE says that).
+void check_alias(const void* send, const void* recv, std::int64_t bytes, const char* fn) {
+    if (send == recv && send != nullptr && bytes > 0) {
+        throw MpiError(MPI_ERR_BUFFER, fmt::format("{}: sendbuf and recvbuf are the same buffer {}; "
+                                                   "pass MPI_IN_PLACE as sendbuf instead",
+                                                   fn, send));
+    }
+}
+
+/// An array of one int per rank (counts or displacements).
+void check_array(const int* a, const char* arg, const char* fn) {
+    if (a == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: {} is NULL", fn, arg));
+}
+
+void check_counts(const int* counts, int n, const char* arg, const char* fn) {
+    check_array(counts, arg, fn);
+    for (int r = 0; r < n; ++r) {
+        if (counts[r] < 0) {
+            throw MpiError(MPI_ERR_COUNT, fmt::format("{}: {}[{}] = {} is negative", fn, arg, r, counts[r]));
+        }
+    }
+}
+
+/// The largest element count a v-form buffer reaches, for the NULL check.
+std::int64_t total_of(const int* counts, int n) {
+    std::int64_t t = 0;
+    for (int r = 0; r < n; ++r) t += counts[r];
+    return t;
+}
+
+/// The common checks of the reductions that take (sendbuf, recvbuf, count,
+/// datatype, op): count, datatype and the operation on it.
+struct ReductionArgs {
+    const dtype::Datatype& type;
+    op::Binding binding;
+    ReductionArgs(int count, MPI_Datatype datatype, MPI_Op op, const char* fn)
+        : type((check_count_arg(count, "count", fn), type_arg(datatype, "datatype", fn))),
+          binding(op::op_of(op, fn), datatype, type, count, fn) {}
+};
+
+/// Allreduce, Scan and Exscan share their checks.
+template <class Run>
+int everyone_reduces(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                     MPI_Comm comm, const char* fn, Run run) {
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        const ReductionArgs a(count, datatype, op, fn);
+        check_buf(recvbuf, count, a.type, "recvbuf", fn);
+        if (sendbuf != MPI_IN_PLACE) {
+            check_buf(sendbuf, count, a.type, "sendbuf", fn);
+            check_alias(sendbuf, recvbuf, count * a.type.size, fn);
+        }
+        run(call(c, fn), sendbuf, recvbuf, count, a.type, a.binding);
+    });
+}
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Barrier(MPI_Comm comm) {
+    const char* fn = "MPI_Barrier";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        typed::barrier(call(c, fn));
+    });
+}
+#pragma weak MPI_Barrier = PMPI_Barrier
+
+int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+    const char* fn = "MPI_Bcast";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        check_count_arg(count, "count", fn);
+        const dtype::Datatype& t = type_arg(datatype, "datatype", fn);
+        check_root(c, root, fn);
+        check_buf(buffer, count, t, "buffer", fn);
+        typed::bcast(call(c, fn), buffer, count, t, root);
+    });
+}
+#pragma weak MPI_Bcast = PMPI_Bcast
+
+// ---------------------------------------------------------------- reductions
+
+int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm) {
+    const char* fn = "MPI_Reduce";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        const ReductionArgs a(count, datatype, op, fn);
+        check_root(c, root, fn);
+        if (c.rank() == root) {
+            check_buf(recvbuf, count, a.type, "recvbuf", fn);
+            if (sendbuf != MPI_IN_PLACE) {
+                check_buf(sendbuf, count, a.type, "sendbuf", fn);
+                check_alias(sendbuf, recvbuf, count * a.type.size, fn);
+            }
+        } else {
+            check_buf(sendbuf, count, a.type, "sendbuf", fn);
+        }
+        typed::reduce(call(c, fn), sendbuf, recvbuf, count, a.type, a.binding, root);
+    });
+}
+#pragma weak MPI_Reduce = PMPI_Reduce
+
+int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm) {
+    return everyone_reduces(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Allreduce", typed::allreduce);
+}
+#pragma weak MPI_Allreduce = PMPI_Allreduce
+
+int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm) {
+    return everyone_reduces(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Scan", typed::scan);
+}
+#pragma weak MPI_Scan = PMPI_Scan
+
+int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm) {
+    return everyone_reduces(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Exscan", typed::exscan);
+}
+#pragma weak MPI_Exscan = PMPI_Exscan
+
+int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+    const char* fn = "MPI_Reduce_scatter";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        check_counts(recvcounts, c.size(), "recvcounts", fn);
+        const std::int64_t total = total_of(recvcounts, c.size());
+        const dtype::Datatype& t = type_arg(datatype, "datatype", fn);
+        const op::Binding b(op::op_of(op, fn), datatype, t, total, fn);
+        if (sendbuf == MPI_IN_PLACE) {
+            check_buf(recvbuf, total, t, "recvbuf", fn);
+        } else {
+            check_buf(recvbuf, recvcounts[c.rank()], t, "recvbuf", fn);
+            check_buf(sendbuf, total, t, "sendbuf", fn);
+            check_alias(sendbuf, recvbuf, total * t.size, fn);
+        }
+        typed::reduce_scatter(call(c, fn), sendbuf, recvbuf, recvcounts, t, b);
+    });
+}
+#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
+
+int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
+                              MPI_Op op, MPI_Comm comm) {
+    const char* fn = "MPI_Reduce_scatter_block";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        check_count_arg(recvcount, "recvcount", fn);
+        const std::int64_t total = static_cast<std::int64_t>(recvcount) * c.size();
+        const dtype::Datatype& t = type_arg(datatype, "datatype", fn);
+        const op::Binding b(op::op_of(op, fn), datatype, t, total, fn);
+        if (sendbuf == MPI_IN_PLACE) {
+            check_buf(recvbuf, total, t, "recvbuf", fn);
+        } else {
+            check_buf(recvbuf, recvcount, t, "recvbuf", fn);
+            check_buf(sendbuf, total, t, "sendbuf", fn);
+            check_alias(sendbuf, recvbuf, total * t.size, fn);
+        }
+        typed::reduce_scatter_block(call(c, fn), sendbuf, recvbuf, recvcount, t, b);
+    });
+}
+#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
+
+int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
+    const char* fn = "MPI_Reduce_local";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        running(fn);
+        const ReductionArgs a(count, datatype, op, fn);
+        check_buf(inbuf, count, a.type, "inbuf", fn);
+        check_buf(inoutbuf, count, a.type, "inoutbuf", fn);
+        op::reduce_local(a.binding, inbuf, inoutbuf, count, a.type);
+    });
+}
+#pragma weak MPI_Reduce_local = PMPI_Reduce_local
+
+// ------------------------------------------------------------------ gathers
+
+int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    const char* fn = "MPI_Gather";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        check_root(c, root, fn);
+        const bool is_root = c.rank() == root;
+        const dtype::Datatype* st = nullptr;
+        const dtype::Datatype* rt = nullptr;
+        if (!is_root || sendbuf != MPI_IN_PLACE) {
+            check_count_arg(sendcount, "sendcount", fn);
+            st = &type_arg(sendtype, "sendtype", fn);
+            check_buf(sendbuf, sendcount, *st, "sendbuf", fn);
+        }
+        if (is_root) {
+            check_count_arg(recvcount, "recvcount", fn);
+            rt = &type_arg(recvtype, "recvtype", fn);
+            check_buf(recvbuf, static_cast<std::int64_t>(recvcount) * c.size(), *rt, "recvbuf", fn);
+            if (st != nullptr) check_alias(sendbuf, recvbuf, sendcount * st->size, fn);
+        }
+        typed::gather(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcount, rt, root);
+    });
+}
+#pragma weak MPI_Gather = PMPI_Gather
+
+int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    const char* fn = "MPI_Gatherv";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        check_root(c, root, fn);
+        const bool is_root = c.rank() == root;
+        const dtype::Datatype* st = nullptr;
+        const dtype::Datatype* rt = nullptr;
+        if (!is_root || sendbuf != MPI_IN_PLACE) {
+            check_count_arg(sendcount, "sendcount", fn);
+            st = &type_arg(sendtype, "sendtype", fn);
+            check_buf(sendbuf, sendcount, *st, "sendbuf", fn);
+        }
+        if (is_root) {
+            check_counts(recvcounts, c.size(), "recvcounts", fn);
+            check_array(displs, "displs", fn);
+            rt = &type_arg(recvtype, "recvtype", fn);
+            check_buf(recvbuf, total_of(recvcounts, c.size()), *rt, "recvbuf", fn);
+        }
+        typed::gatherv(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcounts, displs, rt, root);
+    });
+}
+#pragma weak MPI_Gatherv = PMPI_Gatherv
+
+int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm) {
+    const char* fn = "MPI_Allgather";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        const dtype::Datatype* st = nullptr;
+        if (sendbuf != MPI_IN_PLACE) {
+            check_count_arg(sendcount, "sendcount", fn);
+            st = &type_arg(sendtype, "sendtype", fn);
+            check_buf(sendbuf, sendcount, *st, "sendbuf", fn);
+        }
+        check_count_arg(recvcount, "recvcount", fn);
+        const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
+        check_buf(recvbuf, static_cast<std::int64_t>(recvcount) * c.size(), rt, "recvbuf", fn);
+        if (st != nullptr) check_alias(sendbuf, recvbuf, sendcount * st->size, fn);
+        typed::allgather(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcount, rt);
+    });
+}
+#pragma weak MPI_Allgather = PMPI_Allgather
+
+int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+    const char* fn = "MPI_Allgatherv";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        const dtype::Datatype* st = nullptr;
+        if (sendbuf != MPI_IN_PLACE) {
+            check_count_arg(sendcount, "sendcount", fn);
+            st = &type_arg(sendtype, "sendtype", fn);
+            check_buf(sendbuf, sendcount, *st, "sendbuf", fn);
+        }
+        check_counts(recvcounts, c.size(), "recvcounts", fn);
+        check_array(displs, "displs", fn);
+        const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
+        check_buf(recvbuf, total_of(recvcounts, c.size()), rt, "recvbuf", fn);
+        typed::allgatherv(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcounts, displs, rt);
+    });
+}
+#pragma weak MPI_Allgatherv = PMPI_Allgatherv
+
+// ----------------------------------------------------------------- scatters
+
+int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    const char* fn = "MPI_Scatter";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        check_root(c, root, fn);
+        const bool is_root = c.rank() == root;
+        const dtype::Datatype* st = nullptr;
+        const dtype::Datatype* rt = nullptr;
+        if (is_root) {
+            check_count_arg(sendcount, "sendcount", fn);
+            st = &type_arg(sendtype, "sendtype", fn);
+            check_buf(sendbuf, static_cast<std::int64_t>(sendcount) * c.size(), *st, "sendbuf", fn);
+        }
+        if (!is_root || recvbuf != MPI_IN_PLACE) {
+            check_count_arg(recvcount, "recvcount", fn);
+            rt = &type_arg(recvtype, "recvtype", fn);
+            check_buf(recvbuf, recvcount, *rt, "recvbuf", fn);
+            if (is_root) check_alias(sendbuf, recvbuf, recvcount * rt->size, fn);
+        }
+        typed::scatter(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcount, rt, root);
+    });
+}
+#pragma weak MPI_Scatter = PMPI_Scatter
+
+int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    const char* fn = "MPI_Scatterv";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        check_root(c, root, fn);
+        const bool is_root = c.rank() == root;
+        const dtype::Datatype* st = nullptr;
+        const dtype::Datatype* rt = nullptr;
+        if (is_root) {
+            check_counts(sendcounts, c.size(), "sendcounts", fn);
+            check_array(displs, "displs", fn);
+            st = &type_arg(sendtype, "sendtype", fn);
+            check_buf(sendbuf, total_of(sendcounts, c.size()), *st, "sendbuf", fn);
+        }
+        if (!is_root || recvbuf != MPI_IN_PLACE) {
+            check_count_arg(recvcount, "recvcount", fn);
+            rt = &type_arg(recvtype, "recvtype", fn);
+            check_buf(recvbuf, recvcount, *rt, "recvbuf", fn);
+        }
+        typed::scatterv(call(c, fn), sendbuf, sendcounts, displs, st, recvbuf, recvcount, rt, root);
+    });
+}
+#pragma weak MPI_Scatterv = PMPI_Scatterv
+
+// -------------------------------------------------------------- all-to-all
+
+int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm) {
+    const char* fn = "MPI_Alltoall";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        const dtype::Datatype* st = nullptr;
+        if (sendbuf != MPI_IN_PLACE) {
+            check_count_arg(sendcount, "sendcount", fn);
+            st = &type_arg(sendtype, "sendtype", fn);
+            check_buf(sendbuf, static_cast<std::int64_t>(sendcount) * c.size(), *st, "sendbuf", fn);
+        }
+        check_count_arg(recvcount, "recvcount", fn);
+        const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
+        check_buf(recvbuf, static_cast<std::int64_t>(recvcount) * c.size(), rt, "recvbuf", fn);
+        if (st != nullptr) check_alias(sendbuf, recvbuf, sendcount * st->size, fn);
+        typed::alltoall(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcount, rt);
+    });
+}
+#pragma weak MPI_Alltoall = PMPI_Alltoall
+
+int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                   MPI_Comm comm) {
+    const char* fn = "MPI_Alltoallv";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        const dtype::Datatype* st = nullptr;
+        if (sendbuf != MPI_IN_PLACE) {
+            check_counts(sendcounts, c.size(), "sendcounts", fn);
+            check_array(sdispls, "sdispls", fn);
+            st = &type_arg(sendtype, "sendtype", fn);
+            check_buf(sendbuf, total_of(sendcounts, c.size()), *st, "sendbuf", fn);
+        }
+        check_counts(recvcounts, c.size(), "recvcounts", fn);
+        check_array(rdispls, "rdispls", fn);
+        const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
+        check_buf(recvbuf, total_of(recvcounts, c.size()), rt, "recvbuf", fn);
+        typed::alltoallv(call(c, fn), sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt);
+    });
+}
+#pragma weak MPI_Alltoallv = PMPI_Alltoallv
+
+// ----------------------------------------------------------- operations
+
+int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
+    const char* fn = "MPI_Op_create";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        running(fn);
+        if (user_fn == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: user_fn is NULL", fn));
+        if (op == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: op is NULL", fn));
+        *op = op::create(user_fn, commute != 0);
+    });
+}
+#pragma weak MPI_Op_create = PMPI_Op_create
+
+int PMPI_Op_free(MPI_Op* op) {
+    const char* fn = "MPI_Op_free";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        running(fn);
+        if (op == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: op is NULL", fn));
+        op::destroy(*op, fn);
+        *op = MPI_OP_NULL;
+    });
+}
+#pragma weak MPI_Op_free = PMPI_Op_free
+
+int PMPI_Op_commutative(MPI_Op op, int* commute) {
+    const char* fn = "MPI_Op_commutative";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        running(fn);
+        const op::Op& o = op::op_of(op, fn);
+        if (commute == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: commute is NULL", fn));
+        *commute = o.commutative ? 1 : 0;
+    });
+}
+#pragma weak MPI_Op_commutative = PMPI_Op_commutative
+
+}  // extern "C"

@@ -1,0 +1,76 @@
+// Allreduce in shared memory: the canonical fold (coll.hpp), the same bits
+// on every member.
+//
+// Small payload, flat team, at the call's step s:
+//   1. Every member claims its release line (everyone has finished reading
+//      what it published there before), writes its contribution inline,
+//      stores release = s and wakes everyone.
+//   2. It waits for everyone's release of s.
+//   3. It evaluates the canonical fold over all the inline contributions
+//      itself: one hop instead of a reduction up and a broadcast down, and
+//      every member computes the same bits in the same order.
+//   4. It stores gather = s and wakes everyone: their lines are free.
+//
+// Otherwise: the band-tree reduction of reduce_tree_shm.cpp to member 0,
+// which publishes the fold chunk by chunk in its cells, and every member
+// copies the result out of them (a flat release of the result).
+#include <cstring>
+
+#include "coll/fold_shm.hpp"
+#include "coll/reduce_tree_shm.hpp"
+
+namespace shmpi::coll {
+
+bool allreduce_shm_tree(const Team& team, const void* send, void* recv, std::int64_t count,
+                        const Reduction& red) {
+    ShmTeam* shm = ready(team);
+    if (shm == nullptr) return false;
+    if (red.elem_bytes <= 0 || static_cast<std::size_t>(red.elem_bytes) > shm->slot_bytes()) return false;
+    const auto bytes = static_cast<std::size_t>(count * red.elem_bytes);
+    if (shm->size() == 1) {
+        if (bytes > 0 && send != recv) std::memcpy(recv, send, bytes);
+        return true;
+    }
+    if (count == 0) return true;
+    const std::uint64_t s = shm->begin_call();
+
+    if (bytes <= shm::kCollInline && shm->size() <= shm->tuning().flat_max) {
+        // 1.
+        shm->claim(ShmTeam::inline_area(s), s, ShmTeam::Readers::all());
+        shm::CollLine& mine = shm->my_line(s);
+        mine.bytes = bytes;
+        std::memcpy(mine.data, send, bytes);
+        shm->release(s);
+        shm->notify_all();
+        // 2.
+        shm->wait_release_all(s);
+        // 3.
+        int bad = -1;
+        auto leaf = [&](const tree::Op& op, std::byte*) -> const std::byte* {
+            const shm::CollLine& c = op.kind == tree::Op::Self ? mine : shm->line(op.member, s);
+            if (c.bytes != bytes && bad < 0) bad = op.member;
+            return c.data;
+        };
+        shm->scratch().resize(bytes);
+        fold::evaluate(shm->flat_program(), leaf, static_cast<std::byte*>(recv), count, red,
+                       shm->scratch());
+        // 4.
+        shm->gather(s);
+        shm->notify_all();
+        if (bad >= 0) throw_size_mismatch(bad, shm->line(bad, s).bytes, team.rank, bytes);
+        return true;
+    }
+
+    std::byte* out = static_cast<std::byte*>(recv);
+    int bad_from = -1;
+    std::uint64_t bad_bytes = 0;
+    const bool tiny = bytes <= shm::kCollInline;
+    const bool ok = detail::tree_reduce(*shm, s, static_cast<const std::byte*>(send), count, red,
+                                        tiny ? shm->small_band() : shm->tuning().pipeline_band,
+                                        shm->index() == 0 ? out : nullptr,
+                                        detail::ResultReaders::All, 0, out, bad_from, bad_bytes);
+    if (!ok) throw_size_mismatch(bad_from, bad_bytes, team.rank, bytes);
+    return true;
+}
+
+}  // namespace shmpi::coll

@@ -1,0 +1,99 @@
+// Broadcast down a release tree (flat for small teams), in shared memory.
+//
+// Every member but the root copies the message out of its parent's area; a
+// member with children also publishes it in its own area for them.  At the
+// call's step s, with C = a slot of cells:
+//   1. Up to 64 bytes travel inline: the source writes `bytes` and the data
+//      into its release line (after claim(): the readers of its previous
+//      inline data have finished), stores release = s and wakes its children.
+//   2. Larger messages go in chunks of C bytes, chunk k at step s + k in
+//      slot k mod kSlots, so up to kSlots chunks are in flight on each level
+//      of the tree; the line's `bytes` goes with chunk 0.
+//   3. A reader waits for its parent's release of the step, takes the size
+//      from the parent's line (so all members follow the root's size, even
+//      a member that expected another), copies the chunk out, republishes
+//      it for its own children (steps 1-2), then stores gather = the step
+//      and wakes its parent, which may wait to reuse that area.
+//   4. After the last chunk a member whose size disagreed with the root's
+//      reports it (MPI_ERR_TRUNCATE or MPI_ERR_COUNT).
+#include <algorithm>
+#include <cstring>
+
+#include "coll/shm_team.hpp"
+
+namespace shmpi::coll {
+
+bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root) {
+    ShmTeam* shm = ready(team);
+    if (shm == nullptr) return false;
+    if (shm->size() == 1 || bytes == 0) return true;
+    const std::uint64_t s = shm->begin_call();
+    const ShmTeam::ReleaseNode& node = shm->release_node(root);
+    const auto readers = ShmTeam::Readers::of(node.children);
+    const bool source = node.parent < 0;
+    const bool relay = !node.children.empty();
+    auto* out = static_cast<std::byte*>(buf);
+    const auto want = static_cast<std::uint64_t>(bytes);
+    shm::CollLine& mine = shm->my_line(s);
+
+    // The size everyone follows: the root's.
+    std::uint64_t total = want;
+    if (!source) {
+        shm->wait_release(node.parent, s);
+        total = shm->line(node.parent, s).bytes;
+    }
+
+    if (total <= shm::kCollInline) {
+        // 1. Inline.
+        const std::byte* from = source ? out : shm->line(node.parent, s).data;
+        if (relay) {
+            shm->claim(ShmTeam::inline_area(s), s, readers);
+            mine.bytes = total;
+            std::memcpy(mine.data, from, total);
+            shm->release(s);
+            shm->notify(node.children);
+        }
+        if (!source) {
+            std::memcpy(out, from, std::min(total, want));
+            // 3. Done with the parent's line.
+            shm->gather(s);
+            shm->notify(node.parent);
+        }
+    } else {
+        // 2. Chunks through the cells.
+        const std::uint64_t chunk = shm->slot_bytes();
+        const std::uint64_t chunks = (total + chunk - 1) / chunk;
+        for (std::uint64_t k = 0; k < chunks; ++k) {
+            const std::uint64_t step = s + k;
+            const int slot = static_cast<int>(k % ShmTeam::kSlots);
+            const std::uint64_t off = k * chunk;
+            const std::uint64_t len = std::min(chunk, total - off);
+            const std::byte* from = out + off;
+            if (!source) {
+                if (k > 0) shm->wait_release(node.parent, step);
+                from = shm->slot_of(node.parent, slot);
+                if (off < want) std::memcpy(out + off, from, std::min(len, want - off));
+            }
+            if (relay) {
+                if (k == 0) {
+                    shm->claim(ShmTeam::inline_area(s), step, readers);
+                    mine.bytes = total;
+                }
+                shm->claim(slot, step, readers);
+                std::memcpy(shm->my_slot(slot), from, len);
+                shm->release(step);
+                shm->notify(node.children);
+            }
+            if (!source) {
+                // 3. Done with the parent's slot.
+                shm->gather(step);
+                shm->notify(node.parent);
+            }
+        }
+    }
+    // 4.
+    if (total != want) throw_size_mismatch(root, total, team.rank, want);
+    return true;
+}
+
+}  // namespace shmpi::coll

@@ -1,0 +1,111 @@
+// The linear collectives: every collective written in the simplest way over
+// point-to-point messages on the team's collective context.  They are the
+// fallback for any call a faster algorithm cannot take, and the oracle the
+// tests compare the faster algorithms against.
+//
+// The dense-byte interface below is the one every algorithm of a collective
+// shares (select.cpp calls them through it):
+//
+//   * Buffers are dense bytes; the caller has packed derived datatypes.
+//   * Reductions take `count` dense elements of `red.elem_bytes` bytes; the
+//     send buffer may be the receive buffer (MPI_IN_PLACE), never a partial
+//     overlap.  Every result is the canonical fold of coll.hpp.
+//   * Gathers and scatters describe the root's (or everyone's) blocks with a
+//     Blocks table: block r is bytes[r] bytes at offset offsets[r] from the
+//     buffer.  A null `send` (gathers) or `recv` (scatters) means
+//     MPI_IN_PLACE: this rank's own block is already where it belongs and
+//     must not be touched.  The caller never passes null otherwise (a
+//     zero-byte block gets some valid address).
+//   * A message of the wrong size (the two sides disagree on the amount of
+//     data: MPI requires equal type signatures) is detected by the receiver,
+//     which completes its part of the pattern first, so that no rank hangs,
+//     then throws MpiError: MPI_ERR_TRUNCATE when more arrived than
+//     expected, MPI_ERR_COUNT when less.  The message lacks the MPI function
+//     name; the caller prefixes it.
+//
+// A shared-memory algorithm has the same parameters and returns bool:
+// false, before it has touched anything, when it cannot take the call; the
+// caller then runs the linear one.
+//
+// Canonical order of the prefix reductions.  MPI_Scan gives rank r the
+// canonical fold (coll.hpp) of x_0 .. x_r, that is fold(0, r + 1) with the
+// same canonical_mid() bracketing; MPI_Exscan gives rank r >= 1 fold(0, r)
+// and leaves rank 0's receive buffer untouched.  So a scan's last rank gets
+// bitwise what an allreduce gives, and every algorithm gives every rank the
+// same bits as the linear one.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "coll/coll.hpp"
+
+namespace shmpi::coll {
+
+/// Per-rank blocks of a gather or scatter buffer (arrays of team.size).
+struct Blocks {
+    const std::int64_t* bytes = nullptr;
+    const std::int64_t* offsets = nullptr;
+};
+
+void barrier_linear(const Team& team);
+
+/// `bytes` at `buf` on `root` end up at `buf` on every rank.
+void bcast_linear(const Team& team, void* buf, std::int64_t bytes, int root);
+
+/// `recv` on `root` = fold of everyone's `send` (count elements).  `recv` is
+/// unused elsewhere and may be null there.
+void reduce_linear(const Team& team, const void* send, void* recv, std::int64_t count,
+                   const Reduction& red, int root);
+
+/// Every rank's `recv` = fold of everyone's `send`, the same bits everywhere.
+void allreduce_linear(const Team& team, const void* send, void* recv, std::int64_t count,
+                      const Reduction& red);
+
+/// Every rank sends `send_bytes`; the root's block r of `recv` gets rank r's.
+/// `recv` is used on the root only.
+void gatherv_linear(const Team& team, const void* send, std::int64_t send_bytes, void* recv,
+                    Blocks blocks, int root);
+/// gatherv with block r = `block` bytes at r * block.
+void gather_linear(const Team& team, const void* send, std::int64_t block, void* recv, int root);
+
+/// The root's block r of `send` goes to rank r's `recv` (`recv_bytes`).
+void scatterv_linear(const Team& team, const void* send, Blocks blocks, void* recv,
+                     std::int64_t recv_bytes, int root);
+/// scatterv with block r = `block` bytes at r * block.
+void scatter_linear(const Team& team, const void* send, void* recv, std::int64_t block, int root);
+
+/// Every rank's block r of `recv` gets rank r's `send`.
+void allgatherv_linear(const Team& team, const void* send, std::int64_t send_bytes, void* recv,
+                       Blocks blocks);
+void allgather_linear(const Team& team, const void* send, std::int64_t block, void* recv);
+
+/// Block j of rank i's `send` goes to block i of rank j's `recv`.  Never in
+/// place (the caller copies the send data out of the receive buffer).
+void alltoallv_linear(const Team& team, const void* send, Blocks send_blocks, void* recv,
+                      Blocks recv_blocks);
+void alltoall_linear(const Team& team, const void* send, std::int64_t block, void* recv);
+
+/// The fold of everyone's `send` (sum of counts[] elements); rank r's `recv`
+/// gets the counts[r] elements starting at element counts[0] + ... +
+/// counts[r-1].  `recv` may be `send`.
+void reduce_scatter_linear(const Team& team, const void* send, void* recv,
+                           const std::int64_t* counts, const Reduction& red);
+void reduce_scatter_block_linear(const Team& team, const void* send, void* recv,
+                                 std::int64_t count, const Reduction& red);
+
+/// Inclusive and exclusive prefix reductions, as defined above.
+void scan_linear(const Team& team, const void* send, void* recv, std::int64_t count,
+                 const Reduction& red);
+void exscan_linear(const Team& team, const void* send, void* recv, std::int64_t count,
+                   const Reduction& red);
+
+/// The canonical fold of the `hi - lo` contributions stored at
+/// `slots + r * stride` for r in [lo, hi), in place: the contributions are
+/// overwritten, and the index of the slot that holds the result is returned.
+/// Any algorithm that has all contributions of a range in one place may
+/// use it.
+int fold_slots(std::byte* slots, std::int64_t stride, int lo, int hi, std::int64_t count,
+               const Reduction& red);
+
+}  // namespace shmpi::coll

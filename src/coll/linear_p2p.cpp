@@ -1,0 +1,114 @@
+#include "coll/linear_p2p.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "coll/linear.hpp"
+#include "dtype/datatype.hpp"
+#include "errors.hpp"
+#include "p2p.hpp"
+
+namespace shmpi::coll::linear {
+namespace {
+
+const dtype::Datatype& byte_type() {
+    static const dtype::Datatype* t = dtype::predefined(MPI_BYTE);
+    return *t;
+}
+
+std::uint32_t world_of(const Team& team, int peer) {
+    return (*team.world)[static_cast<std::size_t>(peer)];
+}
+
+/// Throws when a received message did not have the expected size.
+void check_size(const Team& team, int peer, std::uint64_t got, std::int64_t want) {
+    const auto w = static_cast<std::uint64_t>(want);
+    if (got == w) return;
+    throw MpiError(got > w ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT,
+                   fmt::format("rank {} sent {} bytes to rank {}, which expected {} (the datatype "
+                               "signatures of the two calls differ)",
+                               peer, got, team.rank, want));
+}
+
+}  // namespace
+
+Exchange::~Exchange() {
+    for (const Posted& p : posted_) team_.engine->release(p.req);
+}
+
+void Exchange::send(int peer, const void* buf, std::int64_t bytes) {
+    p2p::Request* r = team_.engine->isend(team_.context, team_.rank, tag_, world_of(team_, peer), buf,
+                                          bytes, byte_type(), p2p::Mode::Standard);
+    posted_.push_back({r, peer, -1});
+}
+
+void Exchange::recv(int peer, void* buf, std::int64_t bytes) {
+    p2p::Request* r = team_.engine->irecv(team_.context, peer, tag_, buf, bytes, byte_type());
+    posted_.push_back({r, peer, bytes});
+}
+
+void Exchange::wait() {
+    for (const Posted& p : posted_) team_.engine->wait(*p.req);
+    // Everything is complete: find the first receive of the wrong size, then
+    // give the requests back before reporting it.
+    int bad_peer = -1;
+    std::uint64_t got = 0;
+    std::int64_t want = 0;
+    for (const Posted& p : posted_) {
+        if (bad_peer < 0 && p.want >= 0 && p.req->incoming != static_cast<std::uint64_t>(p.want)) {
+            bad_peer = p.peer;
+            got = p.req->incoming;
+            want = p.want;
+        }
+        team_.engine->release(p.req);
+    }
+    posted_.clear();
+    if (bad_peer >= 0) check_size(team_, bad_peer, got, want);
+}
+
+Uniform::Uniform(int n, std::int64_t block)
+    : bytes(static_cast<std::size_t>(n), block), offsets(static_cast<std::size_t>(n)) {
+    for (std::size_t r = 0; r < offsets.size(); ++r) offsets[r] = static_cast<std::int64_t>(r) * block;
+}
+
+std::unique_ptr<MpiError> copy_own(const void* from, std::int64_t from_bytes, void* to,
+                                   std::int64_t to_bytes, int rank) {
+    const std::int64_t n = from_bytes < to_bytes ? from_bytes : to_bytes;
+    if (n > 0 && from != to) std::memcpy(to, from, static_cast<std::size_t>(n));
+    if (from_bytes == to_bytes) return nullptr;
+    return std::make_unique<MpiError>(
+        from_bytes > to_bytes ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT,
+        fmt::format("rank {} sends {} bytes to itself but expects {} (the datatype signatures of "
+                    "its send and receive arguments differ)",
+                    rank, from_bytes, to_bytes));
+}
+
+void send(const Team& team, std::int32_t tag, int peer, const void* buf, std::int64_t bytes) {
+    team.engine->send(team.context, team.rank, tag, world_of(team, peer), buf, bytes, byte_type(),
+                      p2p::Mode::Standard);
+}
+
+void recv(const Team& team, std::int32_t tag, int peer, void* buf, std::int64_t bytes) {
+    MPI_Status st;
+    const std::uint64_t got =
+        team.engine->recv(team.context, peer, tag, buf, bytes, byte_type(), st, world_of(team, peer));
+    check_size(team, peer, got, bytes);
+}
+
+}  // namespace shmpi::coll::linear
+
+namespace shmpi::coll {
+
+int fold_slots(std::byte* slots, std::int64_t stride, int lo, int hi, std::int64_t count,
+               const Reduction& red) {
+    if (hi - lo == 1) return lo;
+    const int mid = canonical_mid(lo, hi);
+    const int left = fold_slots(slots, stride, lo, mid, count, red);
+    const int right = fold_slots(slots, stride, mid, hi, count, red);
+    // left holds the lower ranks: it is `in`, the result lands in `right`.
+    red.combine(slots + left * stride, slots + right * stride, count, red.state);
+    return right;
+}
+
+}  // namespace shmpi::coll

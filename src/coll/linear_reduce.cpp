@@ -1,0 +1,69 @@
+// Linear reductions: the root receives every contribution, then folds them in
+// the canonical bracketing (coll.hpp).  Allreduce is reduce to rank 0 plus
+// broadcast, so every rank gets the root's bits; reduce-scatter is reduce to
+// rank 0 plus scatter.
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "coll/linear.hpp"
+#include "coll/linear_p2p.hpp"
+
+namespace shmpi::coll {
+
+void reduce_linear(const Team& team, const void* send, void* recv, std::int64_t count,
+                   const Reduction& red, int root) {
+    using namespace linear;
+    const std::int64_t bytes = count * red.elem_bytes;
+    if (team.rank != root) {
+        linear::send(team, kTagReduce, root, send, bytes);
+        return;
+    }
+    if (team.size == 1) {
+        if (send != recv && bytes > 0) std::memcpy(recv, send, static_cast<std::size_t>(bytes));
+        return;
+    }
+    // 1. Every contribution into its slot, rank order.
+    std::unique_ptr<std::byte[]> slots(new std::byte[static_cast<std::size_t>(team.size * bytes)]);
+    Exchange ex(team, kTagReduce);
+    for (int r = 0; r < team.size; ++r) {
+        if (r != root) ex.recv(r, slots.get() + r * bytes, bytes);
+    }
+    if (bytes > 0) std::memcpy(slots.get() + root * bytes, send, static_cast<std::size_t>(bytes));
+    ex.wait();
+    // 2. The canonical fold, then the result out.
+    const int k = fold_slots(slots.get(), bytes, 0, team.size, count, red);
+    if (bytes > 0) std::memcpy(recv, slots.get() + k * bytes, static_cast<std::size_t>(bytes));
+}
+
+void allreduce_linear(const Team& team, const void* send, void* recv, std::int64_t count,
+                      const Reduction& red) {
+    reduce_linear(team, send, recv, count, red, 0);
+    bcast_linear(team, recv, count * red.elem_bytes, 0);
+}
+
+void reduce_scatter_linear(const Team& team, const void* send, void* recv,
+                           const std::int64_t* counts, const Reduction& red) {
+    const auto n = static_cast<std::size_t>(team.size);
+    std::vector<std::int64_t> bytes(n);
+    std::vector<std::int64_t> offsets(n);
+    std::int64_t total = 0;
+    for (std::size_t r = 0; r < n; ++r) {
+        offsets[r] = total * red.elem_bytes;
+        bytes[r] = counts[r] * red.elem_bytes;
+        total += counts[r];
+    }
+    std::unique_ptr<std::byte[]> all;
+    if (team.rank == 0) all.reset(new std::byte[static_cast<std::size_t>(total * red.elem_bytes)]);
+    reduce_linear(team, send, all.get(), total, red, 0);
+    scatterv_linear(team, all.get(), Blocks{bytes.data(), offsets.data()}, recv,
+                    counts[team.rank] * red.elem_bytes, 0);
+}
+
+void reduce_scatter_block_linear(const Team& team, const void* send, void* recv,
+                                 std::int64_t count, const Reduction& red) {
+    const std::vector<std::int64_t> counts(static_cast<std::size_t>(team.size), count);
+    reduce_scatter_linear(team, send, recv, counts.data(), red);
+}
+
+}  // namespace shmpi::coll

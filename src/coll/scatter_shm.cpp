@@ -1,0 +1,127 @@
+// Scatter and scatterv in shared memory: the root publishes its send
+// buffer once and every member copies its own block out of it.
+//
+// Scatter, at the call's step s:
+//   1. The root puts the whole send buffer (n blocks) where members can
+//      read it: inline with its flag when it fits 64 B, else in its cells
+//      when it fits them, else it stays in the root's buffer for single
+//      copies (put_block()); it stores release = s and wakes everyone.
+//   2. Every other member waits for the root's release, takes the block
+//      size from the root's published total (so a member that expected
+//      another size still follows the root), copies its block, stores
+//      gather = s and wakes the root.
+//   3. When its buffer is read in place, the root waits until everyone has
+//      gathered s.  It copies its own block unless in place.
+//   4. A member whose size disagreed reports it.
+//
+// Scatterv always copies out of the root's buffer (members cannot know
+// where their block lies without reading the root's tables): the root
+// publishes the addresses of its buffer and of its byte and offset tables;
+// a member reads its two table entries, then its block.
+#include <algorithm>
+#include <cstring>
+
+#include "coll/linear.hpp"
+#include "coll/shm_team.hpp"
+
+namespace shmpi::coll {
+
+bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t block, int root) {
+    ShmTeam* shm = ready(team);
+    if (shm == nullptr) return false;
+    const auto n = static_cast<std::uint64_t>(shm->size());
+    const std::uint64_t want = static_cast<std::uint64_t>(block);
+    if (shm->carry_for(n * want) == ShmTeam::Carry::Direct && !shm->single_copy()) return false;
+    if (block == 0) return true;
+    const int me = shm->index();
+    if (me == root) {
+        const auto* in = static_cast<const std::byte*>(send);
+        if (recv != nullptr) std::memcpy(recv, in + static_cast<std::uint64_t>(me) * want, want);
+        if (n == 1) return true;
+        const std::uint64_t s = shm->begin_call();
+        // 1.
+        const ShmTeam::Carry carry = shm->put_block(s, send, n * want, ShmTeam::Readers::all());
+        shm->release(s);
+        shm->notify_all();
+        // 3.
+        if (carry == ShmTeam::Carry::Direct) shm->wait_gather_all(s);
+        return true;
+    }
+    const std::uint64_t s = shm->begin_call();
+    // 2.
+    shm->wait_release(root, s);
+    const shm::CollLine& src = shm->line(root, s);
+    const std::uint64_t got = src.bytes / n;
+    const std::uint64_t off = got * static_cast<std::uint64_t>(me);
+    const std::uint64_t len = std::min(got, want);
+    switch (static_cast<ShmTeam::Carry>(src.aux)) {
+        case ShmTeam::Carry::Inline:
+            std::memcpy(recv, src.data + off, len);
+            break;
+        case ShmTeam::Carry::Cells:
+            std::memcpy(recv, shm->cells_of(root) + off, len);
+            break;
+        case ShmTeam::Carry::Direct:
+            shm->read(root, reinterpret_cast<const std::byte*>(src.addr) + off, recv, len);
+            break;
+    }
+    shm->gather(s);
+    shm->notify(root);
+    // 4.
+    if (got != want) throw_size_mismatch(root, got, me, want);
+    return true;
+}
+
+bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
+                  std::int64_t recv_bytes, int root) {
+    ShmTeam* shm = ready(team);
+    if (shm == nullptr || !shm->single_copy()) return false;
+    const int me = shm->index();
+    if (me == root) {
+        if (recv != nullptr && blocks.bytes[me] > 0) {
+            std::memcpy(recv, static_cast<const std::byte*>(send) + blocks.offsets[me],
+                        static_cast<std::size_t>(std::min(blocks.bytes[me], recv_bytes)));
+        }
+        if (shm->size() > 1) {
+            const std::uint64_t s = shm->begin_call();
+            // 1.
+            shm->claim(ShmTeam::inline_area(s), s, ShmTeam::Readers::all());
+            shm::CollLine& mine = shm->my_line(s);
+            mine.addr = reinterpret_cast<std::uint64_t>(send);
+            const std::uint64_t tables[2] = {reinterpret_cast<std::uint64_t>(blocks.bytes),
+                                             reinterpret_cast<std::uint64_t>(blocks.offsets)};
+            std::memcpy(mine.data, tables, sizeof tables);
+            shm->release(s);
+            shm->notify_all();
+            // 3.
+            shm->wait_gather_all(s);
+        }
+        if (recv != nullptr && blocks.bytes[me] != recv_bytes) {
+            throw_size_mismatch(me, static_cast<std::uint64_t>(blocks.bytes[me]), me,
+                                static_cast<std::uint64_t>(recv_bytes));
+        }
+        return true;
+    }
+    const std::uint64_t s = shm->begin_call();
+    // 2.
+    shm->wait_release(root, s);
+    const shm::CollLine& src = shm->line(root, s);
+    std::uint64_t tables[2];
+    std::memcpy(tables, src.data, sizeof tables);
+    std::int64_t got = 0;
+    std::int64_t off = 0;
+    shm->read(root, reinterpret_cast<const std::int64_t*>(tables[0]) + me, &got, sizeof got);
+    shm->read(root, reinterpret_cast<const std::int64_t*>(tables[1]) + me, &off, sizeof off);
+    shm->read(root, reinterpret_cast<const std::byte*>(src.addr) + off, recv,
+              static_cast<std::size_t>(std::min(got, recv_bytes)));
+    shm->gather(s);
+    shm->notify(root);
+    // 4.
+    if (got != recv_bytes) {
+        throw_size_mismatch(root, static_cast<std::uint64_t>(got), me,
+                            static_cast<std::uint64_t>(recv_bytes));
+    }
+    return true;
+}
+
+}  // namespace shmpi::coll

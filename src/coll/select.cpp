@@ -1,0 +1,350 @@
+#include "coll/select.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "errors.hpp"
+
+namespace shmpi::coll {
+namespace {
+
+/// One algorithm of a collective: its name in SHMPI_COLL_*, and a function
+/// that runs it, or returns false (having touched nothing) when it cannot
+/// take the call.  Row 0 of every table is the linear reference, which
+/// takes every call.
+template <class Fn>
+struct Algorithm {
+    const char* name;
+    Fn run;
+};
+
+// ---------------------------------------------------------------- tables
+//
+// Add a shared-memory algorithm as a row, and teach the choose_* function of
+// its collective (below) when to take it.
+
+using BarrierFn = bool (*)(const Team&);
+using BcastFn = bool (*)(const Team&, void*, std::int64_t, int);
+using ReduceFn = bool (*)(const Team&, const void*, void*, std::int64_t, const Reduction&, int);
+using AllreduceFn = bool (*)(const Team&, const void*, void*, std::int64_t, const Reduction&);
+using GatherFn = bool (*)(const Team&, const void*, std::int64_t, void*, int);
+using GathervFn = bool (*)(const Team&, const void*, std::int64_t, void*, Blocks, int);
+using ScatterFn = bool (*)(const Team&, const void*, void*, std::int64_t, int);
+using ScattervFn = bool (*)(const Team&, const void*, Blocks, void*, std::int64_t, int);
+using AllgatherFn = bool (*)(const Team&, const void*, std::int64_t, void*);
+using AllgathervFn = bool (*)(const Team&, const void*, std::int64_t, void*, Blocks);
+using AlltoallFn = bool (*)(const Team&, const void*, std::int64_t, void*);
+using AlltoallvFn = bool (*)(const Team&, const void*, Blocks, void*, Blocks);
+using ReduceScatterFn = bool (*)(const Team&, const void*, void*, const std::int64_t*, const Reduction&);
+using ReduceScatterBlockFn = bool (*)(const Team&, const void*, void*, std::int64_t, const Reduction&);
+using ScanFn = bool (*)(const Team&, const void*, void*, std::int64_t, const Reduction&);
+
+/// A linear function (void, takes every call) as an algorithm row:
+/// always<f> runs f and returns true.
+template <auto F>
+struct Always;
+template <class... A, void (*F)(A...)>
+struct Always<F> {
+    static bool run(A... args) {
+        F(args...);
+        return true;
+    }
+};
+template <auto F>
+constexpr auto always = &Always<F>::run;
+
+constexpr Algorithm<BarrierFn> kBarrier[] = {
+    {"linear", always<barrier_linear>},
+    {"shm", barrier_shm},
+};
+constexpr Algorithm<BcastFn> kBcast[] = {
+    {"linear", always<bcast_linear>},
+    {"shm", bcast_shm},
+    {"tree", bcast_shm_tree},
+    {"direct", bcast_shm_direct},
+};
+constexpr Algorithm<ReduceFn> kReduce[] = {
+    {"linear", always<reduce_linear>},
+    {"shm", reduce_shm},
+    {"tree", reduce_shm_tree},
+    {"rsag", reduce_shm_rsag},
+};
+constexpr Algorithm<AllreduceFn> kAllreduce[] = {
+    {"linear", always<allreduce_linear>},
+    {"shm", allreduce_shm},
+    {"tree", allreduce_shm_tree},
+    {"rsag", allreduce_shm_rsag},
+};
+constexpr Algorithm<GatherFn> kGather[] = {
+    {"linear", always<gather_linear>},
+    {"shm", gather_shm},
+};
+constexpr Algorithm<GathervFn> kGatherv[] = {
+    {"linear", always<gatherv_linear>},
+    {"shm", gatherv_shm},
+};
+constexpr Algorithm<ScatterFn> kScatter[] = {
+    {"linear", always<scatter_linear>},
+    {"shm", scatter_shm},
+};
+constexpr Algorithm<ScattervFn> kScatterv[] = {
+    {"linear", always<scatterv_linear>},
+    {"shm", scatterv_shm},
+};
+constexpr Algorithm<AllgatherFn> kAllgather[] = {
+    {"linear", always<allgather_linear>},
+    {"shm", allgather_shm},
+};
+constexpr Algorithm<AllgathervFn> kAllgatherv[] = {
+    {"linear", always<allgatherv_linear>},
+    {"shm", allgatherv_shm},
+};
+constexpr Algorithm<AlltoallFn> kAlltoall[] = {
+    {"linear", always<alltoall_linear>},
+};
+constexpr Algorithm<AlltoallvFn> kAlltoallv[] = {
+    {"linear", always<alltoallv_linear>},
+};
+constexpr Algorithm<ReduceScatterFn> kReduceScatter[] = {
+    {"linear", always<reduce_scatter_linear>},
+};
+constexpr Algorithm<ReduceScatterBlockFn> kReduceScatterBlock[] = {
+    {"linear", always<reduce_scatter_block_linear>},
+};
+constexpr Algorithm<ScanFn> kScan[] = {
+    {"linear", always<scan_linear>},
+};
+constexpr Algorithm<ScanFn> kExscan[] = {
+    {"linear", always<exscan_linear>},
+};
+
+template <class Fn, std::size_t N>
+std::vector<const char*> names_of(const Algorithm<Fn> (&table)[N]) {
+    std::vector<const char*> v;
+    for (const auto& a : table) v.push_back(a.name);
+    return v;
+}
+
+/// The algorithm names of collective `k`, in table order.
+std::vector<const char*> names(Kind k) {
+    switch (k) {
+        case Kind::Barrier: return names_of(kBarrier);
+        case Kind::Bcast: return names_of(kBcast);
+        case Kind::Reduce: return names_of(kReduce);
+        case Kind::Allreduce: return names_of(kAllreduce);
+        case Kind::Gather: return names_of(kGather);
+        case Kind::Gatherv: return names_of(kGatherv);
+        case Kind::Scatter: return names_of(kScatter);
+        case Kind::Scatterv: return names_of(kScatterv);
+        case Kind::Allgather: return names_of(kAllgather);
+        case Kind::Allgatherv: return names_of(kAllgatherv);
+        case Kind::Alltoall: return names_of(kAlltoall);
+        case Kind::Alltoallv: return names_of(kAlltoallv);
+        case Kind::ReduceScatter: return names_of(kReduceScatter);
+        case Kind::ReduceScatterBlock: return names_of(kReduceScatterBlock);
+        case Kind::Scan: return names_of(kScan);
+        case Kind::Exscan: return names_of(kExscan);
+    }
+    return {};
+}
+
+int index_of(Kind k, const std::string& name) {
+    const std::vector<const char*> v = names(k);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (name == v[i]) return static_cast<int>(i);
+    }
+    return -1;
+}
+
+std::string upper(const char* s) {
+    std::string u(s);
+    for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return u;
+}
+
+// ------------------------------------------------------- automatic choice
+//
+// Each returns an index into its table.  Only the linear algorithms exist so
+// far, so every collective runs linear; docs/COLLECTIVES.md keeps the table.
+
+int choose_linear_only() { return 0; }
+
+// ---------------------------------------------------------------- running
+
+/// Says once per collective that a forced algorithm declined a call.
+void say_declined(Kind k, const char* name, const Team& team) {
+    static std::array<bool, kKinds> said{};
+    bool& s = said[static_cast<std::size_t>(k)];
+    if (s) return;
+    s = true;
+    const std::uint32_t world = team.world != nullptr ? (*team.world)[static_cast<std::size_t>(team.rank)] : 0;
+    std::fprintf(stderr,
+                 "shmpi: rank %u: SHMPI_COLL_%s=%s cannot take this call (team of %d ranks); "
+                 "using the linear algorithm\n",
+                 world, upper(kind_name(k)).c_str(), name, team.size);
+    std::fflush(stderr);
+}
+
+/// Runs the forced or automatically chosen algorithm of `k`, and the linear
+/// one when it declines.
+template <class Fn, std::size_t N, class... Args>
+void run(const Selection& s, Kind k, const Algorithm<Fn> (&table)[N], int automatic, const Team& team,
+         const Args&... args) {
+    // One member has nobody to talk to: the linear algorithms make that a
+    // local copy, and nothing else needs trying (or reporting).
+    const int forced = team.size > 1 ? s.forced(k) : 0;
+    const int i = forced >= 0 ? forced : automatic;
+    if (i > 0 && i < static_cast<int>(N)) {
+        if (table[i].run(team, args...)) return;
+        if (forced >= 0) say_declined(k, table[i].name, team);
+    }
+    table[0].run(team, args...);
+}
+
+}  // namespace
+
+const char* kind_name(Kind k) {
+    static constexpr const char* kNames[kKinds] = {
+        "barrier",   "bcast",      "reduce",   "allreduce",      "gather",
+        "gatherv",   "scatter",    "scatterv", "allgather",      "allgatherv",
+        "alltoall",  "alltoallv",  "reduce_scatter", "reduce_scatter_block", "scan",
+        "exscan",
+    };
+    return kNames[static_cast<int>(k)];
+}
+
+Selection::Selection() { forced_.fill(-1); }
+
+Selection Selection::from_environment() {
+    Selection s;
+    // 1. SHMPI_COLL: every collective that knows the name.
+    const char* all = std::getenv("SHMPI_COLL");
+    if (all != nullptr && *all != '\0' && std::strcmp(all, "auto") != 0) {
+        bool known = false;
+        std::vector<std::string> every;
+        for (int k = 0; k < kKinds; ++k) {
+            const int i = index_of(static_cast<Kind>(k), all);
+            if (i >= 0) {
+                s.forced_[static_cast<std::size_t>(k)] = i;
+                known = true;
+            }
+            for (const char* n : names(static_cast<Kind>(k))) {
+                if (std::find(every.begin(), every.end(), n) == every.end()) every.emplace_back(n);
+            }
+        }
+        if (!known) {
+            throw MpiError(MPI_ERR_ARG, fmt::format("MPI_Init: SHMPI_COLL={} names no collective algorithm "
+                                                    "(known: auto, {})",
+                                                    all, fmt::join(every, ", ")));
+        }
+    }
+    // 2. SHMPI_COLL_<COLLECTIVE>: one collective.
+    for (int k = 0; k < kKinds; ++k) {
+        const Kind kind = static_cast<Kind>(k);
+        const std::string var = "SHMPI_COLL_" + upper(kind_name(kind));
+        const char* v = std::getenv(var.c_str());
+        if (v == nullptr || *v == '\0') continue;
+        if (std::strcmp(v, "auto") == 0) {
+            s.forced_[static_cast<std::size_t>(k)] = -1;
+            continue;
+        }
+        const int i = index_of(kind, v);
+        if (i < 0) {
+            std::string fn = kind_name(kind);
+            fn[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(fn[0])));
+            throw MpiError(MPI_ERR_ARG, fmt::format("MPI_Init: {}={} is not an algorithm of MPI_{} (known: "
+                                                    "auto, {})",
+                                                    var, v, fn, fmt::join(names(kind), ", ")));
+        }
+        s.forced_[static_cast<std::size_t>(k)] = i;
+    }
+    return s;
+}
+
+void barrier(const Selection& s, const Team& team) {
+    run(s, Kind::Barrier, kBarrier, choose_linear_only(), team);
+}
+
+void bcast(const Selection& s, const Team& team, void* buf, std::int64_t bytes, int root) {
+    run(s, Kind::Bcast, kBcast, choose_linear_only(), team, buf, bytes, root);
+}
+
+void reduce(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t count,
+            const Reduction& red, int root) {
+    run(s, Kind::Reduce, kReduce, choose_linear_only(), team, send, recv, count, red, root);
+}
+
+void allreduce(const Selection& s, const Team& team, const void* send, void* recv,
+               std::int64_t count, const Reduction& red) {
+    run(s, Kind::Allreduce, kAllreduce, choose_linear_only(), team, send, recv, count, red);
+}
+
+void gather(const Selection& s, const Team& team, const void* send, std::int64_t block, void* recv,
+            int root) {
+    run(s, Kind::Gather, kGather, choose_linear_only(), team, send, block, recv, root);
+}
+
+void gatherv(const Selection& s, const Team& team, const void* send, std::int64_t send_bytes,
+             void* recv, Blocks blocks, int root) {
+    run(s, Kind::Gatherv, kGatherv, choose_linear_only(), team, send, send_bytes, recv, blocks, root);
+}
+
+void scatter(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t block,
+             int root) {
+    run(s, Kind::Scatter, kScatter, choose_linear_only(), team, send, recv, block, root);
+}
+
+void scatterv(const Selection& s, const Team& team, const void* send, Blocks blocks, void* recv,
+              std::int64_t recv_bytes, int root) {
+    run(s, Kind::Scatterv, kScatterv, choose_linear_only(), team, send, blocks, recv, recv_bytes, root);
+}
+
+void allgather(const Selection& s, const Team& team, const void* send, std::int64_t block,
+               void* recv) {
+    run(s, Kind::Allgather, kAllgather, choose_linear_only(), team, send, block, recv);
+}
+
+void allgatherv(const Selection& s, const Team& team, const void* send, std::int64_t send_bytes,
+                void* recv, Blocks blocks) {
+    run(s, Kind::Allgatherv, kAllgatherv, choose_linear_only(), team, send, send_bytes, recv, blocks);
+}
+
+void alltoall(const Selection& s, const Team& team, const void* send, std::int64_t block, void* recv) {
+    run(s, Kind::Alltoall, kAlltoall, choose_linear_only(), team, send, block, recv);
+}
+
+void alltoallv(const Selection& s, const Team& team, const void* send, Blocks send_blocks,
+               void* recv, Blocks recv_blocks) {
+    run(s, Kind::Alltoallv, kAlltoallv, choose_linear_only(), team, send, send_blocks, recv, recv_blocks);
+}
+
+void reduce_scatter(const Selection& s, const Team& team, const void* send, void* recv,
+                    const std::int64_t* counts, const Reduction& red) {
+    run(s, Kind::ReduceScatter, kReduceScatter, choose_linear_only(), team, send, recv, counts,
+                         red);
+}
+
+void reduce_scatter_block(const Selection& s, const Team& team, const void* send, void* recv,
+                          std::int64_t count, const Reduction& red) {
+    run(s, Kind::ReduceScatterBlock, kReduceScatterBlock, choose_linear_only(), team, send,
+                              recv, count, red);
+}
+
+void scan(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t count,
+          const Reduction& red) {
+    run(s, Kind::Scan, kScan, choose_linear_only(), team, send, recv, count, red);
+}
+
+void exscan(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t count,
+            const Reduction& red) {
+    run(s, Kind::Exscan, kExscan, choose_linear_only(), team, send, recv, count, red);
+}
+
+}  // namespace shmpi::coll

@@ -1,0 +1,38 @@
+// Which shared-memory variant runs a call that asked for "shm": by size,
+// the same choice on every member (sizes agree, and single_copy() is the
+// same everywhere).  The thresholds are ShmTuning's (SHMPI_COLL_SHM_DIRECT,
+// SHMPI_COLL_SHM_RSAG); docs/DESIGN.md explains them.
+#include "coll/shm_team.hpp"
+
+namespace shmpi::coll {
+
+bool bcast_shm(const Team& team, void* buf, std::int64_t bytes, int root) {
+    ShmTeam* shm = ready(team);
+    if (shm == nullptr) return false;
+    if (bytes >= shm->tuning().direct_min && shm->single_copy()) {
+        return bcast_shm_direct(team, buf, bytes, root);
+    }
+    return bcast_shm_tree(team, buf, bytes, root);
+}
+
+bool reduce_shm(const Team& team, const void* send, void* recv, std::int64_t count,
+                const Reduction& red, int root) {
+    ShmTeam* shm = ready(team);
+    if (shm == nullptr) return false;
+    if (count * red.elem_bytes >= shm->tuning().rsag_min && shm->single_copy()) {
+        return reduce_shm_rsag(team, send, recv, count, red, root);
+    }
+    return reduce_shm_tree(team, send, recv, count, red, root);
+}
+
+bool allreduce_shm(const Team& team, const void* send, void* recv, std::int64_t count,
+                   const Reduction& red) {
+    ShmTeam* shm = ready(team);
+    if (shm == nullptr) return false;
+    if (count * red.elem_bytes >= shm->tuning().rsag_min && shm->single_copy()) {
+        return allreduce_shm_rsag(team, send, recv, count, red);
+    }
+    return allreduce_shm_tree(team, send, recv, count, red);
+}
+
+}  // namespace shmpi::coll

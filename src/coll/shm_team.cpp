@@ -1,0 +1,403 @@
+#include "coll/shm_team.hpp"
+
+#include <linux/membarrier.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fmt/format.h>
+#include <numeric>
+
+#include "errors.hpp"
+#include "p2p.hpp"
+#include "shm/futex.hpp"
+#include "shm/transport.hpp"
+
+namespace shmpi::coll {
+namespace {
+
+/// The value peers read from probe_word_ to check single-copy reads.
+constexpr std::uint64_t kProbeValue = 0x45424f52504d4853ull;  // "SHMPROBE"
+
+long env_long(const char* name, long fallback, long lo, long hi) {
+    const char* v = std::getenv(name);
+    if (v == nullptr || *v == '\0') return fallback;
+    char* end = nullptr;
+    errno = 0;
+    const long n = std::strtol(v, &end, 10);
+    if (errno != 0 || end == v || *end != '\0' || n < lo || n > hi) {
+        throw shm::SegmentError(
+            fmt::format("shmpi: MPI_Init: {}={} is not a number in {}..{}", name, v, lo, hi));
+    }
+    return n;
+}
+
+/// True when this process can make every other process's barrier happen
+/// when it goes to sleep (membarrier, Linux 4.16), so that flag writers need
+/// no fence of their own.  Registers this process as one whose barrier
+/// others may force.  The same answer on every rank of a job (one kernel,
+/// one binary); SHMPI_COLL_SHM_MEMBARRIER=0 turns it off.
+bool membarrier_ready() {
+    if (env_long("SHMPI_COLL_SHM_MEMBARRIER", 1, 0, 1) == 0) return false;
+    const long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    if (cmds < 0) return false;
+    const long need = MEMBARRIER_CMD_GLOBAL_EXPEDITED | MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED;
+    if ((cmds & need) != need) return false;
+    return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
+}
+
+ShmTuning tuning_from_environment() {
+    ShmTuning t;
+    t.flat_max = static_cast<int>(env_long("SHMPI_COLL_SHM_FLAT", t.flat_max, 1, 1 << 20));
+    t.band = static_cast<int>(env_long("SHMPI_COLL_SHM_BAND", t.band, 1, 30));
+    t.pipeline_band =
+        static_cast<int>(env_long("SHMPI_COLL_SHM_PIPELINE_BAND", t.pipeline_band, 1, 30));
+    t.direct_min = env_long("SHMPI_COLL_SHM_DIRECT", t.direct_min, 0, 1L << 40);
+    t.rsag_min = env_long("SHMPI_COLL_SHM_RSAG", t.rsag_min, 0, 1L << 40);
+    return t;
+}
+
+}  // namespace
+
+ShmTeam::ShmTeam(shm::Transport& transport, p2p::Engine* engine, const shm::CollRegion& region,
+                 int index, std::vector<std::uint32_t> world)
+    : transport_(transport),
+      engine_(engine),
+      members_(region.members),
+      cells_(region.cells),
+      cell_bytes_(region.cell_bytes),
+      n_(static_cast<int>(world.size())),
+      me_(index),
+      world_(std::move(world)),
+      tuning_(tuning_from_environment()),
+      probe_word_(kProbeValue) {
+    order_.resize(static_cast<std::size_t>(n_));
+    std::iota(order_.begin(), order_.end(), 0);
+    position_ = order_;
+    release_nodes_.resize(static_cast<std::size_t>(n_));
+    seen_gather_.assign(static_cast<std::size_t>(n_), 0);
+    for (int m = 0; m < n_; ++m) {
+        if (m != me_) all_but_me_.push_back(m);
+    }
+    // The wait policy of the transport (SHMPI_SPIN_US, SHMPI_YIELD_US).
+    spin_ = std::chrono::microseconds(env_long("SHMPI_SPIN_US", 20, 0, 10'000'000));
+    if (transport_.oversubscribed()) spin_ /= 10;
+    yield_ = std::chrono::microseconds(env_long("SHMPI_YIELD_US", 1000, 0, 100'000'000));
+    light_notify_ = membarrier_ready();
+    const shm::Segment* seg = transport_.segment();
+    for (int m = 0; m < n_; ++m) {
+        slots_.push_back(seg != nullptr ? &seg->slot(world_[static_cast<std::size_t>(m)]) : nullptr);
+    }
+}
+
+ShmTeam::~ShmTeam() = default;
+
+std::unique_ptr<ShmTeam> ShmTeam::for_world(shm::Transport& transport, p2p::Engine& engine) {
+    const shm::Segment* seg = transport.segment();
+    if (seg == nullptr) return nullptr;
+    std::vector<std::uint32_t> world(transport.size());
+    std::iota(world.begin(), world.end(), 0u);
+    return std::make_unique<ShmTeam>(transport, &engine, seg->world_coll_region(),
+                                     static_cast<int>(transport.rank()), std::move(world));
+}
+
+void ShmTeam::notify(std::span<const int> members) {
+    // Orders our flag store before the loads of `sleeping` (Dekker with the
+    // sleeper in wait_slow(), which stores `sleeping` and then looks at the
+    // flags once more).  With membarrier the sleeper forces the barrier onto
+    // us when it goes to sleep, so here the compiler must only keep the
+    // order; otherwise both sides fence.
+    if (light_notify_) {
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+    } else {
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+    }
+    for (const int m : members) {
+        shm::RankSlot* slot = slots_[static_cast<std::size_t>(m)];
+        if (slot == nullptr) continue;
+        if (slot->sleeping.load(std::memory_order_relaxed) != 0) {
+            // Release: the futex compare must see a changed word if the
+            // sleeper read the old one.
+            slot->doorbell.fetch_add(1, std::memory_order_release);
+            shm::futex_wake(slot->doorbell, 1);
+        }
+    }
+}
+
+void ShmTeam::notify_all() { notify(all_but_me_); }
+
+void ShmTeam::wait_release_all(std::uint64_t step) {
+    std::size_t next = 0;  // members before `next` have released already
+    wait([&] {
+        while (next < all_but_me_.size()) {
+            if (!has_released(all_but_me_[next], step)) return false;
+            ++next;
+        }
+        return true;
+    });
+}
+
+void ShmTeam::wait_gather_all(std::uint64_t step) {
+    std::size_t next = 0;
+    wait([&] {
+        while (next < all_but_me_.size()) {
+            if (!has_gathered(all_but_me_[next], step)) return false;
+            ++next;
+        }
+        return true;
+    });
+}
+
+void ShmTeam::wait_slow(bool (*done)(void*), void* state) {
+    using Clock = std::chrono::steady_clock;
+    unsigned looks = 0;
+    // One look: the condition, and every 32nd time the rings (a peer may be
+    // blocked sending to us before it can reach the flag we wait for).
+    auto look = [&] {
+        if (done(state)) return true;
+        if (engine_ != nullptr && (++looks & 31u) == 0) {
+            engine_->progress();
+            return done(state);
+        }
+        return false;
+    };
+    auto leave_if_aborting = [&] {
+        if (!transport_.aborting()) return;
+        // Another rank or the launcher is ending the job; it reports why.
+        std::fflush(stdout);
+        std::fflush(stderr);
+        _exit(1);
+    };
+    // 1. Spin: the flag usually turns within a few hundred nanoseconds.
+    const auto start = Clock::now();
+    do {
+        for (int i = 0; i < 64; ++i) {
+            if (look()) return;
+            __builtin_ia32_pause();
+        }
+        leave_if_aborting();
+    } while (Clock::now() < start + spin_);
+    // 2. Yield: give the core to a rank that may be the one we wait for.
+    do {
+        if (look()) return;
+        leave_if_aborting();
+        sched_yield();
+    } while (Clock::now() < start + yield_);
+    // 3. Sleep on our doorbell until a flag writer (or a point-to-point
+    //    sender, or the abort) rings it.
+    shm::RankSlot& me = *slots_[static_cast<std::size_t>(me_)];
+    for (;;) {
+        // Acquire: pairs with a ringer's release increment; futex_wait
+        // compares against this value, so a ring after this load is seen.
+        const std::uint32_t seen = me.doorbell.load(std::memory_order_acquire);
+        me.sleeping.store(1, std::memory_order_relaxed);
+        // Our `sleeping` store before our last look at the flags: either the
+        // writer sees us asleep, or we see its flag (see notify()).
+        if (light_notify_) {
+            syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0);
+        } else {
+            std::atomic_thread_fence(std::memory_order_seq_cst);
+        }
+        if (engine_ != nullptr) engine_->progress();
+        if (done(state)) {
+            me.sleeping.store(0, std::memory_order_relaxed);
+            return;
+        }
+        leave_if_aborting();
+        shm::futex_wait(me.doorbell, seen, 50'000'000);
+        me.sleeping.store(0, std::memory_order_relaxed);
+        for (int i = 0; i < 64; ++i) {
+            if (look()) return;
+            __builtin_ia32_pause();
+        }
+        leave_if_aborting();
+    }
+}
+
+void ShmTeam::wait_readers(const Readers& r, std::uint64_t step) {
+    switch (r.kind) {
+        case Readers::None:
+            return;
+        case Readers::One:
+            wait_gather(r.one, step);
+            return;
+        case Readers::List:
+            for (const int m : r.list) wait_gather(m, step);
+            return;
+        case Readers::All:
+            wait_gather_all(step);
+            return;
+    }
+}
+
+void ShmTeam::claim(int area, std::uint64_t step, Readers readers) {
+    Area& a = areas_[area];
+    if (a.step != 0) wait_readers(a.readers, a.step);
+    a.step = step;
+    a.readers = readers;
+}
+
+void ShmTeam::claim_all(std::uint64_t step, Readers readers) {
+    for (int a = 0; a < kAreas; ++a) claim(a, step, readers);
+}
+
+const tree::BandTree& ShmTeam::band_tree(int band) {
+    for (const auto& t : trees_) {
+        if (t->band() == band) return *t;
+    }
+    trees_.push_back(std::make_unique<tree::BandTree>(n_, band));
+    return *trees_.back();
+}
+
+std::span<const tree::Op> ShmTeam::flat_program() {
+    if (flat_program_.empty()) flat_program_ = tree::flat_program(n_, me_);
+    return flat_program_;
+}
+
+const ShmTeam::ReleaseNode& ShmTeam::release_node(int root) {
+    std::optional<ReleaseNode>& cached = release_nodes_[static_cast<std::size_t>(root)];
+    if (cached) return *cached;
+    const tree::BandTree& t = band_tree(small_band());
+    // Positions relative to the root, in locality order: the root is
+    // position 0 and each subtree is a run of consecutive positions.
+    const int base = position_[static_cast<std::size_t>(root)];
+    auto member_at = [&](int rel) { return order_[static_cast<std::size_t>((base + rel) % n_)]; };
+    const int rel = (position_[static_cast<std::size_t>(me_)] - base + n_) % n_;
+    ReleaseNode node;
+    node.parent = t.parent(rel) < 0 ? -1 : member_at(t.parent(rel));
+    for (const int c : t.children(rel)) node.children.push_back(member_at(c));
+    cached = std::move(node);
+    return *cached;
+}
+
+void ShmTeam::set_locality_order(std::vector<int> order) {
+    if (order.size() != static_cast<std::size_t>(n_)) return;
+    std::vector<int> pos(order.size(), -1);
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        const int m = order[i];
+        if (m < 0 || m >= n_ || pos[static_cast<std::size_t>(m)] != -1) return;  // not a permutation
+        pos[static_cast<std::size_t>(m)] = static_cast<int>(i);
+    }
+    order_ = std::move(order);
+    position_ = std::move(pos);
+    for (auto& r : release_nodes_) r.reset();
+}
+
+bool ShmTeam::probe_single_copy() {
+    if (n_ == 1) {
+        cma_ = Cma::Yes;
+        return true;
+    }
+    // The probe, one step: 1. publish our probe word's address; 2. read the
+    // right neighbour's word; 3. publish the outcome; 4. everyone agrees.
+    const std::uint64_t s = begin_call();
+    shm::CollMember& me = members_[me_];
+    me.probe_addr = reinterpret_cast<std::uint64_t>(&probe_word_);
+    release(s);
+    notify((me_ + n_ - 1) % n_);
+    const int right = (me_ + 1) % n_;
+    wait_release(right, s);
+    std::uint64_t got = 0;
+    bool ok = false;
+    try {
+        ok = transport_.read_remote(world_[static_cast<std::size_t>(right)],
+                                    reinterpret_cast<const void*>(member(right).probe_addr), &got,
+                                    sizeof got) &&
+             got == kProbeValue;
+    } catch (const shm::SegmentError&) {
+        ok = false;
+    }
+    me.probe_ok = ok ? 1 : 2;
+    gather(s);
+    notify_all();
+    wait_gather_all(s);
+    bool all = ok;
+    for (const int m : all_but_me_) all = all && member(m).probe_ok == 1;
+    cma_ = all ? Cma::Yes : Cma::No;
+    return all;
+}
+
+void ShmTeam::read(int m, const void* remote, void* local, std::size_t n) {
+    if (n == 0) return;
+    bool ok = false;
+    try {
+        ok = transport_.read_remote(world_[static_cast<std::size_t>(m)], remote, local, n);
+    } catch (const shm::SegmentError& e) {
+        // A bad address: the members disagree on a buffer's size.
+        throw MpiError(MPI_ERR_OTHER, e.what());
+    }
+    if (ok) return;
+    std::fprintf(stderr,
+                 "shmpi: rank %u: process_vm_readv from rank %u failed inside a collective after "
+                 "it had worked; ending the job\n",
+                 world_[static_cast<std::size_t>(me_)], world_[static_cast<std::size_t>(m)]);
+    transport_.abort_job(1, shm::kAbortFatal);
+}
+
+ShmTeam::Carry ShmTeam::put_block(std::uint64_t step, const void* src, std::uint64_t bytes,
+                                  Readers readers) {
+    const Carry carry = carry_for(bytes);
+    claim(inline_area(step), step, readers);
+    shm::CollLine& me = my_line(step);
+    me.bytes = bytes;
+    me.aux = static_cast<std::uint64_t>(carry);
+    switch (carry) {
+        case Carry::Inline:
+            if (bytes > 0) std::memcpy(me.data, src, bytes);
+            break;
+        case Carry::Cells:
+            for (int a = 0; a < kSlots; ++a) claim(a, step, readers);
+            std::memcpy(my_cells(), src, bytes);
+            break;
+        case Carry::Direct:
+            me.addr = reinterpret_cast<std::uint64_t>(src);
+            break;
+    }
+    return carry;
+}
+
+std::uint64_t ShmTeam::get_block(int m, std::uint64_t step, void* dst, std::uint64_t want) {
+    const shm::CollLine& c = line(m, step);
+    const std::uint64_t got = c.bytes;
+    const std::uint64_t n = got < want ? got : want;
+    if (n == 0) return got;
+    switch (static_cast<Carry>(c.aux)) {
+        case Carry::Inline:
+            std::memcpy(dst, c.data, n);
+            break;
+        case Carry::Cells:
+            std::memcpy(dst, cells_of(m), n);
+            break;
+        case Carry::Direct:
+            read(m, reinterpret_cast<const void*>(c.addr), dst, n);
+            break;
+        default:
+            throw MpiError(MPI_ERR_INTERN,
+                           fmt::format("collective: rank {} published a block in an unknown way ({})",
+                                       m, c.aux));
+    }
+    return got;
+}
+
+std::byte* ShmTeam::buffer(int which, std::size_t bytes) {
+    Buf& b = bufs_[which];
+    if (b.bytes < bytes) {
+        b.p.reset(new std::byte[bytes]);
+        b.bytes = bytes;
+    }
+    return b.p.get();
+}
+
+void throw_size_mismatch(int from, std::uint64_t got, int me, std::uint64_t want) {
+    throw MpiError(got > want ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT,
+                   fmt::format("rank {} sent {} bytes to rank {}, which expected {} (the datatype "
+                               "signatures of the two calls differ)",
+                               from, got, me, want));
+}
+
+}  // namespace shmpi::coll

@@ -1,0 +1,337 @@
+// The shared-memory state of one communicator's collectives: a view of its
+// region in the segment (flags, inline data, cells), the step counter, the
+// one wait helper, the trees, and single-copy reads.
+//
+// Steps.  Every collective call takes a fresh range of 2^32 steps
+// (begin_call()); the algorithm numbers its rounds (chunks, phases) inside
+// the range.  All members make the same calls in the same order, so they
+// agree on every step number without talking.  Flags hold step numbers:
+//   release_m >= s   member m has published its data for step s;
+//   gather_m  >= s   member m has finished step s (read what it needed from
+//                    the others; in a barrier: its subtree has arrived).
+// They only grow, so "has member m reached s" is one rollover-safe compare
+// (reached()), and a flag never needs resetting.
+//
+// Data areas and back-pressure.  A member publishes data in areas it owns:
+// the inline part of its release lines (call c uses line c mod kCollLines),
+// and kSlots slots of its cells.  Before
+// it overwrites an area for a new step, claim() waits until every member
+// that read the area's previous contents has finished that step (its gather
+// flag); then it records the new readers.  So a fast member may run ahead of
+// slow readers by as many steps as it has areas, and never further.
+//
+// Waking.  Waits go through wait(), which spins, yields (the budgets of
+// Transport::wait: SHMPI_SPIN_US, SHMPI_YIELD_US) and then sleeps on this
+// rank's doorbell.  A flag writer calls notify() for the members that may
+// wait on that flag (it knows them from the algorithm: children for a
+// release, the parent for a barrier arrival, the members whose data it read
+// for a gather): it rings the doorbell of each one whose `sleeping` is set.
+// The writer's flag store and the sleeper's `sleeping` store form a Dekker
+// pair.  With membarrier it is asymmetric: the sleeper, about to sleep
+// anyway, forces a barrier on every rank (MEMBARRIER_CMD_GLOBAL_EXPEDITED)
+// before its last look, so a writer on the fast path needs only a compiler
+// barrier and never stalls.  Without membarrier both sides fence, as a ring
+// cell's publish does.  While it waits, a rank keeps point-to-point traffic
+// moving, so an eager send that a peer started before entering the
+// collective cannot block it; it leaves the process if the job aborts.
+//
+// Regions.  A ShmTeam is a view of (region, member count, my index): the
+// world's region sits at a fixed place in the segment; regions for other
+// communicators would come from a pool of regions of the same shape (see
+// docs/DESIGN.md, "Collectives in shared memory").
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include "coll/coll.hpp"
+#include "coll/fold_shm.hpp"
+#include "coll/tree_shm.hpp"
+#include "shm/layout.hpp"
+#include "shm/segment.hpp"
+
+namespace shmpi::shm {
+class Transport;
+}
+namespace shmpi::p2p {
+class Engine;
+}
+
+namespace shmpi::coll {
+
+/// True when a monotonic step `flag` has reached `step` (rollover-safe).
+constexpr bool reached(std::uint64_t flag, std::uint64_t step) {
+    return static_cast<std::int64_t>(flag - step) >= 0;
+}
+
+/// Tunables of the shared-memory collectives, read once from the
+/// environment (docs/DESIGN.md lists them).
+struct ShmTuning {
+    int flat_max = 16;             ///< SHMPI_COLL_SHM_FLAT: teams up to this size use flat trees
+    int band = 2;                  ///< SHMPI_COLL_SHM_BAND: canonical levels per tree level beyond
+    int pipeline_band = 1;         ///< SHMPI_COLL_SHM_PIPELINE_BAND: the same, for chunked reductions
+    std::int64_t direct_min = 65536;  ///< SHMPI_COLL_SHM_DIRECT: single-copy broadcast from this many bytes
+    std::int64_t rsag_min = 65536;    ///< SHMPI_COLL_SHM_RSAG: reduce-scatter + allgather from this many bytes
+};
+
+class ShmTeam {
+public:
+    /// Cells are cut into this many slots for pipelining.
+    static constexpr int kSlots = 4;
+    /// Areas a member publishes data in: the slots, then the inline part of
+    /// each release line.
+    static constexpr int kAreas = kSlots + static_cast<int>(shm::kCollLines);
+    /// The area of the release line that step `step` uses.
+    static int inline_area(std::uint64_t step) {
+        return kSlots + static_cast<int>((step >> 32) % shm::kCollLines);
+    }
+
+    /// Who reads an area's current contents (and must finish before it is
+    /// overwritten).
+    struct Readers {
+        enum Kind : std::uint8_t { None, One, List, All } kind = None;
+        int one = -1;
+        std::span<const int> list;  ///< points into a tree this team keeps
+        static Readers none() { return {}; }
+        static Readers member(int m) { return {One, m, {}}; }
+        static Readers of(std::span<const int> l) { return {List, -1, l}; }
+        static Readers all() { return {All, -1, {}}; }
+    };
+
+    /// A member's place in a broadcast tree rooted somewhere.
+    struct ReleaseNode {
+        int parent = -1;            ///< member index; -1 for the root
+        std::vector<int> children;  ///< member indices
+    };
+
+    /// A view of `region` as member `index`; world[i] is member i's world
+    /// rank (whose doorbell to ring).  `engine` may be null (unit tests).
+    ShmTeam(shm::Transport& transport, p2p::Engine* engine, const shm::CollRegion& region,
+            int index, std::vector<std::uint32_t> world);
+    ~ShmTeam();
+    ShmTeam(const ShmTeam&) = delete;
+    ShmTeam& operator=(const ShmTeam&) = delete;
+
+    /// MPI_COMM_WORLD's team, or nullptr for a job without a segment (a
+    /// 1-rank job started without mpirun).
+    static std::unique_ptr<ShmTeam> for_world(shm::Transport& transport, p2p::Engine& engine);
+
+    int size() const { return n_; }
+    int index() const { return me_; }
+    const ShmTuning& tuning() const { return tuning_; }
+    /// Bytes of one slot of cells, and of all of a member's cells.
+    std::size_t slot_bytes() const { return cell_bytes_ / kSlots; }
+    std::size_t cell_bytes() const { return cell_bytes_; }
+
+    // ---- steps ----
+
+    /// Starts a collective call; returns the first of its steps.
+    std::uint64_t begin_call() { return ++calls_ << 32; }
+
+    // ---- flags ----
+
+    /// The release line step `step` uses: this member's, and member m's.
+    shm::CollLine& my_line(std::uint64_t step) { return line_of(members_[me_], step); }
+    const shm::CollLine& line(int m, std::uint64_t step) const { return line_of(members_[m], step); }
+    /// Member m's flags (the probe line, for the probe).
+    const shm::CollMember& member(int m) const { return members_[m]; }
+
+    /// Publishes this member's release line (and cells) for `step`.
+    void release(std::uint64_t step) {
+        // Release: everything written for `step` (inline data, cells) is
+        // visible to a reader that acquires the flag.
+        my_line(step).release.store(step, std::memory_order_release);
+    }
+    /// Announces that this member finished `step`.
+    void gather(std::uint64_t step) {
+        // Release: our reads of the others' data for `step` happen before
+        // they may overwrite it (they acquire this flag in claim()).
+        members_[me_].gather.store(step, std::memory_order_release);
+    }
+    /// Rings the doorbells of those of `members` (indices) that sleep.
+    void notify(std::span<const int> members);
+    void notify(int m) { notify(std::span<const int>(&m, 1)); }
+    void notify_all();
+
+    bool has_released(int m, std::uint64_t step) const {
+        // Acquire: pairs with the owner's release(); what it published for
+        // `step` is visible once we see it.
+        return reached(line(m, step).release.load(std::memory_order_acquire), step);
+    }
+    bool has_gathered(int m, std::uint64_t step) {
+        std::uint64_t& seen = seen_gather_[static_cast<std::size_t>(m)];
+        if (reached(seen, step)) return true;  // no need to touch its line
+        // Acquire: pairs with the owner's gather(); its reads of our data
+        // for `step` are complete.
+        seen = members_[m].gather.load(std::memory_order_acquire);
+        return reached(seen, step);
+    }
+    void wait_release(int m, std::uint64_t step) {
+        if (!has_released(m, step)) wait([&] { return has_released(m, step); });
+    }
+    void wait_gather(int m, std::uint64_t step) {
+        if (!has_gathered(m, step)) wait([&] { return has_gathered(m, step); });
+    }
+    /// Waits until every member but this one has released / gathered `step`.
+    void wait_release_all(std::uint64_t step);
+    void wait_gather_all(std::uint64_t step);
+
+    /// The one wait: until `done()` holds, spinning, yielding, then sleeping
+    /// on this rank's doorbell; keeps point-to-point traffic moving; leaves
+    /// the process if the job is aborting.  `done()` must only read flags
+    /// that some writer will notify() this member about.
+    template <class Done>
+    void wait(Done&& done) {
+        if (done()) return;
+        wait_slow([](void* d) { return (*static_cast<std::remove_reference_t<Done>*>(d))(); },
+                  &done);
+    }
+
+    // ---- data ----
+
+    std::byte* my_cells() { return cells_ + static_cast<std::size_t>(me_) * cell_bytes_; }
+    const std::byte* cells_of(int m) const { return cells_ + static_cast<std::size_t>(m) * cell_bytes_; }
+    std::byte* my_slot(int s) { return my_cells() + static_cast<std::size_t>(s) * slot_bytes(); }
+    const std::byte* slot_of(int m, int s) const {
+        return cells_of(m) + static_cast<std::size_t>(s) * slot_bytes();
+    }
+
+    /// Before this member writes area `area` for `step`: waits until the
+    /// readers of its previous contents have finished, then records
+    /// `readers` for the new contents.
+    void claim(int area, std::uint64_t step, Readers readers);
+    /// claim() for every area (an algorithm that uses all the cells).
+    void claim_all(std::uint64_t step, Readers readers);
+
+    // ---- trees ----
+
+    /// The band tree over members for reductions (canonical order: member 0
+    /// at the top): flat for small teams.
+    const tree::BandTree& band_tree(int band);
+    /// The band of trees for small payloads: flat up to tuning().flat_max.
+    int small_band() const { return n_ <= tuning_.flat_max ? tree::kFlat : tuning_.band; }
+    /// The canonical fold of everyone's contribution, as evaluated by this
+    /// member when it reads them all itself.
+    std::span<const tree::Op> flat_program();
+    /// This member's place in the broadcast tree rooted at member `root`.
+    const ReleaseNode& release_node(int root);
+
+    /// Locality seam: the order in which broadcast trees lay out members
+    /// (order[0] first), e.g. hwloc's NUMA-then-package order once ranks are
+    /// bound.  The identity by default.  Every member must set the same
+    /// order, between collectives.
+    void set_locality_order(std::vector<int> order);
+
+    // ---- single-copy reads ----
+
+    /// True when every member can read every other's memory with
+    /// process_vm_readv.  The first call is collective (a probe step), so
+    /// every member must make it at the same point: the algorithms call it
+    /// at the start of their first call.
+    bool single_copy() {
+        if (cma_ != Cma::Unknown) return cma_ == Cma::Yes;
+        return probe_single_copy();
+    }
+    /// Copies `n` bytes at `remote` in member `m` to `local`.  Only after
+    /// single_copy() said yes; a refusal after that ends the job.
+    void read(int m, const void* remote, void* local, std::size_t n);
+
+    // ---- blocks (gathers and allgathers) ----
+
+    /// How a member's block travels; published in the release line's `aux`.
+    enum class Carry : std::uint64_t { Inline = 1, Cells = 2, Direct = 3 };
+    /// The way a block of `bytes` travels: inline, through the cells, or
+    /// by a single copy out of the owner's buffer.
+    Carry carry_for(std::uint64_t bytes) const {
+        if (bytes <= shm::kCollInline) return Carry::Inline;
+        return bytes <= cell_bytes_ ? Carry::Cells : Carry::Direct;
+    }
+    /// Puts this member's block (`bytes` at `src`) in its release line or
+    /// cells for `step`, claiming them for `readers` first.  The caller then
+    /// stores release = step.  A Direct block stays in `src`, which must stay
+    /// valid until the readers have gathered `step`.
+    Carry put_block(std::uint64_t step, const void* src, std::uint64_t bytes, Readers readers);
+    /// Copies member m's block published for `step` (after its release) to
+    /// `dst`, at most `want` bytes; returns the size m published.
+    std::uint64_t get_block(int m, std::uint64_t step, void* dst, std::uint64_t want);
+
+    /// Scratch buffers for fold programs.
+    fold::Scratch& scratch() { return scratch_; }
+    /// A private buffer of at least `bytes` (reused; `which` picks one of two).
+    std::byte* buffer(int which, std::size_t bytes);
+
+    /// The world rank of member m.
+    std::uint32_t world_rank(int m) const { return world_[static_cast<std::size_t>(m)]; }
+
+private:
+    static shm::CollLine& line_of(shm::CollMember& m, std::uint64_t step) {
+        return m.lines[(step >> 32) % shm::kCollLines];
+    }
+    static const shm::CollLine& line_of(const shm::CollMember& m, std::uint64_t step) {
+        return m.lines[(step >> 32) % shm::kCollLines];
+    }
+    void wait_readers(const Readers& r, std::uint64_t step);
+    void wait_slow(bool (*done)(void*), void* state);
+    bool probe_single_copy();
+
+    shm::Transport& transport_;
+    p2p::Engine* engine_;
+    shm::CollMember* members_;
+    std::byte* cells_;
+    std::size_t cell_bytes_;
+    int n_;
+    int me_;
+    std::vector<std::uint32_t> world_;
+    std::vector<shm::RankSlot*> slots_;  ///< each member's doorbell (null without a segment)
+    ShmTuning tuning_;
+    std::uint64_t calls_ = 0;
+    std::vector<std::uint64_t> seen_gather_;  ///< last gather value read from each member
+    std::chrono::nanoseconds spin_{20'000};      ///< wait: busy polling
+    std::chrono::nanoseconds yield_{1'000'000};  ///< wait: polling with sched_yield, until
+    bool light_notify_ = false;  ///< sleepers use membarrier: notify() needs no fence
+
+    struct Area {
+        std::uint64_t step = 0;
+        Readers readers;
+    };
+    Area areas_[kAreas];
+
+    std::vector<std::unique_ptr<tree::BandTree>> trees_;
+    std::vector<tree::Op> flat_program_;
+    std::vector<int> order_;      ///< locality order of members
+    std::vector<int> position_;   ///< position_[order_[i]] = i
+    std::vector<std::optional<ReleaseNode>> release_nodes_;  ///< per root, built on demand
+    std::vector<int> all_but_me_;
+
+    enum class Cma { Unknown, Yes, No } cma_ = Cma::Unknown;
+    std::uint64_t probe_word_;
+    fold::Scratch scratch_;
+    struct Buf {
+        std::unique_ptr<std::byte[]> p;
+        std::size_t bytes = 0;
+    };
+    Buf bufs_[2];
+};
+
+/// The team's shared-memory state, ready for a call (the first call on a
+/// team runs the single-copy probe), or nullptr when it has none.
+inline ShmTeam* ready(const Team& team) {
+    if (team.shm == nullptr) return nullptr;
+    team.shm->single_copy();
+    return team.shm;
+}
+
+/// The error for a message whose two sides disagree on its size: member
+/// `from` published `got` bytes where member `me` expected `want`.
+/// MPI_ERR_TRUNCATE when more came than expected, MPI_ERR_COUNT when less.
+/// Thrown after this member has done its part of the call.
+[[noreturn]] void throw_size_mismatch(int from, std::uint64_t got, int me, std::uint64_t want);
+
+}  // namespace shmpi::coll

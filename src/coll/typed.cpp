@@ -1,0 +1,482 @@
+#include "coll/typed.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "errors.hpp"
+
+namespace shmpi::coll::typed {
+namespace {
+
+/// The address given for an empty dense buffer: algorithms move 0 bytes
+/// to or from it, and the linear.hpp conventions keep null for in place.
+std::byte g_empty[16];
+
+/// Runs `body`; prefixes the messages of errors from below with the MPI
+/// function's name.
+template <class Body>
+void named(const Call& c, Body&& body) {
+    try {
+        body();
+    } catch (const MpiError& e) {
+        throw MpiError(e.error_class(), fmt::format("{}: {}", c.fn, e.what()));
+    }
+}
+
+/// A rank's own send and receive arguments disagree on the size of its
+/// block (detected locally; thrown after the collective).
+MpiError own_mismatch(int rank, std::int64_t send_bytes, std::int64_t recv_bytes) {
+    return MpiError(send_bytes > recv_bytes ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT,
+                    fmt::format("rank {} sends {} bytes to itself but its receive arguments expect {} "
+                                "(the datatype signatures differ)",
+                                rank, send_bytes, recv_bytes));
+}
+
+/// `count` elements of `t` at `buf` as dense bytes to read: the buffer
+/// itself when `t` is contiguous (unless `copy`), else a packed copy.
+class DenseIn {
+public:
+    DenseIn(const void* buf, std::int64_t count, const dtype::Datatype& t, bool copy = false)
+        : bytes_(count * t.size) {
+        if (bytes_ <= 0) {
+            p_ = g_empty;
+        } else if (t.contiguous && !copy) {
+            p_ = static_cast<const std::byte*>(buf) + t.true_lb;
+        } else {
+            copy_.reset(new std::byte[static_cast<std::size_t>(bytes_)]);
+            dtype::pack(t, buf, count, copy_.get());
+            p_ = copy_.get();
+        }
+    }
+    const std::byte* data() const { return p_; }
+    std::int64_t bytes() const { return bytes_; }
+
+private:
+    std::int64_t bytes_;
+    const std::byte* p_ = nullptr;
+    std::unique_ptr<std::byte[]> copy_;
+};
+
+/// `count` elements of `t` at `buf` as dense bytes to write: the buffer
+/// itself when `t` is contiguous, else a staging buffer that finish()
+/// unpacks.  `load` starts the staging buffer from the buffer's contents.
+class DenseOut {
+public:
+    DenseOut(void* buf, std::int64_t count, const dtype::Datatype& t, bool load = false)
+        : buf_(buf), type_(&t), bytes_(count * t.size) {
+        if (bytes_ <= 0) {
+            p_ = g_empty;
+        } else if (t.contiguous) {
+            p_ = static_cast<std::byte*>(buf) + t.true_lb;
+        } else {
+            stage_.reset(new std::byte[static_cast<std::size_t>(bytes_)]);
+            p_ = stage_.get();
+            if (load) dtype::pack(t, buf, count, p_);
+        }
+    }
+    std::byte* data() const { return p_; }
+    std::int64_t bytes() const { return bytes_; }
+    void finish() {
+        if (stage_) dtype::unpack(*type_, stage_.get(), bytes_, buf_);
+    }
+
+private:
+    void* buf_;
+    const dtype::Datatype* type_;
+    std::int64_t bytes_;
+    std::byte* p_ = nullptr;
+    std::unique_ptr<std::byte[]> stage_;
+};
+
+/// The per-rank blocks of a gather's, scatter's, allgather's or
+/// all-to-all's buffer.  Block r is count elements of `t` at
+/// buf + r * count * extent (uniform), or counts[r] elements at
+/// buf + displs[r] * extent (the v forms).  base() and blocks() describe
+/// them as dense bytes: the user's buffer when `t` is contiguous (and no
+/// staging was asked for), else a staging buffer in rank order, which
+/// pack() fills from the user's buffer and unpack_all() copies back.
+class TypedBlocks {
+public:
+    TypedBlocks(void* buf, const dtype::Datatype& t, int n, std::int64_t count, bool stage = false)
+        : user_(static_cast<std::byte*>(buf)), type_(&t), n_(n), count_(count) {
+        setup(n * count * t.size, stage);
+    }
+    TypedBlocks(void* buf, const dtype::Datatype& t, int n, const int* counts, const int* displs,
+                bool stage = false)
+        : user_(static_cast<std::byte*>(buf)), type_(&t), n_(n), counts_(counts), displs_(displs) {
+        const auto nn = static_cast<std::size_t>(n);
+        bytes_.resize(nn);
+        offsets_.resize(nn);
+        std::int64_t total = 0;
+        for (std::size_t r = 0; r < nn; ++r) {
+            bytes_[r] = counts[r] * t.size;
+            total += bytes_[r];
+        }
+        setup(total, stage);
+        // Offsets from base(): into the staging buffer or the empty marker
+        // in rank order, else into the user's buffer.
+        const bool dense = staged() || base_ == g_empty;
+        std::int64_t at = 0;
+        for (std::size_t r = 0; r < nn; ++r) {
+            offsets_[r] = dense ? at : displs[r] * t.extent;
+            at += bytes_[r];
+        }
+    }
+
+    std::byte* base() const { return base_; }
+    bool staged() const { return stage_ != nullptr; }
+    /// The dense table (v forms only).
+    Blocks blocks() const { return Blocks{bytes_.data(), offsets_.data()}; }
+    std::int64_t bytes(int r) const {
+        return counts_ != nullptr ? bytes_[static_cast<std::size_t>(r)] : count_ * type_->size;
+    }
+
+    /// Staging block r <- the user's block r.
+    void pack(int r) {
+        if (!staged()) return;
+        dtype::pack(*type_, user_at(r), elems(r), stage_.get() + dense_at(r));
+    }
+    void pack_all() {
+        if (!staged()) return;
+        if (counts_ == nullptr) {
+            dtype::pack(*type_, user_, n_ * count_, stage_.get());
+            return;
+        }
+        for (int r = 0; r < n_; ++r) pack(r);
+    }
+    /// The user's blocks <- the staging blocks, all but block `skip`.
+    void unpack_all(int skip = -1) {
+        if (!staged()) return;
+        if (counts_ == nullptr && skip < 0) {
+            dtype::unpack(*type_, stage_.get(), n_ * count_ * type_->size, user_);
+            return;
+        }
+        for (int r = 0; r < n_; ++r) {
+            if (r != skip) dtype::unpack(*type_, stage_.get() + dense_at(r), bytes(r), user_at(r));
+        }
+    }
+
+private:
+    void setup(std::int64_t total, bool stage) {
+        if (total <= 0 && !stage) {
+            base_ = g_empty;
+        } else if (type_->contiguous && !stage) {
+            base_ = user_ + type_->true_lb;
+        } else {
+            stage_.reset(new std::byte[static_cast<std::size_t>(std::max<std::int64_t>(total, 1))]);
+            base_ = stage_.get();
+        }
+    }
+    std::int64_t elems(int r) const { return counts_ != nullptr ? counts_[r] : count_; }
+    std::byte* user_at(int r) const {
+        return user_ + (displs_ != nullptr ? displs_[r] : r * count_) * type_->extent;
+    }
+    std::int64_t dense_at(int r) const {
+        return counts_ != nullptr ? offsets_[static_cast<std::size_t>(r)] : r * count_ * type_->size;
+    }
+
+    std::byte* user_;
+    const dtype::Datatype* type_;
+    int n_;
+    std::int64_t count_ = 0;
+    const int* counts_ = nullptr;
+    const int* displs_ = nullptr;
+    std::vector<std::int64_t> bytes_;
+    std::vector<std::int64_t> offsets_;
+    std::unique_ptr<std::byte[]> stage_;
+    std::byte* base_ = nullptr;
+};
+
+const void* in_or_recv(const void* send, const void* recv) { return send == MPI_IN_PLACE ? recv : send; }
+
+}  // namespace
+
+void barrier(const Call& c) {
+    named(c, [&] { coll::barrier(c.selection, c.comm.team()); });
+}
+
+void bcast(const Call& c, void* buf, std::int64_t count, const dtype::Datatype& type, int root) {
+    named(c, [&] {
+        const Team& team = c.comm.team();
+        DenseOut d(buf, count, type, /*load=*/team.rank == root);
+        coll::bcast(c.selection, team, d.data(), d.bytes(), root);
+        if (team.rank != root) d.finish();
+    });
+}
+
+// ---------------------------------------------------------------- reductions
+
+void reduce(const Call& c, const void* send, void* recv, std::int64_t count,
+            const dtype::Datatype& type, const op::Binding& op, int root) {
+    named(c, [&] {
+        const Team& team = c.comm.team();
+        if (team.rank != root) {
+            const DenseIn in(send, count, type);
+            coll::reduce(c.selection, team, in.data(), nullptr, op.dense_count(), op.reduction(), root);
+            return;
+        }
+        const DenseIn in(in_or_recv(send, recv), count, type);
+        DenseOut out(recv, count, type);
+        coll::reduce(c.selection, team, in.data(), out.data(), op.dense_count(), op.reduction(), root);
+        out.finish();
+    });
+}
+
+void allreduce(const Call& c, const void* send, void* recv, std::int64_t count,
+               const dtype::Datatype& type, const op::Binding& op) {
+    named(c, [&] {
+        const DenseIn in(in_or_recv(send, recv), count, type);
+        DenseOut out(recv, count, type);
+        coll::allreduce(c.selection, c.comm.team(), in.data(), out.data(), op.dense_count(), op.reduction());
+        out.finish();
+    });
+}
+
+void reduce_scatter(const Call& c, const void* send, void* recv, const int* counts,
+                    const dtype::Datatype& type, const op::Binding& op) {
+    named(c, [&] {
+        const Team& team = c.comm.team();
+        std::vector<std::int64_t> dense(static_cast<std::size_t>(team.size));
+        std::int64_t total = 0;
+        for (int r = 0; r < team.size; ++r) {
+            dense[static_cast<std::size_t>(r)] = counts[r] * op.factor();
+            total += counts[r];
+        }
+        const DenseIn in(in_or_recv(send, recv), total, type);
+        DenseOut out(recv, counts[team.rank], type);
+        coll::reduce_scatter(c.selection, team, in.data(), out.data(), dense.data(), op.reduction());
+        out.finish();
+    });
+}
+
+void reduce_scatter_block(const Call& c, const void* send, void* recv, std::int64_t count,
+                          const dtype::Datatype& type, const op::Binding& op) {
+    named(c, [&] {
+        const Team& team = c.comm.team();
+        const DenseIn in(in_or_recv(send, recv), team.size * count, type);
+        DenseOut out(recv, count, type);
+        coll::reduce_scatter_block(c.selection, team, in.data(), out.data(), count * op.factor(),
+                                   op.reduction());
+        out.finish();
+    });
+}
+
+void scan(const Call& c, const void* send, void* recv, std::int64_t count,
+          const dtype::Datatype& type, const op::Binding& op) {
+    named(c, [&] {
+        const DenseIn in(in_or_recv(send, recv), count, type);
+        DenseOut out(recv, count, type);
+        coll::scan(c.selection, c.comm.team(), in.data(), out.data(), op.dense_count(), op.reduction());
+        out.finish();
+    });
+}
+
+void exscan(const Call& c, const void* send, void* recv, std::int64_t count,
+            const dtype::Datatype& type, const op::Binding& op) {
+    named(c, [&] {
+        const Team& team = c.comm.team();
+        const DenseIn in(in_or_recv(send, recv), count, type);
+        DenseOut out(recv, count, type);
+        coll::exscan(c.selection, team, in.data(), out.data(), op.dense_count(), op.reduction());
+        if (team.rank != 0) out.finish();  // rank 0's receive buffer stays as it was
+    });
+}
+
+// ------------------------------------------------------------------ gathers
+
+void gather(const Call& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+            void* recv, std::int64_t rcount, const dtype::Datatype* rtype, int root) {
+    named(c, [&] {
+        const Team& team = c.comm.team();
+        if (team.rank != root) {
+            const DenseIn in(send, scount, *stype);
+            coll::gather(c.selection, team, in.data(), in.bytes(), nullptr, root);
+            return;
+        }
+        TypedBlocks out(recv, *rtype, team.size, rcount);
+        const std::int64_t block = rcount * rtype->size;
+        std::unique_ptr<DenseIn> in;
+        const void* own = nullptr;  // null: in place
+        if (send != MPI_IN_PLACE) {
+            in = std::make_unique<DenseIn>(send, scount, *stype);
+            if (in->bytes() == block) own = in->data();
+        }
+        coll::gather(c.selection, team, own, block, out.base(), root);
+        out.unpack_all(own == nullptr ? root : -1);
+        if (in && own == nullptr) throw own_mismatch(root, in->bytes(), block);
+    });
+}
+
+void gatherv(const Call& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+             void* recv, const int* rcounts, const int* displs, const dtype::Datatype* rtype,
+             int root) {
+    named(c, [&] {
+        const Team& team = c.comm.team();
+        if (team.rank != root) {
+            const DenseIn in(send, scount, *stype);
+            coll::gatherv(c.selection, team, in.data(), in.bytes(), nullptr, Blocks{}, root);
+            return;
+        }
+        TypedBlocks out(recv, *rtype, team.size, rcounts, displs);
+        std::unique_ptr<DenseIn> in;
+        const void* own = nullptr;
+        if (send != MPI_IN_PLACE) {
+            in = std::make_unique<DenseIn>(send, scount, *stype);
+            if (in->bytes() == out.bytes(root)) own = in->data();
+        }
+        coll::gatherv(c.selection, team, own, own != nullptr ? in->bytes() : out.bytes(root), out.base(),
+                      out.blocks(), root);
+        out.unpack_all(own == nullptr ? root : -1);
+        if (in && own == nullptr) throw own_mismatch(root, in->bytes(), out.bytes(root));
+    });
+}
+
+void allgather(const Call& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+               void* recv, std::int64_t rcount, const dtype::Datatype& rtype) {
+    named(c, [&] {
+        const Team& team = c.comm.team();
+        const int me = team.rank;
+        TypedBlocks out(recv, rtype, team.size, rcount);
+        const std::int64_t block = rcount * rtype.size;
+        std::unique_ptr<DenseIn> in;
+        const void* own = nullptr;
+        if (send == MPI_IN_PLACE) {
+            out.pack(me);
+        } else {
+            in = std::make_unique<DenseIn>(send, scount, *stype);
+            if (in->bytes() == block) own = in->data();
+        }
+        coll::allgather(c.selection, team, own, block, out.base());
+        const bool mismatch = in && own == nullptr;
+        out.unpack_all(mismatch ? me : -1);
+        if (mismatch) throw own_mismatch(me, in->bytes(), block);
+    });
+}
+
+void allgatherv(const Call& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+                void* recv, const int* rcounts, const int* displs, const dtype::Datatype& rtype) {
+    named(c, [&] {
+        const Team& team = c.comm.team();
+        const int me = team.rank;
+        TypedBlocks out(recv, rtype, team.size, rcounts, displs);
+        std::unique_ptr<DenseIn> in;
+        const void* own = nullptr;
+        if (send == MPI_IN_PLACE) {
+            out.pack(me);
+        } else {
+            in = std::make_unique<DenseIn>(send, scount, *stype);
+            if (in->bytes() == out.bytes(me)) own = in->data();
+        }
+        coll::allgatherv(c.selection, team, own, out.bytes(me), out.base(), out.blocks());
+        const bool mismatch = in && own == nullptr;
+        out.unpack_all(mismatch ? me : -1);
+        if (mismatch) throw own_mismatch(me, in->bytes(), out.bytes(me));
+    });
+}
+
+// ----------------------------------------------------------------- scatters
+
+void scatter(const Call& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+             void* recv, std::int64_t rcount, const dtype::Datatype* rtype, int root) {
+    named(c, [&] {
+        const Team& team = c.comm.team();
+        if (team.rank != root) {
+            DenseOut out(recv, rcount, *rtype);
+            coll::scatter(c.selection, team, nullptr, out.data(), out.bytes(), root);
+            out.finish();
+            return;
+        }
+        TypedBlocks in(const_cast<void*>(send), *stype, team.size, scount);
+        in.pack_all();
+        const std::int64_t block = scount * stype->size;
+        std::unique_ptr<DenseOut> out;
+        void* own = nullptr;  // null: in place
+        if (recv != MPI_IN_PLACE) {
+            out = std::make_unique<DenseOut>(recv, rcount, *rtype);
+            if (out->bytes() == block) own = out->data();
+        }
+        coll::scatter(c.selection, team, in.base(), own, block, root);
+        if (own != nullptr) out->finish();
+        if (out && own == nullptr) throw own_mismatch(root, block, out->bytes());
+    });
+}
+
+void scatterv(const Call& c, const void* send, const int* scounts, const int* displs,
+              const dtype::Datatype* stype, void* recv, std::int64_t rcount,
+              const dtype::Datatype* rtype, int root) {
+    named(c, [&] {
+        const Team& team = c.comm.team();
+        if (team.rank != root) {
+            DenseOut out(recv, rcount, *rtype);
+            coll::scatterv(c.selection, team, nullptr, Blocks{}, out.data(), out.bytes(), root);
+            out.finish();
+            return;
+        }
+        TypedBlocks in(const_cast<void*>(send), *stype, team.size, scounts, displs);
+        in.pack_all();
+        std::unique_ptr<DenseOut> out;
+        void* own = nullptr;
+        if (recv != MPI_IN_PLACE) {
+            out = std::make_unique<DenseOut>(recv, rcount, *rtype);
+            if (out->bytes() == in.bytes(root)) own = out->data();
+        }
+        coll::scatterv(c.selection, team, in.base(), in.blocks(), own, in.bytes(root), root);
+        if (own != nullptr) out->finish();
+        if (out && own == nullptr) throw own_mismatch(root, in.bytes(root), out->bytes());
+    });
+}
+
+// -------------------------------------------------------------- all-to-all
+
+void alltoall(const Call& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+              void* recv, std::int64_t rcount, const dtype::Datatype& rtype) {
+    named(c, [&] {
+        const Team& team = c.comm.team();
+        const int n = team.size;
+        const std::int64_t block = rcount * rtype.size;
+        // In place: the data to send is a copy of the receive buffer.
+        const bool in_place = send == MPI_IN_PLACE;
+        TypedBlocks in = in_place ? TypedBlocks(recv, rtype, n, rcount, /*stage=*/true)
+                                  : TypedBlocks(const_cast<void*>(send), *stype, n, scount);
+        in.pack_all();
+        const std::int64_t sblock = in_place ? block : scount * stype->size;
+        const std::byte* sbase = in.base();
+        std::vector<std::byte> resized;
+        if (sblock != block) {
+            // Blocks of the receive size, so the algorithm reads nothing
+            // beyond the send data; the mismatch is reported afterwards.
+            resized.assign(static_cast<std::size_t>(n * block), std::byte{0});
+            for (int r = 0; r < n; ++r) {
+                std::memcpy(resized.data() + r * block, sbase + r * sblock,
+                            static_cast<std::size_t>(std::min(block, sblock)));
+            }
+            sbase = resized.data();
+        }
+        TypedBlocks out(recv, rtype, n, rcount);
+        coll::alltoall(c.selection, team, sbase, block, out.base());
+        out.unpack_all();
+        if (sblock != block) throw own_mismatch(team.rank, sblock, block);
+    });
+}
+
+void alltoallv(const Call& c, const void* send, const int* scounts, const int* sdispls,
+               const dtype::Datatype* stype, void* recv, const int* rcounts, const int* rdispls,
+               const dtype::Datatype& rtype) {
+    named(c, [&] {
+        const Team& team = c.comm.team();
+        const int n = team.size;
+        const bool in_place = send == MPI_IN_PLACE;
+        TypedBlocks in = in_place ? TypedBlocks(recv, rtype, n, rcounts, rdispls, /*stage=*/true)
+                                  : TypedBlocks(const_cast<void*>(send), *stype, n, scounts, sdispls);
+        in.pack_all();
+        TypedBlocks out(recv, rtype, n, rcounts, rdispls);
+        coll::alltoallv(c.selection, team, in.base(), in.blocks(), out.base(), out.blocks());
+        out.unpack_all();
+    });
+}
+
+}  // namespace shmpi::coll::typed

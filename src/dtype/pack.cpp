@@ -1,0 +1,353 @@
+// The pack engine: between elements of a datatype in user memory and their
+// dense stream, in both directions, from any byte offset of the stream.
+//
+// One template serves pack and unpack (Dir says which way bytes move).
+// Three functions walk the normalised layout:
+//   whole(t, base, n)        n whole elements: the hot path.  A contiguous
+//                            type is one memcpy; a dense type is one run per
+//                            element; a vector of runs and a list of runs
+//                            have their own loops, with fixed-size copies
+//                            for the common run lengths.
+//   part(t, elem, off, max)  up to `max` bytes of one element from byte
+//                            `off` of its stream: finds the block that holds
+//                            `off` (prefix sums for indexed and struct
+//                            types) and resumes there.
+//   range(t, base, count, skip, max)
+//                            bytes [skip, skip + max) of the stream of
+//                            `count` elements: a partial first element, whole
+//                            elements, a partial last one.
+// Addresses are computed as integers (Mem), since a buffer may be MPI_BOTTOM
+// and displacements absolute.
+#include <algorithm>
+#include <cassert>
+#include <cstdint>
+#include <cstring>
+
+#include "dtype/datatype.hpp"
+
+namespace shmpi::dtype {
+namespace {
+
+using Mem = std::uintptr_t;
+enum class Dir { Pack, Unpack };
+
+inline Mem at(Mem base, std::int64_t off) { return base + static_cast<Mem>(off); }
+/// base + i * step, in address arithmetic (wraps like the hardware; a type
+/// whose elements lie outside the address space is the caller's error).
+inline Mem at(Mem base, std::int64_t i, std::int64_t step) {
+    return base + static_cast<Mem>(i) * static_cast<Mem>(step);
+}
+
+/// Moves `n` bytes between memory at `m` and the stream at `s`.
+template <Dir D>
+inline void move(Mem m, std::byte* s, std::size_t n) {
+    if constexpr (D == Dir::Pack) {
+        std::memcpy(s, reinterpret_cast<const void*>(m), n);
+    } else {
+        std::memcpy(reinterpret_cast<void*>(m), s, n);
+    }
+}
+
+/// Moves a short run of `len` bytes with at most two overlapping fixed-size
+/// moves (each inside the run, so nothing outside it is read or written);
+/// longer runs go to memcpy.
+template <Dir D>
+inline void move_any(Mem m, std::byte* s, std::int64_t len) {
+    const auto n = static_cast<std::size_t>(len);
+    if (len > 256) {
+        move<D>(m, s, n);
+    } else if (len > 32) {
+        for (std::size_t o = 0; o + 32 < n; o += 32) move<D>(m + o, s + o, 32);
+        move<D>(m + n - 32, s + n - 32, 32);
+    } else if (len >= 16) {
+        move<D>(m, s, 16);
+        move<D>(m + n - 16, s + n - 16, 16);
+    } else if (len >= 8) {
+        move<D>(m, s, 8);
+        move<D>(m + n - 8, s + n - 8, 8);
+    } else if (len >= 4) {
+        move<D>(m, s, 4);
+        move<D>(m + n - 4, s + n - 4, 4);
+    } else if (len > 0) {
+        move<D>(m, s, 1);
+        move<D>(m + n / 2, s + n / 2, 1);
+        move<D>(m + n - 1, s + n - 1, 1);
+    }
+}
+
+/// `n` runs of N bytes, `stride` bytes apart in memory, back to back in the
+/// stream.  N is a constant, so each copy compiles to a few moves.
+template <Dir D, std::size_t N>
+inline void runs_of(Mem m, std::int64_t stride, std::int64_t n, std::byte*& s) {
+    std::byte* p = s;
+    for (std::int64_t i = 0; i < n; ++i) {
+        move<D>(m, p, N);
+        m = at(m, stride);
+        p += N;
+    }
+    s = p;
+}
+
+/// `n` runs of `len` bytes, `stride` bytes apart: the vector-of-blocks loop.
+template <Dir D>
+inline void strided_loop(Mem m, std::int64_t stride, std::int64_t n, std::int64_t len, std::byte*& s) {
+    switch (len) {
+    case 1: return runs_of<D, 1>(m, stride, n, s);
+    case 2: return runs_of<D, 2>(m, stride, n, s);
+    case 4: return runs_of<D, 4>(m, stride, n, s);
+    case 8: return runs_of<D, 8>(m, stride, n, s);
+    case 12: return runs_of<D, 12>(m, stride, n, s);
+    case 16: return runs_of<D, 16>(m, stride, n, s);
+    case 24: return runs_of<D, 24>(m, stride, n, s);
+    case 32: return runs_of<D, 32>(m, stride, n, s);
+    case 48: return runs_of<D, 48>(m, stride, n, s);
+    case 64: return runs_of<D, 64>(m, stride, n, s);
+    case 96: return runs_of<D, 96>(m, stride, n, s);
+    case 128: return runs_of<D, 128>(m, stride, n, s);
+    case 256: return runs_of<D, 256>(m, stride, n, s);
+    default: break;
+    }
+    std::byte* p = s;
+    for (std::int64_t i = 0; i < n; ++i) {
+        move_any<D>(m, p, len);
+        m = at(m, stride);
+        p += len;
+    }
+    s = p;
+}
+
+/// `n` elements, `extent` bytes apart, each the list of runs `r`.
+template <Dir D>
+inline void runs_loop(const Datatype::Run* r, std::size_t nr, Mem base, std::int64_t extent, std::int64_t n,
+                      std::byte*& s) {
+    std::byte* p = s;
+    if (nr <= 4) {
+        // A few runs (a struct): copied into locals, which the byte stores
+        // into the stream cannot alias, so they stay in registers.
+        Datatype::Run local[4] = {};
+        std::copy(r, r + nr, local);
+        for (std::int64_t i = 0; i < n; ++i) {
+            const Mem elem = at(base, i, extent);
+            for (std::size_t k = 0; k < nr; ++k) {
+                move_any<D>(at(elem, local[k].offset), p, local[k].length);
+                p += local[k].length;
+            }
+        }
+        s = p;
+        return;
+    }
+    for (std::int64_t i = 0; i < n; ++i) {
+        const Mem elem = at(base, i, extent);
+        for (std::size_t k = 0; k < nr; ++k) {
+            move_any<D>(at(elem, r[k].offset), p, r[k].length);
+            p += r[k].length;
+        }
+    }
+    s = p;
+}
+
+// The two leaf loops are compiled twice where the compiler can: for the
+// baseline ISA and for AVX2 (32-byte moves), and the dynamic loader picks
+// the one the CPU runs (GCC/Clang target_clones, an ifunc).
+// (Not under AddressSanitizer, whose builds the fuzz target uses.)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SHMPI_DTYPE_ASAN 1
+#endif
+#endif
+#if defined(__x86_64__) && defined(__ELF__) && !defined(__SANITIZE_ADDRESS__) && !defined(SHMPI_DTYPE_ASAN)
+#define SHMPI_DTYPE_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define SHMPI_DTYPE_CLONES
+#endif
+
+SHMPI_DTYPE_CLONES void strided_pack(Mem m, std::int64_t stride, std::int64_t n, std::int64_t len, std::byte*& s) {
+    strided_loop<Dir::Pack>(m, stride, n, len, s);
+}
+SHMPI_DTYPE_CLONES void strided_unpack(Mem m, std::int64_t stride, std::int64_t n, std::int64_t len,
+                                       std::byte*& s) {
+    strided_loop<Dir::Unpack>(m, stride, n, len, s);
+}
+SHMPI_DTYPE_CLONES void runs_pack(const Datatype::Run* r, std::size_t nr, Mem base, std::int64_t extent,
+                                  std::int64_t n, std::byte*& s) {
+    runs_loop<Dir::Pack>(r, nr, base, extent, n, s);
+}
+SHMPI_DTYPE_CLONES void runs_unpack(const Datatype::Run* r, std::size_t nr, Mem base, std::int64_t extent,
+                                    std::int64_t n, std::byte*& s) {
+    runs_loop<Dir::Unpack>(r, nr, base, extent, n, s);
+}
+
+template <Dir D>
+inline void strided(Mem m, std::int64_t stride, std::int64_t n, std::int64_t len, std::byte*& s) {
+    if constexpr (D == Dir::Pack) {
+        strided_pack(m, stride, n, len, s);
+    } else {
+        strided_unpack(m, stride, n, len, s);
+    }
+}
+
+template <Dir D>
+inline void runs(const Datatype& t, Mem base, std::int64_t n, std::byte*& s) {
+    if constexpr (D == Dir::Pack) {
+        runs_pack(t.runs.data(), t.runs.size(), base, t.extent, n, s);
+    } else {
+        runs_unpack(t.runs.data(), t.runs.size(), base, t.extent, n, s);
+    }
+}
+
+/// `n` copies of `c` form one run of n * size bytes at c.true_lb.
+inline bool block_is_run(const Datatype& c, std::int64_t n) {
+    return c.dense && (n == 1 || c.size == c.extent);
+}
+
+template <Dir D>
+std::int64_t range(const Datatype& t, Mem base, std::int64_t count, std::int64_t skip, std::byte*& s,
+                   std::int64_t max);
+
+template <Dir D>
+void whole(const Datatype& t, Mem base, std::int64_t n, std::byte*& s) {
+    if (n <= 0 || t.size == 0) return;
+    if (t.contiguous) {
+        const std::int64_t bytes = n * t.size;
+        move<D>(at(base, t.true_lb), s, static_cast<std::size_t>(bytes));
+        s += bytes;
+        return;
+    }
+    if (t.dense) return strided<D>(at(base, t.true_lb), t.extent, n, t.size, s);
+    switch (t.kind) {
+    case Kind::Vector: {
+        const Datatype& c = *t.child;
+        if (block_is_run(c, t.blocklen)) {
+            const std::int64_t len = t.blocklen * c.size;
+            for (std::int64_t i = 0; i < n; ++i) {
+                strided<D>(at(at(base, i, t.extent), c.true_lb), t.stride, t.count, len, s);
+            }
+            return;
+        }
+        for (std::int64_t i = 0; i < n; ++i) {
+            const Mem elem = at(base, i, t.extent);
+            for (std::int64_t b = 0; b < t.count; ++b) whole<D>(c, at(elem, b, t.stride), t.blocklen, s);
+        }
+        return;
+    }
+    case Kind::Blocks:
+    case Kind::Struct:
+        if (!t.runs.empty()) return runs<D>(t, base, n, s);
+        for (std::int64_t i = 0; i < n; ++i) {
+            const Mem elem = at(base, i, t.extent);
+            for (std::int64_t b = 0; b < t.count; ++b) {
+                const auto k = static_cast<std::size_t>(b);
+                const Datatype& c = t.kind == Kind::Struct ? *t.children[k] : *t.child;
+                whole<D>(c, at(elem, t.displs[k]), t.blocklens[k], s);
+            }
+        }
+        return;
+    case Kind::Resized: {
+        const Datatype& c = *t.child;
+        if (c.extent == t.extent) return whole<D>(c, base, n, s);
+        for (std::int64_t i = 0; i < n; ++i) whole<D>(c, at(base, i, t.extent), 1, s);
+        return;
+    }
+    case Kind::Builtin:
+    case Kind::Marker: break;  // always contiguous
+    }
+    assert(false && "every kind of datatype is handled above");
+}
+
+/// Up to `max` bytes of the stream of one element at `elem`, from byte
+/// `off` (off < size).  Returns the bytes moved.
+template <Dir D>
+std::int64_t part(const Datatype& t, Mem elem, std::int64_t off, std::byte*& s, std::int64_t max) {
+    const std::int64_t want = std::min(max, t.size - off);
+    if (t.dense) {
+        move<D>(at(elem, t.true_lb + off), s, static_cast<std::size_t>(want));
+        s += want;
+        return want;
+    }
+    std::int64_t moved = 0;
+    switch (t.kind) {
+    case Kind::Vector: {
+        const Datatype& c = *t.child;
+        const std::int64_t block = t.blocklen * c.size;
+        std::int64_t in = off % block;
+        for (std::int64_t b = off / block; moved < want && b < t.count; ++b) {
+            moved += range<D>(c, at(elem, b, t.stride), t.blocklen, in, s, want - moved);
+            in = 0;
+        }
+        break;
+    }
+    case Kind::Blocks:
+    case Kind::Struct: {
+        // The last block whose stream starts at or before `off`.
+        const auto first = std::upper_bound(t.prefix.begin(), t.prefix.end() - 1, off) - t.prefix.begin() - 1;
+        std::int64_t in = off - t.prefix[static_cast<std::size_t>(first)];
+        for (std::int64_t b = first; moved < want && b < t.count; ++b) {
+            const auto k = static_cast<std::size_t>(b);
+            const Datatype& c = t.kind == Kind::Struct ? *t.children[k] : *t.child;
+            moved += range<D>(c, at(elem, t.displs[k]), t.blocklens[k], in, s, want - moved);
+            in = 0;
+        }
+        break;
+    }
+    case Kind::Resized: moved = range<D>(*t.child, elem, 1, off, s, want); break;
+    case Kind::Builtin:
+    case Kind::Marker: break;  // always dense
+    }
+    assert(moved == want && "a partial element moves what it was asked");
+    return moved;
+}
+
+template <Dir D>
+std::int64_t range(const Datatype& t, Mem base, std::int64_t count, std::int64_t skip, std::byte*& s,
+                   std::int64_t max) {
+    if (t.size == 0 || count <= 0 || max <= 0) return 0;
+    std::int64_t total = 0;
+    if (__builtin_mul_overflow(count, t.size, &total)) total = INT64_MAX;  // no message is that long
+    if (skip >= total) return 0;
+    const std::int64_t take = std::min(max, total - skip);
+    if (t.contiguous) {
+        move<D>(at(base, t.true_lb + skip), s, static_cast<std::size_t>(take));
+        s += take;
+        return take;
+    }
+    // 1. A partial first element; 2. whole elements; 3. a partial last one.
+    std::int64_t e = skip / t.size;
+    std::int64_t left = take;
+    if (const std::int64_t off = skip % t.size; off != 0) {
+        left -= part<D>(t, at(base, e, t.extent), off, s, left);
+        ++e;
+    }
+    if (const std::int64_t n = left / t.size; n > 0) {
+        whole<D>(t, at(base, e, t.extent), n, s);
+        left -= n * t.size;
+        e += n;
+    }
+    if (left > 0) part<D>(t, at(base, e, t.extent), 0, s, left);
+    return take;
+}
+
+}  // namespace
+
+void pack(const Datatype& type, const void* buf, std::int64_t count, std::byte* out) {
+    whole<Dir::Pack>(type, reinterpret_cast<Mem>(buf), count, out);
+}
+
+std::int64_t pack(const Datatype& type, const void* buf, std::int64_t count, std::int64_t offset,
+                  std::byte* out, std::int64_t max_bytes) {
+    return range<Dir::Pack>(type, reinterpret_cast<Mem>(buf), count, offset, out, max_bytes);
+}
+
+void unpack(const Datatype& type, const std::byte* in, std::int64_t bytes, void* buf) {
+    if (type.size == 0 || bytes <= 0) return;
+    const std::int64_t count = (bytes + type.size - 1) / type.size;
+    auto* s = const_cast<std::byte*>(in);  // only read: Dir::Unpack copies out of the stream
+    range<Dir::Unpack>(type, reinterpret_cast<Mem>(buf), count, 0, s, bytes);
+}
+
+std::int64_t unpack(const Datatype& type, void* buf, std::int64_t count, std::int64_t offset,
+                    const std::byte* in, std::int64_t bytes) {
+    auto* s = const_cast<std::byte*>(in);  // only read: Dir::Unpack copies out of the stream
+    return range<Dir::Unpack>(type, reinterpret_cast<Mem>(buf), count, offset, s, bytes);
+}
+
+}  // namespace shmpi::dtype

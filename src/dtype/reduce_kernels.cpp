@@ -1,0 +1,290 @@
+// The kernels of the predefined reduction operations, and the table that
+// says which (operation, type) pairs exist.
+#include "dtype/reduce_kernels.hpp"
+
+#include <array>
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace shmpi::dtype {
+namespace {
+
+// ---------------------------------------------------------------- operations
+//
+// Each operation is a functor with apply(a, b) = a op b, `a` from the lower
+// ranks.  Integer arithmetic wraps (it is done in an unsigned type at least
+// as wide as an int, so that no signed overflow or promotion is involved).
+
+template <class T>
+using Wide = std::conditional_t<(sizeof(T) <= 4), std::uint32_t, std::uint64_t>;
+
+template <class T>
+constexpr bool kIntegral = std::is_integral_v<T>;
+
+struct Max {
+    template <class T>
+    static T apply(T a, T b) { return a > b ? a : b; }
+};
+struct Min {
+    template <class T>
+    static T apply(T a, T b) { return a < b ? a : b; }
+};
+struct Sum {
+    template <class T>
+    static T apply(T a, T b) {
+        if constexpr (kIntegral<T>) {
+            return static_cast<T>(static_cast<Wide<T>>(a) + static_cast<Wide<T>>(b));
+        } else {
+            return a + b;
+        }
+    }
+};
+struct Prod {
+    template <class T>
+    static T apply(T a, T b) {
+        if constexpr (kIntegral<T>) {
+            return static_cast<T>(static_cast<Wide<T>>(a) * static_cast<Wide<T>>(b));
+        } else {
+            return a * b;
+        }
+    }
+};
+struct Land {
+    template <class T>
+    static T apply(T a, T b) { return static_cast<T>((a != T(0)) && (b != T(0))); }
+};
+struct Lor {
+    template <class T>
+    static T apply(T a, T b) { return static_cast<T>((a != T(0)) || (b != T(0))); }
+};
+struct Lxor {
+    template <class T>
+    static T apply(T a, T b) { return static_cast<T>((a != T(0)) != (b != T(0))); }
+};
+struct Band {
+    template <class T>
+    static T apply(T a, T b) { return static_cast<T>(a & b); }
+};
+struct Bor {
+    template <class T>
+    static T apply(T a, T b) { return static_cast<T>(a | b); }
+};
+struct Bxor {
+    template <class T>
+    static T apply(T a, T b) { return static_cast<T>(a ^ b); }
+};
+
+// ------------------------------------------------------------------- loops
+
+template <class T>
+bool aligned(const void* p) {
+    return reinterpret_cast<std::uintptr_t>(p) % alignof(T) == 0;
+}
+
+/// inout[i] = in[i] op inout[i]: the tight loop when both arrays are
+/// naturally aligned (always, for buffers the library allocates and for
+/// user buffers of basic types), else one element at a time through memcpy.
+template <class T, class Op>
+void elementwise(const void* in, void* inout, std::int64_t n, const void*) {
+    if (aligned<T>(in) && aligned<T>(inout)) {
+        const T* __restrict a = static_cast<const T*>(in);
+        T* __restrict b = static_cast<T*>(inout);
+        for (std::int64_t i = 0; i < n; ++i) b[i] = Op::apply(a[i], b[i]);
+        return;
+    }
+    const auto* a = static_cast<const std::byte*>(in);
+    auto* b = static_cast<std::byte*>(inout);
+    for (std::int64_t i = 0; i < n; ++i, a += sizeof(T), b += sizeof(T)) {
+        T x, y;
+        std::memcpy(&x, a, sizeof x);
+        std::memcpy(&y, b, sizeof y);
+        y = Op::apply(x, y);
+        std::memcpy(b, &y, sizeof y);
+    }
+}
+
+/// MPI_MAXLOC (kMax) and MPI_MINLOC on dense (value, index) pairs, exactly
+/// as MPI defines them: the pair with the larger (smaller) value wins; on
+/// equal values the one with the smaller index wins.  The winner is copied
+/// whole, so the result is always one of the input pairs: the first extreme
+/// value in index order.
+template <class V, class I, bool kMax>
+void loc(const void* in, void* inout, std::int64_t n, const void*) {
+    constexpr std::size_t kElem = sizeof(V) + sizeof(I);
+    const auto* a = static_cast<const std::byte*>(in);
+    auto* b = static_cast<std::byte*>(inout);
+    for (std::int64_t e = 0; e < n; ++e, a += kElem, b += kElem) {
+        V u, v;
+        I i, j;
+        std::memcpy(&u, a, sizeof u);
+        std::memcpy(&i, a + sizeof(V), sizeof i);
+        std::memcpy(&v, b, sizeof v);
+        std::memcpy(&j, b + sizeof(V), sizeof j);
+        const bool wins = kMax ? u > v : u < v;
+        if (wins || (u == v && i < j)) std::memcpy(b, a, kElem);
+    }
+}
+
+// ------------------------------------------------------------------- table
+
+using Row = std::array<ReduceKernel, kOpKinds>;
+
+constexpr std::uintptr_t kFirstHandle = 0x200;
+constexpr std::size_t kHandles = 0x100;
+
+constexpr int idx(OpKind k) { return static_cast<int>(k); }
+
+/// Type classes of MPI-3.1 section 5.9.2.
+template <class T>
+Row integer_row() {
+    Row r{};
+    r[idx(OpKind::Max)] = elementwise<T, Max>;
+    r[idx(OpKind::Min)] = elementwise<T, Min>;
+    r[idx(OpKind::Sum)] = elementwise<T, Sum>;
+    r[idx(OpKind::Prod)] = elementwise<T, Prod>;
+    r[idx(OpKind::Land)] = elementwise<T, Land>;
+    r[idx(OpKind::Lor)] = elementwise<T, Lor>;
+    r[idx(OpKind::Lxor)] = elementwise<T, Lxor>;
+    r[idx(OpKind::Band)] = elementwise<T, Band>;
+    r[idx(OpKind::Bor)] = elementwise<T, Bor>;
+    r[idx(OpKind::Bxor)] = elementwise<T, Bxor>;
+    return r;
+}
+
+template <class T>
+Row floating_row() {
+    Row r{};
+    r[idx(OpKind::Max)] = elementwise<T, Max>;
+    r[idx(OpKind::Min)] = elementwise<T, Min>;
+    r[idx(OpKind::Sum)] = elementwise<T, Sum>;
+    r[idx(OpKind::Prod)] = elementwise<T, Prod>;
+    return r;
+}
+
+template <class T>
+Row complex_row() {
+    Row r{};
+    r[idx(OpKind::Sum)] = elementwise<std::complex<T>, Sum>;
+    r[idx(OpKind::Prod)] = elementwise<std::complex<T>, Prod>;
+    return r;
+}
+
+/// C_BOOL and CXX_BOOL (one byte, read as a byte so that any nonzero value
+/// counts as true) and Fortran LOGICAL.
+template <class T>
+Row logical_row() {
+    Row r{};
+    r[idx(OpKind::Land)] = elementwise<T, Land>;
+    r[idx(OpKind::Lor)] = elementwise<T, Lor>;
+    r[idx(OpKind::Lxor)] = elementwise<T, Lxor>;
+    return r;
+}
+
+Row byte_row() {
+    Row r{};
+    r[idx(OpKind::Band)] = elementwise<std::uint8_t, Band>;
+    r[idx(OpKind::Bor)] = elementwise<std::uint8_t, Bor>;
+    r[idx(OpKind::Bxor)] = elementwise<std::uint8_t, Bxor>;
+    return r;
+}
+
+template <class V, class I>
+Row pair_row() {
+    Row r{};
+    r[idx(OpKind::Maxloc)] = loc<V, I, true>;
+    r[idx(OpKind::Minloc)] = loc<V, I, false>;
+    return r;
+}
+
+struct Table {
+    std::array<Row, kHandles> rows{};
+    void put(MPI_Datatype h, const Row& r) { rows[reinterpret_cast<std::uintptr_t>(h) - kFirstHandle] = r; }
+};
+
+Table make_table() {
+    Table t;
+    // C integers, the fixed-width family, the multi-language integers, and
+    // Fortran INTEGER.  MPI_CHAR as a signed char, like MPICH.
+    t.put(MPI_CHAR, integer_row<signed char>());
+    t.put(MPI_SIGNED_CHAR, integer_row<signed char>());
+    t.put(MPI_UNSIGNED_CHAR, integer_row<unsigned char>());
+    t.put(MPI_SHORT, integer_row<short>());
+    t.put(MPI_UNSIGNED_SHORT, integer_row<unsigned short>());
+    t.put(MPI_INT, integer_row<int>());
+    t.put(MPI_UNSIGNED, integer_row<unsigned>());
+    t.put(MPI_LONG, integer_row<long>());
+    t.put(MPI_UNSIGNED_LONG, integer_row<unsigned long>());
+    t.put(MPI_LONG_LONG, integer_row<long long>());
+    t.put(MPI_UNSIGNED_LONG_LONG, integer_row<unsigned long long>());
+    t.put(MPI_INT8_T, integer_row<std::int8_t>());
+    t.put(MPI_UINT8_T, integer_row<std::uint8_t>());
+    t.put(MPI_INT16_T, integer_row<std::int16_t>());
+    t.put(MPI_UINT16_T, integer_row<std::uint16_t>());
+    t.put(MPI_INT32_T, integer_row<std::int32_t>());
+    t.put(MPI_UINT32_T, integer_row<std::uint32_t>());
+    t.put(MPI_INT64_T, integer_row<std::int64_t>());
+    t.put(MPI_UINT64_T, integer_row<std::uint64_t>());
+    t.put(MPI_AINT, integer_row<MPI_Aint>());
+    t.put(MPI_OFFSET, integer_row<MPI_Offset>());
+    t.put(MPI_COUNT, integer_row<MPI_Count>());
+    t.put(MPI_INTEGER, integer_row<std::int32_t>());
+    // Floating point.
+    t.put(MPI_FLOAT, floating_row<float>());
+    t.put(MPI_DOUBLE, floating_row<double>());
+    t.put(MPI_LONG_DOUBLE, floating_row<long double>());
+    t.put(MPI_REAL, floating_row<float>());
+    t.put(MPI_DOUBLE_PRECISION, floating_row<double>());
+    // Complex.
+    t.put(MPI_C_FLOAT_COMPLEX, complex_row<float>());
+    t.put(MPI_CXX_FLOAT_COMPLEX, complex_row<float>());
+    t.put(MPI_COMPLEX, complex_row<float>());
+    t.put(MPI_C_DOUBLE_COMPLEX, complex_row<double>());
+    t.put(MPI_CXX_DOUBLE_COMPLEX, complex_row<double>());
+    t.put(MPI_DOUBLE_COMPLEX, complex_row<double>());
+    t.put(MPI_C_LONG_DOUBLE_COMPLEX, complex_row<long double>());
+    t.put(MPI_CXX_LONG_DOUBLE_COMPLEX, complex_row<long double>());
+    // Logical.
+    static_assert(sizeof(bool) == 1, "MPI_C_BOOL is read as one byte");
+    t.put(MPI_C_BOOL, logical_row<std::uint8_t>());
+    t.put(MPI_CXX_BOOL, logical_row<std::uint8_t>());
+    t.put(MPI_LOGICAL, logical_row<std::int32_t>());
+    // Byte.
+    t.put(MPI_BYTE, byte_row());
+    // Pairs for MINLOC and MAXLOC.
+    t.put(MPI_FLOAT_INT, pair_row<float, int>());
+    t.put(MPI_DOUBLE_INT, pair_row<double, int>());
+    t.put(MPI_LONG_INT, pair_row<long, int>());
+    t.put(MPI_2INT, pair_row<int, int>());
+    t.put(MPI_SHORT_INT, pair_row<short, int>());
+    t.put(MPI_LONG_DOUBLE_INT, pair_row<long double, int>());
+    t.put(MPI_2REAL, pair_row<float, float>());
+    t.put(MPI_2DOUBLE_PRECISION, pair_row<double, double>());
+    t.put(MPI_2INTEGER, pair_row<std::int32_t, std::int32_t>());
+    return t;
+}
+
+const Table& table() {
+    static const Table t = make_table();
+    return t;
+}
+
+}  // namespace
+
+ReduceKernel reduce_kernel(OpKind op, MPI_Datatype basic) {
+    const auto v = reinterpret_cast<std::uintptr_t>(basic);
+    if (v < kFirstHandle || v >= kFirstHandle + kHandles) return nullptr;
+    return table().rows[v - kFirstHandle][static_cast<std::size_t>(op)];
+}
+
+const char* op_kind_name(OpKind op) {
+    static constexpr const char* kNames[kOpKinds] = {
+        "MPI_MAX",  "MPI_MIN", "MPI_SUM",  "MPI_PROD", "MPI_LAND",   "MPI_LOR",
+        "MPI_LXOR", "MPI_BAND", "MPI_BOR", "MPI_BXOR", "MPI_MAXLOC", "MPI_MINLOC",
+    };
+    return kNames[static_cast<int>(op)];
+}
+
+}  // namespace shmpi::dtype

@@ -1,0 +1,119 @@
+/*
+ * err_args.c: bad arguments to the collectives give the error class the
+ * standard names, under MPI_ERRORS_RETURN, and leave the library usable.
+ * Every rank makes the same bad call, so no rank waits for another; checks
+ * that only the root makes use MPI_COMM_SELF, where every rank is the root.
+ * Under shmpi the messages also name the function and the bad value.
+ *
+ * The standard lets an implementation leave such errors undetected, and
+ * MPICH's Debian build skips several checks (a negative count in
+ * MPI_Allreduce crashes it), so the table marks this program shmpi_only.
+ */
+#include "coll_test.h"
+
+#if defined(SHMPI)
+static void check_message(int code, const char *a, const char *b)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    CHECK_MPI(MPI_Error_string(code, msg, &len));
+    CHECKF(strstr(msg, a) != NULL && strstr(msg, b) != NULL, "message \"%s\" should name \"%s\" and \"%s\"", msg,
+           a, b);
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    const int size = world_size();
+    int buf[64] = {0}, out[64 * 16] = {0};
+    int counts[16], displs[16];
+    for (int i = 0; i < 16; ++i) {
+        counts[i] = 1;
+        displs[i] = i;
+    }
+    errors_return(MPI_COMM_WORLD);
+    errors_return(MPI_COMM_SELF);
+
+    /* ---- roots ---- */
+    CHECK_CLASS(MPI_Bcast(buf, 1, MPI_INT, size, MPI_COMM_WORLD), MPI_ERR_ROOT);
+    CHECK_CLASS(MPI_Bcast(buf, 1, MPI_INT, -1, MPI_COMM_WORLD), MPI_ERR_ROOT);
+    CHECK_CLASS(MPI_Reduce(buf, out, 1, MPI_INT, MPI_SUM, size + 3, MPI_COMM_WORLD), MPI_ERR_ROOT);
+    CHECK_CLASS(MPI_Gather(buf, 1, MPI_INT, out, 1, MPI_INT, -7, MPI_COMM_WORLD), MPI_ERR_ROOT);
+    CHECK_CLASS(MPI_Scatter(buf, 1, MPI_INT, out, 1, MPI_INT, size, MPI_COMM_WORLD), MPI_ERR_ROOT);
+    CHECK_CLASS(MPI_Gatherv(buf, 1, MPI_INT, out, counts, displs, MPI_INT, size, MPI_COMM_WORLD), MPI_ERR_ROOT);
+    CHECK_CLASS(MPI_Scatterv(buf, counts, displs, MPI_INT, out, 1, MPI_INT, -2, MPI_COMM_WORLD), MPI_ERR_ROOT);
+    CHECK_CLASS(MPI_Bcast(buf, 1, MPI_INT, 1, MPI_COMM_SELF), MPI_ERR_ROOT);
+#if defined(SHMPI)
+    {
+        const int rc = MPI_Bcast(buf, 1, MPI_INT, size, MPI_COMM_WORLD);
+        char want[32];
+        snprintf(want, sizeof want, "root %d", size);
+        check_message(rc, "MPI_Bcast", want);
+    }
+#endif
+
+    /* ---- counts ---- */
+    CHECK_CLASS(MPI_Bcast(buf, -1, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
+    CHECK_CLASS(MPI_Allreduce(buf, out, -3, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_COUNT);
+    CHECK_CLASS(MPI_Allgather(buf, -1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_COUNT);
+    CHECK_CLASS(MPI_Alltoall(buf, 1, MPI_INT, out, -1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_COUNT);
+    CHECK_CLASS(MPI_Scan(buf, out, -1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_COUNT);
+    CHECK_CLASS(MPI_Reduce_scatter_block(buf, out, -1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_COUNT);
+    {
+        int bad[1] = {-4}, zero[1] = {0};
+        CHECK_CLASS(MPI_Gatherv(buf, 1, MPI_INT, out, bad, zero, MPI_INT, 0, MPI_COMM_SELF), MPI_ERR_COUNT);
+        CHECK_CLASS(MPI_Scatterv(buf, bad, zero, MPI_INT, out, 1, MPI_INT, 0, MPI_COMM_SELF), MPI_ERR_COUNT);
+        CHECK_CLASS(MPI_Reduce_scatter(buf, out, bad, MPI_INT, MPI_SUM, MPI_COMM_SELF), MPI_ERR_COUNT);
+        CHECK_CLASS(MPI_Alltoallv(buf, bad, zero, MPI_INT, out, zero, zero, MPI_INT, MPI_COMM_SELF), MPI_ERR_COUNT);
+    }
+
+    /* ---- datatypes and operations ---- */
+    CHECK_CLASS(MPI_Bcast(buf, 1, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
+    CHECK_CLASS(MPI_Allreduce(buf, out, 1, MPI_DATATYPE_NULL, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_TYPE);
+    CHECK_CLASS(MPI_Gather(buf, 1, MPI_DATATYPE_NULL, out, 1, MPI_INT, 0, MPI_COMM_SELF), MPI_ERR_TYPE);
+    CHECK_CLASS(MPI_Gather(buf, 1, MPI_INT, out, 1, MPI_DATATYPE_NULL, 0, MPI_COMM_SELF), MPI_ERR_TYPE);
+    CHECK_CLASS(MPI_Allreduce(buf, out, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD), MPI_ERR_OP);
+    CHECK_CLASS(MPI_Reduce(buf, out, 1, MPI_FLOAT, MPI_BXOR, 0, MPI_COMM_WORLD), MPI_ERR_OP);
+    CHECK_CLASS(MPI_Reduce_local(buf, out, 1, MPI_INT, MPI_OP_NULL), MPI_ERR_OP);
+
+    /* ---- buffers ---- */
+    CHECK_CLASS(MPI_Bcast(NULL, 5, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Allreduce(buf, buf, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Allreduce(NULL, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+#if defined(SHMPI)
+    /* MPI_IN_PLACE where the standard does not allow it. */
+    CHECK_CLASS(MPI_Bcast(MPI_IN_PLACE, 1, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Allreduce(buf, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Reduce_local(MPI_IN_PLACE, out, 1, MPI_INT, MPI_SUM), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Allgather(buf, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    if (size > 1) {
+        /* At a non-root, sendbuf MPI_IN_PLACE is an error (every rank but 0
+         * fails; rank 0 is the root on MPI_COMM_SELF instead). */
+        const int me = world_rank();
+        if (me != 0)
+            CHECK_CLASS(MPI_Reduce(MPI_IN_PLACE, out, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    }
+    {
+        const int rc = MPI_Allreduce(buf, buf, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        check_message(rc, "MPI_Allreduce", "MPI_IN_PLACE");
+    }
+    /* NULL count and displacement arrays. */
+    CHECK_CLASS(MPI_Gatherv(buf, 1, MPI_INT, out, NULL, displs, MPI_INT, 0, MPI_COMM_SELF), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Allgatherv(buf, 1, MPI_INT, out, counts, NULL, MPI_INT, MPI_COMM_SELF), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Op_create(NULL, 1, NULL), MPI_ERR_ARG);
+#endif
+
+    /* ---- communicators ---- */
+    CHECK_CLASS(MPI_Barrier(MPI_COMM_NULL), MPI_ERR_COMM);
+
+    /* The library still works. */
+    errors_fatal(MPI_COMM_WORLD);
+    errors_fatal(MPI_COMM_SELF);
+    buf[0] = 1;
+    CHECK_MPI(MPI_Allreduce(buf, out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(out[0] == size);
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,34 @@
+/*
+ * err_short.c: collectives whose two sides disagree on the amount of data,
+ * with the sender sending less than the receiver expects.  MPI makes that
+ * erroneous; other MPIs often let it pass silently, shmpi reports it
+ * (MPI_ERR_COUNT) and, under MPI_ERRORS_ARE_FATAL, ends the job.  The first
+ * part checks the class under MPI_ERRORS_RETURN on the ranks that detect
+ * it; the last call is fatal.  shmpi only, should_fail.
+ */
+#include "coll_test.h"
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    const int rank = world_rank();
+    const int size = world_size();
+    int send[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    int *recv = check_malloc(sizeof(int) * 8 * (size_t)size);
+
+    errors_return(MPI_COMM_WORLD);
+    /* Bcast: the root sends 4 ints, the others expect 8. */
+    const int rc = MPI_Bcast(send, rank == 0 ? 4 : 8, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank != 0)
+        CHECKF(check_error_class(rc) == MPI_ERR_COUNT, "a short broadcast gave class %d", check_error_class(rc));
+    /* The root's own block: it sends itself 4 ints but expects 8. */
+    CHECK_CLASS(MPI_Gather(send, 4, MPI_INT, recv, 8, MPI_INT, 0, MPI_COMM_SELF), MPI_ERR_COUNT);
+    errors_fatal(MPI_COMM_WORLD);
+
+    /* Fatal: the last rank sends 2 ints of the 4 the root expects. */
+    MPI_Gather(send, rank == size - 1 ? 2 : 4, MPI_INT, recv, 4, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    free(recv);
+    MPI_Finalize();
+    return size == 1 ? 3 : 0;
+}

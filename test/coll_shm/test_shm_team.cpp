@@ -1,0 +1,439 @@
+// Tests for the shared-memory collectives' machinery and algorithms, run in
+// forked processes attached to a real segment the way mpirun's ranks are:
+//   * monotonic flags compare rollover-safely;
+//   * a flag store wakes a waiter asleep on its doorbell (the Dekker
+//     protocol with `sleeping`), so no wait depends on the futex timeout;
+//   * claim() keeps a writer from overwriting data before its reader has
+//     finished with it, over many back-to-back steps;
+//   * every algorithm, called directly (no point-to-point engine), gives
+//     the expected bytes, and every reduction gives bitwise the canonical
+//     fold of coll.hpp (sums of doubles whose order matters) in rank order
+//     (products of 2x2 matrices, which do not commute).
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "coll/coll.hpp"
+#include "coll/linear.hpp"
+#include "coll/shm_team.hpp"
+#include "shm/segment.hpp"
+#include "shm/transport.hpp"
+
+namespace {
+
+namespace coll = shmpi::coll;
+namespace shm = shmpi::shm;
+using coll::ShmTeam;
+
+/// What a forked rank sees.
+struct Rank {
+    int rank;
+    int size;
+    shm::Transport& transport;
+    ShmTeam& team;
+    coll::Team view;
+};
+
+/// Fails a rank: prints where and why, then leaves with status 1.
+#define RANK_CHECK(cond, ...)                                                          \
+    do {                                                                               \
+        if (!(cond)) {                                                                 \
+            std::fprintf(stderr, "rank check failed at %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+            std::fprintf(stderr, __VA_ARGS__);                                         \
+            std::fprintf(stderr, "\n");                                                \
+            std::fflush(stderr);                                                       \
+            _exit(1);                                                                  \
+        }                                                                              \
+    } while (0)
+
+/// Runs body(Rank&) in `n` forked processes attached to a new segment, like
+/// mpirun's ranks; true when all of them returned.  Skips the test when
+/// this machine has no usable /dev/shm.
+template <class Body, class Setup = void (*)()>
+void run_ranks(int n, Body body, int timeout_s = 120, Setup setup = [] {}) {
+    std::optional<shm::Segment> seg;
+    try {
+        seg.emplace(shm::Segment::create(shm::Geometry::for_ranks(static_cast<std::uint32_t>(n)), getpid()));
+    } catch (const shm::SegmentError& e) {
+        GTEST_SKIP() << "no usable shared memory: " << e.what();
+    }
+    seg->unlink();
+    std::fflush(nullptr);
+    std::vector<pid_t> pids;
+    for (int r = 0; r < n; ++r) {
+        const pid_t pid = fork();
+        ASSERT_GE(pid, 0) << "fork";
+        if (pid == 0) {
+            setup();
+            const int fd = dup(seg->fd());
+            setenv(shm::kEnvFd, std::to_string(fd).c_str(), 1);
+            setenv(shm::kEnvRank, std::to_string(r).c_str(), 1);
+            setenv(shm::kEnvSize, std::to_string(n).c_str(), 1);
+            auto transport = shm::Transport::from_environment();
+            std::vector<std::uint32_t> world(static_cast<std::size_t>(n));
+            std::iota(world.begin(), world.end(), 0u);
+            ShmTeam team(*transport, nullptr, transport->segment()->world_coll_region(), r, world);
+            coll::Team view;
+            view.rank = r;
+            view.size = n;
+            view.world = &world;
+            view.shm = &team;
+            Rank me{r, n, *transport, team, view};
+            body(me);
+            std::fflush(nullptr);
+            _exit(0);
+        }
+        pids.push_back(pid);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+    std::vector<int> status(pids.size(), -1);
+    std::size_t left = pids.size();
+    while (left > 0 && std::chrono::steady_clock::now() < deadline) {
+        for (std::size_t i = 0; i < pids.size(); ++i) {
+            if (status[i] != -1) continue;
+            int st = 0;
+            if (waitpid(pids[i], &st, WNOHANG) == pids[i]) {
+                status[i] = st;
+                --left;
+            }
+        }
+        if (left > 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    for (std::size_t i = 0; i < pids.size(); ++i) {
+        if (status[i] == -1) {
+            kill(pids[i], SIGKILL);
+            waitpid(pids[i], nullptr, 0);
+            ADD_FAILURE() << "rank " << i << " of " << n << " hung";
+        } else {
+            EXPECT_TRUE(WIFEXITED(status[i]) && WEXITSTATUS(status[i]) == 0)
+                << "rank " << i << " of " << n << " failed (status " << status[i] << ")";
+        }
+    }
+}
+
+// ---------------------------------------------------------------- flags
+
+TEST(Flags, ReachedIsRolloverSafe) {
+    EXPECT_TRUE(coll::reached(5, 5));
+    EXPECT_TRUE(coll::reached(6, 5));
+    EXPECT_FALSE(coll::reached(4, 5));
+    EXPECT_FALSE(coll::reached(0, std::uint64_t{1} << 32)) << "a zero flag has reached no step";
+    const std::uint64_t near_wrap = ~std::uint64_t{0} - 3;
+    EXPECT_TRUE(coll::reached(near_wrap + 10, near_wrap)) << "past the wrap still counts as later";
+    EXPECT_FALSE(coll::reached(near_wrap, near_wrap + 10));
+}
+
+TEST(Flags, ReleaseWakesAWaiterAsleepOnItsDoorbell) {
+    run_ranks(2, [](Rank& me) {
+        const std::uint64_t s = me.team.begin_call();
+        if (me.rank == 1) {
+            me.team.wait_release(0, s);
+            RANK_CHECK(me.team.line(0, s).bytes == 1234, "bytes %llu", (unsigned long long)me.team.line(0, s).bytes);
+            return;
+        }
+        // Wait until rank 1 sleeps on its doorbell (after its spin and
+        // yield phases), then publish and ring.
+        shm::RankSlot& peer = me.transport.segment()->slot(1);
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (peer.sleeping.load(std::memory_order_relaxed) == 0) {
+            RANK_CHECK(std::chrono::steady_clock::now() < give_up, "rank 1 never went to sleep");
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+        }
+        const std::uint32_t bell = peer.doorbell.load(std::memory_order_relaxed);
+        me.team.claim(ShmTeam::inline_area(s), s, ShmTeam::Readers::member(1));
+        me.team.my_line(s).bytes = 1234;
+        me.team.release(s);
+        me.team.notify(1);
+        RANK_CHECK(peer.doorbell.load(std::memory_order_relaxed) != bell,
+                   "notify() did not ring a sleeping waiter's doorbell");
+    });
+}
+
+TEST(Flags, ClaimKeepsDataUntilTheReaderIsDone) {
+    run_ranks(2, [](Rank& me) {
+        for (std::uint64_t round = 1; round <= 3000; ++round) {
+            const std::uint64_t s = me.team.begin_call();
+            if (me.rank == 0) {
+                me.team.claim(ShmTeam::inline_area(s), s, ShmTeam::Readers::member(1));
+                std::memcpy(me.team.my_line(s).data, &round, sizeof round);
+                me.team.release(s);
+                me.team.notify(1);
+            } else {
+                me.team.wait_release(0, s);
+                std::uint64_t a = 0;
+                std::uint64_t b = 0;
+                std::memcpy(&a, me.team.line(0, s).data, sizeof a);
+                if (round % 7 == 0) std::this_thread::sleep_for(std::chrono::microseconds(50));
+                std::memcpy(&b, me.team.line(0, s).data, sizeof b);
+                RANK_CHECK(a == round && b == round, "round %llu read %llu then %llu",
+                           (unsigned long long)round, (unsigned long long)a, (unsigned long long)b);
+                me.team.gather(s);
+                me.team.notify(0);
+            }
+        }
+    });
+}
+
+// ------------------------------------------------------------ algorithms
+
+/// Contribution of `rank` at index i in round `round`: doubles of wildly
+/// different magnitudes and signs, so that the order of the sum shows in
+/// the bits.
+double value(int rank, std::int64_t i, int round) {
+    std::uint64_t h = (static_cast<std::uint64_t>(rank) * 0x9e3779b97f4a7c15ull) ^
+                      (static_cast<std::uint64_t>(i) * 0xbf58476d1ce4e5b9ull) ^
+                      (static_cast<std::uint64_t>(round) * 0x94d049bb133111ebull);
+    h ^= h >> 31;
+    h *= 0xd6e8feb86659fd07ull;
+    h ^= h >> 29;
+    const double mant = 1.0 + static_cast<double>(h & 0xfffff) / 1048576.0;
+    const int exp = static_cast<int>((h >> 20) % 61) - 30;
+    return ((h >> 40) & 1 ? -1.0 : 1.0) * std::ldexp(mant, exp);
+}
+
+void add_doubles(const void* in, void* inout, std::int64_t count, const void*) {
+    const auto* a = static_cast<const double*>(in);
+    auto* b = static_cast<double*>(inout);
+    for (std::int64_t i = 0; i < count; ++i) b[i] = a[i] + b[i];
+}
+
+/// 2x2 matrices of integers mod 2^64: associative, not commutative.
+struct Mat {
+    std::uint64_t a, b, c, d;
+};
+void mul_mats(const void* in, void* inout, std::int64_t count, const void*) {
+    const auto* l = static_cast<const Mat*>(in);
+    auto* r = static_cast<Mat*>(inout);
+    for (std::int64_t i = 0; i < count; ++i) {
+        const Mat x = l[i];
+        const Mat y = r[i];
+        r[i] = Mat{x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c,
+                   x.c * y.b + x.d * y.d};
+    }
+}
+Mat mat(int rank, std::int64_t i) {
+    const auto r = static_cast<std::uint64_t>(rank + 2);
+    const auto k = static_cast<std::uint64_t>(i + 1);
+    return Mat{r, k, r * k + 1, 3};
+}
+
+/// The canonical fold of the n contributions at index i (coll.hpp).
+double canonical_sum(int lo, int hi, std::int64_t i, int round) {
+    if (hi - lo == 1) return value(lo, i, round);
+    const int mid = coll::canonical_mid(lo, hi);
+    return canonical_sum(lo, mid, i, round) + canonical_sum(mid, hi, i, round);
+}
+
+using ReduceFn = bool (*)(const coll::Team&, const void*, void*, std::int64_t, const coll::Reduction&, int);
+using AllreduceFn = bool (*)(const coll::Team&, const void*, void*, std::int64_t, const coll::Reduction&);
+
+void check_reductions(Rank& me, int round) {
+    const coll::Reduction sum{add_doubles, nullptr, true, sizeof(double)};
+    const coll::Reduction prod{mul_mats, nullptr, false, sizeof(Mat)};
+    const ReduceFn reduces[] = {coll::reduce_shm_tree, coll::reduce_shm_rsag, coll::reduce_shm};
+    const AllreduceFn allreduces[] = {coll::allreduce_shm_tree, coll::allreduce_shm_rsag,
+                                      coll::allreduce_shm};
+    // Tiny (inline), one chunk, several chunks, several windows.
+    for (const std::int64_t count : {1, 8, 9, 3000, 9000, 70000}) {
+        std::vector<double> send(static_cast<std::size_t>(count));
+        for (std::int64_t i = 0; i < count; ++i) send[static_cast<std::size_t>(i)] = value(me.rank, i, round);
+        std::vector<double> expect(static_cast<std::size_t>(count));
+        for (std::int64_t i = 0; i < count; ++i) {
+            expect[static_cast<std::size_t>(i)] = canonical_sum(0, me.size, i, round);
+        }
+        for (int f = 0; f < 3; ++f) {
+            if (f == 1 && !me.team.single_copy()) continue;  // rsag needs process_vm_readv
+            const int root = (round + f) % me.size;
+            std::vector<double> recv(static_cast<std::size_t>(count), -1.0);
+            RANK_CHECK(reduces[f](me.view, send.data(), recv.data(), count, sum, root), "reduce %d declined", f);
+            if (me.rank == root) {
+                RANK_CHECK(std::memcmp(recv.data(), expect.data(), recv.size() * sizeof(double)) == 0,
+                           "reduce %d count %lld root %d: not the canonical bits", f, (long long)count, root);
+            }
+            std::vector<double> all(static_cast<std::size_t>(count), -1.0);
+            RANK_CHECK(allreduces[f](me.view, send.data(), all.data(), count, sum), "allreduce %d declined", f);
+            RANK_CHECK(std::memcmp(all.data(), expect.data(), all.size() * sizeof(double)) == 0,
+                       "allreduce %d count %lld: not the canonical bits", f, (long long)count);
+            // In place.
+            std::vector<double> inplace = send;
+            RANK_CHECK(allreduces[f](me.view, inplace.data(), inplace.data(), count, sum), "declined");
+            RANK_CHECK(std::memcmp(inplace.data(), expect.data(), inplace.size() * sizeof(double)) == 0,
+                       "in-place allreduce %d count %lld: not the canonical bits", f, (long long)count);
+            if (me.rank == root) {
+                inplace = send;
+                RANK_CHECK(reduces[f](me.view, inplace.data(), inplace.data(), count, sum, root), "declined");
+                RANK_CHECK(std::memcmp(inplace.data(), expect.data(), inplace.size() * sizeof(double)) == 0,
+                           "in-place reduce %d count %lld: not the canonical bits", f, (long long)count);
+            } else {
+                RANK_CHECK(reduces[f](me.view, send.data(), nullptr, count, sum, root), "declined");
+            }
+        }
+    }
+    // Rank order with a non-commutative operation.
+    for (const std::int64_t count : {1, 2, 700, 5000}) {
+        std::vector<Mat> send(static_cast<std::size_t>(count));
+        for (std::int64_t i = 0; i < count; ++i) send[static_cast<std::size_t>(i)] = mat(me.rank, i);
+        std::vector<Mat> expect(static_cast<std::size_t>(count));
+        for (std::int64_t i = 0; i < count; ++i) {
+            Mat acc = mat(0, i);
+            for (int r = 1; r < me.size; ++r) {
+                Mat x = mat(r, i);
+                mul_mats(&acc, &x, 1, nullptr);
+                acc = x;
+            }
+            expect[static_cast<std::size_t>(i)] = acc;
+        }
+        for (int f = 0; f < 3; ++f) {
+            if (f == 1 && !me.team.single_copy()) continue;
+            std::vector<Mat> all(static_cast<std::size_t>(count));
+            RANK_CHECK(allreduces[f](me.view, send.data(), all.data(), count, prod), "declined");
+            RANK_CHECK(std::memcmp(all.data(), expect.data(), all.size() * sizeof(Mat)) == 0,
+                       "allreduce %d of matrices, count %lld: wrong order", f, (long long)count);
+        }
+    }
+}
+
+std::uint8_t byte_of(int rank, std::int64_t i, int round) {
+    return static_cast<std::uint8_t>(rank * 31 + i * 7 + round * 13 + (i >> 8));
+}
+
+void check_moves(Rank& me, int round) {
+    const int n = me.size;
+    if (!me.team.single_copy()) return;  // the large cases copy straight out of buffers
+    for (const std::int64_t bytes : {0, 1, 8, 64, 65, 1000, 16384, 16385, 70000, 300000}) {
+        const int root = (round + static_cast<int>(bytes)) % n;
+        // Broadcast, each variant.
+        using BcastFn = bool (*)(const coll::Team&, void*, std::int64_t, int);
+        for (const BcastFn f : {BcastFn{coll::bcast_shm_tree}, BcastFn{coll::bcast_shm_direct},
+                                BcastFn{coll::bcast_shm}}) {
+            std::vector<std::uint8_t> buf(static_cast<std::size_t>(bytes));
+            for (std::int64_t i = 0; i < bytes; ++i) {
+                buf[static_cast<std::size_t>(i)] = me.rank == root ? byte_of(root, i, round) : 0;
+            }
+            RANK_CHECK(f(me.view, buf.data(), bytes, root), "bcast declined");
+            for (std::int64_t i = 0; i < bytes; ++i) {
+                RANK_CHECK(buf[static_cast<std::size_t>(i)] == byte_of(root, i, round),
+                           "bcast of %lld bytes from %d: byte %lld", (long long)bytes, root, (long long)i);
+            }
+        }
+        // Gather, scatter, allgather.
+        std::vector<std::uint8_t> mine(static_cast<std::size_t>(bytes));
+        for (std::int64_t i = 0; i < bytes; ++i) mine[static_cast<std::size_t>(i)] = byte_of(me.rank, i, round);
+        std::vector<std::uint8_t> all(static_cast<std::size_t>(bytes * n) + 1, 0xee);
+        RANK_CHECK(coll::gather_shm(me.view, mine.data(), bytes, all.data(), root), "gather declined");
+        if (me.rank == root) {
+            for (int r = 0; r < n; ++r) {
+                for (std::int64_t i = 0; i < bytes; ++i) {
+                    RANK_CHECK(all[static_cast<std::size_t>(r * bytes + i)] == byte_of(r, i, round),
+                               "gather %lld bytes: rank %d byte %lld", (long long)bytes, r, (long long)i);
+                }
+            }
+        }
+        std::vector<std::uint8_t> everyone(static_cast<std::size_t>(bytes * n) + 1, 0xee);
+        RANK_CHECK(coll::allgather_shm(me.view, mine.data(), bytes, everyone.data()), "allgather declined");
+        for (int r = 0; r < n; ++r) {
+            for (std::int64_t i = 0; i < bytes; ++i) {
+                RANK_CHECK(everyone[static_cast<std::size_t>(r * bytes + i)] == byte_of(r, i, round),
+                           "allgather %lld bytes: rank %d byte %lld", (long long)bytes, r, (long long)i);
+            }
+        }
+        std::vector<std::uint8_t> part(static_cast<std::size_t>(bytes) + 1, 0xee);
+        RANK_CHECK(coll::scatter_shm(me.view, everyone.data(), part.data(), bytes, root), "scatter declined");
+        for (std::int64_t i = 0; i < bytes; ++i) {
+            RANK_CHECK(part[static_cast<std::size_t>(i)] == byte_of(me.rank, i, round),
+                       "scatter %lld bytes: byte %lld", (long long)bytes, (long long)i);
+        }
+        // The v forms with uneven blocks (rank r sends bytes + r).
+        std::vector<std::int64_t> sizes(static_cast<std::size_t>(n));
+        std::vector<std::int64_t> offsets(static_cast<std::size_t>(n));
+        std::int64_t total = 0;
+        for (int r = 0; r < n; ++r) {
+            sizes[static_cast<std::size_t>(r)] = bytes + r;
+            offsets[static_cast<std::size_t>(r)] = total;
+            total += bytes + r + 3;  // gaps between blocks stay untouched
+        }
+        std::vector<std::uint8_t> own(static_cast<std::size_t>(bytes + me.rank));
+        for (std::size_t i = 0; i < own.size(); ++i) own[i] = byte_of(me.rank, static_cast<std::int64_t>(i), round);
+        std::vector<std::uint8_t> v(static_cast<std::size_t>(total), 0xee);
+        const coll::Blocks blocks{sizes.data(), offsets.data()};
+        RANK_CHECK(coll::allgatherv_shm(me.view, own.data(), bytes + me.rank, v.data(), blocks), "declined");
+        for (int r = 0; r < n; ++r) {
+            for (std::int64_t i = 0; i < bytes + r; ++i) {
+                RANK_CHECK(v[static_cast<std::size_t>(offsets[static_cast<std::size_t>(r)] + i)] == byte_of(r, i, round),
+                           "allgatherv: rank %d byte %lld", r, (long long)i);
+            }
+        }
+        std::vector<std::uint8_t> g(static_cast<std::size_t>(total), 0xee);
+        RANK_CHECK(coll::gatherv_shm(me.view, own.data(), bytes + me.rank, g.data(), blocks, root), "declined");
+        if (me.rank == root) RANK_CHECK(g == v, "gatherv differs from allgatherv");
+        std::vector<std::uint8_t> back(static_cast<std::size_t>(bytes + me.rank) + 1, 0xee);
+        RANK_CHECK(coll::scatterv_shm(me.view, v.data(), blocks, back.data(), bytes + me.rank, root), "declined");
+        RANK_CHECK(std::memcmp(back.data(), own.data(), own.size()) == 0, "scatterv");
+        RANK_CHECK(coll::barrier_shm(me.view), "barrier declined");
+    }
+}
+
+/// Team size, and the tree tuning the ranks get (SHMPI_COLL_SHM_FLAT,
+/// SHMPI_COLL_SHM_BAND, SHMPI_COLL_SHM_PIPELINE_BAND; empty: default).
+struct Shape {
+    int ranks;
+    const char* flat;
+    const char* band;
+};
+
+class Algorithms : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(Algorithms, GiveTheReferenceResults) {
+    const Shape shape = GetParam();
+    run_ranks(shape.ranks, [shape](Rank& me) {
+        for (int round = 0; round < 2; ++round) {
+            check_reductions(me, round);
+            check_moves(me, round);
+        }
+    }, 300, [shape] {
+        setenv("SHMPI_COLL_SHM_FLAT", shape.flat, 1);
+        setenv("SHMPI_COLL_SHM_BAND", shape.band, 1);
+        setenv("SHMPI_COLL_SHM_PIPELINE_BAND", shape.band, 1);
+    });
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, Algorithms,
+                         ::testing::Values(Shape{1, "", ""}, Shape{2, "", ""}, Shape{3, "", ""},
+                                           Shape{4, "", ""}, Shape{5, "", ""}, Shape{8, "", ""},
+                                           // Band trees below the flat limit: what teams of
+                                           // more than 16 ranks run.
+                                           Shape{5, "1", "1"}, Shape{7, "2", "2"},
+                                           Shape{8, "1", "3"}));
+
+TEST(Algorithms, ManyBarriersAndTinyReductionsDoNotHang) {
+    run_ranks(4, [](Rank& me) {
+        const coll::Reduction sum{add_doubles, nullptr, true, sizeof(double)};
+        for (int i = 0; i < 20000; ++i) {
+            double x = me.rank + i;
+            double y = 0;
+            RANK_CHECK(coll::barrier_shm(me.view), "declined");
+            RANK_CHECK(coll::allreduce_shm(me.view, &x, &y, 1, sum), "declined");
+            RANK_CHECK(y == 4.0 * i + 6.0, "iteration %d: %g", i, y);
+            RANK_CHECK(coll::reduce_shm(me.view, &x, &y, 1, sum, i % 4), "declined");
+            RANK_CHECK(coll::bcast_shm(me.view, &y, sizeof y, i % 4), "declined");
+            RANK_CHECK(y == 4.0 * i + 6.0, "iteration %d after bcast: %g", i, y);
+        }
+    });
+}
+
+}  // namespace

@@ -1,0 +1,105 @@
+/* Bad datatype input under MPI_ERRORS_RETURN: the error class each misuse
+ * must produce (MPI_ERR_TYPE for MPI_DATATYPE_NULL, uncommitted types and
+ * freeing predefined types, MPI_ERR_COUNT for negative counts, MPI_ERR_ARG
+ * for negative block lengths), and that the job carries on afterwards.
+ * Under #ifdef SHMPI, what shmpi adds: extents overflowing MPI_Aint, freed
+ * handles, markers as data types, and messages that name the function, the
+ * argument and the bad value. */
+#include "../mpi/check.h"
+
+#define EXPECT_CLASS(call, cls)                                                                   \
+    do {                                                                                          \
+        int rc_ = (call);                                                                         \
+        CHECKF(rc_ != MPI_SUCCESS && check_error_class(rc_) == (cls), "%s returned class %d, expected %s", \
+               #call, rc_ == MPI_SUCCESS ? 0 : check_error_class(rc_), #cls);                     \
+    } while (0)
+
+#ifdef SHMPI
+/* The text of an error code contains `part`. */
+static void expect_text(int code, const char *part)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    CHECK_MPI(MPI_Error_string(code, msg, &len));
+    CHECKF(strstr(msg, part) != NULL, "error text \"%s\" lacks \"%s\"", msg, part);
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    const int rank = world_rank();
+    int buf[64] = {0};
+    MPI_Datatype t, u;
+
+    /* Communication with no datatype, or an uncommitted one. */
+    EXPECT_CLASS(MPI_Send(buf, 1, MPI_DATATYPE_NULL, rank, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
+    CHECK_MPI(MPI_Type_vector(4, 1, 2, MPI_INT, &t));
+    EXPECT_CLASS(MPI_Send(buf, 1, t, rank, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
+    MPI_Request r;
+    EXPECT_CLASS(MPI_Irecv(buf, 1, t, rank, 0, MPI_COMM_WORLD, &r), MPI_ERR_TYPE);
+    CHECK_MPI(MPI_Type_commit(&t));
+    EXPECT_CLASS(MPI_Send(buf, -1, t, rank, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
+
+    /* Constructors. */
+    EXPECT_CLASS(MPI_Type_contiguous(-1, MPI_INT, &u), MPI_ERR_COUNT);
+    EXPECT_CLASS(MPI_Type_vector(-2, 1, 1, MPI_INT, &u), MPI_ERR_COUNT);
+    EXPECT_CLASS(MPI_Type_contiguous(2, MPI_DATATYPE_NULL, &u), MPI_ERR_TYPE);
+    int bl[2] = {1, 1};
+    MPI_Aint d[2] = {0, 8};
+    MPI_Datatype ty[2] = {MPI_INT, MPI_DATATYPE_NULL};
+    EXPECT_CLASS(MPI_Type_create_struct(2, bl, d, ty, &u), MPI_ERR_TYPE);
+    EXPECT_CLASS(MPI_Type_commit(&(MPI_Datatype){MPI_DATATYPE_NULL}), MPI_ERR_TYPE);
+
+    /* Predefined types cannot be freed. */
+    MPI_Datatype i = MPI_INT;
+    EXPECT_CLASS(MPI_Type_free(&i), MPI_ERR_TYPE);
+    CHECK(i == MPI_INT);
+
+    /* A good exchange still works after all that. */
+    int send[8] = {1, 2, 3, 4, 5, 6, 7, 8}, recv[8] = {0};
+    CHECK_MPI(MPI_Sendrecv(send, 1, t, rank, 3, recv, 4, MPI_INT, rank, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECKF(recv[0] == 1 && recv[1] == 3 && recv[2] == 5 && recv[3] == 7, "strided ints %d %d %d %d", recv[0],
+           recv[1], recv[2], recv[3]);
+
+#ifdef SHMPI
+    int rc = MPI_Type_contiguous(-1, MPI_INT, &u);
+    expect_text(rc, "MPI_Type_contiguous: count -1 is negative");
+    rc = MPI_Type_vector(2, -1, 1, MPI_INT, &u);
+    CHECKF(check_error_class(rc) == MPI_ERR_ARG, "negative blocklength: class %d", check_error_class(rc));
+    expect_text(rc, "blocklength -1 is negative");
+    rc = MPI_Type_create_hvector(3, 1, (MPI_Aint)1 << 62, MPI_DOUBLE, &u);
+    CHECKF(check_error_class(rc) == MPI_ERR_ARG, "overflowing stride: class %d", check_error_class(rc));
+    expect_text(rc, "overflows MPI_Aint");
+    MPI_Aint far[2] = {0, (MPI_Aint)(((unsigned long)1 << 63) - 1)};
+    rc = MPI_Type_create_hindexed(2, bl, far, MPI_DOUBLE, &u);
+    CHECKF(check_error_class(rc) == MPI_ERR_ARG, "overflowing displacement: class %d", check_error_class(rc));
+    rc = MPI_Send(buf, 1, MPI_UB, rank, 0, MPI_COMM_WORLD);
+    CHECKF(check_error_class(rc) == MPI_ERR_TYPE, "MPI_UB as a data type: class %d", check_error_class(rc));
+    rc = MPI_Send(buf, 1, t, rank, 0, MPI_COMM_NULL);
+    CHECKF(check_error_class(rc) == MPI_ERR_COMM, "MPI_COMM_NULL: class %d", check_error_class(rc));
+    rc = MPI_Send(buf, 1, MPI_DATATYPE_NULL, rank, 0, MPI_COMM_WORLD);
+    expect_text(rc, "MPI_Send: datatype is MPI_DATATYPE_NULL");
+    /* A stale copy of a freed handle. */
+    MPI_Datatype stale = t;
+    CHECK_MPI(MPI_Type_dup(t, &u)); /* keep the object alive: its handle is what is dead */
+    MPI_Datatype keep = t;
+    CHECK_MPI(MPI_Type_free(&keep));
+    int sz = 0;
+    rc = MPI_Type_size(stale, &sz);
+    CHECKF(check_error_class(rc) == MPI_ERR_TYPE, "freed handle: class %d", check_error_class(rc));
+    expect_text(rc, "has been freed");
+    CHECK_MPI(MPI_Type_free(&u));
+    /* Pack into a buffer that is too small. */
+    char small[4];
+    int pos = 0;
+    rc = MPI_Pack(send, 2, MPI_INT, small, 4, &pos, MPI_COMM_WORLD);
+    CHECKF(check_error_class(rc) == MPI_ERR_TRUNCATE, "MPI_Pack overflow: class %d", check_error_class(rc));
+    CHECKF(pos == 0, "a failed MPI_Pack moved the position to %d", pos);
+#else
+    CHECK_MPI(MPI_Type_free(&t));
+#endif
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,134 @@
+// Thousands of random nested datatypes against the reference flattening:
+// size, bounds, basic type and element counts, and byte-exact pack and
+// unpack, whole and resumed from random offsets in random pieces.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "reference.hpp"
+
+namespace {
+
+using shmpi::dtype::Datatype;
+
+constexpr int kTypes = 5000;
+
+void check_properties(const ref::Map& m, const Datatype& t) {
+    EXPECT_EQ(t.size, m.size());
+    EXPECT_EQ(t.lb, m.lb);
+    EXPECT_EQ(t.extent, m.extent());
+    EXPECT_EQ(t.true_lb, m.true_lb());
+    EXPECT_EQ(t.true_extent, m.true_ub() - m.true_lb());
+    EXPECT_EQ(t.elements, static_cast<std::int64_t>(m.entries.size()));
+    const Datatype* basic = m.basic == MPI_DATATYPE_NULL ? nullptr : shmpi::dtype::predefined(m.basic);
+    EXPECT_EQ(t.basic, basic);
+    if (t.contiguous && t.size > 0) {
+        // One memcpy must do: entries back to back, in order, no gaps.
+        std::int64_t at = t.true_lb;
+        for (const ref::Entry& e : m.entries) {
+            EXPECT_EQ(e.disp, at);
+            at += e.len;
+        }
+        EXPECT_EQ(t.extent, t.size);
+    }
+}
+
+void check_pack(const ref::Map& m, const Datatype& t, std::int64_t count, std::mt19937_64& rng) {
+    ref::Arena a(m, count);
+    a.fill(rng());
+    const std::vector<unsigned char> want = ref::pack(m, a.base(), count);
+    const auto total = static_cast<std::int64_t>(want.size());
+    ASSERT_EQ(total, count * t.size);
+
+    std::vector<std::byte> got(want.size() + 1);
+    shmpi::dtype::pack(t, a.base(), count, got.data());
+    ASSERT_EQ(0, std::memcmp(got.data(), want.data(), want.size())) << "whole pack";
+
+    // Resumed in random pieces.
+    std::vector<std::byte> pieces(want.size() + 1);
+    for (std::int64_t off = 0; off < total;) {
+        const auto k = static_cast<std::int64_t>(1 + rng() % static_cast<std::uint64_t>(total / 3 + 1));
+        const std::int64_t n = shmpi::dtype::pack(t, a.base(), count, off, pieces.data() + off, k);
+        ASSERT_EQ(n, std::min(k, total - off)) << "piece at " << off;
+        off += n;
+    }
+    ASSERT_EQ(0, std::memcmp(pieces.data(), want.data(), want.size())) << "pack in pieces";
+    EXPECT_EQ(0, shmpi::dtype::pack(t, a.base(), count, total, pieces.data(), 8)) << "past the end";
+}
+
+void check_unpack(const ref::Map& m, const Datatype& t, std::int64_t count, std::mt19937_64& rng) {
+    const std::int64_t total = count * t.size;
+    std::vector<unsigned char> stream(static_cast<std::size_t>(total) + 1);
+    for (unsigned char& b : stream) b = static_cast<unsigned char>(rng());
+    const std::uint64_t seed = rng();
+
+    ref::Arena want(m, count), whole(m, count), pieces(m, count), prefix(m, count), want_prefix(m, count);
+    for (ref::Arena* a : {&want, &whole, &pieces, &prefix, &want_prefix}) a->fill(seed);
+
+    ref::unpack(m, stream.data(), total, want.base(), count);
+    shmpi::dtype::unpack(t, reinterpret_cast<const std::byte*>(stream.data()), total, whole.base());
+    ASSERT_EQ(whole.bytes, want.bytes) << "whole unpack (margins included)";
+
+    for (std::int64_t off = 0; off < total;) {
+        const auto k = static_cast<std::int64_t>(1 + rng() % static_cast<std::uint64_t>(total / 3 + 1));
+        const std::int64_t n = shmpi::dtype::unpack(t, pieces.base(), count, off,
+                                                    reinterpret_cast<const std::byte*>(stream.data()) + off, k);
+        ASSERT_EQ(n, std::min(k, total - off));
+        off += n;
+    }
+    ASSERT_EQ(pieces.bytes, want.bytes) << "unpack in pieces";
+
+    // A prefix of the stream (a message shorter than the receive).
+    const auto cut = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(total + 1));
+    ref::unpack(m, stream.data(), cut, want_prefix.base(), count);
+    shmpi::dtype::unpack(t, reinterpret_cast<const std::byte*>(stream.data()), cut, prefix.base());
+    ASSERT_EQ(prefix.bytes, want_prefix.bytes) << "unpack of the first " << cut << " bytes";
+}
+
+void check_counts(const ref::Map& m, const Datatype& t, std::int64_t count, std::mt19937_64& rng) {
+    const std::int64_t total = count * t.size;
+    for (int i = 0; i < 8; ++i) {
+        const auto bytes = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(total + 1));
+        EXPECT_EQ(shmpi::dtype::elements_in(t, bytes), ref::elements(m, bytes)) << bytes << " bytes";
+        const std::int64_t want = t.size == 0 ? 0 : (bytes % t.size == 0 ? bytes / t.size : MPI_UNDEFINED);
+        EXPECT_EQ(shmpi::dtype::count_in(t, bytes), want);
+    }
+}
+
+TEST(DtypeRandom, ThousandsOfNestedTypesMatchTheReference) {
+    std::mt19937_64 rng(20240607);
+    const ref::Draw draw = ref::draw_from(rng);
+    int nonempty = 0;
+    for (int i = 0; i < kTypes; ++i) {
+        const ref::Spec s = ref::random_spec(draw, 1 + i % 4);
+        SCOPED_TRACE(::testing::Message() << "type " << i << ": " << ref::describe(s));
+        const ref::Map m = ref::flatten(s);
+        const shmpi::dtype::Ref t = ref::build(s);
+        check_properties(m, *t);
+        const std::int64_t count = 1 + static_cast<std::int64_t>(rng() % 3);
+        check_pack(m, *t, count, rng);
+        check_unpack(m, *t, count, rng);
+        check_counts(m, *t, count, rng);
+        if (m.size() > 0) ++nonempty;
+        if (::testing::Test::HasFatalFailure()) return;
+    }
+    // The generator must produce mostly types with data.
+    EXPECT_GT(nonempty, kTypes / 2);
+}
+
+TEST(DtypeRandom, DeepTypesWithManyBlocks) {
+    std::mt19937_64 rng(7);
+    const ref::Draw draw = ref::draw_from(rng);
+    for (int i = 0; i < 300; ++i) {
+        const ref::Spec s = ref::random_spec(draw, 6);
+        SCOPED_TRACE(::testing::Message() << "type " << i << ": " << ref::describe(s));
+        const ref::Map m = ref::flatten(s);
+        const shmpi::dtype::Ref t = ref::build(s);
+        check_properties(m, *t);
+        check_pack(m, *t, 2, rng);
+        check_unpack(m, *t, 2, rng);
+        if (::testing::Test::HasFatalFailure()) return;
+    }
+}
+
+}  // namespace
