@@ -1,9 +1,9 @@
 // Pack and unpack throughput of the datatype engine, as a fraction of a
 // memcpy of the same number of (packed) bytes.
 //
-// Layouts, each with about P bytes of data per operation, for P = 256 KiB
-// (the working set stays in L2/L3: the engine's own speed) and P = 8 MiB
-// (several times the last-level cache of small machines: memory speed):
+// Layouts, each with about P bytes of data per operation, for P = 32 KiB
+// (the working set stays in L2: the engine's own speed) and P = 8 MiB
+// (beyond the caches of small machines: memory speed):
 //   vector/B/P   blocks of B bytes (doubles), stride 2B: B = 8 B .. 4 KiB
 //   indexed/P    blocks of 32..224 bytes at increasing, irregular offsets
 //   struct/P     an array of { int; double; char[3]; float } (runs of 4,
@@ -198,7 +198,7 @@ int pin() {
 
 }  // namespace
 
-constexpr std::int64_t kSmall = 32 << 10;  // packed bytes per operation
+constexpr std::int64_t kSmall = 32 << 10;  // packed bytes per operation: in cache
 constexpr std::int64_t kLarge = 8 << 20;  // beyond the caches of small machines
 
 BENCHMARK(BM_memcpy)->Name("memcpy")->Arg(kSmall)->Arg(kLarge)->Unit(benchmark::kMicrosecond);

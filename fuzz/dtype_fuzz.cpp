@@ -102,6 +102,15 @@ void self_check(const Datatype& t, Input& in) {
         off += n;
     }
     if (whole != pieces) fail("pack in pieces differs from pack whole");
+    // Copying the listed segments in order is packing.
+    std::vector<shmpi::dtype::Segment> segs;
+    if (shmpi::dtype::segments(t, base, count, 0, total, segs) != total) fail("segments cover the wrong length");
+    std::vector<std::byte> gathered;
+    for (const shmpi::dtype::Segment& g : segs) {
+        const auto* p = static_cast<const std::byte*>(g.address);
+        gathered.insert(gathered.end(), p, p + g.length);
+    }
+    if (gathered != whole) fail("the segments differ from the packed stream");
     // Unpacking is only invertible when no two bytes of the map overlap
     // (receiving into an overlapping map is erroneous MPI): a stream of 0xff
     // unpacked into zeros must mark `total` distinct bytes.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench-compare.sh: shmpi against Open MPI and MPICH on this machine, side by
-# side, from the same benchmark sources (bench/pingpong.c, bench/hello.c).
+# side, from the same benchmark sources (bench/pingpong.c, bench/hello.c,
+# bench/coll_bench.c).
 #
 # What it does:
 #   1. Finds the MPIs: shmpi (its mpicc and mpirun, from --shmpi-build,
@@ -15,6 +16,11 @@
 #                machine with fewer than 4 CPUs this is oversubscribed
 #        sweep   pingpong 8 B .. 4 MiB, 2 ranks
 #        launch  wall time of `mpirun -n 4 ./hello` (hyperfine -N)
+#        collN   bench/coll_bench with N ranks for each N of --coll-ranks
+#                (default 2,4,8: 4 and 8 are oversubscribed on a 2-CPU
+#                machine): --coll-ops at --coll-sizes bytes per rank, OSU
+#                style (input rewritten, barrier, one timed call); the time
+#                is the mean over ranks, median over coll_bench's reps
 #   4. Prints the machine, each MPI's placement, and a table of absolute
 #      numbers (median over rounds of each run's median; best in brackets)
 #      with the ratio shmpi / best of the others.
@@ -31,6 +37,11 @@
 #   --shmpi-mpirun PATH  shmpi's mpirun; env SHMPI_MPIRUN (default: next to
 #                        mpicc, or ../launcher/mpirun in a build tree)
 #   --only LIST          comma list of MPIs to run (default shmpi,openmpi,mpich)
+#   --coll-ranks LIST    rank counts of the collective cases (default 2,4,8;
+#                        an empty list skips them)
+#   --coll-ops LIST      collectives measured (default barrier,bcast,reduce,
+#                        allreduce,gather; see coll_bench --help)
+#   --coll-sizes LIST    bytes per rank (default 8,64k,1m)
 #   --rounds N           rounds of alternation (default 3)
 #   --out DIR            where builds, logs and raw results go (default: a new
 #                        temporary directory)
@@ -45,6 +56,9 @@ shmpi_build=""
 shmpi_mpicc=${SHMPI_MPICC:-}
 shmpi_mpirun=${SHMPI_MPIRUN:-}
 only="shmpi,openmpi,mpich"
+coll_ranks="2,4,8"
+coll_ops="barrier,bcast,reduce,allreduce,gather"
+coll_sizes="8,64k,1m"
 rounds=3
 out=""
 quick=0
@@ -56,6 +70,9 @@ while [[ $# -gt 0 ]]; do
         --shmpi-mpicc) shmpi_mpicc=${2:?}; shift 2 ;;
         --shmpi-mpirun) shmpi_mpirun=${2:?}; shift 2 ;;
         --only) only=${2:?}; shift 2 ;;
+        --coll-ranks) coll_ranks=${2?}; shift 2 ;;
+        --coll-ops) coll_ops=${2:?}; shift 2 ;;
+        --coll-sizes) coll_sizes=${2:?}; shift 2 ;;
         --rounds) rounds=${2:?}; shift 2 ;;
         --out) out=${2:?}; shift 2 ;;
         --quick) quick=1; rounds=1; shift ;;
@@ -81,15 +98,18 @@ ncpu=$(nproc)
 if [[ $quick == 1 ]]; then
     pp_args=(--reps 5 --time 0.3)
     sweep_args=(--sizes 8:4m --reps 3 --time 0.1)
+    coll_args=(--reps 3 --time 0.1)
     hf_runs=3
 else
     pp_args=(--reps 11 --time 1.0)
     sweep_args=(--sizes 8:4m --reps 7 --time 0.5)
+    coll_args=(--reps 5 --time 0.3)
     hf_runs=10
 fi
 pp_timeout=60
 sweep_timeout=180
 launch_timeout=300
+coll_timeout=900
 
 # ---- 1. the MPIs ----
 if [[ -n $shmpi_build ]]; then
@@ -152,7 +172,7 @@ mpirun_cmd() {
 for m in "${mpis[@]}"; do
     [[ -n ${why[$m]:-} ]] && continue
     mkdir -p "$out/build/$m"
-    for prog in pingpong hello; do
+    for prog in pingpong hello coll_bench; do
         if ! "${cc[$m]}" -O2 -o "$out/build/$m/$prog" "$repo/bench/$prog.c" \
             >"$out/logs/$m-build-$prog.log" 2>&1; then
             why[$m]="${cc[$m]} failed on bench/$prog.c (logs/$m-build-$prog.log)"
@@ -225,10 +245,36 @@ pingpong_case() {
     done
 }
 
+# coll.tsv rows: case mpi round collective size avg_median_us max_median_us avg_best_us
+coll_case() {
+    local ranks=$1 case=coll$1
+    local r m log
+    for ((r = 1; r <= rounds; r++)); do
+        for m in "${active[@]}"; do
+            log=$out/raw/$case-$m-$r.txt
+            echo "  $case round $r: $m" >&2
+            if run_mpi "$m" "$ranks" "$coll_timeout" "$log" ./coll_bench --csv --ops "$coll_ops" \
+                --sizes "$coll_sizes" "${coll_args[@]}"; then
+                grep -v '^#' "$log" | grep -E '^[a-z_]+,[0-9]+,' |
+                    awk -F, -v c="$case" -v m="$m" -v r="$r" \
+                        'BEGIN{OFS="\t"} {print c, m, r, $1, $2, $5, $6, $7}' >>"$out/coll.tsv"
+            else
+                note "n/a: $m $case round $r failed with status $? (raw/$case-$m-$r.txt)"
+            fi
+        done
+    done
+}
+
 echo "bench-compare.sh: results in $out" >&2
 pingpong_case pp2 2 "$pp_timeout" --sizes 8 "${pp_args[@]}"
 pingpong_case pp4 4 "$pp_timeout" --sizes 8 "${pp_args[@]}"
 pingpong_case sweep 2 "$sweep_timeout" "${sweep_args[@]}"
+: >"$out/coll.tsv"
+IFS=, read -r -a coll_rank_list <<<"$coll_ranks"
+for n in "${coll_rank_list[@]}"; do
+    [[ $n =~ ^[1-9][0-9]*$ ]] || die "--coll-ranks: '$n' is not a rank count"
+    coll_case "$n"
+done
 
 if [[ $have_hyperfine == 1 ]]; then
     for ((r = 1; r <= rounds; r++)); do
@@ -262,7 +308,7 @@ fi
         fi
         lib=$(sed -n 's/^# MPI library: //p' "$out/raw/pp2-$m-1.txt" 2>/dev/null | head -1 | tr -s '\t' ' ')
         echo "$m: ${lib:-unknown library}; ${run[$m]}"
-        for case in pp2 pp4; do
+        for case in pp2 pp4 "${coll_rank_list[@]/#/coll}"; do
             f=$out/raw/$case-$m-1.txt
             [[ -f $f ]] || continue
             echo "    $case placement: $(sed -n 's/^# rank \([01]\): /rank \1 /p' "$f" | sed 's/$/;/' | paste -sd ' ' - | sed 's/;$//')"
@@ -350,6 +396,28 @@ if sizes:
         if s >= 1024:
             row(f"{s} B", {m: bw("sweep", m, s) for m in mpis}, lower_is_better=False)
 
+# Collectives: (case, mpi, collective, size) -> list of (avg, best), one per round.
+coll = {}
+coll_path = os.path.join(out, "coll.tsv")
+if os.path.exists(coll_path):
+    with open(coll_path) as f:
+        for rec in csv.reader(f, delimiter="\t"):
+            if len(rec) < 8:
+                continue
+            coll.setdefault((rec[0], rec[1], rec[3], int(rec[4])), []).append((float(rec[5]), float(rec[7])))
+for case in sorted({k[0] for k in coll}, key=lambda c: int(c[4:])):
+    head(f"collectives, {case[4:]} ranks: time per call (us)")
+    order = []
+    for k in coll:
+        if k[0] == case and (k[2], k[3]) not in order:
+            order.append((k[2], k[3]))
+    for op, size in order:
+        per = {}
+        for m in mpis:
+            v = coll.get((case, m, op, size))
+            per[m] = (statistics.median(x[0] for x in v), min(x[1] for x in v)) if v else None
+        row(f"{op} {size} B" if op != "barrier" else "barrier", per)
+
 head("launch: mpirun -n 4 ./hello (ms)")
 per = {}
 for m in mpis:
@@ -358,6 +426,6 @@ for m in mpis:
 row("wall time", per)
 PY
 
-have_numbers=$(cut -f2 "$out/results.tsv" | sort -u | wc -l)
+have_numbers=$(cut -f2 "$out/results.tsv" "$out/coll.tsv" | sort -u | wc -l)
 echo "bench-compare.sh: raw outputs and logs in $out" >&2
 ((have_numbers > 0))

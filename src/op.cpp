@@ -8,7 +8,6 @@
 #include <cstddef>
 #include <cstring>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "errors.hpp"
@@ -70,31 +69,8 @@ const Table& table() {
 
 /// The basic type a datatype is made of: the datatype itself when it is
 /// predefined, else what the derived-type engine recorded (nullptr when the
-/// type mixes basic types).  Written so it compiles before and after the
-/// engine adds Datatype::basic.
-template <class T>
-const dtype::Datatype* basic_of(const T& t) {
-    if constexpr (requires { t.basic; }) {
-        return t.predefined ? &t : t.basic;
-    } else {
-        return t.predefined ? &t : nullptr;
-    }
-}
-
-/// The handle of a predefined type, from its Datatype (derived types name
-/// their basic type by pointer).  MPI_DATATYPE_NULL when it is none.
-MPI_Datatype handle_of_predefined(const dtype::Datatype* basic) {
-    static const std::unordered_map<const dtype::Datatype*, MPI_Datatype> by_address = [] {
-        std::unordered_map<const dtype::Datatype*, MPI_Datatype> m;
-        for (std::uintptr_t v = 0x200; v < 0x300; ++v) {
-            const auto h = reinterpret_cast<MPI_Datatype>(v);
-            if (const dtype::Datatype* d = dtype::predefined(h)) m.emplace(d, h);
-        }
-        return m;
-    }();
-    const auto it = by_address.find(basic);
-    return it == by_address.end() ? MPI_DATATYPE_NULL : it->second;
-}
+/// type mixes basic types or has no data).
+const dtype::Datatype* basic_of(const dtype::Datatype& t) { return t.predefined ? &t : t.basic; }
 
 /// True when the dense bytes of the datatype are the user's layout: the
 /// user function can run on them directly.
@@ -205,7 +181,8 @@ Binding::Binding(const Op& op, MPI_Datatype handle, const dtype::Datatype& type,
         return;
     }
     const dtype::Datatype* basic = basic_of(type);
-    const MPI_Datatype basic_handle = type.predefined ? handle : handle_of_predefined(basic);
+    const MPI_Datatype basic_handle =
+        type.predefined ? handle : (basic != nullptr ? dtype::handle_of(*basic) : MPI_DATATYPE_NULL);
     const dtype::ReduceKernel k =
         basic_handle == MPI_DATATYPE_NULL ? nullptr : dtype::reduce_kernel(op.kind, basic_handle);
     if (k == nullptr || basic->size <= 0) {

@@ -249,11 +249,11 @@ void Engine::setup_recv(Request* r, std::uint32_t context, std::int32_t src, std
     r->count = count;
     r->type_info = &type;
     r->capacity = static_cast<std::uint64_t>(count * type.size);
+    r->type_hold = dtype::Ref(&type);  // type_info stays valid (a no-op for predefined types)
     if (type.contiguous) {
         r->landing = static_cast<std::byte*>(buf) + (count > 0 ? type.true_lb : 0);
     } else {
         r->landing = nullptr;  // unpacked piece by piece as bytes arrive
-        r->type_hold = dtype::Ref(&type);
     }
 }
 

@@ -72,6 +72,10 @@ struct Team {
 //   _direct  single copy from the root's buffer (process_vm_readv)
 //   _rsag    reduce-scatter in place (each member folds its slice, reading
 //            every peer's contribution), then allgather / gather to the root
+//   _push    every member writes its partial fold straight into its parent's
+//            memory (process_vm_writev), where the parent's next combine
+//            folds it in; for Allreduce everyone then copies the fold out of
+//            member 0's buffer, chunk by chunk as it lands
 struct Blocks;
 
 bool barrier_shm(const Team& team);
@@ -84,11 +88,15 @@ bool reduce_shm_tree(const Team& team, const void* send, void* recv, std::int64_
                      const Reduction& red, int root);
 bool reduce_shm_rsag(const Team& team, const void* send, void* recv, std::int64_t count,
                      const Reduction& red, int root);
+bool reduce_shm_push(const Team& team, const void* send, void* recv, std::int64_t count,
+                     const Reduction& red, int root);
 bool allreduce_shm(const Team& team, const void* send, void* recv, std::int64_t count,
                    const Reduction& red);
 bool allreduce_shm_tree(const Team& team, const void* send, void* recv, std::int64_t count,
                         const Reduction& red);
 bool allreduce_shm_rsag(const Team& team, const void* send, void* recv, std::int64_t count,
+                        const Reduction& red);
+bool allreduce_shm_push(const Team& team, const void* send, void* recv, std::int64_t count,
                         const Reduction& red);
 /// Gathers: each block travels inline (up to 64 B), through the member's
 /// cells (up to a cell's size), or by a single copy the root makes from the

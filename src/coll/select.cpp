@@ -75,6 +75,7 @@ constexpr Algorithm<ReduceFn> kReduce[] = {
     {"shm", reduce_shm},
     {"tree", reduce_shm_tree},
     {"rsag", reduce_shm_rsag},
+    {"push", reduce_shm_push},
 };
 constexpr Algorithm<AllreduceFn> kAllreduce[] = {
     {"linear", always<allreduce_linear>},
@@ -171,10 +172,16 @@ std::string upper(const char* s) {
 
 // ------------------------------------------------------- automatic choice
 //
-// Each returns an index into its table.  Only the linear algorithms exist so
-// far, so every collective runs linear; docs/COLLECTIVES.md keeps the table.
+// Each returns an index into its table; docs/COLLECTIVES.md keeps the table.
+// A team with shared-memory state takes the "shm" row (row 1), which picks
+// its variant by size itself (select_shm.cpp: the flag tree below
+// SHMPI_COLL_SHM_DIRECT / SHMPI_COLL_SHM_RSAG bytes, single copy or
+// reduce-scatter + allgather from there); the collectives without a
+// shared-memory algorithm run linear.
 
 int choose_linear_only() { return 0; }
+
+int choose_shm(const Team& team) { return team.shm != nullptr ? 1 : 0; }
 
 // ---------------------------------------------------------------- running
 
@@ -269,51 +276,51 @@ Selection Selection::from_environment() {
 }
 
 void barrier(const Selection& s, const Team& team) {
-    run(s, Kind::Barrier, kBarrier, choose_linear_only(), team);
+    run(s, Kind::Barrier, kBarrier, choose_shm(team), team);
 }
 
 void bcast(const Selection& s, const Team& team, void* buf, std::int64_t bytes, int root) {
-    run(s, Kind::Bcast, kBcast, choose_linear_only(), team, buf, bytes, root);
+    run(s, Kind::Bcast, kBcast, choose_shm(team), team, buf, bytes, root);
 }
 
 void reduce(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t count,
             const Reduction& red, int root) {
-    run(s, Kind::Reduce, kReduce, choose_linear_only(), team, send, recv, count, red, root);
+    run(s, Kind::Reduce, kReduce, choose_shm(team), team, send, recv, count, red, root);
 }
 
 void allreduce(const Selection& s, const Team& team, const void* send, void* recv,
                std::int64_t count, const Reduction& red) {
-    run(s, Kind::Allreduce, kAllreduce, choose_linear_only(), team, send, recv, count, red);
+    run(s, Kind::Allreduce, kAllreduce, choose_shm(team), team, send, recv, count, red);
 }
 
 void gather(const Selection& s, const Team& team, const void* send, std::int64_t block, void* recv,
             int root) {
-    run(s, Kind::Gather, kGather, choose_linear_only(), team, send, block, recv, root);
+    run(s, Kind::Gather, kGather, choose_shm(team), team, send, block, recv, root);
 }
 
 void gatherv(const Selection& s, const Team& team, const void* send, std::int64_t send_bytes,
              void* recv, Blocks blocks, int root) {
-    run(s, Kind::Gatherv, kGatherv, choose_linear_only(), team, send, send_bytes, recv, blocks, root);
+    run(s, Kind::Gatherv, kGatherv, choose_shm(team), team, send, send_bytes, recv, blocks, root);
 }
 
 void scatter(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t block,
              int root) {
-    run(s, Kind::Scatter, kScatter, choose_linear_only(), team, send, recv, block, root);
+    run(s, Kind::Scatter, kScatter, choose_shm(team), team, send, recv, block, root);
 }
 
 void scatterv(const Selection& s, const Team& team, const void* send, Blocks blocks, void* recv,
               std::int64_t recv_bytes, int root) {
-    run(s, Kind::Scatterv, kScatterv, choose_linear_only(), team, send, blocks, recv, recv_bytes, root);
+    run(s, Kind::Scatterv, kScatterv, choose_shm(team), team, send, blocks, recv, recv_bytes, root);
 }
 
 void allgather(const Selection& s, const Team& team, const void* send, std::int64_t block,
                void* recv) {
-    run(s, Kind::Allgather, kAllgather, choose_linear_only(), team, send, block, recv);
+    run(s, Kind::Allgather, kAllgather, choose_shm(team), team, send, block, recv);
 }
 
 void allgatherv(const Selection& s, const Team& team, const void* send, std::int64_t send_bytes,
                 void* recv, Blocks blocks) {
-    run(s, Kind::Allgatherv, kAllgatherv, choose_linear_only(), team, send, send_bytes, recv, blocks);
+    run(s, Kind::Allgatherv, kAllgatherv, choose_shm(team), team, send, send_bytes, recv, blocks);
 }
 
 void alltoall(const Selection& s, const Team& team, const void* send, std::int64_t block, void* recv) {

@@ -20,6 +20,8 @@ bool reduce_shm(const Team& team, const void* send, void* recv, std::int64_t cou
     ShmTeam* shm = ready(team);
     if (shm == nullptr) return false;
     if (count * red.elem_bytes >= shm->tuning().rsag_min && shm->single_copy()) {
+        // Declines (having touched nothing) only past 2^8 members.
+        if (reduce_shm_push(team, send, recv, count, red, root)) return true;
         return reduce_shm_rsag(team, send, recv, count, red, root);
     }
     return reduce_shm_tree(team, send, recv, count, red, root);
@@ -30,6 +32,7 @@ bool allreduce_shm(const Team& team, const void* send, void* recv, std::int64_t 
     ShmTeam* shm = ready(team);
     if (shm == nullptr) return false;
     if (count * red.elem_bytes >= shm->tuning().rsag_min && shm->single_copy()) {
+        if (allreduce_shm_push(team, send, recv, count, red)) return true;
         return allreduce_shm_rsag(team, send, recv, count, red);
     }
     return allreduce_shm_tree(team, send, recv, count, red);

@@ -3,6 +3,7 @@
 #include <linux/membarrier.h>
 #include <sched.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -237,9 +238,15 @@ void ShmTeam::wait_readers(const Readers& r, std::uint64_t step) {
 
 void ShmTeam::claim(int area, std::uint64_t step, Readers readers) {
     Area& a = areas_[area];
-    if (a.step != 0) wait_readers(a.readers, a.step);
+    if (a.used) wait_readers(a.readers, a.step);
+    a.used = true;
     a.step = step;
     a.readers = readers;
+    if (readers.kind == Readers::List) {
+        // Our own copy: the caller's list may not outlive the call.
+        a.members.assign(readers.list.begin(), readers.list.end());
+        a.readers.list = a.members;
+    }
 }
 
 void ShmTeam::claim_all(std::uint64_t step, Readers readers) {
@@ -304,14 +311,16 @@ bool ShmTeam::probe_single_copy() {
     wait_release(right, s);
     std::uint64_t got = 0;
     bool ok = false;
+    auto* remote = reinterpret_cast<std::uint64_t*>(member(right).probe_addr);
     try {
-        ok = transport_.read_remote(world_[static_cast<std::size_t>(right)],
-                                    reinterpret_cast<const void*>(member(right).probe_addr), &got,
-                                    sizeof got) &&
+        ok = transport_.read_remote(world_[static_cast<std::size_t>(right)], remote, &got, sizeof got) &&
              got == kProbeValue;
     } catch (const shm::SegmentError&) {
         ok = false;
     }
+    // Writing works under the same permission as reading; check it too, by
+    // writing the value back.
+    ok = ok && write_remote(right, remote, &got, sizeof got);
     me.probe_ok = ok ? 1 : 2;
     gather(s);
     notify_all();
@@ -382,6 +391,46 @@ std::uint64_t ShmTeam::get_block(int m, std::uint64_t step, void* dst, std::uint
                                        m, c.aux));
     }
     return got;
+}
+
+bool ShmTeam::write_remote(int m, void* remote, const void* local, std::size_t n) {
+    if (m == me_) {
+        std::memcpy(remote, local, n);
+        return true;
+    }
+    // The peer stored its pid when it attached, before it released any
+    // step; we look only after acquiring one of its flags.
+    const auto pid = static_cast<pid_t>(slots_[static_cast<std::size_t>(m)]->pid.load(std::memory_order_relaxed));
+    auto* src = static_cast<const char*>(local);
+    auto to = reinterpret_cast<std::uintptr_t>(remote);
+    while (n > 0) {
+        struct iovec liov {const_cast<char*>(src), n};
+        struct iovec riov {reinterpret_cast<void*>(to), n};
+        const ssize_t put = process_vm_writev(pid, &liov, 1, &riov, 1, 0);
+        if (put < 0 && errno == EINTR) continue;
+        if (put <= 0) return false;
+        src += put;
+        to += static_cast<std::uintptr_t>(put);
+        n -= static_cast<std::size_t>(put);
+    }
+    return true;
+}
+
+void ShmTeam::write(int m, void* remote, const void* local, std::size_t n) {
+    if (n == 0) return;
+    if (write_remote(m, remote, local, n)) return;
+    const int err = errno;
+    if (err == EFAULT) {
+        // A bad address: the members disagree on a buffer's size.
+        throw MpiError(MPI_ERR_OTHER, fmt::format("process_vm_writev of {} bytes to rank {} failed: {}",
+                                                  n, world_[static_cast<std::size_t>(m)], std::strerror(err)));
+    }
+    std::fprintf(stderr,
+                 "shmpi: rank %u: process_vm_writev to rank %u failed inside a collective after it "
+                 "had worked (%s); ending the job\n",
+                 world_[static_cast<std::size_t>(me_)], world_[static_cast<std::size_t>(m)],
+                 std::strerror(err));
+    transport_.abort_job(1, shm::kAbortFatal);
 }
 
 std::byte* ShmTeam::buffer(int which, std::size_t bytes) {

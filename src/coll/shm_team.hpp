@@ -2,10 +2,13 @@
 // region in the segment (flags, inline data, cells), the step counter, the
 // one wait helper, the trees, and single-copy reads.
 //
-// Steps.  Every collective call takes a fresh range of 2^32 steps
+// Steps.  Every collective call takes a fresh range of 2^24 steps
 // (begin_call()); the algorithm numbers its rounds (chunks, phases) inside
 // the range.  All members make the same calls in the same order, so they
-// agree on every step number without talking.  Flags hold step numbers:
+// agree on every step number without talking.  Comparisons are modular
+// (reached()), which is right while the two steps compared are less than
+// 2^63 apart: 2^39 calls, days of back-to-back collectives, between a flag's
+// last store and a look at it.  Flags hold step numbers:
 //   release_m >= s   member m has published its data for step s;
 //   gather_m  >= s   member m has finished step s (read what it needed from
 //                    the others; in a barrier: its subtree has arrived).
@@ -85,12 +88,16 @@ class ShmTeam {
 public:
     /// Cells are cut into this many slots for pipelining.
     static constexpr int kSlots = 4;
+    /// A call's steps are (call << kStepBits) + 0 .. kMaxSteps - 1; an
+    /// algorithm that would need more declines.
+    static constexpr int kStepBits = 24;
+    static constexpr std::uint64_t kMaxSteps = std::uint64_t{1} << kStepBits;
     /// Areas a member publishes data in: the slots, then the inline part of
     /// each release line.
     static constexpr int kAreas = kSlots + static_cast<int>(shm::kCollLines);
     /// The area of the release line that step `step` uses.
     static int inline_area(std::uint64_t step) {
-        return kSlots + static_cast<int>((step >> 32) % shm::kCollLines);
+        return kSlots + static_cast<int>((step >> kStepBits) % shm::kCollLines);
     }
 
     /// Who reads an area's current contents (and must finish before it is
@@ -98,7 +105,7 @@ public:
     struct Readers {
         enum Kind : std::uint8_t { None, One, List, All } kind = None;
         int one = -1;
-        std::span<const int> list;  ///< points into a tree this team keeps
+        std::span<const int> list;  ///< copied by claim(): may point anywhere
         static Readers none() { return {}; }
         static Readers member(int m) { return {One, m, {}}; }
         static Readers of(std::span<const int> l) { return {List, -1, l}; }
@@ -132,8 +139,16 @@ public:
 
     // ---- steps ----
 
-    /// Starts a collective call; returns the first of its steps.
-    std::uint64_t begin_call() { return ++calls_ << 32; }
+    /// Starts a collective call; returns the first of its kMaxSteps steps.
+    std::uint64_t begin_call() { return ++calls_ << kStepBits; }
+    /// Makes the next call number `call` + 1.  For a region whose flags
+    /// already hold steps (one reused from a pool): every member passes the
+    /// same value before its first call, and every flag in the region must
+    /// be below ((call + 1) << kStepBits) in modular order.
+    void start_calls_at(std::uint64_t call) {
+        calls_ = call;
+        seen_gather_.assign(seen_gather_.size(), ((call + 1) << kStepBits) - 1);
+    }
 
     // ---- flags ----
 
@@ -167,7 +182,9 @@ public:
     }
     bool has_gathered(int m, std::uint64_t step) {
         std::uint64_t& seen = seen_gather_[static_cast<std::size_t>(m)];
-        if (reached(seen, step)) return true;  // no need to touch its line
+        // A value we read recently that is at or past `step`: no need to
+        // touch its line.  (A value from 2^62 steps ago proves nothing.)
+        if (seen - step < (std::uint64_t{1} << 62)) return true;
         // Acquire: pairs with the owner's gather(); its reads of our data
         // for `step` are complete.
         seen = members_[m].gather.load(std::memory_order_acquire);
@@ -231,8 +248,8 @@ public:
 
     // ---- single-copy reads ----
 
-    /// True when every member can read every other's memory with
-    /// process_vm_readv.  The first call is collective (a probe step), so
+    /// True when every member can read and write every other's memory with
+    /// process_vm_readv / process_vm_writev.  The first call is collective (a probe step), so
     /// every member must make it at the same point: the algorithms call it
     /// at the start of their first call.
     bool single_copy() {
@@ -242,6 +259,9 @@ public:
     /// Copies `n` bytes at `remote` in member `m` to `local`.  Only after
     /// single_copy() said yes; a refusal after that ends the job.
     void read(int m, const void* remote, void* local, std::size_t n);
+    /// Copies `n` bytes at `local` to `remote` in member m's memory with
+    /// process_vm_writev.  Same conditions as read().
+    void write(int m, void* remote, const void* local, std::size_t n);
 
     // ---- blocks (gathers and allgathers) ----
 
@@ -272,14 +292,15 @@ public:
 
 private:
     static shm::CollLine& line_of(shm::CollMember& m, std::uint64_t step) {
-        return m.lines[(step >> 32) % shm::kCollLines];
+        return m.lines[(step >> kStepBits) % shm::kCollLines];
     }
     static const shm::CollLine& line_of(const shm::CollMember& m, std::uint64_t step) {
-        return m.lines[(step >> 32) % shm::kCollLines];
+        return m.lines[(step >> kStepBits) % shm::kCollLines];
     }
     void wait_readers(const Readers& r, std::uint64_t step);
     void wait_slow(bool (*done)(void*), void* state);
     bool probe_single_copy();
+    bool write_remote(int m, void* remote, const void* local, std::size_t n);
 
     shm::Transport& transport_;
     p2p::Engine* engine_;
@@ -298,8 +319,10 @@ private:
     bool light_notify_ = false;  ///< sleepers use membarrier: notify() needs no fence
 
     struct Area {
-        std::uint64_t step = 0;
-        Readers readers;
+        bool used = false;       ///< steps wrap after 2^64, so 0 is a real step
+        std::uint64_t step = 0;  ///< the step its contents were published for
+        Readers readers;         ///< `list` points into `members`
+        std::vector<int> members;
     };
     Area areas_[kAreas];
 
@@ -317,7 +340,7 @@ private:
         std::unique_ptr<std::byte[]> p;
         std::size_t bytes = 0;
     };
-    Buf bufs_[2];
+    Buf bufs_[2 + 8];
 };
 
 /// The team's shared-memory state, ready for a call (the first call on a

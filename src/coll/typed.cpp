@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "errors.hpp"
@@ -299,10 +300,10 @@ void gather(const Call& c, const void* send, std::int64_t scount, const dtype::D
         }
         TypedBlocks out(recv, *rtype, team.size, rcount);
         const std::int64_t block = rcount * rtype->size;
-        std::unique_ptr<DenseIn> in;
+        std::optional<DenseIn> in;
         const void* own = nullptr;  // null: in place
         if (send != MPI_IN_PLACE) {
-            in = std::make_unique<DenseIn>(send, scount, *stype);
+            in.emplace(send, scount, *stype);
             if (in->bytes() == block) own = in->data();
         }
         coll::gather(c.selection, team, own, block, out.base(), root);
@@ -322,10 +323,10 @@ void gatherv(const Call& c, const void* send, std::int64_t scount, const dtype::
             return;
         }
         TypedBlocks out(recv, *rtype, team.size, rcounts, displs);
-        std::unique_ptr<DenseIn> in;
+        std::optional<DenseIn> in;
         const void* own = nullptr;
         if (send != MPI_IN_PLACE) {
-            in = std::make_unique<DenseIn>(send, scount, *stype);
+            in.emplace(send, scount, *stype);
             if (in->bytes() == out.bytes(root)) own = in->data();
         }
         coll::gatherv(c.selection, team, own, own != nullptr ? in->bytes() : out.bytes(root), out.base(),
@@ -342,12 +343,12 @@ void allgather(const Call& c, const void* send, std::int64_t scount, const dtype
         const int me = team.rank;
         TypedBlocks out(recv, rtype, team.size, rcount);
         const std::int64_t block = rcount * rtype.size;
-        std::unique_ptr<DenseIn> in;
+        std::optional<DenseIn> in;
         const void* own = nullptr;
         if (send == MPI_IN_PLACE) {
             out.pack(me);
         } else {
-            in = std::make_unique<DenseIn>(send, scount, *stype);
+            in.emplace(send, scount, *stype);
             if (in->bytes() == block) own = in->data();
         }
         coll::allgather(c.selection, team, own, block, out.base());
@@ -363,12 +364,12 @@ void allgatherv(const Call& c, const void* send, std::int64_t scount, const dtyp
         const Team& team = c.comm.team();
         const int me = team.rank;
         TypedBlocks out(recv, rtype, team.size, rcounts, displs);
-        std::unique_ptr<DenseIn> in;
+        std::optional<DenseIn> in;
         const void* own = nullptr;
         if (send == MPI_IN_PLACE) {
             out.pack(me);
         } else {
-            in = std::make_unique<DenseIn>(send, scount, *stype);
+            in.emplace(send, scount, *stype);
             if (in->bytes() == out.bytes(me)) own = in->data();
         }
         coll::allgatherv(c.selection, team, own, out.bytes(me), out.base(), out.blocks());
@@ -393,10 +394,10 @@ void scatter(const Call& c, const void* send, std::int64_t scount, const dtype::
         TypedBlocks in(const_cast<void*>(send), *stype, team.size, scount);
         in.pack_all();
         const std::int64_t block = scount * stype->size;
-        std::unique_ptr<DenseOut> out;
+        std::optional<DenseOut> out;
         void* own = nullptr;  // null: in place
         if (recv != MPI_IN_PLACE) {
-            out = std::make_unique<DenseOut>(recv, rcount, *rtype);
+            out.emplace(recv, rcount, *rtype);
             if (out->bytes() == block) own = out->data();
         }
         coll::scatter(c.selection, team, in.base(), own, block, root);
@@ -418,10 +419,10 @@ void scatterv(const Call& c, const void* send, const int* scounts, const int* di
         }
         TypedBlocks in(const_cast<void*>(send), *stype, team.size, scounts, displs);
         in.pack_all();
-        std::unique_ptr<DenseOut> out;
+        std::optional<DenseOut> out;
         void* own = nullptr;
         if (recv != MPI_IN_PLACE) {
-            out = std::make_unique<DenseOut>(recv, rcount, *rtype);
+            out.emplace(recv, rcount, *rtype);
             if (out->bytes() == in.bytes(root)) own = out->data();
         }
         coll::scatterv(c.selection, team, in.base(), in.blocks(), own, in.bytes(root), root);

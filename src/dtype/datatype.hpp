@@ -245,6 +245,20 @@ void unpack(const Datatype& type, const std::byte* in, std::int64_t bytes, void*
 std::int64_t unpack(const Datatype& type, void* buf, std::int64_t count, std::int64_t offset,
                     const std::byte* in, std::int64_t bytes);
 
+/// A run of memory: what a vectored system call (process_vm_readv) takes.
+struct Segment {
+    void* address;
+    std::int64_t length;
+};
+
+/// The runs of memory that bytes [offset, offset + max_bytes) of the stream
+/// of `count` elements at `buf` come from (or go to), in stream order,
+/// appended to `out`; adjacent runs are merged.  Returns the stream bytes
+/// they cover.  Moves nothing: it lets a transport scatter or gather with
+/// one vectored copy instead of packing.
+std::int64_t segments(const Datatype& type, const void* buf, std::int64_t count, std::int64_t offset,
+                      std::int64_t max_bytes, std::vector<Segment>& out);
+
 // ----------------------------------------------------------------- counting
 
 /// MPI_Get_count: whole elements of `type` in `bytes` bytes, or

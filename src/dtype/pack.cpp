@@ -22,6 +22,7 @@
 #include <cassert>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "dtype/datatype.hpp"
 
@@ -29,7 +30,11 @@ namespace shmpi::dtype {
 namespace {
 
 using Mem = std::uintptr_t;
-enum class Dir { Pack, Unpack };
+/// Which way bytes move; Segments moves none but lists where they are.
+enum class Dir { Pack, Unpack, Segments };
+
+/// Where Dir::Segments lists the runs it walks (one walk at a time per thread).
+thread_local std::vector<Segment>* t_segments = nullptr;
 
 inline Mem at(Mem base, std::int64_t off) { return base + static_cast<Mem>(off); }
 /// base + i * step, in address arithmetic (wraps like the hardware; a type
@@ -41,7 +46,15 @@ inline Mem at(Mem base, std::int64_t i, std::int64_t step) {
 /// Moves `n` bytes between memory at `m` and the stream at `s`.
 template <Dir D>
 inline void move(Mem m, std::byte* s, std::size_t n) {
-    if constexpr (D == Dir::Pack) {
+    if constexpr (D == Dir::Segments) {
+        (void)s;
+        std::vector<Segment>& out = *t_segments;
+        if (!out.empty() && reinterpret_cast<Mem>(out.back().address) + out.back().length == m) {
+            out.back().length += static_cast<std::int64_t>(n);
+        } else {
+            out.push_back({reinterpret_cast<void*>(m), static_cast<std::int64_t>(n)});
+        }
+    } else if constexpr (D == Dir::Pack) {
         std::memcpy(s, reinterpret_cast<const void*>(m), n);
     } else {
         std::memcpy(reinterpret_cast<void*>(m), s, n);
@@ -54,6 +67,7 @@ inline void move(Mem m, std::byte* s, std::size_t n) {
 template <Dir D>
 inline void move_any(Mem m, std::byte* s, std::int64_t len) {
     const auto n = static_cast<std::size_t>(len);
+    if constexpr (D == Dir::Segments) return move<D>(m, s, n);  // one run, not overlapping moves
     if (len > 256) {
         move<D>(m, s, n);
     } else if (len > 32) {
@@ -116,22 +130,72 @@ inline void strided_loop(Mem m, std::int64_t stride, std::int64_t n, std::int64_
     s = p;
 }
 
+/// `n` runs of N bytes: in memory `mstride` apart, in the stream `sstride`.
+template <Dir D, std::size_t N>
+inline void pairs_of(Mem m, std::int64_t mstride, std::byte* s, std::int64_t sstride, std::int64_t n) {
+    for (std::int64_t i = 0; i < n; ++i) {
+        move<D>(m, s, N);
+        m = at(m, mstride);
+        s += sstride;
+    }
+}
+
+/// The same for any run length.
+template <Dir D>
+inline void pairs(Mem m, std::int64_t mstride, std::byte* s, std::int64_t sstride, std::int64_t n,
+                  std::int64_t len) {
+    switch (len) {
+    case 1: return pairs_of<D, 1>(m, mstride, s, sstride, n);
+    case 2: return pairs_of<D, 2>(m, mstride, s, sstride, n);
+    case 4: return pairs_of<D, 4>(m, mstride, s, sstride, n);
+    case 8: return pairs_of<D, 8>(m, mstride, s, sstride, n);
+    case 16: return pairs_of<D, 16>(m, mstride, s, sstride, n);
+    default: break;
+    }
+    for (std::int64_t i = 0; i < n; ++i) {
+        move_any<D>(m, s, len);
+        m = at(m, mstride);
+        s += sstride;
+    }
+}
+
+/// True when no two bytes of `n` elements of the runs `r` coincide, so they
+/// may be written in any order (type-map order decides otherwise).
+inline bool disjoint(const Datatype::Run* r, std::size_t nr, std::int64_t extent, std::int64_t n) {
+    std::int64_t lo = r[0].offset, hi = r[0].offset + r[0].length;
+    for (std::size_t a = 0; a < nr; ++a) {
+        lo = std::min(lo, r[a].offset);
+        hi = std::max(hi, r[a].offset + r[a].length);
+        for (std::size_t b = a + 1; b < nr; ++b) {
+            if (r[a].offset < r[b].offset + r[b].length && r[b].offset < r[a].offset + r[a].length) return false;
+        }
+    }
+    return n == 1 || hi - lo <= extent;
+}
+
 /// `n` elements, `extent` bytes apart, each the list of runs `r`.
 template <Dir D>
 inline void runs_loop(const Datatype::Run* r, std::size_t nr, Mem base, std::int64_t extent, std::int64_t n,
                       std::byte*& s) {
     std::byte* p = s;
-    if (nr <= 4) {
-        // A few runs (a struct): copied into locals, which the byte stores
-        // into the stream cannot alias, so they stay in registers.
-        Datatype::Run local[4] = {};
-        std::copy(r, r + nr, local);
-        for (std::int64_t i = 0; i < n; ++i) {
+    // (Packing only reads memory, so any order will do; Segments must list
+    // the runs in stream order.)
+    if (nr <= 8 && (D == Dir::Pack || (D == Dir::Unpack && disjoint(r, nr, extent, n)))) {
+        // A few short runs (a struct): run by run over a batch of elements,
+        // so each loop copies one length (a fixed-size move) at two strides,
+        // and the batch of the stream stays in L1.
+        constexpr std::int64_t kBatch = 64;
+        std::int64_t size = 0;
+        for (std::size_t k = 0; k < nr; ++k) size += r[k].length;
+        for (std::int64_t i = 0; i < n; i += kBatch) {
+            const std::int64_t b = std::min(kBatch, n - i);
             const Mem elem = at(base, i, extent);
+            std::int64_t at_stream = 0;
             for (std::size_t k = 0; k < nr; ++k) {
-                move_any<D>(at(elem, local[k].offset), p, local[k].length);
-                p += local[k].length;
+                pairs<D>(at(elem, r[k].offset), extent, p + at_stream, size, b, r[k].length);
+                at_stream += r[k].length;
             }
+            p += b * size;
         }
         s = p;
         return;
@@ -146,53 +210,14 @@ inline void runs_loop(const Datatype::Run* r, std::size_t nr, Mem base, std::int
     s = p;
 }
 
-// The two leaf loops are compiled twice where the compiler can: for the
-// baseline ISA and for AVX2 (32-byte moves), and the dynamic loader picks
-// the one the CPU runs (GCC/Clang target_clones, an ifunc).
-// (Not under AddressSanitizer, whose builds the fuzz target uses.)
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SHMPI_DTYPE_ASAN 1
-#endif
-#endif
-#if defined(__x86_64__) && defined(__ELF__) && !defined(__SANITIZE_ADDRESS__) && !defined(SHMPI_DTYPE_ASAN)
-#define SHMPI_DTYPE_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define SHMPI_DTYPE_CLONES
-#endif
-
-SHMPI_DTYPE_CLONES void strided_pack(Mem m, std::int64_t stride, std::int64_t n, std::int64_t len, std::byte*& s) {
-    strided_loop<Dir::Pack>(m, stride, n, len, s);
-}
-SHMPI_DTYPE_CLONES void strided_unpack(Mem m, std::int64_t stride, std::int64_t n, std::int64_t len,
-                                       std::byte*& s) {
-    strided_loop<Dir::Unpack>(m, stride, n, len, s);
-}
-SHMPI_DTYPE_CLONES void runs_pack(const Datatype::Run* r, std::size_t nr, Mem base, std::int64_t extent,
-                                  std::int64_t n, std::byte*& s) {
-    runs_loop<Dir::Pack>(r, nr, base, extent, n, s);
-}
-SHMPI_DTYPE_CLONES void runs_unpack(const Datatype::Run* r, std::size_t nr, Mem base, std::int64_t extent,
-                                    std::int64_t n, std::byte*& s) {
-    runs_loop<Dir::Unpack>(r, nr, base, extent, n, s);
-}
-
 template <Dir D>
 inline void strided(Mem m, std::int64_t stride, std::int64_t n, std::int64_t len, std::byte*& s) {
-    if constexpr (D == Dir::Pack) {
-        strided_pack(m, stride, n, len, s);
-    } else {
-        strided_unpack(m, stride, n, len, s);
-    }
+    strided_loop<D>(m, stride, n, len, s);
 }
 
 template <Dir D>
 inline void runs(const Datatype& t, Mem base, std::int64_t n, std::byte*& s) {
-    if constexpr (D == Dir::Pack) {
-        runs_pack(t.runs.data(), t.runs.size(), base, t.extent, n, s);
-    } else {
-        runs_unpack(t.runs.data(), t.runs.size(), base, t.extent, n, s);
-    }
+    runs_loop<D>(t.runs.data(), t.runs.size(), base, t.extent, n, s);
 }
 
 /// `n` copies of `c` form one run of n * size bytes at c.true_lb.
@@ -342,6 +367,17 @@ void unpack(const Datatype& type, const std::byte* in, std::int64_t bytes, void*
     const std::int64_t count = (bytes + type.size - 1) / type.size;
     auto* s = const_cast<std::byte*>(in);  // only read: Dir::Unpack copies out of the stream
     range<Dir::Unpack>(type, reinterpret_cast<Mem>(buf), count, 0, s, bytes);
+}
+
+std::int64_t segments(const Datatype& type, const void* buf, std::int64_t count, std::int64_t offset,
+                      std::int64_t max_bytes, std::vector<Segment>& out) {
+    t_segments = &out;
+    // The walk advances a stream pointer it never dereferences in this mode.
+    static std::byte nowhere;
+    std::byte* cursor = &nowhere;
+    const std::int64_t n = range<Dir::Segments>(type, reinterpret_cast<Mem>(buf), count, offset, cursor, max_bytes);
+    t_segments = nullptr;
+    return n;
 }
 
 std::int64_t unpack(const Datatype& type, void* buf, std::int64_t count, std::int64_t offset,

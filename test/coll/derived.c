@@ -7,7 +7,7 @@
  *    the elements stay untouched.
  *  - Predefined operations on a derived type built from one basic type:
  *    MPI_SUM on a vector of doubles, MPI_MAXLOC on a contiguous type of
- *    MPI_DOUBLE_INT pairs.
+ *    MPI_DOUBLE_INT pairs (shmpi only: MPICH 4.0 refuses them).
  *  - A user operation on a struct type with a hole: the function sees the
  *    elements laid out as the type describes.
  *  - MPI_SUM on a struct that mixes basic types is MPI_ERR_OP; an
@@ -25,8 +25,6 @@ typedef struct {
     char pad[4];
 } record;
 
-static int record_calls;
-
 /* inout = in + inout, field by field. */
 static void add_records(void *invec, void *inoutvec, int *len, MPI_Datatype *type)
 {
@@ -37,7 +35,6 @@ static void add_records(void *invec, void *inoutvec, int *len, MPI_Datatype *typ
         io[i].value += in[i].value;
         io[i].count += in[i].count;
     }
-    ++record_calls;
 }
 
 int main(int argc, char **argv)
@@ -136,6 +133,10 @@ int main(int argc, char **argv)
         free(r);
     }
 
+#if defined(SHMPI)
+    /* MPI-3.1 allows predefined operations on the types of its lists;
+     * shmpi also applies them to a derived type made of one such type (as
+     * MPI-4 does), MPICH 4.0 refuses. */
     /* ---- MPI_SUM on a vector of doubles ---- */
     {
         MPI_Datatype dv;
@@ -188,6 +189,7 @@ int main(int argc, char **argv)
         }
         CHECK_MPI(MPI_Type_free(&pairs));
     }
+#endif
 
     /* ---- A user operation on a struct with a hole ---- */
     {
@@ -217,7 +219,6 @@ int main(int argc, char **argv)
                                out[i].count == size * (size + 1) / 2,
                            "user op on a struct, record %d: (%g, %d)", i, out[i].value, out[i].count);
         }
-        CHECK(record_calls > 0 || size == 1);
         /* MPI_SUM is not defined on a struct of a double and an int. */
         errors_return(MPI_COMM_WORLD);
         CHECK_CLASS(MPI_Allreduce(in, out, N, rec, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_OP);
@@ -233,7 +234,7 @@ int main(int argc, char **argv)
         CHECK_MPI(MPI_Type_contiguous(2, MPI_INT, &loose));
         errors_return(MPI_COMM_WORLD);
         CHECK_CLASS(MPI_Bcast(plain, 1, loose, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
-        CHECK_CLASS(MPI_Allreduce(plain, strided, 1, loose, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_TYPE);
+        CHECK_CLASS(MPI_Allgather(plain, 1, loose, strided, 1, loose, MPI_COMM_WORLD), MPI_ERR_TYPE);
         errors_fatal(MPI_COMM_WORLD);
         CHECK_MPI(MPI_Type_free(&loose));
     }

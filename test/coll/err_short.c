@@ -17,6 +17,7 @@ int main(int argc, char **argv)
     int *recv = check_malloc(sizeof(int) * 8 * (size_t)size);
 
     errors_return(MPI_COMM_WORLD);
+    errors_return(MPI_COMM_SELF);
     /* Bcast: the root sends 4 ints, the others expect 8. */
     const int rc = MPI_Bcast(send, rank == 0 ? 4 : 8, MPI_INT, 0, MPI_COMM_WORLD);
     if (rank != 0)
@@ -24,6 +25,9 @@ int main(int argc, char **argv)
     /* The root's own block: it sends itself 4 ints but expects 8. */
     CHECK_CLASS(MPI_Gather(send, 4, MPI_INT, recv, 8, MPI_INT, 0, MPI_COMM_SELF), MPI_ERR_COUNT);
     errors_fatal(MPI_COMM_WORLD);
+    errors_fatal(MPI_COMM_SELF);
+    if (rank == 0)
+        printf("err_short: classes as expected; now the fatal mismatch\n");
 
     /* Fatal: the last rank sends 2 ints of the 4 the root expects. */
     MPI_Gather(send, rank == size - 1 ? 2 : 4, MPI_INT, recv, 4, MPI_INT, 0, MPI_COMM_WORLD);

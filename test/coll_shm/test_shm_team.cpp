@@ -64,8 +64,11 @@ struct Rank {
 /// Runs body(Rank&) in `n` forked processes attached to a new segment, like
 /// mpirun's ranks; true when all of them returned.  Skips the test when
 /// this machine has no usable /dev/shm.
+/// With `first_call`, the team's calls start there, and the region's flags
+/// are filled as a region left by an earlier team would be.
 template <class Body, class Setup = void (*)()>
-void run_ranks(int n, Body body, int timeout_s = 120, Setup setup = [] {}) {
+void run_ranks(int n, Body body, int timeout_s = 120, Setup setup = [] {},
+               std::uint64_t first_call = 0) {
     std::optional<shm::Segment> seg;
     try {
         seg.emplace(shm::Segment::create(shm::Geometry::for_ranks(static_cast<std::uint32_t>(n)), getpid()));
@@ -73,6 +76,14 @@ void run_ranks(int n, Body body, int timeout_s = 120, Setup setup = [] {}) {
         GTEST_SKIP() << "no usable shared memory: " << e.what();
     }
     seg->unlink();
+    if (first_call != 0) {
+        const std::uint64_t before = ((first_call + 1) << ShmTeam::kStepBits) - 1;
+        const shm::CollRegion region = seg->world_coll_region();
+        for (std::uint32_t m = 0; m < region.count; ++m) {
+            for (shm::CollLine& l : region.members[m].lines) l.release.store(before);
+            region.members[m].gather.store(before);
+        }
+    }
     std::fflush(nullptr);
     std::vector<pid_t> pids;
     for (int r = 0; r < n; ++r) {
@@ -88,6 +99,7 @@ void run_ranks(int n, Body body, int timeout_s = 120, Setup setup = [] {}) {
             std::vector<std::uint32_t> world(static_cast<std::size_t>(n));
             std::iota(world.begin(), world.end(), 0u);
             ShmTeam team(*transport, nullptr, transport->segment()->world_coll_region(), r, world);
+            if (first_call != 0) team.start_calls_at(first_call);
             coll::Team view;
             view.rank = r;
             view.size = n;
@@ -132,7 +144,7 @@ TEST(Flags, ReachedIsRolloverSafe) {
     EXPECT_TRUE(coll::reached(5, 5));
     EXPECT_TRUE(coll::reached(6, 5));
     EXPECT_FALSE(coll::reached(4, 5));
-    EXPECT_FALSE(coll::reached(0, std::uint64_t{1} << 32)) << "a zero flag has reached no step";
+    EXPECT_FALSE(coll::reached(0, std::uint64_t{1} << ShmTeam::kStepBits)) << "a zero flag has reached no step";
     const std::uint64_t near_wrap = ~std::uint64_t{0} - 3;
     EXPECT_TRUE(coll::reached(near_wrap + 10, near_wrap)) << "past the wrap still counts as later";
     EXPECT_FALSE(coll::reached(near_wrap, near_wrap + 10));
@@ -245,9 +257,10 @@ using AllreduceFn = bool (*)(const coll::Team&, const void*, void*, std::int64_t
 void check_reductions(Rank& me, int round) {
     const coll::Reduction sum{add_doubles, nullptr, true, sizeof(double)};
     const coll::Reduction prod{mul_mats, nullptr, false, sizeof(Mat)};
-    const ReduceFn reduces[] = {coll::reduce_shm_tree, coll::reduce_shm_rsag, coll::reduce_shm};
+    const ReduceFn reduces[] = {coll::reduce_shm_tree, coll::reduce_shm_rsag, coll::reduce_shm,
+                                coll::reduce_shm_push};
     const AllreduceFn allreduces[] = {coll::allreduce_shm_tree, coll::allreduce_shm_rsag,
-                                      coll::allreduce_shm};
+                                      coll::allreduce_shm, coll::allreduce_shm_push};
     // Tiny (inline), one chunk, several chunks, several windows.
     for (const std::int64_t count : {1, 8, 9, 3000, 9000, 70000}) {
         std::vector<double> send(static_cast<std::size_t>(count));
@@ -256,14 +269,40 @@ void check_reductions(Rank& me, int round) {
         for (std::int64_t i = 0; i < count; ++i) {
             expect[static_cast<std::size_t>(i)] = canonical_sum(0, me.size, i, round);
         }
-        for (int f = 0; f < 3; ++f) {
-            if (f == 1 && !me.team.single_copy()) continue;  // rsag needs process_vm_readv
+        for (int f = 0; f < 4; ++f) {
+            if ((f == 1 || f == 3) && !me.team.single_copy()) continue;  // they need single copies
             const int root = (round + f) % me.size;
             std::vector<double> recv(static_cast<std::size_t>(count), -1.0);
             RANK_CHECK(reduces[f](me.view, send.data(), recv.data(), count, sum, root), "reduce %d declined", f);
             if (me.rank == root) {
                 RANK_CHECK(std::memcmp(recv.data(), expect.data(), recv.size() * sizeof(double)) == 0,
                            "reduce %d count %lld root %d: not the canonical bits", f, (long long)count, root);
+            }
+            if (f == 3) {  // push: allreduce, in place at the root, another root
+                std::vector<double> all(static_cast<std::size_t>(count), -1.0);
+                RANK_CHECK(coll::allreduce_shm_push(me.view, send.data(), all.data(), count, sum), "declined");
+                RANK_CHECK(std::memcmp(all.data(), expect.data(), all.size() * sizeof(double)) == 0,
+                           "push allreduce count %lld: not the canonical bits", (long long)count);
+                std::vector<double> both = send;
+                RANK_CHECK(coll::allreduce_shm_push(me.view, both.data(), both.data(), count, sum), "declined");
+                RANK_CHECK(std::memcmp(both.data(), expect.data(), both.size() * sizeof(double)) == 0,
+                           "in-place push allreduce count %lld: not the canonical bits", (long long)count);
+                std::vector<double> inplace = send;
+                double* buf = me.rank == root ? inplace.data() : nullptr;
+                RANK_CHECK(coll::reduce_shm_push(me.view, me.rank == root ? buf : send.data(), buf, count,
+                                                 sum, root),
+                           "declined");
+                if (me.rank == root) {
+                    RANK_CHECK(std::memcmp(inplace.data(), expect.data(), inplace.size() * sizeof(double)) == 0,
+                               "in-place push reduce count %lld root %d", (long long)count, root);
+                }
+                const int other = (root + 1) % me.size;
+                RANK_CHECK(coll::reduce_shm_push(me.view, send.data(), recv.data(), count, sum, other), "declined");
+                if (me.rank == other) {
+                    RANK_CHECK(std::memcmp(recv.data(), expect.data(), recv.size() * sizeof(double)) == 0,
+                               "push reduce count %lld root %d", (long long)count, other);
+                }
+                continue;
             }
             std::vector<double> all(static_cast<std::size_t>(count), -1.0);
             RANK_CHECK(allreduces[f](me.view, send.data(), all.data(), count, sum), "allreduce %d declined", f);
@@ -298,8 +337,8 @@ void check_reductions(Rank& me, int round) {
             }
             expect[static_cast<std::size_t>(i)] = acc;
         }
-        for (int f = 0; f < 3; ++f) {
-            if (f == 1 && !me.team.single_copy()) continue;
+        for (int f = 0; f < 4; ++f) {
+            if ((f == 1 || f == 3) && !me.team.single_copy()) continue;
             std::vector<Mat> all(static_cast<std::size_t>(count));
             RANK_CHECK(allreduces[f](me.view, send.data(), all.data(), count, prod), "declined");
             RANK_CHECK(std::memcmp(all.data(), expect.data(), all.size() * sizeof(Mat)) == 0,
@@ -419,6 +458,18 @@ INSTANTIATE_TEST_SUITE_P(Ranks, Algorithms,
                                            // more than 16 ranks run.
                                            Shape{5, "1", "1"}, Shape{7, "2", "2"},
                                            Shape{8, "1", "3"}));
+
+TEST(Algorithms, RunAcrossTheWrapOfTheStepCounter) {
+    // Steps are call << 24: 2^40 calls wrap the 64-bit counter.
+    const std::uint64_t first = (std::uint64_t{1} << 40) - 5;
+    run_ranks(3, [](Rank& me) {
+        for (int round = 0; round < 2; ++round) {
+            RANK_CHECK(coll::barrier_shm(me.view), "declined");
+            check_reductions(me, round);
+            check_moves(me, round);
+        }
+    }, 300, [] {}, first);
+}
 
 TEST(Algorithms, ManyBarriersAndTinyReductionsDoNotHang) {
     run_ranks(4, [](Rank& me) {

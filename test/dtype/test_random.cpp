@@ -1,6 +1,7 @@
 // Thousands of random nested datatypes against the reference flattening:
 // size, bounds, basic type and element counts, and byte-exact pack and
-// unpack, whole and resumed from random offsets in random pieces.
+// unpack, whole and resumed from random offsets in random pieces, and the
+// memory segments of random parts of the stream.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -85,6 +86,38 @@ void check_unpack(const ref::Map& m, const Datatype& t, std::int64_t count, std:
     ASSERT_EQ(prefix.bytes, want_prefix.bytes) << "unpack of the first " << cut << " bytes";
 }
 
+/// The segments of a random part of the stream are the map's entries that
+/// part covers, cut at its ends, with adjacent ones merged.
+void check_segments(const ref::Map& m, const Datatype& t, std::int64_t count, std::mt19937_64& rng) {
+    ref::Arena a(m, count);
+    const std::int64_t total = count * t.size;
+    const auto off = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(total + 1));
+    const auto len = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(total - off + 1));
+    std::vector<shmpi::dtype::Segment> want;
+    std::int64_t at = 0;
+    for (std::int64_t e = 0; e < count; ++e) {
+        for (const ref::Entry& x : m.entries) {
+            const std::int64_t lo = std::max(at, off), hi = std::min(at + x.len, off + len);
+            if (lo < hi) {
+                unsigned char* p = a.base() + e * m.extent() + x.disp + (lo - at);
+                if (!want.empty() && static_cast<unsigned char*>(want.back().address) + want.back().length == p) {
+                    want.back().length += hi - lo;
+                } else {
+                    want.push_back({p, hi - lo});
+                }
+            }
+            at += x.len;
+        }
+    }
+    std::vector<shmpi::dtype::Segment> got;
+    EXPECT_EQ(shmpi::dtype::segments(t, a.base(), count, off, len, got), len);
+    ASSERT_EQ(got.size(), want.size()) << "segments of bytes " << off << " + " << len;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        EXPECT_EQ(got[i].address, want[i].address) << "segment " << i;
+        EXPECT_EQ(got[i].length, want[i].length) << "segment " << i;
+    }
+}
+
 void check_counts(const ref::Map& m, const Datatype& t, std::int64_t count, std::mt19937_64& rng) {
     const std::int64_t total = count * t.size;
     for (int i = 0; i < 8; ++i) {
@@ -109,6 +142,7 @@ TEST(DtypeRandom, ThousandsOfNestedTypesMatchTheReference) {
         check_pack(m, *t, count, rng);
         check_unpack(m, *t, count, rng);
         check_counts(m, *t, count, rng);
+        check_segments(m, *t, count, rng);
         if (m.size() > 0) ++nonempty;
         if (::testing::Test::HasFatalFailure()) return;
     }

@@ -51,10 +51,11 @@ fail() {
 
 # Rows of the table look like:  ['name', ['a.c', 'b.c'], [1, 2, 4]],
 # optionally with , 'should_fail' and/or , 'shmpi_only' before the closing
-# bracket.
+# bracket.  Other lists in the same files (rows without C sources) are not
+# programs.
 for table in "${tables[@]}"; do
 dir=$(dirname "$table")
-rows=$(grep -E "^[[:space:]]*\['[a-z0-9_]+'," "$table")
+rows=$(grep -E "^[[:space:]]*\['[a-z0-9_]+',[[:space:]]*\[[^]]*\.c'" "$table")
 if [[ -z "$rows" ]]; then
     echo "run-with-mpich.sh: no table rows found in $table" >&2
     exit 1
