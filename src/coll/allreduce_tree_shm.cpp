@@ -6,9 +6,10 @@
 //      what it published there before), writes its contribution inline,
 //      stores release = s and wakes everyone.
 //   2. It waits for everyone's release of s.
-//   3. It evaluates the canonical fold over all the inline contributions
-//      itself: one hop instead of a reduction up and a broadcast down, and
-//      every member computes the same bits in the same order.
+//   3. It folds all the inline contributions itself, in the canonical
+//      bracketing (on the stack with fold_slots() for teams up to 16): one
+//      hop instead of a reduction up and a broadcast down, and every member
+//      computes the same bits in the same order.
 //   4. It stores gather = s and wakes everyone: their lines are free.
 //
 // Otherwise: the band-tree reduction of reduce_tree_shm.cpp to member 0,
@@ -50,14 +51,21 @@ bool allreduce_shm_tree(const Team& team, const void* send, void* recv, std::int
         shm->wait_release_all(s);
         // 3.
         int bad = -1;
-        auto leaf = [&](const tree::Op& op, std::byte*) -> const std::byte* {
-            const shm::CollLine& c = op.kind == tree::Op::Self ? mine : shm->line(op.member, s);
-            if (c.bytes != bytes && bad < 0) bad = op.member;
+        auto contribution = [&](int m) -> const std::byte* {
+            const shm::CollLine& c = shm->line(m, s);
+            if (c.bytes != bytes && bad < 0) bad = m;
             return c.data;
         };
-        shm->scratch().resize(bytes);
-        fold::evaluate(shm->flat_program(), leaf, static_cast<std::byte*>(recv), count, red,
-                       shm->scratch());
+        auto* out = static_cast<std::byte*>(recv);
+        if (shm->size() <= fold::kInlineFoldMax) {
+            fold::fold_inline(shm->size(), contribution, out, count, red);
+        } else {
+            auto leaf = [&](const tree::Op& op, std::byte*) {
+                return contribution(op.kind == tree::Op::Self ? shm->index() : op.member);
+            };
+            shm->scratch().resize(bytes);
+            fold::evaluate(shm->flat_program(), leaf, out, count, red, shm->scratch());
+        }
         // 4.
         shm->gather(s);
         shm->notify_all();

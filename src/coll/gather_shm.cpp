@@ -2,21 +2,34 @@
 // where the root can take it, and the root copies each block once into its
 // receive buffer.  A block travels inline with the member's flag (up to
 // 64 B: one cache miss for the root), through the member's cells (up to a
-// cell area), or not at all: the root copies it straight out of the
-// member's send buffer (process_vm_readv), a single copy.
+// cell area), or not at all: it is copied straight between the member's
+// send buffer and the root's receive buffer.  For a Gather (every block the
+// same size, so every member knows where its block goes) the member writes
+// the head of its block into the root's buffer itself (process_vm_writev)
+// while the root reads the last 1/n (process_vm_readv): the n CPUs share the
+// copying.  A Gatherv member does not know where its block goes; the root
+// reads those blocks whole.
 //
 // At the call's step s:
 //   1. Every member but the root puts its block (put_block(): claims its
 //      line and cells, the root having finished with their previous use),
 //      stores release = s and wakes the root.  A member whose block stays
-//      in its own buffer waits for the root's gather of s before returning;
-//      the others return at once.
-//   2. The root copies its own block (unless in place), then, member by
+//      in its own buffer waits for the root (step 3); the others return.
+//   2. For a Gather of large blocks the root first publishes its receive
+//      buffer's address and the block size (release = s, wakes everyone).
+//   3. A member whose block stays in its buffer waits for the root's release
+//      of s (or, if the root does not split, its gather of s).  If the root
+//      published the same block size, the member writes the head of its
+//      block into the root's buffer; it stores release = s + 1 and
+//      gather = s + 1, wakes the root, and waits for the root's gather.
+//   4. The root copies its own block (unless in place), then, member by
 //      member, waits for the release of s and copies the block as that
 //      member published it (its size and carry come from the member, so a
-//      size mismatch cannot make the two sides disagree on the protocol).
-//   3. The root stores gather = s and wakes everyone.
-//   4. The root reports the first member whose size disagreed.
+//      size mismatch cannot make the two sides disagree on the protocol):
+//      only the tail when the member writes the head, then it waits for
+//      that member's release of s + 1.
+//   5. The root stores gather = s (s + 1 when it split) and wakes everyone.
+//   6. The root reports the first member whose size disagreed.
 #include <algorithm>
 #include <cstring>
 
@@ -36,21 +49,59 @@ struct Layout {
     std::int64_t offset(int m) const { return offsets != nullptr ? offsets[m] : m * block; }
 };
 
+/// The part of a block of `bytes` the root reads itself when it splits the
+/// copy with the member (the member writes the rest).
+std::uint64_t root_share(std::uint64_t bytes, int n) { return bytes / static_cast<std::uint64_t>(n); }
+
 void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* recv,
-                 const Layout& lay, int root) {
+                 const Layout& lay, bool fixed, int root) {
     const std::uint64_t s = shm.begin_call();
     const int me = shm.index();
+    const int n = shm.size();
     if (me != root) {
         // 1.
-        const ShmTeam::Carry carry = shm.put_block(s, send, static_cast<std::uint64_t>(send_bytes),
-                                                   ShmTeam::Readers::member(root));
+        const auto mine = static_cast<std::uint64_t>(send_bytes);
+        const ShmTeam::Carry carry = shm.put_block(s, send, mine, ShmTeam::Readers::member(root));
         shm.release(s);
+        if (carry != ShmTeam::Carry::Direct) {
+            // The root may have published its line for everyone (if its
+            // block size is not ours): say we are done with step s.
+            if (fixed) shm.gather(s);
+            shm.notify(root);
+            return;
+        }
         shm.notify(root);
-        if (carry == ShmTeam::Carry::Direct) shm.wait_gather(root, s);
+        if (!fixed) {
+            shm.wait_gather(root, s);
+            return;
+        }
+        // 3.
+        shm.wait([&] { return shm.has_released(root, s) || shm.has_gathered(root, s); });
+        if (!shm.has_released(root, s)) return;  // the root read it all
+        const shm::CollLine& r = shm.line(root, s);
+        if (r.bytes == mine) {
+            shm.write(root, reinterpret_cast<std::byte*>(r.addr) + static_cast<std::uint64_t>(me) * mine, send,
+                      mine - root_share(mine, n));
+        }
+        shm.release(s + 1);
+        shm.gather(s + 1);
+        shm.notify(root);
+        shm.wait_gather(root, s + 1);
         return;
     }
-    // 2.
     auto* out = static_cast<std::byte*>(recv);
+    // 2.
+    const auto block = static_cast<std::uint64_t>(lay.block);
+    const bool split = fixed && shm.carry_for(block) == ShmTeam::Carry::Direct;
+    if (split) {
+        shm.claim(ShmTeam::inline_area(s), s, ShmTeam::Readers::all());
+        shm::CollLine& mine = shm.my_line(s);
+        mine.bytes = block;
+        mine.addr = reinterpret_cast<std::uint64_t>(recv);
+        shm.release(s);
+        shm.notify_all();
+    }
+    // 4.
     int bad = -1;
     std::uint64_t bad_bytes = 0;
     if (send != nullptr && lay.size(me) > 0) {
@@ -61,20 +112,36 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
         bad = me;
         bad_bytes = static_cast<std::uint64_t>(send_bytes);
     }
-    for (int m = 0; m < shm.size(); ++m) {
+    for (int m = 0; m < n; ++m) {
         if (m == me) continue;
         shm.wait_release(m, s);
         const auto want = static_cast<std::uint64_t>(lay.size(m));
+        const shm::CollLine& l = shm.line(m, s);
+        if (split && l.bytes == want && static_cast<ShmTeam::Carry>(l.aux) == ShmTeam::Carry::Direct) {
+            // The member writes the head; we read the tail.
+            const std::uint64_t head = want - root_share(want, n);
+            shm.read(m, reinterpret_cast<const std::byte*>(l.addr) + head, out + lay.offset(m) + head,
+                     want - head);
+            continue;
+        }
         const std::uint64_t got = shm.get_block(m, s, out + lay.offset(m), want);
         if (got != want && bad < 0) {
             bad = m;
             bad_bytes = got;
         }
     }
-    // 3.
-    shm.gather(s);
+    if (split) {
+        for (int m = 0; m < n; ++m) {
+            const shm::CollLine& l = shm.line(m, s);
+            if (m != me && l.bytes == block && static_cast<ShmTeam::Carry>(l.aux) == ShmTeam::Carry::Direct) {
+                shm.wait_release(m, s + 1);
+            }
+        }
+    }
+    // 5.
+    shm.gather(split ? s + 1 : s);
     shm.notify_all();
-    // 4.
+    // 6.
     if (bad >= 0) throw_size_mismatch(bad, bad_bytes, root, static_cast<std::uint64_t>(lay.size(bad)));
 }
 
@@ -92,7 +159,7 @@ bool gather_shm(const Team& team, const void* send, std::int64_t block, void* re
         if (send != nullptr) std::memcpy(recv, send, static_cast<std::size_t>(block));
         return true;
     }
-    gather_core(*shm, send, block, recv, Layout{nullptr, nullptr, block}, root);
+    gather_core(*shm, send, block, recv, Layout{nullptr, nullptr, block}, true, root);
     return true;
 }
 
@@ -113,7 +180,7 @@ bool gatherv_shm(const Team& team, const void* send, std::int64_t send_bytes, vo
         }
         return true;
     }
-    gather_core(*shm, send, send_bytes, recv, Layout{blocks.bytes, blocks.offsets, 0}, root);
+    gather_core(*shm, send, send_bytes, recv, Layout{blocks.bytes, blocks.offsets, 0}, false, root);
     return true;
 }
 

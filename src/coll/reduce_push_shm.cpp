@@ -208,7 +208,6 @@ bool push_reduce(const Team& team, const void* send, void* recv, std::int64_t co
     // 5.
     shm->gather(s + static_cast<std::uint64_t>(last));
     if (up >= 0) shm->notify(up);
-    if (me == root && root != 0) shm->notify(0);
     if (everyone) {
         if (me != 0) {
             shm->notify(0);

@@ -5,8 +5,9 @@
 //   1. Every member but the root claims its release line, writes its
 //      contribution inline and stores release = s (it does not wait: it may
 //      run ahead to its next call, up to its next claim of that line).
-//   2. The root waits for everyone's release of s and evaluates the
-//      canonical fold over the inline contributions itself (flat program).
+//   2. The root waits for everyone's release of s and folds the inline
+//      contributions itself in the canonical bracketing (on the stack with
+//      fold_slots() for teams up to 16, else the flat program).
 //   3. The root stores gather = s and wakes everyone: their lines are free.
 //
 // Anything else goes up a band tree (tree_shm.hpp) whose shape is the
@@ -155,14 +156,22 @@ void reduce_flat(ShmTeam& shm, std::uint64_t s, const void* send, void* recv, st
     // 2.
     shm.wait_release_all(s);
     int bad = -1;
-    auto leaf = [&](const tree::Op& op, std::byte*) -> const std::byte* {
-        if (op.kind == tree::Op::Self) return static_cast<const std::byte*>(send);
-        const shm::CollLine& c = shm.line(op.member, s);
-        if (c.bytes != bytes && bad < 0) bad = op.member;
+    auto contribution = [&](int m) -> const std::byte* {
+        if (m == root) return static_cast<const std::byte*>(send);
+        const shm::CollLine& c = shm.line(m, s);
+        if (c.bytes != bytes && bad < 0) bad = m;
         return c.data;
     };
-    shm.scratch().resize(bytes);
-    fold::evaluate(shm.flat_program(), leaf, static_cast<std::byte*>(recv), count, red, shm.scratch());
+    auto* out = static_cast<std::byte*>(recv);
+    if (shm.size() <= fold::kInlineFoldMax) {
+        fold::fold_inline(shm.size(), contribution, out, count, red);
+    } else {
+        auto leaf = [&](const tree::Op& op, std::byte*) {
+            return contribution(op.kind == tree::Op::Self ? root : op.member);
+        };
+        shm.scratch().resize(bytes);
+        fold::evaluate(shm.flat_program(), leaf, out, count, red, shm.scratch());
+    }
     // 3.
     shm.gather(s);
     shm.notify_all();

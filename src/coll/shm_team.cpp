@@ -52,6 +52,17 @@ bool membarrier_ready() {
     return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
 }
 
+/// CPUs the job may use: mpirun's affinity (a rank bound to one CPU of an
+/// unoversubscribed job would otherwise count one), else our own.
+int job_cpus() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(getppid(), sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+    return 1;
+}
+
 ShmTuning tuning_from_environment() {
     ShmTuning t;
     t.flat_max = static_cast<int>(env_long("SHMPI_COLL_SHM_FLAT", t.flat_max, 1, 1 << 20));
@@ -87,7 +98,7 @@ ShmTeam::ShmTeam(shm::Transport& transport, p2p::Engine* engine, const shm::Coll
     }
     // The wait policy of the transport (SHMPI_SPIN_US, SHMPI_YIELD_US).
     spin_ = std::chrono::microseconds(env_long("SHMPI_SPIN_US", 20, 0, 10'000'000));
-    if (transport_.oversubscribed()) spin_ /= 10;
+    if (n_ > job_cpus()) spin_ /= 10;
     yield_ = std::chrono::microseconds(env_long("SHMPI_YIELD_US", 1000, 0, 100'000'000));
     light_notify_ = membarrier_ready();
     const shm::Segment* seg = transport_.segment();

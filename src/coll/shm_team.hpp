@@ -16,12 +16,14 @@
 // (reached()), and a flag never needs resetting.
 //
 // Data areas and back-pressure.  A member publishes data in areas it owns:
-// the inline part of its release lines (call c uses line c mod kCollLines),
-// and kSlots slots of its cells.  Before
-// it overwrites an area for a new step, claim() waits until every member
-// that read the area's previous contents has finished that step (its gather
-// flag); then it records the new readers.  So a fast member may run ahead of
-// slow readers by as many steps as it has areas, and never further.
+// the inline part of its release lines (call c uses line c mod kCollLines)
+// and kSlots slots of its cells.  Before it overwrites an area for a new
+// step, claim() waits until every member that read the area's previous
+// contents has finished that step (its gather flag); then it records the
+// new readers.  So a fast member may run ahead of slow readers by as many
+// steps as it has areas, and never further; with a release line per call
+// for small data, a root can publish the next kCollLines calls' data before
+// its readers have taken the first.
 //
 // Waking.  Waits go through wait(), which spins, yields (the budgets of
 // Transport::wait: SHMPI_SPIN_US, SHMPI_YIELD_US) and then sleeps on this

@@ -439,7 +439,7 @@ class Algorithms : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(Algorithms, GiveTheReferenceResults) {
     const Shape shape = GetParam();
-    run_ranks(shape.ranks, [shape](Rank& me) {
+    run_ranks(shape.ranks, [](Rank& me) {
         for (int round = 0; round < 2; ++round) {
             check_reductions(me, round);
             check_moves(me, round);
@@ -469,6 +469,50 @@ TEST(Algorithms, RunAcrossTheWrapOfTheStepCounter) {
             check_moves(me, round);
         }
     }, 300, [] {}, first);
+}
+
+/// Every algorithm alone, many calls back to back: each release line is
+/// reused (every kCollLines calls) with no other collective in between, so
+/// a reader that never announces it is done would hang its writer here.
+void back_to_back(Rank& me) {
+    const coll::Reduction sum{add_doubles, nullptr, true, sizeof(double)};
+    const int calls = 3 * static_cast<int>(shm::kCollLines) + 1;
+    for (const std::int64_t bytes : {8, 4096, 70000}) {
+        std::vector<double> a(static_cast<std::size_t>(bytes / 8) + 1, 1.0);
+        std::vector<double> b(a.size() * static_cast<std::size_t>(me.size) + 1, 0.0);
+        const std::int64_t count = bytes / 8;
+        for (int root : {0, me.size - 1}) {
+            using BcastFn = bool (*)(const coll::Team&, void*, std::int64_t, int);
+            for (const BcastFn f : {BcastFn{coll::bcast_shm_tree}, BcastFn{coll::bcast_shm_direct}}) {
+                for (int i = 0; i < calls; ++i) RANK_CHECK(f(me.view, a.data(), bytes, root), "declined");
+            }
+            const ReduceFn reduces[] = {coll::reduce_shm_tree, coll::reduce_shm_rsag, coll::reduce_shm_push};
+            for (const ReduceFn f : reduces) {
+                for (int i = 0; i < calls; ++i) RANK_CHECK(f(me.view, a.data(), b.data(), count, sum, root), "declined");
+            }
+            for (int i = 0; i < calls; ++i) RANK_CHECK(coll::gather_shm(me.view, a.data(), bytes, b.data(), root), "declined");
+            for (int i = 0; i < calls; ++i) RANK_CHECK(coll::scatter_shm(me.view, b.data(), a.data(), bytes / me.size, root), "declined");
+        }
+        const AllreduceFn allreduces[] = {coll::allreduce_shm_tree, coll::allreduce_shm_rsag,
+                                          coll::allreduce_shm_push};
+        for (const AllreduceFn f : allreduces) {
+            for (int i = 0; i < calls; ++i) RANK_CHECK(f(me.view, a.data(), b.data(), count, sum), "declined");
+        }
+        for (int i = 0; i < calls; ++i) RANK_CHECK(coll::allgather_shm(me.view, a.data(), bytes, b.data()), "declined");
+    }
+    for (int i = 0; i < calls; ++i) RANK_CHECK(coll::barrier_shm(me.view), "declined");
+}
+
+TEST(Algorithms, EachAloneBackToBack) {
+    for (const int n : {2, 3, 5}) {
+        SCOPED_TRACE("ranks = " + std::to_string(n));
+        run_ranks(n, back_to_back, 120);
+    }
+    // Band trees too.
+    run_ranks(5, back_to_back, 120, [] {
+        setenv("SHMPI_COLL_SHM_FLAT", "1", 1);
+        setenv("SHMPI_COLL_SHM_BAND", "1", 1);
+    });
 }
 
 TEST(Algorithms, ManyBarriersAndTinyReductionsDoNotHang) {
