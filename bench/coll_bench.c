@@ -20,9 +20,10 @@
  *      over repetitions of each, and the best repetition's average.
  *
  * Sizes are per rank: the message of Bcast, the vector of Reduce/Allreduce/
- * Reduce_scatter_block/Scan (MPI_DOUBLE, MPI_SUM), the block each rank
- * contributes to Gather/Gatherv/Scatter/Allgather/Allgatherv/Alltoall
- * (MPI_BYTE).  Roots are rank 0.  Barrier is measured once (size 0).
+ * Scan/Exscan and each rank's block of Reduce_scatter(_block) (MPI_DOUBLE,
+ * MPI_SUM), the block each rank contributes to or gets from Gather(v)/
+ * Scatter(v)/Allgather(v)/Alltoall(v) (MPI_BYTE; the v-variants with equal
+ * counts).  Roots are rank 0.  Barrier is measured once (size 0).
  *
  * Output: a commented header (MPI library, ranks, host CPUs, every rank's
  * placement, mode) and a table, or with --csv the same header lines and CSV.
@@ -57,17 +58,24 @@ enum op {
     OP_GATHER,
     OP_GATHERV,
     OP_SCATTER,
+    OP_SCATTERV,
     OP_ALLGATHER,
     OP_ALLGATHERV,
     OP_ALLTOALL,
+    OP_ALLTOALLV,
+    OP_REDUCE_SCATTER,
     OP_REDUCE_SCATTER_BLOCK,
     OP_SCAN,
+    OP_EXSCAN,
     NUM_OPS,
 };
 
 static const char *const op_names[NUM_OPS] = {
-    "barrier",   "bcast",      "reduce",   "allreduce",            "gather", "gatherv",
-    "scatter",   "allgather",  "allgatherv", "alltoall", "reduce_scatter_block", "scan",
+    "barrier",   "bcast",     "reduce",         "allreduce",
+    "gather",    "gatherv",   "scatter",        "scatterv",
+    "allgather", "allgatherv", "alltoall",      "alltoallv",
+    "reduce_scatter", "reduce_scatter_block",   "scan",
+    "exscan",
 };
 
 struct options {
@@ -97,7 +105,8 @@ static void usage(FILE *out, const char *argv0) {
             "usage: %s [options]\n"
             "  --ops LIST       comma list of collectives (default all):\n"
             "                   barrier,bcast,reduce,allreduce,gather,gatherv,scatter,\n"
-            "                   allgather,allgatherv,alltoall,reduce_scatter_block,scan\n"
+            "                   scatterv,allgather,allgatherv,alltoall,alltoallv,\n"
+            "                   reduce_scatter,reduce_scatter_block,scan,exscan\n"
             "  --sizes LIST     bytes per rank: a comma list (8,64,1024) or a power-of-two\n"
             "                   range MIN:MAX (default 8:4m); suffixes k and m allowed;\n"
             "                   reductions round up to whole doubles\n"
@@ -275,7 +284,14 @@ struct buffers {
 };
 
 static int is_reduction(int op) {
-    return op == OP_REDUCE || op == OP_ALLREDUCE || op == OP_REDUCE_SCATTER_BLOCK || op == OP_SCAN;
+    return op == OP_REDUCE || op == OP_ALLREDUCE || op == OP_REDUCE_SCATTER ||
+           op == OP_REDUCE_SCATTER_BLOCK || op == OP_SCAN || op == OP_EXSCAN;
+}
+
+/* True when this rank's input holds one block per rank, not one block. */
+static int input_per_rank(int op) {
+    return op == OP_REDUCE_SCATTER || op == OP_REDUCE_SCATTER_BLOCK || op == OP_SCATTER ||
+           op == OP_SCATTERV || op == OP_ALLTOALL || op == OP_ALLTOALLV;
 }
 
 /* Elements (doubles for reductions, bytes otherwise) per rank at `size`. */
@@ -295,11 +311,11 @@ static unsigned char bvalue(int r, long i, uint64_t v) {
 /* Rewrites this rank's whole input for version v. */
 static void fill(int op, unsigned char *send, long elems, int rank, int nranks, uint64_t v) {
     if (is_reduction(op)) {
-        long n = op == OP_REDUCE_SCATTER_BLOCK ? elems * nranks : elems;
+        long n = input_per_rank(op) ? elems * nranks : elems;
         double *d = (double *)send;
         for (long i = 0; i < n; ++i) d[i] = dvalue(rank, i, v);
     } else {
-        long n = op == OP_SCATTER || op == OP_ALLTOALL ? elems * nranks : elems;
+        long n = input_per_rank(op) ? elems * nranks : elems;
         for (long i = 0; i < n; ++i) send[i] = bvalue(rank, i, v);
     }
 }
@@ -307,7 +323,7 @@ static void fill(int op, unsigned char *send, long elems, int rank, int nranks, 
 /* Stamps version v into the input: one word per 4 KiB and the last word. */
 static void stamp(int op, unsigned char *send, long elems, int nranks, uint64_t v) {
     long bytes = is_reduction(op) ? elems * 8 : elems;
-    if (op == OP_REDUCE_SCATTER_BLOCK || op == OP_SCATTER || op == OP_ALLTOALL) bytes *= nranks;
+    if (input_per_rank(op)) bytes *= nranks;
     if (bytes < 8) {
         send[0] = (unsigned char)v;
         return;
@@ -342,6 +358,10 @@ static void run_once(int op, struct buffers *b, long elems, int nranks) {
         case OP_SCATTER:
             MPI_Scatter(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, 0, MPI_COMM_WORLD);
             break;
+        case OP_SCATTERV:
+            MPI_Scatterv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, n, MPI_BYTE, 0,
+                         MPI_COMM_WORLD);
+            break;
         case OP_ALLGATHER:
             MPI_Allgather(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, MPI_COMM_WORLD);
             break;
@@ -352,11 +372,21 @@ static void run_once(int op, struct buffers *b, long elems, int nranks) {
         case OP_ALLTOALL:
             MPI_Alltoall(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, MPI_COMM_WORLD);
             break;
+        case OP_ALLTOALLV:
+            MPI_Alltoallv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, b->counts, b->displs,
+                          MPI_BYTE, MPI_COMM_WORLD);
+            break;
+        case OP_REDUCE_SCATTER:
+            MPI_Reduce_scatter(b->send, b->recv, b->counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            break;
         case OP_REDUCE_SCATTER_BLOCK:
             MPI_Reduce_scatter_block(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
             break;
         case OP_SCAN:
             MPI_Scan(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            break;
+        case OP_EXSCAN:
+            MPI_Exscan(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
             break;
     }
     (void)nranks;
@@ -375,14 +405,17 @@ static long check(int op, struct buffers *b, long elems, int rank, int nranks, u
         case OP_REDUCE:
         case OP_ALLREDUCE:
         case OP_SCAN:
+        case OP_EXSCAN:
             if (op == OP_REDUCE && rank != 0) break;
+            if (op == OP_EXSCAN && rank == 0) break; /* undefined on rank 0 */
             for (long i = 0; i < elems; ++i) {
                 double want = 0;
-                int last = op == OP_SCAN ? rank : nranks - 1;
+                int last = op == OP_SCAN ? rank : op == OP_EXSCAN ? rank - 1 : nranks - 1;
                 for (int r = 0; r <= last; ++r) want += dvalue(r, i, v);
                 bad += dr[i] != want;
             }
             break;
+        case OP_REDUCE_SCATTER:
         case OP_REDUCE_SCATTER_BLOCK:
             for (long i = 0; i < elems; ++i) {
                 double want = 0;
@@ -400,9 +433,11 @@ static long check(int op, struct buffers *b, long elems, int rank, int nranks, u
             }
             break;
         case OP_SCATTER:
+        case OP_SCATTERV:
             for (long i = 0; i < elems; ++i) bad += b->recv[i] != bvalue(0, rank * elems + i, v);
             break;
         case OP_ALLTOALL:
+        case OP_ALLTOALLV:
             for (int r = 0; r < nranks; ++r) {
                 for (long i = 0; i < elems; ++i) {
                     bad += b->recv[r * elems + i] != bvalue(r, rank * elems + i, v);
@@ -434,7 +469,8 @@ static struct result measure(const struct options *opt, int op, long size, struc
                              int rank, int nranks, uint64_t *version) {
     struct result res = {0, 0, 0, 0, 0};
     const long elems = elems_of(op, size);
-    if (op == OP_GATHERV || op == OP_ALLGATHERV) {
+    if (op == OP_GATHERV || op == OP_ALLGATHERV || op == OP_SCATTERV || op == OP_ALLTOALLV ||
+        op == OP_REDUCE_SCATTER) {
         for (int r = 0; r < nranks; ++r) {
             b->counts[r] = (int)elems;
             b->displs[r] = (int)(r * elems);
@@ -452,7 +488,8 @@ static struct result measure(const struct options *opt, int op, long size, struc
     }
 
     /* Big messages get fewer calls: about 64 MiB per rank per repetition. */
-    long per_call = size * (op == OP_ALLTOALL || op == OP_ALLGATHER || op == OP_ALLGATHERV ? nranks : 1);
+    long per_call = size * (op == OP_ALLTOALL || op == OP_ALLTOALLV || op == OP_ALLGATHER ||
+                                    op == OP_ALLGATHERV ? nranks : 1);
     long cap = (64L * 1024 * 1024) / (per_call > 0 ? per_call : 1);
     long iters = opt->iters < cap ? opt->iters : cap;
     if (iters < MIN_ITERS) iters = MIN_ITERS;

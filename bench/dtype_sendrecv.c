@@ -82,6 +82,9 @@ static int cmp(const void *a, const void *b)
 
 /* One layout: `count` elements of `type`, whose memory spans `span` bytes
  * from the buffer start (lb 0). */
+/* --iters: round trips per repetition; 0 = about 50 ms worth. */
+static int fixed_iters = 0;
+
 static void bench(const char *name, MPI_Datatype type, int count, long span, int reps, int rank)
 {
     int size = 0;
@@ -116,8 +119,9 @@ static void bench(const char *name, MPI_Datatype type, int count, long span, int
     free(packed_sent);
     free(packed_back);
 
-    /* 2. Time round trips: enough per repetition for about 50 ms. */
-    int iters = (int)(200000000L / (bytes + 100000));
+    /* 2. Time round trips: enough per repetition for about 50 ms, or
+     *    --iters of them. */
+    int iters = fixed_iters > 0 ? fixed_iters : (int)(200000000L / (bytes + 100000));
     if (iters < 4)
         iters = 4;
     double *t = (double *)malloc(sizeof(double) * (size_t)reps);
@@ -161,10 +165,12 @@ int main(int argc, char **argv)
             target = atol(argv[++i]);
         else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
             reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--iters") == 0 && i + 1 < argc)
+            fixed_iters = atoi(argv[++i]);
     }
-    if (nranks < 2 || target < 4096 || reps < 1) {
+    if (nranks < 2 || target < 4096 || reps < 1 || fixed_iters < 0) {
         if (rank == 0)
-            fprintf(stderr, "usage: mpirun -n 2 dtype_sendrecv [--bytes N >= 4096] [--reps R]\n");
+            fprintf(stderr, "usage: mpirun -n 2 dtype_sendrecv [--bytes N >= 4096] [--reps R] [--iters I]\n");
         MPI_Finalize();
         return 1;
     }

@@ -195,7 +195,10 @@ BENCHMARK(BM_PingPong)->Arg(8)->Arg(1024)->Threads(2)->UseRealTime();
 std::string describe_placement() {
     const std::vector<int> cpus = allowed_cpus();
     std::string s = std::to_string(cpus.size()) + " CPUs allowed (";
-    for (std::size_t i = 0; i < cpus.size(); ++i) s += (i ? "," : "") + std::to_string(cpus[i]);
+    for (std::size_t i = 0; i < cpus.size(); ++i) {
+        if (i > 0) s += ',';
+        s += std::to_string(cpus[i]);
+    }
     s += cpus.size() >= 2 ? "); thread i pinned to the i-th of them"
                           : "); threads not pinned";
     return s;

@@ -27,8 +27,9 @@
  * the very end: this measures what idle ranks that wait in a receive cost the
  * two busy ones (the "4 ranks on 2 cores" case).
  *
- * Output: a commented header (MPI library, ranks, host CPUs, placement of
- * ranks 0 and 1) and a table, or with --csv the same header lines and CSV.
+ * Output: a commented header (MPI library, ranks, host CPUs, every rank's
+ * allowed CPUs and the CPU it ran on) and a table, or with --csv the same
+ * header lines and CSV.
  * Exit status 0, 1 for a usage error, 2 when a check of the data failed.
  */
 #define _GNU_SOURCE 1 /* sched_getaffinity, sched_getcpu */
@@ -49,7 +50,7 @@ enum {
     TAG_PING = 1,     /* rank 0 -> rank 1: echo this */
     TAG_PONG = 2,     /* rank 1 -> rank 0: the echo */
     TAG_STOP = 3,     /* rank 0 -> others: leave */
-    TAG_PLACE = 4,    /* rank 1 -> rank 0: where rank 1 runs */
+    TAG_PLACE = 4,    /* ranks 1 and up -> rank 0: where they run */
     MAX_SIZES = 64,
     STAMP_STRIDE = 4096,
     PLACE_LEN = 256,
@@ -348,8 +349,8 @@ static long measure(const struct options *opt, long size, unsigned char *sbuf, u
     return failures;
 }
 
-static void print_header(const struct options *opt, int nranks, const char *where0,
-                         const char *where1) {
+/* `places` holds every rank's placement, PLACE_LEN bytes each. */
+static void print_header(const struct options *opt, int nranks, const char *places) {
     char version[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0;
     MPI_Get_library_version(version, &len);
@@ -363,7 +364,7 @@ static void print_header(const struct options *opt, int nranks, const char *wher
     printf("# ranks: %d (%d idle, waiting in MPI_Recv from MPI_ANY_SOURCE)\n", nranks,
            nranks > 2 ? nranks - 2 : 0);
     printf("# host CPUs online: %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
-    printf("# rank 0: %s\n# rank 1: %s\n", where0, where1);
+    for (int r = 0; r < nranks; ++r) printf("# rank %d: %s\n", r, places + (size_t)r * PLACE_LEN);
     printf("# reps per size: %d, time budget per size: %.2f s, "
            "stamps checked every %ld iterations\n",
            opt->reps, opt->time, opt->verify_every);
@@ -399,6 +400,9 @@ int main(int argc, char **argv) {
 
     /* Ranks 2 and up: wait for the end. */
     if (rank >= 2) {
+        char where[PLACE_LEN];
+        placement(where, sizeof where);
+        MPI_Send(where, PLACE_LEN, MPI_CHAR, 0, TAG_PLACE, MPI_COMM_WORLD);
         int stop = 0;
         MPI_Recv(&stop, 1, MPI_INT, MPI_ANY_SOURCE, TAG_STOP, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Finalize();
@@ -426,11 +430,19 @@ int main(int argc, char **argv) {
         return 0;
     }
 
-    char where0[PLACE_LEN], where1[PLACE_LEN];
-    placement(where0, sizeof where0);
-    MPI_Recv(where1, PLACE_LEN, MPI_CHAR, 1, TAG_PLACE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    where1[PLACE_LEN - 1] = '\0';
-    print_header(&opt, nranks, where0, where1);
+    char *places = calloc((size_t)nranks, PLACE_LEN);
+    if (places == NULL) {
+        fprintf(stderr, "pingpong: cannot allocate the placement of %d ranks\n", nranks);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    placement(places, PLACE_LEN);
+    for (int r = 1; r < nranks; ++r) {
+        char *p = places + (size_t)r * PLACE_LEN;
+        MPI_Recv(p, PLACE_LEN, MPI_CHAR, r, TAG_PLACE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        p[PLACE_LEN - 1] = '\0';
+    }
+    print_header(&opt, nranks, places);
+    free(places);
 
     long failures = 0;
     uint64_t msg = 0;

@@ -1,34 +1,51 @@
 #!/usr/bin/env bash
 # bench-compare.sh: shmpi against Open MPI and MPICH on this machine, side by
 # side, from the same benchmark sources (bench/pingpong.c, bench/hello.c,
-# bench/coll_bench.c).
+# bench/coll_bench.c), with ratios, CSV/JSON results and plots.
 #
 # What it does:
-#   1. Finds the MPIs: shmpi (its mpicc and mpirun, from --shmpi-build,
-#      --shmpi-mpicc or SHMPI_MPICC), mpicc.openmpi/mpirun.openmpi and
-#      mpicc.mpich/mpirun.mpich.  One that is missing, fails to compile the
-#      benchmarks or fails a smoke run is reported as n/a; the others go on.
-#   2. Builds bench/pingpong.c and bench/hello.c with each MPI's mpicc (-O2).
+#   1. Finds the MPIs:
+#        shmpi    --shmpi-build DIR, --shmpi-mpicc PATH or SHMPI_MPICC; else
+#                 ./build of this repository if built; else an `mpicc` on
+#                 PATH whose -show links -lshmpi
+#        openmpi  mpicc.openmpi / mpirun.openmpi (Debian's names), or
+#                 OPENMPI_MPICC / OPENMPI_MPIRUN
+#        mpich    mpicc.mpich / mpirun.mpich, or MPICH_MPICC / MPICH_MPIRUN
+#      One that is missing, fails to compile the benchmarks or fails a smoke
+#      run is reported as n/a; the others go on.  --shmpi-coll adds columns
+#      "shmpi-ALGO": the same shmpi with SHMPI_COLL=ALGO (one algorithm forced,
+#      docs/COLLECTIVES.md).
+#   2. Builds bench/pingpong.c, bench/hello.c and bench/coll_bench.c with
+#      each MPI's mpicc (-O2).
 #   3. Runs every case in rounds; within a round the MPIs take turns
 #      (shmpi, openmpi, mpich), so slow drifts of the machine hit all alike:
 #        pp2     pingpong 8 B, 2 ranks
 #        pp4     pingpong 8 B, 4 ranks (2 of them idle in MPI_Recv); on a
 #                machine with fewer than 4 CPUs this is oversubscribed
-#        sweep   pingpong 8 B .. 4 MiB, 2 ranks
+#        sweep   pingpong over --sweep-sizes (default 8 B .. 4 MiB), 2 ranks
 #        launch  wall time of `mpirun -n 4 ./hello` (hyperfine -N)
 #        collN   bench/coll_bench with N ranks for each N of --coll-ranks
 #                (default 2,4,8: 4 and 8 are oversubscribed on a 2-CPU
 #                machine): --coll-ops at --coll-sizes bytes per rank, OSU
 #                style (input rewritten, barrier, one timed call); the time
 #                is the mean over ranks, median over coll_bench's reps
-#   4. Prints the machine, each MPI's placement, and a table of absolute
-#      numbers (median over rounds of each run's median; best in brackets)
-#      with the ratio shmpi / best of the others.
+#   4. Prints the machine, each MPI's placement (every rank's allowed CPUs
+#      and the CPU it ran on), and tables of absolute numbers (median over
+#      rounds of each run's median; best round in brackets) with the ratio
+#      shmpi / best of the others, then the collective goals of issue 4
+#      (8 B: at most 0.5x; 1 MiB Reduce/Allreduce: at most 1.0x) as met/not.
+#   5. Writes, in the output directory: table.txt (what was printed),
+#      results.csv and results.json (one row per case, rank count, MPI,
+#      operation and size), plots/*.svg (time against size, one line per MPI,
+#      for every case measured at two sizes or more: scripts/bench-plot.py),
+#      raw/ (every run's own output) and logs/.
 #
-# Placement: every MPI runs with its own default binding (Open MPI binds
-# ranks to cores unless oversubscribed; MPICH's Hydra does not bind); the
-# table header shows what each one did.  Ranks beyond the CPU count get
-# Open MPI's --oversubscribe; as root Open MPI also gets --allow-run-as-root.
+# Placement: by default every MPI runs with its own default binding (Open MPI
+# and shmpi bind ranks to cores unless oversubscribed; MPICH's Hydra does
+# not bind); --bind-to makes them all do the same.  The report shows, for
+# every case, where each rank was allowed to run and where it ran.  Ranks
+# beyond the CPU count get Open MPI's --oversubscribe; as root Open MPI also
+# gets --allow-run-as-root.
 #
 # usage: scripts/bench-compare.sh [options]
 #   --shmpi-build DIR    shmpi build directory (uses DIR/tools/wrappers/mpicc
@@ -36,17 +53,34 @@
 #   --shmpi-mpicc PATH   shmpi's mpicc (build-tree or installed); env SHMPI_MPICC
 #   --shmpi-mpirun PATH  shmpi's mpirun; env SHMPI_MPIRUN (default: next to
 #                        mpicc, or ../launcher/mpirun in a build tree)
+#   --shmpi-mpirun-args ARGS
+#                        extra arguments for shmpi's mpirun, split at spaces
+#                        (e.g. "--bind-to numa --map-by numa:spread")
+#   --shmpi-coll LIST    also run shmpi with SHMPI_COLL=ALGO for each ALGO of
+#                        the comma list (e.g. linear,tree,rsag)
 #   --only LIST          comma list of MPIs to run (default shmpi,openmpi,mpich)
+#   --bind-to WHAT       default: each MPI's own default; core: every MPI binds
+#                        each rank to a core when the ranks fit the CPUs (and
+#                        keeps its default when they do not); none: no MPI binds
+#   --sweep-sizes LIST   sizes of the pingpong sweep (default 8:4m; see
+#                        pingpong --help)
 #   --coll-ranks LIST    rank counts of the collective cases (default 2,4,8;
 #                        an empty list skips them)
 #   --coll-ops LIST      collectives measured (default barrier,bcast,reduce,
-#                        allreduce,gather; see coll_bench --help)
-#   --coll-sizes LIST    bytes per rank (default 8,64k,1m)
+#                        allreduce,gather; `all` for every one coll_bench
+#                        knows; see coll_bench --help)
+#   --coll-sizes LIST    bytes per rank (default 8,64k,1m; 8:4m for the
+#                        full sweep of issue 4)
+#   --coll-time S        coll_bench's time budget per collective and size
+#                        (default 0.3 s; 0.1 with --quick)
+#   --coll-only          run only the collective cases
+#   --no-launch          skip the launch-time case
 #   --rounds N           rounds of alternation (default 3)
-#   --out DIR            where builds, logs and raw results go (default: a new
+#   --out DIR            where builds, logs and results go (default: a new
 #                        temporary directory)
 #   --quick              1 round, short budgets: checks that everything runs
-# Exit status: 0 when at least one MPI produced numbers, 1 otherwise.
+# Exit status: 0 when at least one MPI produced numbers and the tables, CSV,
+# JSON and plots were written; 1 otherwise.
 set -uo pipefail
 
 repo=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
@@ -59,6 +93,13 @@ only="shmpi,openmpi,mpich"
 coll_ranks="2,4,8"
 coll_ops="barrier,bcast,reduce,allreduce,gather"
 coll_sizes="8,64k,1m"
+coll_only=0
+no_launch=0
+shmpi_coll=""
+shmpi_mpirun_args=""
+sweep_sizes="8:4m"
+coll_time=""
+bind_to=default
 rounds=3
 out=""
 quick=0
@@ -73,6 +114,13 @@ while [[ $# -gt 0 ]]; do
         --coll-ranks) coll_ranks=${2?}; shift 2 ;;
         --coll-ops) coll_ops=${2:?}; shift 2 ;;
         --coll-sizes) coll_sizes=${2:?}; shift 2 ;;
+        --coll-only) coll_only=1; shift ;;
+        --coll-time) coll_time=${2:?}; shift 2 ;;
+        --no-launch) no_launch=1; shift ;;
+        --shmpi-coll) shmpi_coll=${2:?}; shift 2 ;;
+        --shmpi-mpirun-args) shmpi_mpirun_args=${2?}; shift 2 ;;
+        --sweep-sizes) sweep_sizes=${2:?}; shift 2 ;;
+        --bind-to) bind_to=${2:?}; shift 2 ;;
         --rounds) rounds=${2:?}; shift 2 ;;
         --out) out=${2:?}; shift 2 ;;
         --quick) quick=1; rounds=1; shift ;;
@@ -81,6 +129,9 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || die "--rounds '$rounds' is not a positive number"
+[[ $bind_to =~ ^(default|core|none)$ ]] || die "--bind-to '$bind_to' is not default, core or none"
+[[ $coll_ops == all ]] &&
+    coll_ops="barrier,bcast,reduce,allreduce,gather,gatherv,scatter,scatterv,allgather,allgatherv,alltoall,alltoallv,reduce_scatter,reduce_scatter_block,scan,exscan"
 command -v python3 >/dev/null || die "python3 is needed to summarise the results"
 have_hyperfine=1
 command -v hyperfine >/dev/null || have_hyperfine=0
@@ -88,6 +139,8 @@ command -v hyperfine >/dev/null || have_hyperfine=0
 if [[ -z $out ]]; then
     out=$(mktemp -d "${TMPDIR:-/tmp}/shmpi-bench.XXXXXX") || die "cannot make a temporary directory"
 fi
+# Results of an earlier run in the same directory must not mix with these.
+rm -rf "$out/raw" "$out/plots"
 mkdir -p "$out"/build "$out"/logs "$out"/raw || die "cannot create $out"
 out=$(cd -- "$out" && pwd)
 : >"$out/results.tsv"
@@ -97,13 +150,13 @@ note() { echo "$*" | tee -a "$out/notes.txt"; }
 ncpu=$(nproc)
 if [[ $quick == 1 ]]; then
     pp_args=(--reps 5 --time 0.3)
-    sweep_args=(--sizes 8:4m --reps 3 --time 0.1)
-    coll_args=(--reps 3 --time 0.1)
+    sweep_args=(--sizes "$sweep_sizes" --reps 3 --time 0.1)
+    coll_args=(--reps 3 --time "${coll_time:-0.1}")
     hf_runs=3
 else
     pp_args=(--reps 11 --time 1.0)
-    sweep_args=(--sizes 8:4m --reps 7 --time 0.5)
-    coll_args=(--reps 5 --time 0.3)
+    sweep_args=(--sizes "$sweep_sizes" --reps 7 --time 0.5)
+    coll_args=(--reps 5 --time "${coll_time:-0.3}")
     hf_runs=10
 fi
 pp_timeout=60
@@ -112,6 +165,15 @@ launch_timeout=300
 coll_timeout=900
 
 # ---- 1. the MPIs ----
+if [[ -z $shmpi_build && -z $shmpi_mpicc ]]; then
+    # Not given: this repository's ./build, else an mpicc on PATH that is
+    # shmpi's (its -show links -lshmpi).
+    if [[ -x $repo/build/tools/wrappers/mpicc && -x $repo/build/tools/launcher/mpirun ]]; then
+        shmpi_build=$repo/build
+    elif command -v mpicc >/dev/null && mpicc -show 2>/dev/null | grep -q -- '-lshmpi'; then
+        shmpi_mpicc=$(command -v mpicc)
+    fi
+fi
 if [[ -n $shmpi_build ]]; then
     [[ -z $shmpi_mpicc ]] && shmpi_mpicc=$shmpi_build/tools/wrappers/mpicc
     [[ -z $shmpi_mpirun ]] && shmpi_mpirun=$shmpi_build/tools/launcher/mpirun
@@ -129,7 +191,7 @@ fi
 [[ -n $shmpi_mpicc && -e $shmpi_mpicc ]] && shmpi_mpicc=$(realpath -- "$shmpi_mpicc")
 [[ -n $shmpi_mpirun && -e $shmpi_mpirun ]] && shmpi_mpirun=$(realpath -- "$shmpi_mpirun")
 
-declare -A cc run why
+declare -A cc run why envs
 mpis=()
 IFS=, read -r -a wanted <<<"$only"
 for m in "${wanted[@]}"; do
@@ -146,24 +208,58 @@ for m in "${wanted[@]}"; do
                 run[shmpi]=$shmpi_mpirun
             fi ;;
         openmpi|mpich)
-            if command -v "mpicc.$m" >/dev/null && command -v "mpirun.$m" >/dev/null; then
-                cc[$m]=mpicc.$m
-                run[$m]=mpirun.$m
+            if [[ $m == openmpi ]]; then
+                c=${OPENMPI_MPICC:-mpicc.openmpi} x=${OPENMPI_MPIRUN:-mpirun.openmpi}
             else
-                why[$m]="mpicc.$m or mpirun.$m not installed"
+                c=${MPICH_MPICC:-mpicc.mpich} x=${MPICH_MPIRUN:-mpirun.mpich}
+            fi
+            if command -v "$c" >/dev/null && command -v "$x" >/dev/null; then
+                cc[$m]=$c
+                run[$m]=$x
+            else
+                why[$m]="$c or $x not installed"
             fi ;;
         *) die "--only: unknown MPI '$m' (shmpi, openmpi, mpich)" ;;
     esac
     mpis+=("$m")
+    # shmpi with one collective algorithm forced, right after shmpi.
+    if [[ $m == shmpi && -n $shmpi_coll ]]; then
+        IFS=, read -r -a algos <<<"$shmpi_coll"
+        for a in "${algos[@]}"; do
+            [[ $a =~ ^[a-z_]+$ ]] || die "--shmpi-coll: '$a' is not an algorithm name"
+            v=shmpi-$a
+            mpis+=("$v")
+            envs[$v]="SHMPI_COLL=$a"
+            if [[ -n ${why[shmpi]:-} ]]; then
+                why[$v]=${why[shmpi]}
+            else
+                cc[$v]=${cc[shmpi]}
+                run[$v]=${run[shmpi]}
+            fi
+        done
+    fi
 done
 
 # The mpirun command line for `ranks` ranks of one MPI, as an array in `cmd`.
 mpirun_cmd() {
-    local m=$1 ranks=$2
+    local m=$1 ranks=$2 bind=$bind_to
     cmd=("${run[$m]}")
     if [[ $m == openmpi ]]; then
         [[ $(id -u) == 0 ]] && cmd+=(--allow-run-as-root)
         ((ranks > ncpu)) && cmd+=(--oversubscribe)
+    fi
+    # Binding to cores needs a core per rank; beyond that each MPI decides.
+    [[ $bind == core ]] && ((ranks > ncpu)) && bind=default
+    if [[ $bind != default ]]; then
+        case $m in
+            mpich) cmd+=(-bind-to "$bind") ;;
+            *) cmd+=(--bind-to "$bind") ;;  # Open MPI and shmpi
+        esac
+    fi
+    if [[ $m == shmpi* && -n $shmpi_mpirun_args ]]; then
+        local extra
+        read -r -a extra <<<"$shmpi_mpirun_args"
+        cmd+=("${extra[@]}")
     fi
     cmd+=(-n "$ranks")
 }
@@ -188,8 +284,8 @@ run_mpi() {
     shift 4
     local cmd
     mpirun_cmd "$m" "$ranks"
-    echo "+ ${cmd[*]} $*" >"$log"
-    (cd "$out/build/$m" && timeout -k 5 "$limit" "${cmd[@]}" "$@") >>"$log" 2>&1
+    echo "+ ${envs[$m]:-} ${cmd[*]} $*" >"$log"
+    (cd "$out/build/$m" && timeout -k 5 "$limit" env ${envs[$m]:-} "${cmd[@]}" "$@") >>"$log" 2>&1
 }
 
 # Smoke runs: a launch and a 4 MiB exchange (Open MPI's single-copy path
@@ -266,9 +362,11 @@ coll_case() {
 }
 
 echo "bench-compare.sh: results in $out" >&2
-pingpong_case pp2 2 "$pp_timeout" --sizes 8 "${pp_args[@]}"
-pingpong_case pp4 4 "$pp_timeout" --sizes 8 "${pp_args[@]}"
-pingpong_case sweep 2 "$sweep_timeout" "${sweep_args[@]}"
+if [[ $coll_only == 0 ]]; then
+    pingpong_case pp2 2 "$pp_timeout" --sizes 8 "${pp_args[@]}"
+    pingpong_case pp4 4 "$pp_timeout" --sizes 8 "${pp_args[@]}"
+    pingpong_case sweep 2 "$sweep_timeout" "${sweep_args[@]}"
+fi
 : >"$out/coll.tsv"
 IFS=, read -r -a coll_rank_list <<<"$coll_ranks"
 for n in "${coll_rank_list[@]}"; do
@@ -276,9 +374,12 @@ for n in "${coll_rank_list[@]}"; do
     coll_case "$n"
 done
 
-if [[ $have_hyperfine == 1 ]]; then
+if [[ $coll_only == 1 || $no_launch == 1 ]]; then
+    :
+elif [[ $have_hyperfine == 1 ]]; then
     for ((r = 1; r <= rounds; r++)); do
         for m in "${active[@]}"; do
+            [[ -n ${envs[$m]:-} ]] && continue  # an algorithm choice does not change a launch
             echo "  launch round $r: $m" >&2
             mpirun_cmd "$m" 4
             json=$out/raw/launch-$m-$r.json
@@ -300,132 +401,46 @@ fi
     echo "command: scripts/bench-compare.sh ${orig_args[*]}"
     echo "machine: $ncpu CPUs, $(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1), Linux $(uname -r)"
     echo "rounds: $rounds (MPIs alternate within each round)"
-    echo "placement: each MPI's default (no binding options given); where ranks 0 and 1 could run:"
+    case $bind_to in
+        default) echo "placement: each MPI's default (no binding options given); where each rank could run (and ran):" ;;
+        core) echo "placement: --bind-to core where the ranks fit the $ncpu CPUs, else each MPI's default; where each rank could run (and ran):" ;;
+        none) echo "placement: --bind-to none for every MPI; where each rank could run (and ran):" ;;
+    esac
     for m in "${mpis[@]}"; do
         if [[ -n ${why[$m]:-} ]]; then
             echo "$m: n/a (${why[$m]})"
             continue
         fi
-        lib=$(sed -n 's/^# MPI library: //p' "$out/raw/pp2-$m-1.txt" 2>/dev/null | head -1 | tr -s '\t' ' ')
-        echo "$m: ${lib:-unknown library}; ${run[$m]}"
+        lib=$(sed -n 's/^# MPI library: //p' "$out/raw/pp2-$m-1.txt" "$out"/raw/coll*-"$m"-1.txt \
+            2>/dev/null | head -1 | tr -s '\t' ' ')
+        extra=""
+        [[ $m == shmpi* ]] && extra=$shmpi_mpirun_args
+        echo "$m: ${lib:-unknown library}; ${envs[$m]:+${envs[$m]} }${run[$m]}${extra:+ $extra}"
         for case in pp2 pp4 "${coll_rank_list[@]/#/coll}"; do
             f=$out/raw/$case-$m-1.txt
             [[ -f $f ]] || continue
-            echo "    $case placement: $(sed -n 's/^# rank \([01]\): /rank \1 /p' "$f" | sed 's/$/;/' | paste -sd ' ' - | sed 's/;$//')"
+            echo "    $case placement: $(sed -n 's/^# rank \([0-9]*\): /rank \1 /p' "$f" | sed 's/$/;/' | paste -sd ' ' - | sed 's/;$//')"
         done
     done
     [[ -s $out/notes.txt ]] && sed 's/^/    /' "$out/notes.txt"
 } >"$out/header.txt"
 
-python3 - "$out" "${mpis[@]}" <<'PY' | tee "$out/table.txt"
-import csv, json, os, statistics, sys
-
-out, mpis = sys.argv[1], sys.argv[2:]
-print(open(os.path.join(out, "header.txt")).read().rstrip())
-
-# (case, mpi, size) -> list of (lat_median, lat_min, bw_median, bw_max), one per round
-runs = {}
-with open(os.path.join(out, "results.tsv")) as f:
-    for row in csv.reader(f, delimiter="\t"):
-        if len(row) < 8:
-            continue
-        key = (row[0], row[1], int(row[3]))
-        runs.setdefault(key, []).append(tuple(float(x) for x in row[4:8]))
-
-def launch_times(m):
-    times = []
-    for name in sorted(os.listdir(os.path.join(out, "raw"))):
-        if name.startswith(f"launch-{m}-") and name.endswith(".json"):
-            with open(os.path.join(out, "raw", name)) as f:
-                for res in json.load(f)["results"]:
-                    times += res["times"]
-    return times
-
-def cell(vals):
-    """median over rounds [best], or n/a"""
-    return "n/a" if vals is None else f"{vals[0]:.3f} [{vals[1]:.3f}]"
-
-def ratio(m_vals, others, lower_is_better=True):
-    if m_vals is None or not others:
-        return "n/a"
-    best = min(others) if lower_is_better else max(others)
-    return f"{m_vals / best:.2f}" if best > 0 else "n/a"
-
-peers = [m for m in mpis if m != "shmpi"]
-cols = mpis + (["shmpi/best"] if "shmpi" in mpis and peers else [])
-
-def row(label, per_mpi, lower_is_better=True):
-    """per_mpi: mpi -> (median, best) or None"""
-    cells = [cell(per_mpi.get(m)) for m in mpis]
-    if "shmpi/best" in cols:
-        s = per_mpi.get("shmpi")
-        others = [per_mpi[m][0] for m in peers if per_mpi.get(m) is not None]
-        cells.append(ratio(s[0] if s else None, others, lower_is_better))
-    print(f"| {label} | " + " | ".join(cells) + " |")
-
-def head(title):
-    print()
-    print(f"| {title} | " + " | ".join(cols) + " |")
-    print("|---" * (len(cols) + 1) + "|")
-
-def lat(case, m, size):
-    v = runs.get((case, m, size))
-    if not v:
-        return None
-    return (statistics.median(x[0] for x in v), min(x[1] for x in v))
-
-def bw(case, m, size):
-    v = runs.get((case, m, size))
-    if not v:
-        return None
-    return (statistics.median(x[2] for x in v), max(x[3] for x in v))
-
-print("\nCells: median over rounds [best round]; ratio = shmpi / best other MPI "
-      "(latency and time: < 1 means shmpi is faster; bandwidth: > 1 means shmpi is faster).")
-head("8 B half round trip (us)")
-row("2 ranks", {m: lat("pp2", m, 8) for m in mpis})
-row("4 ranks (2 idle in MPI_Recv)", {m: lat("pp4", m, 8) for m in mpis})
-
-sizes = sorted({k[2] for k in runs if k[0] == "sweep"})
-if sizes:
-    head("size sweep, 2 ranks: latency (us)")
-    for s in sizes:
-        row(f"{s} B", {m: lat("sweep", m, s) for m in mpis})
-    head("size sweep, 2 ranks: bandwidth (MB/s)")
-    for s in sizes:
-        if s >= 1024:
-            row(f"{s} B", {m: bw("sweep", m, s) for m in mpis}, lower_is_better=False)
-
-# Collectives: (case, mpi, collective, size) -> list of (avg, best), one per round.
-coll = {}
-coll_path = os.path.join(out, "coll.tsv")
-if os.path.exists(coll_path):
-    with open(coll_path) as f:
-        for rec in csv.reader(f, delimiter="\t"):
-            if len(rec) < 8:
-                continue
-            coll.setdefault((rec[0], rec[1], rec[3], int(rec[4])), []).append((float(rec[5]), float(rec[7])))
-for case in sorted({k[0] for k in coll}, key=lambda c: int(c[4:])):
-    head(f"collectives, {case[4:]} ranks: time per call (us)")
-    order = []
-    for k in coll:
-        if k[0] == case and (k[2], k[3]) not in order:
-            order.append((k[2], k[3]))
-    for op, size in order:
-        per = {}
-        for m in mpis:
-            v = coll.get((case, m, op, size))
-            per[m] = (statistics.median(x[0] for x in v), min(x[1] for x in v)) if v else None
-        row(f"{op} {size} B" if op != "barrier" else "barrier", per)
-
-head("launch: mpirun -n 4 ./hello (ms)")
-per = {}
-for m in mpis:
-    t = launch_times(m)
-    per[m] = (statistics.median(t) * 1e3, min(t) * 1e3) if t else None
-row("wall time", per)
-PY
+# Tables, ratios and goals on stdout (and table.txt); results.csv and
+# results.json; then the plots.
+reported=1
+python3 "$repo/scripts/bench-summary.py" "$out" "${mpis[@]}" | tee "$out/table.txt" || {
+    echo "bench-compare.sh: scripts/bench-summary.py failed" >&2
+    reported=0
+}
+echo
+if python3 "$repo/scripts/bench-plot.py" "$out/results.csv" "$out/plots" >"$out/plots.txt" 2>&1; then
+    echo "plots: $(grep -c '\.svg$' "$out/plots.txt") SVG files in $out/plots"
+else
+    echo "bench-compare.sh: scripts/bench-plot.py failed (plots.txt)" >&2
+    reported=0
+fi
+echo "results: $out/results.csv, $out/results.json"
 
 have_numbers=$(cut -f2 "$out/results.tsv" "$out/coll.tsv" | sort -u | wc -l)
 echo "bench-compare.sh: raw outputs and logs in $out" >&2
-((have_numbers > 0))
+((have_numbers > 0 && reported == 1))

@@ -23,8 +23,8 @@ typed::Call call(Communicator& c, const char* fn) { return typed::Call{c, runtim
 
 void check_root(const Communicator& c, int root, const char* fn) {
     if (root < 0 || root >= c.size()) {
-        throw MpiError(MPI_ERR_ROOT, fmt::format("{}: root {} is not a rank of {} (size {})", fn, root,
-                                                 c.name(), c.size()));
+        throw MpiError(MPI_ERR_ROOT, fmt::format("{}: root {} is not a rank of {} (ranks 0 to {})", fn, root,
+                                                 c.label(), c.size() - 1));
     }
 }
 
@@ -49,6 +49,11 @@ void check_buf(const void* buf, std::int64_t count, const dtype::Datatype& t, co
     if (buf == MPI_IN_PLACE) {
         throw MpiError(MPI_ERR_BUFFER, fmt::format("{}: {} is MPI_IN_PLACE, which {} does not allow here",
                                                    fn, arg, fn));
+    }
+    std::int64_t bytes = 0;
+    if (__builtin_mul_overflow(count, t.size, &bytes)) {
+        throw MpiError(MPI_ERR_COUNT, fmt::format("{}: {} holds {} elements of {} (size {} bytes): the byte count "
+                                                  "overflows 64 bits", fn, arg, count, t.name, t.size));
     }
     if (buf == nullptr && count > 0 && t.size > 0 && t.predefined) {
         throw MpiError(MPI_ERR_BUFFER,

@@ -1,8 +1,72 @@
-// C boundary: communicator queries.
+// C boundary: communicators (queries, construction, comparison, names).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "api_comm.hpp"
 #include "api_common.hpp"
+#include "comm_create.hpp"
 
 using namespace shmpi;
 using namespace shmpi::api;
+
+namespace shmpi::api {
+
+MPI_Comm comm_handle(std::unique_ptr<Communicator> c) {
+    if (!c) return MPI_COMM_NULL;
+    return reinterpret_cast<MPI_Comm>(c.release());
+}
+
+MPI_Comm handle_of(Communicator& c) {
+    Runtime& rt = runtime();
+    if (&c == &rt.world()) return MPI_COMM_WORLD;
+    if (&c == &rt.self()) return MPI_COMM_SELF;
+    return reinterpret_cast<MPI_Comm>(&c);
+}
+
+}  // namespace shmpi::api
+
+namespace {
+
+void need(const void* p, const char* arg, const char* fn) {
+    if (p == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: {} is NULL", fn, arg));
+}
+
+/// Deletes a communicator the user made: attributes first (their delete
+/// callbacks may fail, and then nothing is freed), then its reference on
+/// the error handler.
+void destroy(Communicator* c, MPI_Comm handle, const char* fn) {
+    c->attributes().clear(handle, fn);
+    release(c->errhandler());
+    delete c;
+}
+
+/// MPI_Comm_dup and MPI_Comm_dup_with_info.
+void dup(MPI_Comm comm, MPI_Comm* newcomm, const char* fn) {
+    Communicator& c = comm_of(comm, fn);
+    need(newcomm, "newcomm", fn);
+    // 1. Same members, same order, a new context (collective).
+    std::vector<int> members(static_cast<std::size_t>(c.size()));
+    std::iota(members.begin(), members.end(), 0);
+    std::unique_ptr<Communicator> d = create_from_members(c, members);
+    // 2. What a duplicate inherits besides the error handler.
+    d->set_topology(c.topology());
+    Communicator* raw = d.release();
+    const MPI_Comm h = reinterpret_cast<MPI_Comm>(raw);
+    try {
+        c.attributes().copy_into(handle_of(c), raw->attributes(), h, fn);
+    } catch (...) {
+        release(raw->errhandler());
+        delete raw;
+        *newcomm = MPI_COMM_NULL;
+        throw;
+    }
+    *newcomm = h;
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -25,5 +89,151 @@ int PMPI_Comm_size(MPI_Comm comm, int* size) {
     });
 }
 #pragma weak MPI_Comm_size = PMPI_Comm_size
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+    const char* fn = "MPI_Comm_dup";
+    return guard(comm, fn, [&] { dup(comm, newcomm, fn); });
+}
+#pragma weak MPI_Comm_dup = PMPI_Comm_dup
+
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info /*info: no hints are used*/, MPI_Comm* newcomm) {
+    const char* fn = "MPI_Comm_dup_with_info";
+    return guard(comm, fn, [&] { dup(comm, newcomm, fn); });
+}
+#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+    const char* fn = "MPI_Comm_split";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        need(newcomm, "newcomm", fn);
+        *newcomm = comm_handle(split(c, color, key));
+    });
+}
+#pragma weak MPI_Comm_split = PMPI_Comm_split
+
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info /*info*/, MPI_Comm* newcomm) {
+    const char* fn = "MPI_Comm_split_type";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        need(newcomm, "newcomm", fn);
+        if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
+            throw MpiError(MPI_ERR_ARG, fmt::format("{}: split_type {} is not MPI_COMM_TYPE_SHARED or "
+                                                    "MPI_UNDEFINED",
+                                                    fn, split_type));
+        }
+        // Every rank of a job shares this machine's memory: one color.
+        *newcomm = comm_handle(split(c, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key));
+    });
+}
+#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
+
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+    const char* fn = "MPI_Comm_create";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        Group& g = group_of(group, fn);
+        need(newcomm, "newcomm", fn);
+        // The group must be a subset of the communicator's.
+        int my_rank = MPI_UNDEFINED;
+        std::uint32_t lowest = UINT32_MAX;
+        for (int r = 0; r < g.size(); ++r) {
+            const std::uint32_t w = g.world_rank(r);
+            if (std::find(c.world_ranks().begin(), c.world_ranks().end(), w) == c.world_ranks().end()) {
+                throw MpiError(MPI_ERR_GROUP, fmt::format("{}: group rank {} (world rank {}) is not in the "
+                                                          "communicator",
+                                                          fn, r, w));
+            }
+            if (w == c.world_rank(c.rank())) my_rank = r;
+            lowest = std::min(lowest, w);
+        }
+        // A split with one color per group (its lowest world rank), ordered
+        // by group rank: this also serves MPI-2.2's disjoint groups.
+        const int color = my_rank == MPI_UNDEFINED ? MPI_UNDEFINED : static_cast<int>(lowest);
+        *newcomm = comm_handle(split(c, color, my_rank));
+    });
+}
+#pragma weak MPI_Comm_create = PMPI_Comm_create
+
+int PMPI_Comm_free(MPI_Comm* comm) {
+    const char* fn = "MPI_Comm_free";
+    return guard(comm != nullptr ? *comm : MPI_COMM_WORLD, fn, [&] {
+        need(comm, "comm", fn);
+        Communicator& c = comm_of(*comm, fn);
+        if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF) {
+            throw MpiError(MPI_ERR_COMM, fmt::format("{}: {} is predefined and cannot be freed", fn, c.name()));
+        }
+        destroy(&c, *comm, fn);
+        *comm = MPI_COMM_NULL;
+    });
+}
+#pragma weak MPI_Comm_free = PMPI_Comm_free
+
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+    const char* fn = "MPI_Comm_compare";
+    return guard(comm1, fn, [&] {
+        Communicator& a = comm_of(comm1, fn);
+        Communicator& b = comm_of(comm2, fn);
+        need(result, "result", fn);
+        if (&a == &b) {
+            *result = MPI_IDENT;
+            return;
+        }
+        if (a.world_ranks() == b.world_ranks()) {
+            *result = MPI_CONGRUENT;
+            return;
+        }
+        std::vector<std::uint32_t> x = a.world_ranks(), y = b.world_ranks();
+        std::sort(x.begin(), x.end());
+        std::sort(y.begin(), y.end());
+        *result = x == y ? MPI_SIMILAR : MPI_UNEQUAL;
+    });
+}
+#pragma weak MPI_Comm_compare = PMPI_Comm_compare
+
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
+    const char* fn = "MPI_Comm_group";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        need(group, "group", fn);
+        *group = group_handle(c.world_ranks());
+    });
+}
+#pragma weak MPI_Comm_group = PMPI_Comm_group
+
+int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+    const char* fn = "MPI_Comm_test_inter";
+    return guard(comm, fn, [&] {
+        comm_of(comm, fn);
+        need(flag, "flag", fn);
+        *flag = 0;  // shmpi has intracommunicators only
+    });
+}
+#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
+    const char* fn = "MPI_Comm_set_name";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        need(comm_name, "comm_name", fn);
+        // Longer names are cut to what MPI_Comm_get_name can return.
+        c.set_name(std::string(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1)));
+    });
+}
+#pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
+
+int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
+    const char* fn = "MPI_Comm_get_name";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        need(comm_name, "comm_name", fn);
+        need(resultlen, "resultlen", fn);
+        const std::size_t n = std::min<std::size_t>(c.name().size(), MPI_MAX_OBJECT_NAME - 1);
+        std::memcpy(comm_name, c.name().data(), n);
+        comm_name[n] = '\0';
+        *resultlen = static_cast<int>(n);
+    });
+}
+#pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
 
 }  // extern "C"

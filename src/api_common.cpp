@@ -40,6 +40,10 @@ Communicator& comm_of(MPI_Comm handle, const char* fn) {
 const dtype::Datatype& type_of(MPI_Datatype handle, const char* fn) {
     if (handle == MPI_DATATYPE_NULL) throw MpiError(MPI_ERR_TYPE, fmt::format("{}: datatype is MPI_DATATYPE_NULL", fn));
     const dtype::Datatype* t = dtype::lookup(handle);
+    if (t == nullptr && dtype::freed(handle)) {
+        throw MpiError(MPI_ERR_TYPE, fmt::format("{}: datatype {:#x} has been freed (MPI_Type_free)", fn,
+                                                 reinterpret_cast<std::uintptr_t>(handle)));
+    }
     if (t == nullptr) {
         throw MpiError(MPI_ERR_TYPE, fmt::format("{}: invalid datatype {:#x}", fn,
                                                  reinterpret_cast<std::uintptr_t>(handle)));
@@ -91,6 +95,11 @@ void check_source(const Communicator& c, int rank, const char* fn) {
 }
 
 void check_buffer(const void* buf, int count, const dtype::Datatype& t, const char* fn) {
+    std::int64_t bytes = 0;
+    if (__builtin_mul_overflow(static_cast<std::int64_t>(count), t.size, &bytes)) {
+        throw MpiError(MPI_ERR_COUNT, fmt::format("{}: count {} of {} (size {} bytes) overflows a 64-bit byte count",
+                                                  fn, count, t.name, t.size));
+    }
     if (buf == nullptr && count > 0 && t.size > 0 && t.predefined) {
         throw MpiError(MPI_ERR_BUFFER,
                        fmt::format("{}: buffer is NULL but count is {} of {}", fn, count, t.name));

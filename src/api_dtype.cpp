@@ -28,11 +28,9 @@ const dtype::Datatype& any_type(MPI_Datatype handle, const char* fn, const char*
     const dtype::Datatype* t = dtype::lookup(handle);
     if (t == nullptr) {
         const auto v = reinterpret_cast<std::uintptr_t>(handle);
-        const auto* d = reinterpret_cast<const dtype::Datatype*>(handle);
-        const bool freed = v >= 0x1000 && d->magic == dtype::Datatype::kMagic;
         throw MpiError(MPI_ERR_TYPE, fmt::format("{}: {} {:#x} {}", fn, arg, v,
-                                                 freed ? "has been freed (MPI_Type_free)"
-                                                       : "is not a datatype"));
+                                                 dtype::freed(handle) ? "has been freed (MPI_Type_free)"
+                                                                      : "is not a datatype"));
     }
     return *t;
 }
@@ -501,5 +499,107 @@ int PMPI_Pack_size(int incount, MPI_Datatype type, MPI_Comm comm, int* size) {
     });
 }
 #pragma weak MPI_Pack_size = PMPI_Pack_size
+
+// ------------------------------------------------------- external32 packing
+
+namespace {
+void check_datarep(const char* datarep, const char* fn) {
+    need(datarep, fn, "datarep");
+    if (std::strcmp(datarep, "external32") != 0) {
+        throw MpiError(MPI_ERR_ARG, fmt::format("{}: datarep \"{}\" is not supported (only \"external32\")", fn, datarep));
+    }
+}
+}  // namespace
+
+int PMPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_Datatype type, void* outbuf,
+                       MPI_Aint outsize, MPI_Aint* position) {
+    const char* fn = "MPI_Pack_external";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        check_datarep(datarep, fn);
+        check_count(incount, fn);
+        const dtype::Datatype& t = type_of(type, fn);
+        need(position, fn, "position");
+        if (outsize < 0 || *position < 0 || *position > outsize) {
+            throw MpiError(MPI_ERR_ARG, fmt::format("{}: position {} is not within outsize {}", fn, *position, outsize));
+        }
+        const std::int64_t bytes = dtype::external32_size(t, incount);
+        if (bytes > outsize - *position) {
+            throw MpiError(MPI_ERR_TRUNCATE,
+                           fmt::format("{}: {} elements of {} need {} bytes in external32 but only {} are left after position {}",
+                                       fn, incount, t.name, bytes, outsize - *position, *position));
+        }
+        if (bytes > 0) need(outbuf, fn, "outbuf");
+        dtype::pack_external32(t, inbuf, incount, static_cast<std::byte*>(outbuf) + *position, fn);
+        *position += bytes;
+    });
+}
+#pragma weak MPI_Pack_external = PMPI_Pack_external
+
+int PMPI_Unpack_external(const char* datarep, const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf,
+                         int outcount, MPI_Datatype type) {
+    const char* fn = "MPI_Unpack_external";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        check_datarep(datarep, fn);
+        check_count(outcount, fn);
+        const dtype::Datatype& t = type_of(type, fn);
+        need(position, fn, "position");
+        if (insize < 0 || *position < 0 || *position > insize) {
+            throw MpiError(MPI_ERR_ARG, fmt::format("{}: position {} is not within insize {}", fn, *position, insize));
+        }
+        const std::int64_t bytes = dtype::external32_size(t, outcount);
+        if (bytes > insize - *position) {
+            throw MpiError(MPI_ERR_TRUNCATE,
+                           fmt::format("{}: {} elements of {} need {} bytes in external32 but only {} are left after position {}",
+                                       fn, outcount, t.name, bytes, insize - *position, *position));
+        }
+        if (bytes > 0) need(inbuf, fn, "inbuf");
+        dtype::unpack_external32(t, static_cast<const std::byte*>(inbuf) + *position, outbuf, outcount, fn);
+        *position += bytes;
+    });
+}
+#pragma weak MPI_Unpack_external = PMPI_Unpack_external
+
+int PMPI_Pack_external_size(const char* datarep, int incount, MPI_Datatype type, MPI_Aint* size) {
+    const char* fn = "MPI_Pack_external_size";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        check_datarep(datarep, fn);
+        check_count(incount, fn);
+        const dtype::Datatype& t = type_of(type, fn);
+        need(size, fn, "size");
+        *size = dtype::external32_size(t, incount);
+    });
+}
+#pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
+
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* type) {
+    const char* fn = "MPI_Type_match_size";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        need(type, fn, "datatype");
+        MPI_Datatype found = MPI_DATATYPE_NULL;
+        const char* cls = "";
+        switch (typeclass) {
+        case MPI_TYPECLASS_INTEGER:
+            cls = "MPI_TYPECLASS_INTEGER";
+            found = size == 1 ? MPI_INT8_T : size == 2 ? MPI_INT16_T : size == 4 ? MPI_INT32_T : size == 8 ? MPI_INT64_T : MPI_DATATYPE_NULL;
+            break;
+        case MPI_TYPECLASS_REAL:
+            cls = "MPI_TYPECLASS_REAL";
+            found = size == 4 ? MPI_FLOAT : size == 8 ? MPI_DOUBLE : size == static_cast<int>(sizeof(long double)) ? MPI_LONG_DOUBLE : MPI_DATATYPE_NULL;
+            break;
+        case MPI_TYPECLASS_COMPLEX:
+            cls = "MPI_TYPECLASS_COMPLEX";
+            found = size == 8 ? MPI_C_FLOAT_COMPLEX : size == 16 ? MPI_C_DOUBLE_COMPLEX
+                  : size == static_cast<int>(2 * sizeof(long double)) ? MPI_C_LONG_DOUBLE_COMPLEX : MPI_DATATYPE_NULL;
+            break;
+        default:
+            throw MpiError(MPI_ERR_ARG, fmt::format("{}: typeclass {} is not MPI_TYPECLASS_INTEGER, _REAL or _COMPLEX", fn, typeclass));
+        }
+        if (found == MPI_DATATYPE_NULL) {
+            throw MpiError(MPI_ERR_ARG, fmt::format("{}: no predefined type of {} has size {}", fn, cls, size));
+        }
+        *type = found;
+    });
+}
+#pragma weak MPI_Type_match_size = PMPI_Type_match_size
 
 }  // extern "C"

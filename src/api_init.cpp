@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "api_comm.hpp"
 #include "api_common.hpp"
 #include "shm/segment.hpp"
 
@@ -71,7 +72,12 @@ int PMPI_Is_thread_main(int* flag) {
 
 int PMPI_Finalize(void) {
     Runtime& rt = running("MPI_Finalize");
-    const int rc = guard(MPI_COMM_WORLD, "MPI_Finalize", [&] { rt.finalize(); });
+    // MPI-3.1 8.7.1: MPI_COMM_SELF's attributes are deleted first, so that
+    // libraries can clean up through their delete callbacks.
+    const int rc = guard(MPI_COMM_WORLD, "MPI_Finalize", [&] {
+        finalize_attributes();
+        rt.finalize();
+    });
     set_phase(Phase::After);
     // The runtime stays mapped until the process exits: requests the program
     // leaked may still point into it.

@@ -13,6 +13,11 @@ Communicator::Communicator(p2p::Engine& engine, std::uint32_t context,
     team_.world = &world_;
 }
 
+std::string Communicator::label() const {
+    if (!name_.empty()) return name_;
+    return "communicator of size " + std::to_string(size()) + " (context " + std::to_string(context_) + ")";
+}
+
 MPI_Status null_status() {
     MPI_Status s{};
     s.MPI_SOURCE = MPI_PROC_NULL;

@@ -1,18 +1,28 @@
 // A communicator: a group of ranks (as world ranks), this process's rank in
 // it, a context id that keeps its traffic apart from every other
-// communicator's, and its error handler.  Point-to-point calls go through it
-// to the engine, with ranks translated to world ranks.
+// communicator's, its error handler, its cached attributes and, for
+// MPI_Cart_create and friends, a virtual topology.  Point-to-point calls go
+// through it to the engine, with ranks translated to world ranks.  New
+// communicators come from comm_create.hpp.
 #pragma once
 
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "attributes.hpp"
 #include "coll/coll.hpp"
 #include "dtype/datatype.hpp"
 #include "p2p.hpp"
+
+namespace shmpi::topo {
+/// A virtual topology (cartesian, graph, distributed graph); defined in
+/// topo/topology.hpp.
+class Topology;
+}  // namespace shmpi::topo
 
 namespace shmpi {
 
@@ -23,6 +33,8 @@ public:
     /// `world_ranks[r]` is the world rank of rank r; `my_rank` indexes it.
     Communicator(p2p::Engine& engine, std::uint32_t context, std::vector<std::uint32_t> world_ranks,
                  int my_rank, std::string name);
+    /// Clears the magic, so that a freed handle reads as invalid.
+    ~Communicator() { magic_ = 0; }
 
     std::uint32_t magic() const { return magic_; }
     int rank() const { return rank_; }
@@ -33,7 +45,11 @@ public:
     std::uint32_t coll_context() const { return context_ | 0x80000000u; }
     const std::vector<std::uint32_t>& world_ranks() const { return world_; }
     std::uint32_t world_rank(int r) const { return world_[static_cast<std::size_t>(r)]; }
+    /// The name set by MPI_Comm_set_name ("" for none, as MPI_Comm_get_name
+    /// must report).
     const std::string& name() const { return name_; }
+    /// The name, or a description for unnamed communicators, for messages.
+    std::string label() const;
     void set_name(std::string n) { name_ = std::move(n); }
     MPI_Errhandler errhandler() const { return errhandler_; }
     void set_errhandler(MPI_Errhandler e) { errhandler_ = e; }
@@ -64,6 +80,15 @@ public:
     /// state; the communicator does not own it.
     void set_shm_team(coll::ShmTeam* shm) { team_.shm = shm; }
 
+    /// The virtual topology attached by MPI_Cart_create and friends, or null.
+    /// Immutable once attached, so MPI_Comm_dup shares it.
+    const std::shared_ptr<const topo::Topology>& topology() const { return topology_; }
+    void set_topology(std::shared_ptr<const topo::Topology> t) { topology_ = std::move(t); }
+
+    /// Cached attributes (MPI_Comm_set_attr); MPI_Comm_dup copies them,
+    /// MPI_Comm_free deletes them.
+    attr::Store& attributes() { return attributes_; }
+
     Communicator(const Communicator&) = delete;  // team_ points at world_
     Communicator& operator=(const Communicator&) = delete;
 
@@ -76,6 +101,8 @@ private:
     std::string name_;
     MPI_Errhandler errhandler_ = MPI_ERRORS_ARE_FATAL;
     coll::Team team_;
+    std::shared_ptr<const topo::Topology> topology_;
+    attr::Store attributes_;
 };
 
 /// The status of a receive from MPI_PROC_NULL: source MPI_PROC_NULL, tag

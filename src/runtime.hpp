@@ -33,6 +33,9 @@ public:
     bool is_main_thread() const { return std::this_thread::get_id() == main_thread_; }
     /// Which algorithm each collective runs (SHMPI_COLL*, read at MPI_Init).
     const coll::Selection& coll_selection() const { return coll_selection_; }
+    /// The lowest context id this process has never used (comm_create.cpp
+    /// agrees on new contexts from it and moves it past each one it takes).
+    std::uint32_t& next_context() { return next_context_; }
 
     /// MPI_Finalize: completes outgoing traffic, then waits for every rank
     /// (a barrier on an internal context), then marks this rank finalized.
@@ -49,6 +52,7 @@ private:
     int thread_level_;
     std::thread::id main_thread_;
     coll::Selection coll_selection_;
+    std::uint32_t next_context_ = kFirstFreeContext;
 };
 
 }  // namespace shmpi

@@ -19,6 +19,8 @@ bool reduce_shm(const Team& team, const void* send, void* recv, std::int64_t cou
                 const Reduction& red, int root) {
     ShmTeam* shm = ready(team);
     if (shm == nullptr) return false;
+    // Measured on 2 CPUs (docs/COLLECTIVES.md): the tree wins up to 128 KiB
+    // at 2, 4 and 8 members; push from 256 KiB.
     if (count * red.elem_bytes >= shm->tuning().rsag_min && shm->single_copy()) {
         // Declines (having touched nothing) only past 2^8 members.
         if (reduce_shm_push(team, send, recv, count, red, root)) return true;
@@ -31,7 +33,14 @@ bool allreduce_shm(const Team& team, const void* send, void* recv, std::int64_t 
                    const Reduction& red) {
     ShmTeam* shm = ready(team);
     if (shm == nullptr) return false;
-    if (count * red.elem_bytes >= shm->tuning().rsag_min && shm->single_copy()) {
+    // Measured on 2 CPUs (docs/COLLECTIVES.md): the tree wins below 256 KiB
+    // (below 128 KiB with 2 members, where rsag's two halves run in
+    // parallel); beyond, rsag up to 4 members, push from 5 (whose tree
+    // keeps fewer members busy copying at once).
+    const std::int64_t bytes = count * red.elem_bytes;
+    const std::int64_t from = shm->size() == 2 ? shm->tuning().rsag_min / 2 : shm->tuning().rsag_min;
+    if (bytes >= from && shm->single_copy()) {
+        if (shm->size() <= 4 && allreduce_shm_rsag(team, send, recv, count, red)) return true;
         if (allreduce_shm_push(team, send, recv, count, red)) return true;
         return allreduce_shm_rsag(team, send, recv, count, red);
     }

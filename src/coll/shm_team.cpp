@@ -16,6 +16,7 @@
 
 #include "errors.hpp"
 #include "p2p.hpp"
+#include "place/place.hpp"
 #include "shm/futex.hpp"
 #include "shm/transport.hpp"
 
@@ -98,7 +99,8 @@ ShmTeam::ShmTeam(shm::Transport& transport, p2p::Engine* engine, const shm::Coll
     }
     // The wait policy of the transport (SHMPI_SPIN_US, SHMPI_YIELD_US).
     spin_ = std::chrono::microseconds(env_long("SHMPI_SPIN_US", 20, 0, 10'000'000));
-    if (n_ > job_cpus()) spin_ /= 10;
+    // More members than CPUs: yield at once (see Transport::wait).
+    if (n_ > job_cpus()) spin_ = std::chrono::microseconds{0};
     yield_ = std::chrono::microseconds(env_long("SHMPI_YIELD_US", 1000, 0, 100'000'000));
     light_notify_ = membarrier_ready();
     const shm::Segment* seg = transport_.segment();
@@ -114,8 +116,16 @@ std::unique_ptr<ShmTeam> ShmTeam::for_world(shm::Transport& transport, p2p::Engi
     if (seg == nullptr) return nullptr;
     std::vector<std::uint32_t> world(transport.size());
     std::iota(world.begin(), world.end(), 0u);
-    return std::make_unique<ShmTeam>(transport, &engine, seg->world_coll_region(),
-                                     static_cast<int>(transport.rank()), std::move(world));
+    auto team = std::make_unique<ShmTeam>(transport, &engine, seg->world_coll_region(),
+                                          static_cast<int>(transport.rank()), std::move(world));
+    // Broadcast and barrier trees follow where mpirun placed the ranks
+    // (place::locality_order: package, then NUMA node, L3, core); every rank
+    // reads the same places, so every member sets the same order.
+    // Reductions keep rank order, which decides their result bits (coll.hpp);
+    // under the default compact mapping rank ranges are NUMA ranges anyway.
+    const std::vector<place::Place> places = place::read_places(seg);
+    if (places.size() == transport.size()) team->set_locality_order(place::locality_order(places));
+    return team;
 }
 
 void ShmTeam::notify(std::span<const int> members) {

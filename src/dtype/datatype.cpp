@@ -38,6 +38,13 @@ const Datatype* lookup(MPI_Datatype handle) {
     return d->handles.load(std::memory_order_relaxed) > 0 ? d : nullptr;
 }
 
+bool freed(MPI_Datatype handle) {
+    const auto v = reinterpret_cast<std::uintptr_t>(handle);
+    if (v < 0x1000) return false;
+    const auto* d = reinterpret_cast<const Datatype*>(handle);
+    return d->magic == Datatype::kMagic && d->handles.load(std::memory_order_relaxed) == 0;
+}
+
 void commit(const Datatype& t) {
     if (!t.predefined) const_cast<Datatype&>(t).committed = true;
 }
@@ -46,6 +53,9 @@ void free_handle(const Datatype& t, const char* fn) {
     if (t.predefined) {
         throw MpiError(MPI_ERR_TYPE, fmt::format("{}: {} is predefined and cannot be freed", fn, t.name));
     }
+    // The user's last handle goes: the delete callbacks run now (a failing
+    // one throws and leaves the type as it was).
+    if (t.handles.load(std::memory_order_relaxed) == 1) t.attributes.clear(t.self, fn);
     t.handles.fetch_sub(1, std::memory_order_relaxed);
     release(&t);
 }

@@ -41,6 +41,8 @@
 #include <utility>
 #include <vector>
 
+#include "attributes.hpp"
+
 namespace shmpi::dtype {
 
 struct Datatype;
@@ -156,6 +158,12 @@ struct Datatype {
     mutable std::atomic<std::int64_t> handles{1};
     MPI_Datatype self = MPI_DATATYPE_NULL;  ///< the handle that names it
     std::string label;                      ///< storage behind `name`
+
+    // ---- attributes (MPI_Type_set_attr; attributes.hpp) ----
+    /// Copied by make_dup (MPI_Type_dup runs the copy callbacks), deleted
+    /// by free_handle when the user's last handle goes (delete callbacks).
+    /// Predefined types carry attributes too, hence mutable.
+    mutable attr::Store attributes;
 };
 
 // ---------------------------------------------------------------- handles
@@ -167,6 +175,11 @@ const Datatype* predefined(MPI_Datatype handle);
 /// The Datatype behind any handle, or nullptr when it is not a valid
 /// datatype handle or the user has freed it.
 const Datatype* lookup(MPI_Datatype handle);
+
+/// True when `handle` names a type the user has freed (MPI_Type_free) that
+/// still lives inside other types or pending requests: lookup() refuses it,
+/// and this tells the error message why.
+bool freed(MPI_Datatype handle);
 
 /// The handle that names `t`.
 inline MPI_Datatype handle_of(const Datatype& t) { return t.self; }
@@ -258,6 +271,20 @@ struct Segment {
 /// one vectored copy instead of packing.
 std::int64_t segments(const Datatype& type, const void* buf, std::int64_t count, std::int64_t offset,
                       std::int64_t max_bytes, std::vector<Segment>& out);
+
+// ---------------------------------------------------------------- external32
+//
+// MPI_Pack_external's portable representation (external.cpp): big-endian,
+// the standard's sizes (MPI_LONG 4 bytes, MPI_WCHAR 2, MPI_LONG_DOUBLE an
+// IEEE binary128), no gaps.
+
+/// Bytes `count` elements of `type` take in external32.
+std::int64_t external32_size(const Datatype& type, std::int64_t count);
+/// Writes `count` elements at `buf` to `out` in external32.  Throws
+/// MPI_ERR_CONVERSION naming `fn` for a value the external size cannot hold.
+void pack_external32(const Datatype& type, const void* buf, std::int64_t count, std::byte* out, const char* fn);
+/// Reads `count` elements in external32 from `in` into `buf`.
+void unpack_external32(const Datatype& type, const std::byte* in, void* buf, std::int64_t count, const char* fn);
 
 // ----------------------------------------------------------------- counting
 

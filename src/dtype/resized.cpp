@@ -71,6 +71,8 @@ Datatype* make_dup(const Datatype& old, const char* fn) {
     // MPI-3.1 4.1.10: the duplicate has the old type's committed state.
     t->committed = old.committed;
     build::set_envelope(*t, MPI_COMBINER_DUP, {}, {}, {&old});
+    // MPI_Type_dup copies the attributes through their copy callbacks.
+    old.attributes.copy_into(old.self, t->attributes, t->self, fn);
     return t.release();
 }
 

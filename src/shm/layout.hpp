@@ -16,7 +16,7 @@
 // the segment at a different address.
 //
 // The launcher creates and zero-fills the segment, writes the immutable part of
-// the header and the RankSlot pids before the first rank starts, and never
+// the header and each RankSlot's place before the first rank starts, and never
 // changes the immutable part again.  A zero-filled ring is a valid empty ring.
 #pragma once
 
@@ -32,7 +32,7 @@ namespace shmpi::shm {
 inline constexpr std::size_t kLine = 128;
 
 inline constexpr std::uint64_t kMagic = 0x47455349504d4853ull;  // "SHMPISEG"
-inline constexpr std::uint32_t kLayoutVersion = 2;
+inline constexpr std::uint32_t kLayoutVersion = 3;  // 3: RankSlot place fields
 
 /// Job-wide state values of SegmentHeader::abort_state.
 enum AbortState : std::uint32_t { kRunning = 0, kAborting = 1 };
@@ -95,6 +95,20 @@ struct alignas(kLine) RankSlot {
     /// RankState.  Stored with release by the owner so the launcher, which
     /// loads it with acquire after the rank exited, sees a finished Finalize.
     std::atomic<std::uint32_t> state;
+
+    // ---- the rank's place: written by the launcher before fork, then read-only ----
+    // Plain fields: fork publishes them to the ranks, and nobody writes them
+    // afterwards.  They share the owner's line with pid and state, which are
+    // written only at attach and finalize.  src/place/place.hpp reads them
+    // (read_places) and explains what each one means.
+    /// Nonzero once mpirun wrote the place_* fields; zero (a zero-filled
+    /// segment made by anything else) means "place unknown".
+    std::uint32_t placed;
+    std::int32_t place_pu;       ///< OS index of the PU, or -1
+    std::int32_t place_core;     ///< logical index of the core, or -1
+    std::int32_t place_l3;       ///< logical index of the L3 cache, or -1
+    std::int32_t place_numa;     ///< logical index of the NUMA node, or -1
+    std::int32_t place_package;  ///< logical index of the package, or -1
 
     // ---- the owner's doorbell: written by senders and the launcher ----
     /// Futex word the owner sleeps on.  A sender that finds `sleeping` set

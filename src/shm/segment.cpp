@@ -10,6 +10,7 @@
 #include <boost/interprocess/shared_memory_object.hpp>
 #include <cassert>
 #include <cerrno>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
@@ -41,6 +42,23 @@ std::uint32_t env_u32(const char* name, std::uint32_t fallback) {
         throw SegmentError(fmt::format("shmpi: {}={} is not a positive number", name, v));
     }
     return static_cast<std::uint32_t>(n);
+}
+
+/// The message for a /dev/shm without room: how much is free, how much the
+/// job needs, and the ways to make room.
+std::string no_room_message(double avail_bytes, std::uint32_t nranks, std::size_t size) {
+    return fmt::format(
+        "shmpi: /dev/shm has {:.1f} MiB free but the segment for {} ranks needs {:.1f} MiB; "
+        "free space there (stale files: ls -l /dev/shm) or enlarge it "
+        "(mount -o remount,size=1G /dev/shm; docker run --shm-size=1g), or run fewer ranks",
+        avail_bytes / 1048576.0, nranks, static_cast<double>(size) / 1048576.0);
+}
+
+/// Free bytes in /dev/shm, or -1 when statvfs cannot tell.
+double dev_shm_free() {
+    struct statvfs vfs {};
+    if (statvfs("/dev/shm", &vfs) != 0) return -1;
+    return static_cast<double>(vfs.f_bavail) * static_cast<double>(vfs.f_frsize);
 }
 
 /// Maps `size` bytes of `fd` shared, read-write.  Throws with strerror.
@@ -121,21 +139,87 @@ std::size_t Geometry::total_bytes() const {
     return round_up(coll_cells_offset() + std::size_t{nranks} * coll_cell_bytes, 4096);
 }
 
+Layout check_header(const SegmentHeader& h, std::size_t file_size, std::uint32_t expect_nranks,
+                    const char* who) {
+    // 1. Fields that are not offsets: each within the range the launcher can
+    //    produce, so that the arithmetic of step 2 cannot overflow.
+    auto refuse = [&](const char* field, std::uint64_t value, const char* must) {
+        return SegmentError(fmt::format(
+            "shmpi: {}: the segment header's {} is {} (must be {}); refusing the segment", who,
+            field, value, must));
+    };
+    constexpr std::uint32_t kMaxRanks = 1u << 20;  // as the launcher and env_number allow
+    constexpr std::uint32_t kMaxCount = 1u << 24;  // as env_u32 allows
+    if (h.nranks == 0 || h.nranks > kMaxRanks || h.nranks != expect_nranks) {
+        throw SegmentError(fmt::format(
+            "shmpi: {}: the segment header says {} ranks but {}={}; refusing the segment", who,
+            h.nranks, kEnvSize, expect_nranks));
+    }
+    if (h.size != file_size) {
+        throw SegmentError(fmt::format(
+            "shmpi: {}: the segment header says {} bytes but the file has {}; refusing the segment",
+            who, h.size, file_size));
+    }
+    if (h.ring_cells == 0 || h.ring_cells > kMaxCount || (h.ring_cells & (h.ring_cells - 1)) != 0) {
+        throw refuse("ring_cells", h.ring_cells, "a power of two up to 2^24");
+    }
+    if (h.cell_bytes % kLine != 0 || h.cell_bytes < 2 * kLine || h.cell_bytes > kMaxCount) {
+        throw refuse("cell_bytes", h.cell_bytes, "a multiple of 128 in 256..2^24");
+    }
+    if (h.coll_cell_bytes % 4096 != 0 || h.coll_cell_bytes == 0 || h.coll_cell_bytes > kMaxCount) {
+        throw refuse("coll_cell_bytes", h.coll_cell_bytes, "a multiple of 4096 in 4096..2^24");
+    }
+
+    // 2. The rings are the big product (nranks^2 * stride): bound it by the
+    //    file before Geometry multiplies, so no sum below can wrap around.
+    Geometry g;
+    g.nranks = h.nranks;
+    g.ring_cells = h.ring_cells;
+    g.cell_bytes = h.cell_bytes;
+    g.coll_cell_bytes = h.coll_cell_bytes;
+    const std::size_t pairs = std::size_t{h.nranks} * h.nranks;  // <= 2^40
+    if (pairs > file_size / g.ring_stride()) {
+        throw SegmentError(fmt::format(
+            "shmpi: {}: the segment header's {} ranks of {}-cell rings do not fit in {} bytes; "
+            "refusing the segment", who, h.nranks, h.ring_cells, file_size));
+    }
+
+    // 3. Every offset must be the one the sizes imply, and the total the file.
+    auto expect = [&](const char* field, std::uint64_t value, std::uint64_t wanted) {
+        if (value != wanted) {
+            throw SegmentError(fmt::format(
+                "shmpi: {}: the segment header's {} is {} (the layout implies {}); refusing the "
+                "segment", who, field, value, wanted));
+        }
+    };
+    expect("ranks_offset", h.ranks_offset, g.ranks_offset());
+    expect("rings_offset", h.rings_offset, g.rings_offset());
+    expect("ring_stride", h.ring_stride, g.ring_stride());
+    expect("coll_offset", h.coll_offset, g.coll_offset());
+    expect("coll_cells_offset", h.coll_cells_offset, g.coll_cells_offset());
+    expect("size", h.size, g.total_bytes());
+
+    Layout l;
+    l.nranks = g.nranks;
+    l.ring_cells = g.ring_cells;
+    l.cell_bytes = g.cell_bytes;
+    l.coll_cell_bytes = g.coll_cell_bytes;
+    l.ranks_offset = g.ranks_offset();
+    l.rings_offset = g.rings_offset();
+    l.ring_stride = g.ring_stride();
+    l.coll_offset = g.coll_offset();
+    l.coll_cells_offset = g.coll_cells_offset();
+    l.size = g.total_bytes();
+    return l;
+}
+
 Segment Segment::create(const Geometry& g, std::int64_t launcher_pid) {
     const std::size_t size = g.total_bytes();
 
     // 1. Room in /dev/shm.  tmpfs fills pages lazily, so without this check a
     //    full /dev/shm would show up later as SIGBUS in some rank.
-    struct statvfs vfs {};
-    if (statvfs("/dev/shm", &vfs) == 0) {
-        const std::uint64_t avail = std::uint64_t{vfs.f_bavail} * vfs.f_frsize;
-        if (avail < size) {
-            throw SegmentError(fmt::format(
-                "shmpi: /dev/shm has {:.1f} MiB free but the segment for {} ranks needs {:.1f} "
-                "MiB; free space there (stale files: ls -l /dev/shm) or enlarge it "
-                "(mount -o remount,size=1G /dev/shm; docker run --shm-size=1g), or run fewer ranks",
-                avail / 1048576.0, g.nranks, size / 1048576.0));
-        }
+    if (const double avail = dev_shm_free(); avail >= 0 && avail < static_cast<double>(size)) {
+        throw SegmentError(no_room_message(avail, g.nranks, size));
     }
 
     // 2. Exclusive creation under an unguessable name, mode 0600.
@@ -159,6 +243,20 @@ Segment Segment::create(const Geometry& g, std::int64_t launcher_pid) {
                                        seg.name_, size, e.what()));
     }
     seg.size_ = size;
+
+    // 3. Reserve every page now.  Step 1 is only a snapshot: another job can
+    //    fill /dev/shm before our ranks touch their pages, and a page tmpfs
+    //    cannot supply is a SIGBUS in whichever rank touches it first.  A
+    //    file system without fallocate keeps step 1's check only.
+    if (const int err = posix_fallocate(seg.fd_, 0, static_cast<off_t>(size));
+        err == ENOSPC || err == ENOMEM) {
+        seg.unlink();
+        throw SegmentError(no_room_message(dev_shm_free(), g.nranks, size));
+    } else if (err != 0 && err != EOPNOTSUPP && err != EINVAL && err != ENOSYS) {
+        seg.unlink();
+        throw SegmentError(fmt::format("shmpi: cannot reserve {} bytes for /dev/shm/{}: {}", size,
+                                       seg.name_, std::strerror(err)));
+    }
     try {
         seg.base_ = map_fd(seg.fd_, size, "mpirun");
     } catch (...) {
@@ -166,7 +264,7 @@ Segment Segment::create(const Geometry& g, std::int64_t launcher_pid) {
         throw;
     }
 
-    // 3. The immutable header and the rank slots.  The file is zero-filled, so
+    // 4. The immutable header and the rank slots.  The file is zero-filled, so
     //    rings start empty and every atomic starts at zero.
     auto* h = new (seg.base_) SegmentHeader{};
     h->magic = kMagic;
@@ -184,6 +282,9 @@ Segment Segment::create(const Geometry& g, std::int64_t launcher_pid) {
     h->coll_cells_offset = g.coll_cells_offset();
     h->coll_cell_bytes = g.coll_cell_bytes;
     h->abort_rank.store(-1, std::memory_order_relaxed);  // published by fork
+    // The same check every rank makes, so a Geometry the check would refuse
+    // fails here, in mpirun, with the field named.
+    seg.layout_ = check_header(*h, size, g.nranks, "mpirun");
     for (std::uint32_t r = 0; r < g.nranks; ++r) new (&seg.slot(r)) RankSlot{};
     const CollRegion coll = seg.world_coll_region();
     for (std::uint32_t r = 0; r < coll.count; ++r) new (&coll.members[r]) CollMember{};
@@ -208,46 +309,35 @@ Segment Segment::attach(int fd, std::uint32_t expect_nranks) {
             "shmpi: MPI_Init: segment descriptor {} belongs to uid {} with mode {:o}; refusing it",
             fd, st.st_uid, st.st_mode & 0777));
     }
-    const auto file_size = static_cast<std::size_t>(st.st_size);
-    if (file_size < sizeof(SegmentHeader)) {
+    if (st.st_size < 0 || static_cast<std::size_t>(st.st_size) < sizeof(SegmentHeader)) {
         throw SegmentError(fmt::format(
             "shmpi: MPI_Init: segment descriptor {} holds {} bytes, less than a header", fd,
-            file_size));
+            st.st_size));
     }
+    const auto file_size = static_cast<std::size_t>(st.st_size);
     Segment seg;
     seg.base_ = map_fd(fd, file_size, "MPI_Init");
     seg.size_ = file_size;
 
-    // Check the header before trusting any offset in it.
-    const SegmentHeader& h = seg.header();
-    if (h.magic != kMagic || h.version != kLayoutVersion) {
+    // Check the header before trusting any offset in it, on a private copy:
+    // a peer writing the shared header during the checks cannot make one
+    // field pass and then change it.
+    SegmentHeader copy{};
+    std::memcpy(static_cast<void*>(&copy), seg.base_, offsetof(SegmentHeader, abort_state));
+    if (copy.magic != kMagic || copy.version != kLayoutVersion) {
         throw SegmentError(fmt::format(
             "shmpi: MPI_Init: the segment has magic {:#x} version {} (expected {:#x} version {}): "
             "was this program started by a different shmpi's mpirun?",
-            h.magic, h.version, kMagic, kLayoutVersion));
+            copy.magic, copy.version, kMagic, kLayoutVersion));
     }
-    if (h.size != file_size || h.nranks != expect_nranks || h.nranks == 0) {
-        throw SegmentError(fmt::format(
-            "shmpi: MPI_Init: the segment header says {} bytes and {} ranks, but the file has {} "
-            "bytes and {}={}",
-            h.size, h.nranks, file_size, kEnvSize, expect_nranks));
-    }
-    Geometry g;
-    g.nranks = h.nranks;
-    g.ring_cells = h.ring_cells;
-    g.cell_bytes = h.cell_bytes;
-    if (h.ring_cells == 0 || (h.ring_cells & (h.ring_cells - 1)) != 0 ||
-        h.cell_bytes % kLine != 0 || h.cell_bytes < 2 * kLine || h.ranks_offset != g.ranks_offset() ||
-        h.rings_offset != g.rings_offset() || h.ring_stride != g.ring_stride() ||
-        g.total_bytes() != h.size) {
-        throw SegmentError("shmpi: MPI_Init: the segment header's layout is inconsistent; refusing it");
-    }
+    seg.layout_ = check_header(copy, file_size, expect_nranks, "MPI_Init");
     return seg;
 }
 
 Segment::Segment(Segment&& o) noexcept
     : base_(std::exchange(o.base_, nullptr)),
       size_(std::exchange(o.size_, 0)),
+      layout_(std::exchange(o.layout_, Layout{})),
       fd_(std::exchange(o.fd_, -1)),
       name_(std::move(o.name_)) {
     o.name_.clear();
@@ -258,6 +348,7 @@ Segment& Segment::operator=(Segment&& o) noexcept {
         release();
         base_ = std::exchange(o.base_, nullptr);
         size_ = std::exchange(o.size_, 0);
+        layout_ = std::exchange(o.layout_, Layout{});
         fd_ = std::exchange(o.fd_, -1);
         name_ = std::move(o.name_);
         o.name_.clear();
@@ -283,27 +374,25 @@ void Segment::unlink() {
 }
 
 RankSlot& Segment::slot(std::uint32_t rank) const {
-    assert(rank < header().nranks && "rank slot index out of range");
-    return reinterpret_cast<RankSlot*>(static_cast<std::byte*>(base_) +
-                                       header().ranks_offset)[rank];
+    assert(rank < layout_.nranks && "rank slot index out of range");
+    return reinterpret_cast<RankSlot*>(static_cast<std::byte*>(base_) + layout_.ranks_offset)[rank];
 }
 
 Ring Segment::ring(std::uint32_t src, std::uint32_t dst) const {
-    const SegmentHeader& h = header();
-    assert(src < h.nranks && dst < h.nranks && src != dst && "ring endpoints out of range");
-    std::byte* p = static_cast<std::byte*>(base_) + h.rings_offset +
-                   (std::size_t{src} * h.nranks + dst) * h.ring_stride;
-    return Ring(p, h.ring_cells, h.cell_bytes);
+    const Layout& l = layout_;
+    assert(src < l.nranks && dst < l.nranks && src != dst && "ring endpoints out of range");
+    std::byte* p = static_cast<std::byte*>(base_) + l.rings_offset +
+                   (std::size_t{src} * l.nranks + dst) * l.ring_stride;
+    return Ring(p, l.ring_cells, l.cell_bytes);
 }
 
 CollRegion Segment::world_coll_region() const {
-    const SegmentHeader& h = header();
     auto* base = static_cast<std::byte*>(base_);
     CollRegion r;
-    r.members = reinterpret_cast<CollMember*>(base + h.coll_offset);
-    r.cells = base + h.coll_cells_offset;
-    r.cell_bytes = h.coll_cell_bytes;
-    r.count = h.nranks;
+    r.members = reinterpret_cast<CollMember*>(base + layout_.coll_offset);
+    r.cells = base + layout_.coll_cells_offset;
+    r.cell_bytes = layout_.coll_cell_bytes;
+    r.count = layout_.nranks;
     return r;
 }
 

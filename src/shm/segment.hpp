@@ -13,6 +13,13 @@
 //      the header (magic, version, size against the file, rank count) before
 //      trusting anything else in it, and closes the descriptor.
 //
+// Trust: the header lives in memory every rank can write, so a faulty or
+// corrupted peer could change it at any time.  Create() and attach() therefore
+// copy the layout (rank count, offsets, ring and cell sizes) into the Segment
+// object once, after checking it, and slot(), ring(), world_coll_region() and
+// nranks() compute addresses from that private copy only: whatever a peer
+// writes into the header later, they stay inside the mapping.
+//
 // Failures throw SegmentError with a message that names the operation, the
 // value and, where the OS refused, strerror.
 #pragma once
@@ -72,13 +79,42 @@ struct CollRegion {
     std::uint32_t count = 0;
 };
 
+/// The segment's layout as checked by create() or attach(): a private copy of
+/// the header's immutable fields, which nothing in shared memory can change.
+/// Every offset and size here has been checked against the mapping's size.
+struct Layout {
+    std::uint32_t nranks = 0;
+    std::uint32_t ring_cells = 0;
+    std::uint32_t cell_bytes = 0;
+    std::uint32_t coll_cell_bytes = 0;
+    std::size_t ranks_offset = 0;
+    std::size_t rings_offset = 0;
+    std::size_t ring_stride = 0;
+    std::size_t coll_offset = 0;
+    std::size_t coll_cells_offset = 0;
+    std::size_t size = 0;
+};
+
+/// Checks a segment header against the size of the file it was read from and
+/// the rank count the launcher announced, and returns its layout.  Every field
+/// that locates something must equal what Geometry computes from the rank
+/// count and the sizes, so no combination of header values can point outside
+/// `file_size` bytes (the arithmetic is done in a way that cannot overflow).
+/// Throws SegmentError naming the first field that is wrong and its value.
+/// `who` starts the message ("MPI_Init").
+Layout check_header(const SegmentHeader& h, std::size_t file_size, std::uint32_t expect_nranks,
+                    const char* who);
+
 /// A mapping of the segment in this process.  Move-only; unmaps on
 /// destruction.
 class Segment {
 public:
     /// Launcher side: creates, sizes, maps and initialises a new segment.
     /// Checks that /dev/shm has room first and, if not, says how much is
-    /// needed and how to make room.
+    /// needed and how to make room; then reserves every page of the object
+    /// (posix_fallocate), so a /dev/shm that fills up later makes this call
+    /// fail with the same message instead of a rank dying of SIGBUS when it
+    /// first touches a page.
     static Segment create(const Geometry& geometry, std::int64_t launcher_pid);
 
     /// Rank side: maps the segment behind `fd`, verifies its header against
@@ -99,13 +135,19 @@ public:
     /// The name under /dev/shm (empty after unlink()).
     const std::string& name() const { return name_; }
 
+    /// The shared header.  Its immutable fields were checked once; read the
+    /// layout from layout() instead, which no peer can change.
     SegmentHeader& header() const { return *static_cast<SegmentHeader*>(base_); }
+    /// The checked layout (a private copy; see "Trust" above).
+    const Layout& layout() const { return layout_; }
+    /// Rank `rank`'s slot; `rank` < nranks() (a precondition, asserted).
     RankSlot& slot(std::uint32_t rank) const;
-    /// The ring that carries bytes from `src` to `dst` (src != dst).
+    /// The ring that carries bytes from `src` to `dst` (src != dst, both
+    /// < nranks(); asserted).
     Ring ring(std::uint32_t src, std::uint32_t dst) const;
     /// MPI_COMM_WORLD's collective region (one member per rank).
     CollRegion world_coll_region() const;
-    std::uint32_t nranks() const { return header().nranks; }
+    std::uint32_t nranks() const { return layout_.nranks; }
     std::size_t size() const { return size_; }
 
 private:
@@ -114,6 +156,7 @@ private:
 
     void* base_ = nullptr;
     std::size_t size_ = 0;
+    Layout layout_;
     int fd_ = -1;
     std::string name_;
 };

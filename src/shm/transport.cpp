@@ -43,8 +43,15 @@ long env_or(const char* name, long fallback, long max) {
     return (v == nullptr || *v == '\0') ? fallback : env_number(name, v, max);
 }
 
-int usable_cpus() {
+/// CPUs the job may use: mpirun's affinity (each rank is now bound to one
+/// core of it, so its own affinity would count one), else our own.
+int usable_cpus(std::int64_t launcher_pid) {
     cpu_set_t set;
+    CPU_ZERO(&set);
+    if (launcher_pid > 0 && sched_getaffinity(static_cast<pid_t>(launcher_pid), sizeof set, &set) == 0 &&
+        CPU_COUNT(&set) > 0) {
+        return CPU_COUNT(&set);
+    }
     CPU_ZERO(&set);
     if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
     return CPU_COUNT(&set);
@@ -91,7 +98,7 @@ std::unique_ptr<Transport> Transport::from_environment() {
 
     t->size_ = t->header_->nranks;
     t->cell_bytes_ = t->header_->cell_bytes - kCellSeqBytes;
-    t->oversubscribed_ = static_cast<int>(t->size_) > usable_cpus();
+    t->oversubscribed_ = static_cast<int>(t->size_) > usable_cpus(t->header_->launcher_pid);
     t->cma_enabled_ = env_or("SHMPI_CMA", 1, 1) != 0;
     t->policy_.spin = std::chrono::microseconds(env_or("SHMPI_SPIN_US", 20, 10'000'000));
     t->policy_.yield = std::chrono::microseconds(env_or("SHMPI_YIELD_US", 1000, 100'000'000));
@@ -157,17 +164,44 @@ void Transport::after_release(std::uint32_t src) {
 }
 
 bool Transport::read_remote(std::uint32_t src, const void* remote, void* local, std::size_t n) {
+    const struct iovec one {local, n};
+    return read_remote_scatter(src, remote, &one, 1);
+}
+
+bool Transport::read_remote_scatter(std::uint32_t src, const void* remote, const struct iovec* local,
+                                    std::size_t pieces) {
+    auto from = reinterpret_cast<std::uintptr_t>(remote);
     if (src == rank_) {
-        std::memcpy(local, remote, n);
+        for (std::size_t i = 0; i < pieces; ++i) {
+            std::memcpy(local[i].iov_base, reinterpret_cast<const void*>(from), local[i].iov_len);
+            from += local[i].iov_len;
+        }
         return true;
     }
     if (!cma_enabled_) return false;
-    auto* dst = static_cast<char*>(local);
-    auto from = reinterpret_cast<std::uintptr_t>(remote);
-    while (n > 0) {
-        struct iovec liov {dst, n};
-        struct iovec riov {reinterpret_cast<void*>(from), n};
-        const ssize_t got = process_vm_readv(static_cast<pid_t>(slots_[src].pid.load(std::memory_order_relaxed)), &liov, 1, &riov, 1, 0);
+    // The kernel takes at most IOV_MAX (1024) local pieces per call and may
+    // copy less than asked; `head` is how much of local[i] is already done.
+    constexpr std::size_t kMaxPieces = 1024;
+    std::size_t i = 0;
+    std::size_t head = 0;
+    struct iovec batch[kMaxPieces];
+    while (i < pieces) {
+        std::size_t k = 0;
+        std::size_t want = 0;
+        for (std::size_t j = i; j < pieces && k < kMaxPieces; ++j, ++k) {
+            const std::size_t skip = j == i ? head : 0;
+            batch[k].iov_base = static_cast<char*>(local[j].iov_base) + skip;
+            batch[k].iov_len = local[j].iov_len - skip;
+            want += batch[k].iov_len;
+        }
+        if (want == 0) {  // only empty pieces left in this batch
+            i += k;
+            head = 0;
+            continue;
+        }
+        struct iovec riov {reinterpret_cast<void*>(from), want};
+        const pid_t pid = static_cast<pid_t>(slots_[src].pid.load(std::memory_order_relaxed));
+        const ssize_t got = process_vm_readv(pid, batch, k, &riov, 1, 0);
         if (got < 0) {
             if (errno == EINTR) continue;
             if (errno == EPERM || errno == ENOSYS || errno == EACCES) {
@@ -182,16 +216,31 @@ bool Transport::read_remote(std::uint32_t src, const void* remote, void* local, 
             }
             if (aborting()) leave_aborted();
             throw SegmentError(fmt::format(
-                "shmpi: cannot read {} bytes from rank {} (pid {}) with process_vm_readv: {}", n,
-                src, slots_[src].pid.load(std::memory_order_relaxed), std::strerror(errno)));
+                "shmpi: cannot read {} bytes from rank {} (pid {}) with process_vm_readv: {}", want,
+                src, pid, std::strerror(errno)));
         }
         if (got == 0) {
             throw SegmentError(fmt::format(
-                "shmpi: process_vm_readv from rank {} returned no data for {} bytes", src, n));
+                "shmpi: process_vm_readv from rank {} returned no data for {} bytes", src, want));
         }
-        dst += got;
         from += static_cast<std::size_t>(got);
-        n -= static_cast<std::size_t>(got);
+        // Advance over what the kernel filled.
+        auto left = static_cast<std::size_t>(got);
+        while (left > 0) {
+            const std::size_t room = local[i].iov_len - head;
+            if (left < room) {
+                head += left;
+                left = 0;
+            } else {
+                left -= room;
+                ++i;
+                head = 0;
+            }
+        }
+        while (i < pieces && local[i].iov_len == head) {  // skip finished and empty pieces
+            ++i;
+            head = 0;
+        }
     }
     return true;
 }

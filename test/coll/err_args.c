@@ -54,6 +54,18 @@ int main(int argc, char **argv)
 #endif
 
     /* ---- counts ---- */
+    {
+        /* count * size beyond 64 bits: a type of 2^62 bytes, 4 of them. */
+        MPI_Datatype big1, big2;
+        CHECK_MPI(MPI_Type_contiguous(1 << 30, MPI_INT, &big1));
+        CHECK_MPI(MPI_Type_contiguous(1 << 30, big1, &big2));
+        CHECK_MPI(MPI_Type_commit(&big2));
+        CHECK_CLASS(MPI_Bcast(buf, 4, big2, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
+        CHECK_CLASS(MPI_Send(buf, 4, big2, 0, 0, MPI_COMM_SELF), MPI_ERR_COUNT);
+        CHECK_CLASS(MPI_Recv(buf, 5, big2, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE), MPI_ERR_COUNT);
+        MPI_Type_free(&big2);
+        MPI_Type_free(&big1);
+    }
     CHECK_CLASS(MPI_Bcast(buf, -1, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
     CHECK_CLASS(MPI_Allreduce(buf, out, -3, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_COUNT);
     CHECK_CLASS(MPI_Allgather(buf, -1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_COUNT);

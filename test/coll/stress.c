@@ -1,7 +1,8 @@
 /*
  * stress.c: 100,000 collectives back to back, mixing the kind of
  * collective, the root, the size (0 to 4 KiB, now and then 64 KiB) and the
- * communicator (MPI_COMM_WORLD and MPI_COMM_SELF), with every result
+ * communicator (MPI_COMM_WORLD, MPI_COMM_SELF, a duplicate of the world and
+ * halves of it made by MPI_Comm_split), with every result
  * checked.  Every rank draws the same sequence from the same generator, so
  * the calls match; a mismatch in the library shows as a wrong result, a
  * hang as the test's timeout.  COLL_STRESS_ITERATIONS overrides the count.
@@ -42,15 +43,21 @@ int main(int argc, char **argv)
     const size_t max_ints = 65536 / sizeof(int);
     int *a = check_malloc(sizeof(int) * max_ints * (size_t)wsize);
     int *b = check_malloc(sizeof(int) * max_ints * (size_t)wsize);
+    MPI_Comm dup, half;
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wrank, &half));
     const double start = MPI_Wtime();
     long count_by_kind[NKINDS] = {0};
 
     for (long it = 0; it < iterations; ++it) {
-        const uint32_t pick = next();
-        const int self = pick % 5 == 0;
-        const MPI_Comm comm = self ? MPI_COMM_SELF : MPI_COMM_WORLD;
-        const int rank = self ? 0 : wrank;
-        const int size = self ? 1 : wsize;
+        /* The communicator: MPI_COMM_WORLD, MPI_COMM_SELF, a duplicate of
+         * the world, or this rank's half of it (even or odd world ranks:
+         * the two halves run the same calls at the same time, apart). */
+        const uint32_t pick = next() % 10;
+        const MPI_Comm comm = pick < 5 ? MPI_COMM_WORLD : pick < 7 ? MPI_COMM_SELF : pick < 9 ? dup : half;
+        int rank = 0, size = 1;
+        CHECK_MPI(MPI_Comm_rank(comm, &rank));
+        CHECK_MPI(MPI_Comm_size(comm, &size));
         const int kind = (int)(next() % NKINDS);
         const int root = (int)(next() % (uint32_t)size);
         size_t n = next() % 1025; /* ints: up to 4 KiB */
@@ -149,6 +156,8 @@ int main(int argc, char **argv)
             printf("%s%ld", k ? " " : "", count_by_kind[k]);
         printf(" by kind)\n");
     }
+    CHECK_MPI(MPI_Comm_free(&half));
+    CHECK_MPI(MPI_Comm_free(&dup));
     free(a);
     free(b);
     MPI_Finalize();

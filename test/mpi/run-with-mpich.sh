@@ -22,6 +22,17 @@ tables=("$here/meson.build")
 if [[ -f "$here/../coll/meson.build" ]]; then
     tables+=("$(cd "$here/../coll" && pwd)/meson.build")
 fi
+if [[ -f "$here/../comm/meson.build" ]]; then
+    tables+=("$(cd "$here/../comm" && pwd)/meson.build")
+fi
+if [[ -f "$here/../topo/meson.build" ]]; then
+    tables+=("$(cd "$here/../topo" && pwd)/meson.build")
+fi
+for extra in soak limits; do  # the message storm; 64 ranks on few cores
+    if [[ -f "$here/../$extra/meson.build" ]]; then
+        tables+=("$(cd "$here/../$extra" && pwd)/meson.build")
+    fi
+done
 mpicc=${MPICC:-mpicc.mpich}
 read -r -a mpirun <<<"${MPIRUN:-mpirun.mpich}"
 timeout_s=${TIMEOUT:-120}

@@ -603,4 +603,111 @@ TEST_F(SegmentTest, AttachRejectsBadDescriptor) {
     }
 }
 
+// ---- bound checks on what the header says (issue 7, point 4) ----
+
+TEST_F(SegmentTest, AttachRejectsInconsistentCollectiveLayout) {
+    auto seg = make_segment(2);
+    ASSERT_TRUE(seg);
+    shm::SegmentHeader& h = seg->header();
+    constexpr std::size_t kImmutable = offsetof(shm::SegmentHeader, abort_state);
+    std::byte saved[kImmutable];
+    std::memcpy(saved, static_cast<const void*>(&h), kImmutable);
+    auto restore = [&] { std::memcpy(static_cast<void*>(&h), saved, kImmutable); };
+
+    h.coll_offset += 4096;
+    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "coll_offset")) << "accepted a moved region";
+    restore();
+    h.coll_cells_offset = seg->size() - 4096;
+    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "coll_cells_offset"))
+        << "accepted cells that run past the end of the file";
+    restore();
+    h.coll_cell_bytes *= 4;
+    EXPECT_FALSE(attach_error(seg->fd(), 2).empty()) << "accepted larger collective cells";
+    restore();
+    h.coll_cell_bytes = 100;
+    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "coll_cell_bytes is 100")) << "accepted 100";
+    restore();
+    h.coll_cell_bytes = 0;
+    EXPECT_FALSE(attach_error(seg->fd(), 2).empty()) << "accepted empty collective cells";
+    restore();
+    h.ranks_offset = 0;
+    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "ranks_offset")) << "rank slots on the header";
+    restore();
+    EXPECT_EQ(attach_error(seg->fd(), 2), "") << "the restored header should attach";
+}
+
+TEST_F(SegmentTest, AttachRejectsHugeCountsWithoutOverflow) {
+    // Values whose products overflow 64 bits if multiplied unchecked; each
+    // must be refused by a message, not wrap around into a small layout.
+    auto seg = make_segment(2);
+    ASSERT_TRUE(seg);
+    shm::SegmentHeader& h = seg->header();
+    constexpr std::size_t kImmutable = offsetof(shm::SegmentHeader, abort_state);
+    std::byte saved[kImmutable];
+    std::memcpy(saved, static_cast<const void*>(&h), kImmutable);
+    auto restore = [&] { std::memcpy(static_cast<void*>(&h), saved, kImmutable); };
+
+    h.nranks = 1u << 20;
+    EXPECT_FALSE(attach_error(seg->fd(), 1u << 20).empty()) << "accepted 2^20 ranks";
+    restore();
+    h.nranks = 0xffffffffu;
+    EXPECT_FALSE(attach_error(seg->fd(), 0xffffffffu).empty()) << "accepted 2^32-1 ranks";
+    restore();
+    h.ring_cells = 1u << 31;
+    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "ring_cells")) << "accepted 2^31 cells";
+    restore();
+    h.cell_bytes = 0xffffff80u;
+    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "cell_bytes")) << "accepted huge cells";
+    restore();
+    h.ring_cells = 1u << 24;
+    h.cell_bytes = 1u << 24;
+    EXPECT_FALSE(attach_error(seg->fd(), 2).empty()) << "accepted 2^48-byte rings";
+    restore();
+    EXPECT_EQ(attach_error(seg->fd(), 2), "");
+}
+
+TEST_F(SegmentTest, LayoutIsAPrivateCopyThatPeersCannotMove) {
+    // A corrupted peer rewrites the shared header after this rank attached:
+    // the rank's rings, slots and region stay where the checked layout put
+    // them, inside the mapping.
+    auto seg = make_segment(3);
+    ASSERT_TRUE(seg);
+    const int fd = dup(seg->fd());
+    ASSERT_GE(fd, 0);
+    Segment mine = Segment::attach(fd, 3);
+    const shm::Layout before = mine.layout();
+    const std::byte* ring_before = mine.ring(2, 1).try_claim();  // empty ring: its first cell
+    const auto* slot_before = &mine.slot(2);
+    const auto* member_before = mine.world_coll_region().members;
+
+    shm::SegmentHeader& shared = seg->header();
+    shared.nranks = 1000;
+    shared.rings_offset = 1ull << 40;
+    shared.ring_stride = 1ull << 40;
+    shared.ring_cells = 1u << 20;
+    shared.ranks_offset = 1ull << 40;
+    shared.coll_offset = 1ull << 40;
+    shared.coll_cell_bytes = 1u << 30;
+
+    EXPECT_EQ(mine.nranks(), 3u);
+    EXPECT_EQ(mine.layout().rings_offset, before.rings_offset);
+    EXPECT_EQ(mine.ring(2, 1).try_claim(), ring_before);
+    EXPECT_EQ(mine.ring(2, 1).capacity(), before.ring_cells);
+    EXPECT_EQ(&mine.slot(2), slot_before);
+    EXPECT_EQ(mine.world_coll_region().members, member_before);
+    EXPECT_EQ(mine.world_coll_region().cell_bytes, before.coll_cell_bytes);
+    EXPECT_EQ(mine.world_coll_region().count, 3u);
+}
+
+TEST_F(SegmentTest, CreateReservesEveryPage) {
+    // posix_fallocate: the pages exist before any rank runs, so a /dev/shm
+    // that fills up later cannot turn a rank's first touch into SIGBUS.
+    auto seg = make_segment(4);
+    ASSERT_TRUE(seg);
+    struct stat st {};
+    ASSERT_EQ(fstat(seg->fd(), &st), 0) << std::strerror(errno);
+    EXPECT_GE(static_cast<std::size_t>(st.st_blocks) * 512, seg->size())
+        << "the segment's pages are not reserved";
+}
+
 }  // namespace

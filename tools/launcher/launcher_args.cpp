@@ -27,6 +27,10 @@ struct RawOptions {
     std::vector<std::string> env;
     std::string timeout;
     std::string bind_to;
+    std::string map_by;
+    std::string cpu_list;
+    bool report_bindings = false;
+    bool oversubscribe = false;
     bool tag_output = false;
     bool ignored = false;
     bool version = false;
@@ -56,13 +60,28 @@ void declare_options(CLI::App& app, RawOptions& raw) {
         ->type_name("S")
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     app.add_option("--bind-to", raw.bind_to,
-                   "none, or core: one CPU per rank, in the order of mpirun's own CPU set "
-                   "(default: core when the ranks fit the CPUs, else none)")
+                   "none, hwthread, core, l3cache, numa or package: what each rank may run on "
+                   "(default: core when the ranks fit the cores, else none)")
         ->type_name("WHAT")
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    app.add_option("--map-by", raw.map_by,
+                   "core, l3cache, numa or package, with :compact (fill one before the next) or "
+                   ":spread (round-robin over them); default core (compact), the others spread")
+        ->type_name("LEVEL[:compact|:spread]")
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    app.add_option("--cpu-list", raw.cpu_list,
+                   "Use only these CPUs (OS indexes, as taskset: 0,2,4-7)")
+        ->type_name("LIST")
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    app.add_flag("--report-bindings", raw.report_bindings,
+                 "Print each rank's cores, L3 cache, NUMA node and package on stderr before "
+                 "starting");
+    app.add_flag("--oversubscribe", raw.oversubscribe,
+                 "Allow more ranks than cores with --bind-to core (more than PUs with hwthread): "
+                 "ranks then share them");
     app.add_flag("--tag-output,--prepend-rank,-l", raw.tag_output,
                  "Prefix every output line with \"[R] \", R being the rank that wrote it");
-    app.add_flag("--oversubscribe,--allow-run-as-root", raw.ignored,
+    app.add_flag("--allow-run-as-root", raw.ignored,
                  "Accepted for Open MPI scripts; has no effect");
     app.add_flag("--version", raw.version, "Print the version and exit");
     app.formatter(std::make_shared<HelpFormatter>());
@@ -70,7 +89,10 @@ void declare_options(CLI::App& app, RawOptions& raw) {
         "Runs PROGRAM as N ranks of one MPI job on this machine.  Options end at the first word\n"
         "that is not an option (or at --); everything after it is passed to PROGRAM.\n"
         "Open MPI and MPICH spellings with one dash (-np, -prepend-rank, -timeout) work too.\n"
-        "Rank 0 reads mpirun's standard input; the other ranks read /dev/null.");
+        "Rank 0 reads mpirun's standard input; the other ranks read /dev/null.\n"
+        "SHMPI_TOPOLOGY (an hwloc synthetic description such as \"pack:2 numa:2 core:8 pu:1\",\n"
+        "or an XML file) replaces this machine's topology for mapping and the report; ranks\n"
+        "are then not bound.  shmpi-topo prints a map without running anything.");
 }
 
 /// A number of ranks, or nothing if `text` is not an integer in 1..kMaxRanks.
@@ -210,14 +232,29 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv,
         args.env.push_back(std::move(e));
     }
     if (app.count("--bind-to") > 0) {
-        if (raw.bind_to == "none") {
-            args.bind_to = BindTo::kNone;
-        } else if (raw.bind_to == "core") {
-            args.bind_to = BindTo::kCore;
-        } else {
-            return error(fmt::format("--bind-to '{}': expected none or core", raw.bind_to));
+        const auto b = place::parse_bind(raw.bind_to);
+        if (!b) {
+            return error(fmt::format("--bind-to '{}': expected {}", raw.bind_to, place::kBindWords));
         }
+        args.bind_to = *b;
     }
+    if (app.count("--map-by") > 0) {
+        const auto m = place::parse_map_by(raw.map_by);
+        if (!m) {
+            return error(fmt::format("--map-by '{}': expected {}", raw.map_by, place::kMapWords));
+        }
+        args.map_by = *m;
+    }
+    if (app.count("--cpu-list") > 0) {
+        const auto c = place::parse_cpu_list(raw.cpu_list);
+        if (!c) {
+            return error(fmt::format(
+                "--cpu-list '{}': expected CPU numbers and ranges such as 0,2,4-7", raw.cpu_list));
+        }
+        args.cpu_list = *c;
+    }
+    args.report_bindings = raw.report_bindings;
+    args.oversubscribe = raw.oversubscribe;
     args.tag_output = raw.tag_output;
     if (args.command.empty()) {
         return error("no program to run (usage: mpirun -n N PROGRAM [ARGS...]; see mpirun --help)");

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "place/policy.hpp"
+
 namespace shmpi::launcher {
 
 /// The most ranks one job may have; far above what one machine can run, it
@@ -27,9 +29,10 @@ struct EnvSetting {
     bool operator==(const EnvSetting&) const = default;
 };
 
-/// Where ranks may run (--bind-to).  kAuto binds to cores when the ranks fit
-/// the CPUs mpirun may use, and leaves an oversubscribed job unbound.
-enum class BindTo { kAuto, kNone, kCore };
+/// Where ranks may run (--bind-to; src/place/policy.hpp).  kAuto binds to
+/// cores when the ranks fit the cores mpirun may use, and leaves an
+/// oversubscribed job unbound.
+using BindTo = place::Bind;
 
 /// A job to run, as the command line describes it.
 struct LaunchArgs {
@@ -39,6 +42,10 @@ struct LaunchArgs {
     double timeout_s = 0;                   ///< --timeout; 0 means no limit
     bool tag_output = false;                ///< --tag-output/--prepend-rank/-l
     BindTo bind_to = BindTo::kAuto;         ///< --bind-to
+    place::MapBy map_by;                    ///< --map-by; core:compact when not given
+    std::vector<int> cpu_list;              ///< --cpu-list, sorted OS indexes; empty: every usable PU
+    bool report_bindings = false;           ///< --report-bindings
+    bool oversubscribe = false;             ///< --oversubscribe: bound ranks may share cores
 };
 
 /// What parse_launcher_args() decided.

@@ -1,14 +1,19 @@
 // mpirun (also installed as mpiexec): starts an shmpi job on this machine.
 //
 // Steps, in order (each one is kept small so that start-up costs little):
-//   1. parse the command line (launcher_args.hpp);
+//   1. parse the command line (launcher_args.hpp), load the topology (this
+//      machine or SHMPI_TOPOLOGY) and compute the rank map (src/place/);
+//      print the notes and, with --report-bindings, the report;
 //   2. make sure fds 0-2 are open, so no pipe lands on them;
 //   3. ignore SIGPIPE (a closed stdout shows up as EPIPE), put SIGCHLD at its
 //      default, block SIGCHLD/SIGINT/SIGTERM/SIGHUP and read them from a
 //      signalfd; a signal that arrives from here on is handled by the loop;
 //   4. create the segment and unlink its name at once: from then on nothing
-//      in /dev/shm can outlive mpirun, whatever happens;
-//   5. fork the ranks (spawn.hpp) and supervise them (job.hpp).
+//      in /dev/shm can outlive mpirun, whatever happens; write each rank's
+//      Place into its slot and bind each rank's receiving memory to its
+//      NUMA node (src/place/membind.hpp);
+//   5. fork the ranks, each bound as the map says (spawn.hpp), and
+//      supervise them (job.hpp).
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -19,11 +24,16 @@
 #include <cstdio>
 #include <cstring>
 #include <fmt/format.h>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "job.hpp"
 #include "launcher_args.hpp"
+#include "place/map.hpp"
+#include "place/membind.hpp"
+#include "place/report.hpp"
+#include "place/topology.hpp"
 #include "shm/segment.hpp"
 #include "spawn.hpp"
 
@@ -61,6 +71,34 @@ void make_room_for_pipes(std::uint32_t nranks) {
     }
 }
 
+/// Step 1's placement: the map of `args` on the topology, or a PlaceError.
+place::RankMap map_ranks(const LaunchArgs& args, const place::Topology& topology) {
+    place::MapRequest req;
+    req.nranks = args.nranks;
+    req.map_by = args.map_by;
+    req.bind = args.bind_to;
+    req.cpu_list = args.cpu_list;
+    req.oversubscribe = args.oversubscribe;
+    place::RankMap map = place::compute_map(topology.pus(), req);
+    // The report carries the notes; without it they are printed alone.
+    if (args.report_bindings) {
+        std::fputs(place::format_report(topology, req, map).c_str(), stderr);
+    } else {
+        for (const std::string& n : map.notes) fmt::print(stderr, "shmpi: note: {}\n", n);
+    }
+    std::fflush(stderr);
+    return map;
+}
+
+/// The CPUs each rank binds itself to: none when the map is not bound or
+/// the topology is not this machine's.
+std::vector<std::vector<int>> bindings_of(const place::RankMap& map, const place::Topology& topology) {
+    std::vector<std::vector<int>> out;
+    if (!map.bound() || !topology.is_this_system()) return out;
+    for (const place::RankPlacement& r : map.ranks) out.push_back(r.cpus);
+    return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -79,6 +117,15 @@ int main(int argc, char** argv) {
             break;
     }
     const LaunchArgs& args = cl.args;
+    std::optional<place::Topology> topology;
+    place::RankMap map;
+    try {
+        topology.emplace(place::Topology::from_environment());
+        map = map_ranks(args, *topology);
+    } catch (const place::PlaceError& e) {
+        fmt::print(stderr, "{}\n", e.what());
+        return kUsageError;
+    }
 
     // 2.
     open_standard_fds();
@@ -107,9 +154,13 @@ int main(int argc, char** argv) {
         // 4.
         shm::Segment seg = shm::Segment::create(shm::Geometry::for_ranks(args.nranks), getpid());
         seg.unlink();
+        place::write_places(seg, map.places());
+        const place::MembindResult mem = place::bind_memory(*topology, seg, map.places());
+        if (!mem.problem.empty()) fmt::print(stderr, "shmpi: mpirun: note: {}\n", mem.problem);
 
         // 5.
-        Job job(args, seg, start_ranks(args, seg, inherited), signal_fd);
+        Job job(args, seg, start_ranks(args, seg, inherited, bindings_of(map, *topology)),
+                signal_fd);
         return job.run();
     } catch (const shm::SegmentError& e) {
         fmt::print(stderr, "{}\n", e.what());

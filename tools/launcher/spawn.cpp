@@ -111,22 +111,28 @@ struct ChildPlan {
     int exec_error_write;
     rlim_t fd_limit;  ///< where the fallback of step 3 stops
     const InheritedState* inherited;
-    const std::vector<int>* cpus;  ///< rank r runs on cpus[r % size]; empty: unbound
+    /// Rank r binds itself to cpusets[r] when `bound[r]`; prepared before the
+    /// fork so the child only calls sched_setaffinity.
+    const std::vector<cpu_set_t>* cpusets;
+    const std::vector<char>* bound;
 };
 
-/// The CPUs the ranks are bound to, one per rank in the order of mpirun's own
-/// CPU set; empty when the job is not bound.
-std::vector<int> binding_cpus(const LaunchArgs& args) {
-    if (args.bind_to == BindTo::kNone) return {};
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) != 0) return {};
-    std::vector<int> cpus;
-    for (int c = 0; c < CPU_SETSIZE; ++c) {
-        if (CPU_ISSET(c, &set)) cpus.push_back(c);
+/// The bindings as cpu_set_t, one per rank, and whether each one applies.
+/// CPUs beyond CPU_SETSIZE cannot be named in a cpu_set_t and are left out.
+void make_cpusets(const std::vector<std::vector<int>>& bindings, std::uint32_t nranks,
+                  std::vector<cpu_set_t>& sets, std::vector<char>& bound) {
+    sets.resize(nranks);
+    bound.assign(nranks, 0);
+    for (std::uint32_t r = 0; r < nranks; ++r) {
+        CPU_ZERO(&sets[r]);
+        if (r >= bindings.size()) continue;
+        for (int c : bindings[r]) {
+            if (c >= 0 && c < CPU_SETSIZE) {
+                CPU_SET(c, &sets[r]);
+                bound[r] = 1;
+            }
+        }
     }
-    if (args.bind_to == BindTo::kAuto && args.nranks > cpus.size()) return {};  // oversubscribed
-    return cpus;
 }
 
 /// The child's side of steps 1-5 in spawn.hpp.  Never returns.
@@ -159,12 +165,7 @@ std::vector<int> binding_cpus(const LaunchArgs& args) {
     sigaction(SIGPIPE, &plan.inherited->sigpipe, nullptr);
     sigaction(SIGCHLD, &plan.inherited->sigchld, nullptr);
     setrlimit(RLIMIT_NOFILE, &plan.inherited->nofile);
-    if (!plan.cpus->empty()) {
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET((*plan.cpus)[rank % plan.cpus->size()], &one);
-        sched_setaffinity(0, sizeof one, &one);
-    }
+    if ((*plan.bound)[rank] != 0) sched_setaffinity(0, sizeof(cpu_set_t), &(*plan.cpusets)[rank]);
 
     // 5. Run the program, or report why not.
     execvpe(plan.file, plan.argv, plan.envp);
@@ -184,7 +185,8 @@ void kill_started(const std::vector<RankProcess>& ranks) {
 
 }  // namespace
 
-StartedRanks start_ranks(const LaunchArgs& args, shm::Segment& seg, const InheritedState& inherited) {
+StartedRanks start_ranks(const LaunchArgs& args, shm::Segment& seg, const InheritedState& inherited,
+                         const std::vector<std::vector<int>>& bindings) {
     RankEnvironment env(args, seg.fd());
     std::vector<char*> argv;
     for (const std::string& a : args.command) argv.push_back(const_cast<char*>(a.c_str()));
@@ -196,10 +198,12 @@ StartedRanks start_ranks(const LaunchArgs& args, shm::Segment& seg, const Inheri
     }
     Pipe exec_errors = make_pipe("exec-error", 0);
 
-    const std::vector<int> cpus = binding_cpus(args);
+    std::vector<cpu_set_t> cpusets;
+    std::vector<char> bound;
+    make_cpusets(bindings, args.nranks, cpusets, bound);
     ChildPlan plan{args.command[0].c_str(), argv.data(), env.envp(), getpid(), seg.fd(),
                    dev_null.get(), exec_errors.write.get(),
-                   fd_limit(), &inherited, &cpus};
+                   fd_limit(), &inherited, &cpusets, &bound};
 
     StartedRanks started;
     started.ranks.reserve(args.nranks);

@@ -11,7 +11,8 @@
 //      MPICH) and then clears FD_CLOEXEC on the segment descriptor;
 //   4. gets back the signal mask (empty), the dispositions and the
 //      descriptor limit that mpirun changed for itself, and binds itself to
-//      its CPU when the job is bound (--bind-to);
+//      its CPUs when the job is bound (--bind-to; the map is computed by
+//      main.cpp with src/place/map.hpp);
 //   5. execs the program with the environment built here (mpirun's, plus -x
 //      settings, plus SHMPI_SEGMENT_FD, SHMPI_RANK, SHMPI_SIZE).  If exec
 //      fails it writes an ExecFailure record to the exec-error pipe and exits
@@ -67,9 +68,13 @@ struct StartedRanks {
     UniqueFd exec_errors;            ///< read end of the exec-error pipe, non-blocking
 };
 
-/// Forks args.nranks ranks that run args.command.  (Each rank writes its own
-/// RankSlot::pid when it attaches; mpirun keeps the pids in RankProcess.)  On failure it kills and reaps the
-/// ranks it had started and throws LaunchError.
-StartedRanks start_ranks(const LaunchArgs& args, shm::Segment& seg, const InheritedState& inherited);
+/// Forks args.nranks ranks that run args.command.  Rank r binds itself to
+/// `bindings[r]` (OS CPU indexes) before exec; an empty `bindings`, or an
+/// empty entry, leaves ranks unbound.  (Each rank writes its own
+/// RankSlot::pid when it attaches; mpirun keeps the pids in RankProcess.)
+/// On failure it kills and reaps the ranks it had started and throws
+/// LaunchError.
+StartedRanks start_ranks(const LaunchArgs& args, shm::Segment& seg, const InheritedState& inherited,
+                         const std::vector<std::vector<int>>& bindings);
 
 }  // namespace shmpi::launcher

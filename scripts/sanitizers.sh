@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# sanitizers.sh: builds shmpi with AddressSanitizer + UndefinedBehaviorSanitizer
+# and with ThreadSanitizer, each in its own build directory, and runs the test
+# suites in each (issue 7, point 1).  Exits nonzero when a build or a test
+# failed; the last line says what passed and what failed.
+#
+# usage: scripts/sanitizers.sh [asan] [tsan]     (default: both)
+# environment:
+#   SHMPI_SAN_SUITES   meson test suites to run, space-separated (default:
+#                      every suite whose programs are built by meson itself:
+#                      unit mpi coll coll_shm dtype comm topo place faults
+#                      limits soak).  Not meaningful under a sanitizer:
+#                      wrappers, discovery and profiling compile programs with
+#                      the plain mpicc against the instrumented libshmpi
+#                      (the sanitizer runtime would have to come first), fuzz
+#                      (its own sanitizers), bench (timings).
+#   SHMPI_SAN_ASAN_DIR, SHMPI_SAN_TSAN_DIR
+#                      build directories, relative to the repository (default:
+#                      build-asan, build-tsan)
+#   SHMPI_SAN_BUILD    'needed' (default): build only the targets the chosen
+#                      suites' tests depend on (read from meson introspect),
+#                      which saves most of the build time when few suites
+#                      run; 'all': build everything
+#   SHMPI_JOBS         parallel build jobs (default: ninja's choice)
+#   SHMPI_SAN_TIMEOUT_MULTIPLIER
+#                      meson test --timeout-multiplier (default 3: sanitized
+#                      code runs 2 to 15 times slower)
+#
+# Options the tests run under, and why:
+#   ASAN_OPTIONS  detect_leaks=1 (a leak fails the test), abort_on_error=1,
+#                 handle_segv=0 is NOT set here: test/faults sets it itself
+#                 for the programs that must die of SIGSEGV.
+#   UBSAN_OPTIONS halt_on_error=1, print_stacktrace=1: undefined behaviour
+#                 fails the test instead of printing and going on.
+#   TSAN_OPTIONS  halt_on_error=1.  ThreadSanitizer sees the threads of one
+#                 process (the ring stress tests, the launcher's threads); the
+#                 ranks' sharing through the segment is between processes,
+#                 which it cannot see, so the ranks run as plain programs.
+set -uo pipefail
+
+repo=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
+cd -- "$repo" || exit 1
+started=$SECONDS
+
+kinds=("$@")
+[[ ${#kinds[@]} -gt 0 ]] || kinds=(asan tsan)
+suites=${SHMPI_SAN_SUITES:-unit mpi coll coll_shm dtype comm topo place faults limits soak}
+multiplier=${SHMPI_SAN_TIMEOUT_MULTIPLIER:-3}
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1}
+
+results=()
+failed=0
+
+step() { printf '\n==> %s\n' "$*"; }
+
+# needed_targets DIR SUITE...: the files (relative to DIR) of every target
+# a test in one of the suites depends on; ninja builds what they link.
+needed_targets() {
+    python3 - "$@" <<'PY'
+import json, os, subprocess, sys
+build, suites = sys.argv[1], set(sys.argv[2:])
+def introspect(what):
+    return json.loads(subprocess.check_output(['meson', 'introspect', build, what]))
+targets = {t['id']: t for t in introspect('--targets')}
+files = set()
+for test in introspect('--tests'):
+    # Suites are reported as 'project:suite'.
+    if suites & {s.split(':', 1)[-1] for s in test['suite']}:
+        for dep in test['depends']:
+            for f in targets.get(dep, {}).get('filename', []):
+                files.add(os.path.relpath(f, build))
+print('\n'.join(sorted(files)))
+PY
+}
+
+# run KIND DIR SANITIZE: configure (once), build, test.
+run() {
+    local kind=$1 dir=$2 sanitize=$3 t0=$SECONDS
+    if [[ ! -f $dir/meson-private/coredata.dat ]]; then
+        step "Configure $dir (-Db_sanitize=$sanitize)"
+        # b_lundef=false: a sanitized shared library leaves the runtime's
+        # symbols to the executable.  No fuzz targets or benchmarks: the
+        # fuzz targets have their own sanitizers, benchmarks need no check.
+        if ! meson setup "$dir" -Db_sanitize="$sanitize" -Db_lundef=false \
+            -Dbuildtype=debugoptimized -Dfuzz=disabled -Dbenchmarks=disabled; then
+            results+=("$kind: configure FAILED")
+            failed=1
+            return
+        fi
+    fi
+    local targets=()
+    if [[ ${SHMPI_SAN_BUILD:-needed} == needed ]]; then
+        # Regenerate first, so introspection sees the current meson.build files.
+        ninja -C "$dir" build.ninja >/dev/null || true
+        mapfile -t targets < <(needed_targets "$dir" $suites)
+        if [[ ${#targets[@]} -eq 0 ]]; then
+            results+=("$kind: no tests in suites '$suites'")
+            failed=1
+            return
+        fi
+    fi
+    step "Build $dir (${#targets[@]} targets${targets[*]:+ the suites need})"
+    if ! ninja -C "$dir" ${SHMPI_JOBS:+-j "$SHMPI_JOBS"} "${targets[@]}"; then
+        results+=("$kind: build FAILED")
+        failed=1
+        return
+    fi
+    local args=()
+    for s in $suites; do args+=(--suite "$s"); done
+    step "meson test -C $dir ${args[*]}"
+    if meson test -C "$dir" --no-rebuild --print-errorlogs \
+        --timeout-multiplier "$multiplier" "${args[@]}"; then
+        results+=("$kind: passed ($((SECONDS - t0)) s)")
+    else
+        results+=("$kind: FAILED ($((SECONDS - t0)) s; logs in $dir/meson-logs/testlog.txt)")
+        failed=1
+    fi
+}
+
+for kind in "${kinds[@]}"; do
+    case $kind in
+        asan) run asan "${SHMPI_SAN_ASAN_DIR:-build-asan}" address,undefined ;;
+        tsan) run tsan "${SHMPI_SAN_TSAN_DIR:-build-tsan}" thread ;;
+        *)
+            echo "sanitizers.sh: unknown sanitizer '$kind' (asan or tsan)" >&2
+            exit 2
+            ;;
+    esac
+done
+
+summary=$(printf '%s; ' "${results[@]}")
+if [[ $failed -ne 0 ]]; then
+    printf '\nsanitizers.sh: FAILED (%s) in %ds\n' "${summary%; }" $((SECONDS - started))
+    exit 1
+fi
+printf '\nsanitizers.sh: PASSED (%s) in %ds\n' "${summary%; }" $((SECONDS - started))

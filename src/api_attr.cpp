@@ -1,0 +1,255 @@
+// C boundary: attribute caching on communicators and datatypes, with the
+// MPI-1 spellings (MPI_Keyval_create, MPI_Attr_put/get/delete), and the
+// predefined attributes every communicator answers for.
+#include <fmt/format.h>
+
+#include <climits>
+
+#include "api_comm.hpp"
+#include "api_common.hpp"
+#include "attributes.hpp"
+
+using namespace shmpi;
+using namespace shmpi::api;
+
+namespace {
+
+void need(const void* p, const char* arg, const char* fn) {
+    if (p == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: {} is NULL", fn, arg));
+}
+
+bool predefined_key(int k) {
+    return k == MPI_TAG_UB || k == MPI_HOST || k == MPI_IO || k == MPI_WTIME_IS_GLOBAL || k == MPI_APPNUM ||
+           k == MPI_UNIVERSE_SIZE || k == MPI_LASTUSEDCODE;
+}
+
+const char* kind_name(attr::Kind k) { return k == attr::Kind::Comm ? "communicator" : "datatype"; }
+
+/// The user keyval `id` of `kind`; MPI_ERR_KEYVAL naming `fn` otherwise.
+attr::Keyval& keyval_of(int id, attr::Kind kind, const char* fn) {
+    if (predefined_key(id)) {
+        throw MpiError(MPI_ERR_KEYVAL, fmt::format("{}: keyval {} is predefined and read-only", fn, id));
+    }
+    attr::Keyval* k = attr::find_keyval(id);
+    if (k == nullptr) {
+        throw MpiError(MPI_ERR_KEYVAL, fmt::format("{}: keyval {} is not a keyval (never made, or freed)", fn, id));
+    }
+    if (k->kind != kind) {
+        throw MpiError(MPI_ERR_KEYVAL, fmt::format("{}: keyval {} was made for {}s, not {}s", fn, id,
+                                                   kind_name(k->kind), kind_name(kind)));
+    }
+    return *k;
+}
+
+/// The values behind the predefined attributes (MPI hands out pointers).
+struct Predefined {
+    int tag_ub = INT_MAX;              // any non-negative int is a tag
+    int host = MPI_PROC_NULL;          // no host rank
+    int io = MPI_ANY_SOURCE;           // every rank may do I/O
+    int wtime_is_global = 1;           // MPI_Wtime reads CLOCK_MONOTONIC, one clock per machine
+    int appnum = 0;                    // one application
+    int universe_size = 1;             // filled in from the job size
+};
+
+/// Looks up a predefined attribute; returns nullptr for other keys.
+int* predefined_value(int key) {
+    static Predefined p;
+    p.universe_size = runtime().world().size();
+    switch (key) {
+    case MPI_TAG_UB: return &p.tag_ub;
+    case MPI_HOST: return &p.host;
+    case MPI_IO: return &p.io;
+    case MPI_WTIME_IS_GLOBAL: return &p.wtime_is_global;
+    case MPI_APPNUM: return &p.appnum;
+    case MPI_UNIVERSE_SIZE: return &p.universe_size;
+    default: return nullptr;
+    }
+}
+
+int create_comm_keyval(MPI_Comm_copy_attr_function* copy, MPI_Comm_delete_attr_function* del, int* keyval,
+                       void* extra, const char* fn) {
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        running(fn);
+        need(keyval, "keyval", fn);
+        attr::Keyval k;
+        k.kind = attr::Kind::Comm;
+        k.comm_copy = copy;
+        k.comm_delete = del;
+        k.extra_state = extra;
+        *keyval = attr::create_keyval(k);
+    });
+}
+
+int free_keyval(int* keyval, attr::Kind kind, const char* fn) {
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        running(fn);
+        need(keyval, "keyval", fn);
+        attr::free_keyval(keyval_of(*keyval, kind, fn));
+        *keyval = MPI_KEYVAL_INVALID;
+    });
+}
+
+int comm_set(MPI_Comm comm, int keyval, void* value, const char* fn) {
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        c.attributes().set(handle_of(c), keyval_of(keyval, attr::Kind::Comm, fn), value, fn);
+    });
+}
+
+int comm_get(MPI_Comm comm, int keyval, void* value, int* flag, const char* fn) {
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        need(value, "attribute_val", fn);
+        need(flag, "flag", fn);
+        // The predefined attributes: every communicator answers them.
+        if (predefined_key(keyval)) {
+            int* p = predefined_value(keyval);
+            *flag = p != nullptr ? 1 : 0;
+            if (p != nullptr) *static_cast<void**>(value) = p;
+            return;
+        }
+        *flag = c.attributes().get(keyval_of(keyval, attr::Kind::Comm, fn), static_cast<void**>(value)) ? 1 : 0;
+    });
+}
+
+int comm_delete(MPI_Comm comm, int keyval, const char* fn) {
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        // Deleting an attribute that is not set is allowed and does nothing.
+        c.attributes().erase(handle_of(c), keyval_of(keyval, attr::Kind::Comm, fn), fn);
+    });
+}
+
+/// A datatype handle for attribute calls: any live type, committed or not,
+/// predefined ones included.
+const dtype::Datatype& attr_type(MPI_Datatype handle, const char* fn) {
+    running(fn);
+    const dtype::Datatype* t = handle == MPI_DATATYPE_NULL ? nullptr : dtype::lookup(handle);
+    if (t == nullptr) {
+        throw MpiError(MPI_ERR_TYPE, fmt::format("{}: datatype {:#x} is not a datatype (or has been freed)", fn,
+                                                 reinterpret_cast<std::uintptr_t>(handle)));
+    }
+    return *t;
+}
+
+}  // namespace
+
+void shmpi::api::finalize_attributes() {
+    const char* fn = "MPI_Finalize";
+    Runtime& rt = runtime();
+    rt.self().attributes().clear(MPI_COMM_SELF, fn);
+    rt.world().attributes().clear(MPI_COMM_WORLD, fn);
+}
+
+extern "C" {
+
+// ---------------------------------------------------------- communicators
+
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn,
+                            MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval,
+                            void* extra_state) {
+    return create_comm_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state,
+                              "MPI_Comm_create_keyval");
+}
+#pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval
+
+int PMPI_Comm_free_keyval(int* comm_keyval) {
+    return free_keyval(comm_keyval, attr::Kind::Comm, "MPI_Comm_free_keyval");
+}
+#pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
+
+int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) {
+    return comm_set(comm, comm_keyval, attribute_val, "MPI_Comm_set_attr");
+}
+#pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
+
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) {
+    return comm_get(comm, comm_keyval, attribute_val, flag, "MPI_Comm_get_attr");
+}
+#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
+
+int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
+    return comm_delete(comm, comm_keyval, "MPI_Comm_delete_attr");
+}
+#pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
+
+// MPI-1 spellings: the same operations (MPI_Copy_function has the type of
+// MPI_Comm_copy_attr_function).
+
+int PMPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval,
+                       void* extra_state) {
+    return create_comm_keyval(copy_fn, delete_fn, keyval, extra_state, "MPI_Keyval_create");
+}
+#pragma weak MPI_Keyval_create = PMPI_Keyval_create
+
+int PMPI_Keyval_free(int* keyval) { return free_keyval(keyval, attr::Kind::Comm, "MPI_Keyval_free"); }
+#pragma weak MPI_Keyval_free = PMPI_Keyval_free
+
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) {
+    return comm_set(comm, keyval, attribute_val, "MPI_Attr_put");
+}
+#pragma weak MPI_Attr_put = PMPI_Attr_put
+
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+    return comm_get(comm, keyval, attribute_val, flag, "MPI_Attr_get");
+}
+#pragma weak MPI_Attr_get = PMPI_Attr_get
+
+int PMPI_Attr_delete(MPI_Comm comm, int keyval) { return comm_delete(comm, keyval, "MPI_Attr_delete"); }
+#pragma weak MPI_Attr_delete = PMPI_Attr_delete
+
+// -------------------------------------------------------------- datatypes
+
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
+                            MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval,
+                            void* extra_state) {
+    const char* fn = "MPI_Type_create_keyval";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        running(fn);
+        need(type_keyval, "type_keyval", fn);
+        attr::Keyval k;
+        k.kind = attr::Kind::Type;
+        k.type_copy = type_copy_attr_fn;
+        k.type_delete = type_delete_attr_fn;
+        k.extra_state = extra_state;
+        *type_keyval = attr::create_keyval(k);
+    });
+}
+#pragma weak MPI_Type_create_keyval = PMPI_Type_create_keyval
+
+int PMPI_Type_free_keyval(int* type_keyval) {
+    return free_keyval(type_keyval, attr::Kind::Type, "MPI_Type_free_keyval");
+}
+#pragma weak MPI_Type_free_keyval = PMPI_Type_free_keyval
+
+int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) {
+    const char* fn = "MPI_Type_set_attr";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        const dtype::Datatype& t = attr_type(datatype, fn);
+        t.attributes.set(datatype, keyval_of(type_keyval, attr::Kind::Type, fn), attribute_val, fn);
+    });
+}
+#pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
+
+int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag) {
+    const char* fn = "MPI_Type_get_attr";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        const dtype::Datatype& t = attr_type(datatype, fn);
+        need(attribute_val, "attribute_val", fn);
+        need(flag, "flag", fn);
+        attr::Keyval& k = keyval_of(type_keyval, attr::Kind::Type, fn);
+        *flag = t.attributes.get(k, static_cast<void**>(attribute_val)) ? 1 : 0;
+    });
+}
+#pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
+
+int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
+    const char* fn = "MPI_Type_delete_attr";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        const dtype::Datatype& t = attr_type(datatype, fn);
+        t.attributes.erase(datatype, keyval_of(type_keyval, attr::Kind::Type, fn), fn);
+    });
+}
+#pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
+
+}  // extern "C"

@@ -1,0 +1,41 @@
+// Making new communicators from an existing one (the parent): the members
+// agree on a context id no member uses for anything else, and each member
+// builds its Communicator.  Every function here is collective over the
+// parent: all its members call it, in the same order as their other
+// collectives on the parent.
+//
+// Context ids.  Each process keeps the lowest context it has never used
+// (Runtime::next_context).  A new communicator takes the largest of its
+// parent's members' values, and each of them moves its own past it.  A
+// process therefore never belongs to two communicators with the same
+// context; communicators made by one split share a context, but their
+// members are disjoint and never send to each other on it.
+//
+// A new communicator inherits the parent's error handler (with a reference
+// on it, dropped by MPI_Comm_free) and nothing else: no name, no
+// attributes, no topology, no shared-memory collective state (its
+// collectives run the point-to-point algorithms).
+#pragma once
+
+#include <memory>
+#include <span>
+
+#include "communicator.hpp"
+
+namespace shmpi {
+
+/// Collective over `parent`: every member calls it with the same `members` (ranks of `parent`, in the new
+/// communicator's rank order, no duplicates).  Returns the new communicator for a member, nullptr for the
+/// others.  The new communicator inherits nothing but the error handler.
+/// Throws MpiError (MPI_ERR_RANK: a member out of range or listed twice),
+/// on every rank alike before any communication, since all pass the same
+/// `members`.
+std::unique_ptr<Communicator> create_from_members(Communicator& parent, std::span<const int> members);
+
+/// MPI_Comm_split: collective over `parent`; nullptr for color MPI_UNDEFINED.
+/// Members of one color are ordered by `key`, ties by their rank in
+/// `parent`.  Throws MpiError (MPI_ERR_ARG) for a negative color other than
+/// MPI_UNDEFINED, after taking part in the exchange so that no rank hangs.
+std::unique_ptr<Communicator> split(Communicator& parent, int color, int key);
+
+}  // namespace shmpi

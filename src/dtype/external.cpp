@@ -1,0 +1,250 @@
+// The "external32" representation (MPI-3.1 13.5.2): every basic value
+// big-endian, with the standard's sizes rather than this machine's.  On
+// x86-64 Linux three kinds of value change size on the way:
+//   MPI_LONG, MPI_UNSIGNED_LONG   8 bytes here, 4 in external32
+//   MPI_WCHAR                     4 bytes here (UCS-4), 2 in external32
+//   MPI_LONG_DOUBLE               x87 80-bit in 16 bytes here, IEEE binary128
+//                                 in external32 (and each half of the long
+//                                 double complex types)
+// A value the narrower external size cannot hold is a conversion error
+// (MPI_ERR_CONVERSION), never silently truncated.  Everything else keeps its
+// size and is byte-swapped (each half on its own for complex types).
+//
+// The walk follows the normalised layout (datatype.hpp) element by element:
+// it is for portability, not speed, so it visits each basic value once
+// through one switch.
+#include <cstring>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "dtype/datatype.hpp"
+#include "errors.hpp"
+
+namespace shmpi::dtype {
+namespace {
+
+enum class Conv : std::uint8_t {
+    Swap,         ///< same size, reverse the bytes
+    SwapHalves,   ///< complex: reverse each half
+    NarrowLong,   ///< signed 8 -> 4 bytes
+    NarrowULong,  ///< unsigned 8 -> 4 bytes
+    NarrowWchar,  ///< 4-byte code point -> 2 bytes
+    Quad,         ///< long double -> binary128
+    QuadComplex,  ///< long double complex -> two binary128
+};
+
+struct Rule {
+    Conv conv;
+    std::int64_t ext;  ///< bytes in external32
+};
+
+bool is(const Datatype& t, MPI_Datatype h) { return t.self == h; }
+
+Rule rule_of(const Datatype& t) {
+    if (is(t, MPI_LONG)) return {Conv::NarrowLong, 4};
+    if (is(t, MPI_UNSIGNED_LONG)) return {Conv::NarrowULong, 4};
+    if (is(t, MPI_WCHAR)) return {Conv::NarrowWchar, 2};
+    if (is(t, MPI_LONG_DOUBLE)) return {Conv::Quad, 16};
+    if (is(t, MPI_C_LONG_DOUBLE_COMPLEX) || is(t, MPI_CXX_LONG_DOUBLE_COMPLEX)) return {Conv::QuadComplex, 32};
+    if (is(t, MPI_C_FLOAT_COMPLEX) || is(t, MPI_CXX_FLOAT_COMPLEX) || is(t, MPI_C_DOUBLE_COMPLEX) ||
+        is(t, MPI_CXX_DOUBLE_COMPLEX) || is(t, MPI_COMPLEX) || is(t, MPI_DOUBLE_COMPLEX)) {
+        return {Conv::SwapHalves, t.size};
+    }
+    return {Conv::Swap, t.size};
+}
+
+void reverse_copy(const std::byte* in, std::byte* out, std::int64_t n) {
+    for (std::int64_t i = 0; i < n; ++i) out[i] = in[n - 1 - i];
+}
+
+template <class T>
+T load(const std::byte* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+template <class T>
+void store(std::byte* p, T v) {
+    std::memcpy(p, &v, sizeof v);
+}
+
+static_assert(sizeof(__float128) == 16);
+
+[[noreturn]] void conversion(const char* fn, const char* type, std::string value, const char* target) {
+    throw MpiError(MPI_ERR_CONVERSION,
+                   fmt::format("{}: the {} value {} does not fit the external32 {}", fn, type, value, target));
+}
+
+/// Writes one basic value at `in` (native) as external32 at `out`.
+void to_external(const Datatype& t, const Rule& r, const std::byte* in, std::byte* out, const char* fn) {
+    switch (r.conv) {
+    case Conv::Swap:
+        reverse_copy(in, out, t.size);
+        return;
+    case Conv::SwapHalves:
+        reverse_copy(in, out, t.size / 2);
+        reverse_copy(in + t.size / 2, out + t.size / 2, t.size / 2);
+        return;
+    case Conv::NarrowLong: {
+        const auto v = load<long>(in);
+        if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max()) {
+            conversion(fn, "MPI_LONG", std::to_string(v), "4-byte integer");
+        }
+        const auto n = static_cast<std::int32_t>(v);
+        reverse_copy(reinterpret_cast<const std::byte*>(&n), out, 4);
+        return;
+    }
+    case Conv::NarrowULong: {
+        const auto v = load<unsigned long>(in);
+        if (v > std::numeric_limits<std::uint32_t>::max()) {
+            conversion(fn, "MPI_UNSIGNED_LONG", std::to_string(v), "4-byte integer");
+        }
+        const auto n = static_cast<std::uint32_t>(v);
+        reverse_copy(reinterpret_cast<const std::byte*>(&n), out, 4);
+        return;
+    }
+    case Conv::NarrowWchar: {
+        const auto v = load<wchar_t>(in);
+        if (v < 0 || v > 0xffff) conversion(fn, "MPI_WCHAR", fmt::format("{:#x}", static_cast<std::int64_t>(v)), "2-byte character");
+        const auto n = static_cast<std::uint16_t>(v);
+        reverse_copy(reinterpret_cast<const std::byte*>(&n), out, 2);
+        return;
+    }
+    case Conv::Quad:
+    case Conv::QuadComplex: {
+        const int parts = r.conv == Conv::Quad ? 1 : 2;
+        for (int k = 0; k < parts; ++k) {
+            const auto q = static_cast<__float128>(load<long double>(in + k * sizeof(long double)));
+            reverse_copy(reinterpret_cast<const std::byte*>(&q), out + k * 16, 16);
+        }
+        return;
+    }
+    }
+}
+
+/// Reads one external32 value at `in` into the native value at `out`.
+void from_external(const Datatype& t, const Rule& r, const std::byte* in, std::byte* out, const char* fn) {
+    switch (r.conv) {
+    case Conv::Swap:
+        reverse_copy(in, out, t.size);
+        return;
+    case Conv::SwapHalves:
+        reverse_copy(in, out, t.size / 2);
+        reverse_copy(in + t.size / 2, out + t.size / 2, t.size / 2);
+        return;
+    case Conv::NarrowLong: {
+        std::int32_t n;
+        reverse_copy(in, reinterpret_cast<std::byte*>(&n), 4);
+        store<long>(out, n);
+        return;
+    }
+    case Conv::NarrowULong: {
+        std::uint32_t n;
+        reverse_copy(in, reinterpret_cast<std::byte*>(&n), 4);
+        store<unsigned long>(out, n);
+        return;
+    }
+    case Conv::NarrowWchar: {
+        std::uint16_t n;
+        reverse_copy(in, reinterpret_cast<std::byte*>(&n), 2);
+        store<wchar_t>(out, static_cast<wchar_t>(n));
+        return;
+    }
+    case Conv::Quad:
+    case Conv::QuadComplex: {
+        const int parts = r.conv == Conv::Quad ? 1 : 2;
+        for (int k = 0; k < parts; ++k) {
+            __float128 q;
+            reverse_copy(in + k * 16, reinterpret_cast<std::byte*>(&q), 16);
+            // binary128 has a wider exponent than x87: out-of-range values
+            // become infinities, as a narrowing conversion of floats does.
+            store<long double>(out + k * sizeof(long double), static_cast<long double>(q));
+        }
+        return;
+    }
+    }
+    (void)fn;
+}
+
+/// Calls `f(basic type, address)` for every basic value of one element of
+/// `t` whose origin is at `base`, in type-map order.
+template <class F>
+void walk(const Datatype& t, std::byte* base, F& f) {
+    switch (t.kind) {
+    case Kind::Builtin:
+        f(t, base);
+        return;
+    case Kind::Marker:
+        return;
+    case Kind::Vector:
+        for (std::int64_t b = 0; b < t.count; ++b) {
+            for (std::int64_t j = 0; j < t.blocklen; ++j) walk(*t.child, base + b * t.stride + j * t.child->extent, f);
+        }
+        return;
+    case Kind::Blocks:
+        for (std::size_t b = 0; b < t.blocklens.size(); ++b) {
+            for (std::int64_t j = 0; j < t.blocklens[b]; ++j) walk(*t.child, base + t.displs[b] + j * t.child->extent, f);
+        }
+        return;
+    case Kind::Struct:
+        for (std::size_t b = 0; b < t.blocklens.size(); ++b) {
+            const Datatype& c = *t.children[b];
+            for (std::int64_t j = 0; j < t.blocklens[b]; ++j) walk(c, base + t.displs[b] + j * c.extent, f);
+        }
+        return;
+    case Kind::Resized:
+        walk(*t.child, base, f);
+        return;
+    }
+}
+
+std::int64_t element_size(const Datatype& t) {
+    switch (t.kind) {
+    case Kind::Builtin:
+        return rule_of(t).ext;
+    case Kind::Marker:
+        return 0;
+    case Kind::Vector:
+        return t.count * t.blocklen * element_size(*t.child);
+    case Kind::Blocks: {
+        std::int64_t n = 0;
+        for (auto l : t.blocklens) n += l;
+        return n * element_size(*t.child);
+    }
+    case Kind::Struct: {
+        std::int64_t s = 0;
+        for (std::size_t b = 0; b < t.blocklens.size(); ++b) s += t.blocklens[b] * element_size(*t.children[b]);
+        return s;
+    }
+    case Kind::Resized:
+        return element_size(*t.child);
+    }
+    return 0;
+}
+
+}  // namespace
+
+std::int64_t external32_size(const Datatype& type, std::int64_t count) { return count * element_size(type); }
+
+void pack_external32(const Datatype& type, const void* buf, std::int64_t count, std::byte* out, const char* fn) {
+    auto* base = static_cast<std::byte*>(const_cast<void*>(buf));
+    auto f = [&](const Datatype& b, std::byte* p) {
+        const Rule r = rule_of(b);
+        to_external(b, r, p, out, fn);
+        out += r.ext;
+    };
+    for (std::int64_t i = 0; i < count; ++i) walk(type, base + i * type.extent, f);
+}
+
+void unpack_external32(const Datatype& type, const std::byte* in, void* buf, std::int64_t count, const char* fn) {
+    auto* base = static_cast<std::byte*>(buf);
+    auto f = [&](const Datatype& b, std::byte* p) {
+        const Rule r = rule_of(b);
+        from_external(b, r, in, p, fn);
+        in += r.ext;
+    };
+    for (std::int64_t i = 0; i < count; ++i) walk(type, base + i * type.extent, f);
+}
+
+}  // namespace shmpi::dtype

@@ -1,0 +1,200 @@
+#include "place/map.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+
+namespace shmpi::place {
+namespace {
+
+/// A core (or a PU, for hwthread binding): the unit ranks are dealt over.
+struct Slot {
+    std::vector<Pu> pus;
+};
+
+/// Step 1.
+std::vector<Pu> usable_pus(std::span<const Pu> pus, const std::vector<int>& cpu_list) {
+    if (cpu_list.empty()) return {pus.begin(), pus.end()};
+    std::vector<int> all;
+    for (const Pu& p : pus) all.push_back(p.os);
+    std::sort(all.begin(), all.end());
+    std::vector<Pu> out;
+    for (int c : cpu_list) {
+        if (!std::binary_search(all.begin(), all.end(), c)) {
+            throw PlaceError(fmt::format(
+                "shmpi: mpirun: --cpu-list '{}': CPU {} is not one of the PUs mpirun may use ({})",
+                format_list(cpu_list), c, format_list(all)));
+        }
+    }
+    for (const Pu& p : pus) {
+        if (std::binary_search(cpu_list.begin(), cpu_list.end(), p.os)) out.push_back(p);
+    }
+    return out;
+}
+
+/// Step 2.  Slots keep the logical order of their first PU.
+std::vector<Slot> make_slots(const std::vector<Pu>& pus, bool per_pu) {
+    std::vector<Slot> slots;
+    std::map<int, std::size_t> by_core;  // core -> index in slots
+    for (const Pu& p : pus) {
+        if (per_pu || p.core < 0) {
+            slots.push_back(Slot{{p}});
+            continue;
+        }
+        auto [it, fresh] = by_core.emplace(p.core, slots.size());
+        if (fresh) slots.push_back(Slot{});
+        slots[it->second].pus.push_back(p);
+    }
+    return slots;
+}
+
+/// Step 3.
+std::vector<std::size_t> order_slots(const std::vector<Slot>& slots, const MapBy& by) {
+    std::vector<std::size_t> order;
+    if (!by.spread || by.level == Level::kCore) {
+        for (std::size_t i = 0; i < slots.size(); ++i) order.push_back(i);
+        return order;
+    }
+    // Objects of the level in order of first appearance, each with its slots.
+    std::vector<int> objects;
+    std::vector<std::vector<std::size_t>> members;
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+        const int obj = level_of(slots[i].pus.front(), by.level);
+        auto it = std::find(objects.begin(), objects.end(), obj);
+        if (it == objects.end()) {
+            objects.push_back(obj);
+            members.emplace_back();
+            it = objects.end() - 1;
+        }
+        members[static_cast<std::size_t>(it - objects.begin())].push_back(i);
+    }
+    for (std::size_t round = 0; order.size() < slots.size(); ++round) {
+        for (const auto& m : members) {
+            if (round < m.size()) order.push_back(m[round]);
+        }
+    }
+    return order;
+}
+
+std::string_view level_words(Level l) {
+    switch (l) {
+        case Level::kCore: return "cores";
+        case Level::kL3: return "L3 caches";
+        case Level::kNuma: return "NUMA nodes";
+        case Level::kPackage: return "packages";
+    }
+    return "?";
+}
+
+}  // namespace
+
+Place common_place(std::span<const Pu> pus) {
+    if (pus.empty()) return Place{};
+    auto common = [&](auto field) {
+        const int v = field(pus.front());
+        for (const Pu& p : pus) {
+            if (field(p) != v) return -1;
+        }
+        return v;
+    };
+    Place pl;
+    pl.pu = pus.size() == 1 ? pus.front().os : -1;
+    pl.core = common([](const Pu& p) { return p.core; });
+    pl.l3 = common([](const Pu& p) { return p.l3; });
+    pl.numa = common([](const Pu& p) { return p.numa; });
+    pl.package = common([](const Pu& p) { return p.package; });
+    return pl;
+}
+
+std::vector<Place> RankMap::places() const {
+    std::vector<Place> out;
+    out.reserve(ranks.size());
+    for (const RankPlacement& r : ranks) out.push_back(r.place);
+    return out;
+}
+
+RankMap compute_map(std::span<const Pu> all_pus, const MapRequest& req) {
+    RankMap map;
+    // 1. and 2.
+    const std::vector<Pu> pus = usable_pus(all_pus, req.cpu_list);
+    if (pus.empty()) throw PlaceError("shmpi: mpirun: the topology has no PUs to run ranks on");
+    const std::vector<Slot> slots = make_slots(pus, req.bind == Bind::kHwthread);
+    map.slots = slots.size();
+    map.oversubscribed = req.nranks > slots.size();
+
+    // 4. (the checks) and the binding that applies.
+    map.bind = req.bind;
+    if (req.bind == Bind::kAuto) map.bind = map.oversubscribed ? Bind::kNone : Bind::kCore;
+    if (map.oversubscribed && !req.oversubscribe &&
+        (req.bind == Bind::kCore || req.bind == Bind::kHwthread)) {
+        const bool pu = req.bind == Bind::kHwthread;
+        throw PlaceError(fmt::format(
+            "shmpi: mpirun: --bind-to {}: {} ranks but only {} {} ({}) to bind them to; add "
+            "--oversubscribe to let ranks share {}, or use --bind-to none",
+            bind_name(req.bind), req.nranks, slots.size(),
+            pu ? (slots.size() == 1 ? "PU" : "PUs") : (slots.size() == 1 ? "core" : "cores"),
+            [&] {
+                std::vector<int> os;
+                for (const Pu& p : pus) os.push_back(p.os);
+                std::sort(os.begin(), os.end());
+                return "PUs " + format_list(os);
+            }(),
+            pu ? "PUs" : "cores"));
+    }
+    if (req.map_by.level != Level::kCore && req.map_by.spread) {
+        bool any = false;
+        for (const Pu& p : pus) any = any || level_of(p, req.map_by.level) >= 0;
+        if (!any) {
+            map.notes.push_back(fmt::format(
+                "--map-by {}: the topology has no {}; mapping by core instead",
+                map_by_name(req.map_by), level_words(req.map_by.level)));
+        }
+    }
+
+    // 3.
+    const std::vector<std::size_t> order = order_slots(slots, req.map_by);
+
+    // 5. and 6.
+    Level widen = Level::kCore;
+    bool widen_to_level = false;
+    switch (map.bind) {
+        case Bind::kL3: widen = Level::kL3; widen_to_level = true; break;
+        case Bind::kNuma: widen = Level::kNuma; widen_to_level = true; break;
+        case Bind::kPackage: widen = Level::kPackage; widen_to_level = true; break;
+        default: break;
+    }
+    if (widen_to_level) {
+        bool any = false;
+        for (const Pu& p : pus) any = any || level_of(p, widen) >= 0;
+        if (!any) {
+            map.notes.push_back(fmt::format(
+                "--bind-to {}: the topology has no {}; binding each rank to every usable PU",
+                bind_name(map.bind), level_words(widen)));
+        }
+    }
+    map.ranks.resize(req.nranks);
+    const Place anywhere = common_place(pus);
+    for (std::uint32_t r = 0; r < req.nranks; ++r) {
+        RankPlacement& rp = map.ranks[r];
+        if (map.bind == Bind::kNone) {
+            rp.place = anywhere;  // no copy of every PU per rank: jobs may be large
+        } else {
+            const Slot& slot = slots[order[r % order.size()]];
+            if (widen_to_level) {
+                const int obj = level_of(slot.pus.front(), widen);
+                for (const Pu& p : pus) {
+                    if (level_of(p, widen) == obj) rp.pus.push_back(p);
+                }
+            } else {
+                rp.pus = slot.pus;
+            }
+            for (const Pu& p : rp.pus) rp.cpus.push_back(p.os);
+            std::sort(rp.cpus.begin(), rp.cpus.end());
+            rp.place = common_place(rp.pus);
+        }
+    }
+    map.usable = pus;
+    return map;
+}
+
+}  // namespace shmpi::place

@@ -1,0 +1,152 @@
+// The words of a placement request: --bind-to, --map-by, --cpu-list.
+//
+// Header-only, so that mpirun's argument parser (tools/launcher/
+// launcher_args.*) can name the policies without linking hwloc.  The
+// meaning of each policy is in map.hpp.
+#pragma once
+
+#include <algorithm>
+#include <charconv>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shmpi::place {
+
+/// What one rank is bound to (--bind-to).  kAuto binds to a core when the
+/// ranks fit the cores and leaves an oversubscribed job unbound.
+enum class Bind { kAuto, kNone, kHwthread, kCore, kL3, kNuma, kPackage };
+
+/// The level that --map-by distributes ranks over.
+enum class Level { kCore, kL3, kNuma, kPackage };
+
+/// --map-by LEVEL[:compact|:spread].  Compact fills one object of the level
+/// (its cores in order) before the next, so consecutive ranks share it;
+/// spread deals ranks round-robin over the objects, so consecutive ranks sit
+/// on different ones (Open MPI's `--map-by numa`).
+struct MapBy {
+    Level level = Level::kCore;
+    bool spread = false;
+    bool operator==(const MapBy&) const = default;
+};
+
+inline constexpr const char* kBindWords = "none, hwthread, core, l3cache, numa or package";
+inline constexpr const char* kMapWords =
+    "core, l3cache, numa or package, optionally followed by :compact or :spread";
+
+/// The Bind that `word` names, or nothing.  "auto" is not a word users type.
+inline std::optional<Bind> parse_bind(std::string_view word) {
+    if (word == "none") return Bind::kNone;
+    if (word == "hwthread") return Bind::kHwthread;
+    if (word == "core") return Bind::kCore;
+    if (word == "l3cache") return Bind::kL3;
+    if (word == "numa") return Bind::kNuma;
+    if (word == "package") return Bind::kPackage;
+    return std::nullopt;
+}
+
+inline std::string_view bind_name(Bind b) {
+    switch (b) {
+        case Bind::kAuto: return "auto";
+        case Bind::kNone: return "none";
+        case Bind::kHwthread: return "hwthread";
+        case Bind::kCore: return "core";
+        case Bind::kL3: return "l3cache";
+        case Bind::kNuma: return "numa";
+        case Bind::kPackage: return "package";
+    }
+    return "?";
+}
+
+inline std::string_view level_name(Level l) {
+    switch (l) {
+        case Level::kCore: return "core";
+        case Level::kL3: return "l3cache";
+        case Level::kNuma: return "numa";
+        case Level::kPackage: return "package";
+    }
+    return "?";
+}
+
+/// Parses LEVEL[:compact|:spread].  Without a modifier, core is compact and
+/// the other levels spread (as Open MPI's --map-by numa does).
+inline std::optional<MapBy> parse_map_by(std::string_view text) {
+    const std::size_t colon = text.find(':');
+    const std::string_view word = text.substr(0, colon);
+    MapBy m;
+    if (word == "core") {
+        m.level = Level::kCore;
+    } else if (word == "l3cache") {
+        m.level = Level::kL3;
+    } else if (word == "numa") {
+        m.level = Level::kNuma;
+    } else if (word == "package") {
+        m.level = Level::kPackage;
+    } else {
+        return std::nullopt;
+    }
+    m.spread = m.level != Level::kCore;
+    if (colon != std::string_view::npos) {
+        const std::string_view mod = text.substr(colon + 1);
+        if (mod == "compact") {
+            m.spread = false;
+        } else if (mod == "spread") {
+            m.spread = true;
+        } else {
+            return std::nullopt;
+        }
+    }
+    return m;
+}
+
+/// "numa:spread", "core:compact".
+inline std::string map_by_name(const MapBy& m) {
+    return std::string(level_name(m.level)) + (m.spread ? ":spread" : ":compact");
+}
+
+/// Parses a CPU list such as "0,2,4-7" (OS indexes) into a sorted list
+/// without duplicates; nothing if the text is malformed or empty.
+inline std::optional<std::vector<int>> parse_cpu_list(std::string_view text) {
+    std::vector<int> cpus;
+    auto number = [](std::string_view s) -> std::optional<int> {
+        int v = 0;
+        const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (ec != std::errc{} || p != s.data() + s.size() || v < 0 || v > (1 << 20)) {
+            return std::nullopt;
+        }
+        return v;
+    };
+    while (!text.empty()) {
+        const std::size_t comma = text.find(',');
+        const std::string_view item = text.substr(0, comma);
+        const std::size_t dash = item.find('-');
+        const auto lo = number(item.substr(0, dash));
+        const auto hi = dash == std::string_view::npos ? lo : number(item.substr(dash + 1));
+        if (!lo || !hi || *hi < *lo || *hi - *lo > (1 << 16)) return std::nullopt;
+        for (int c = *lo; c <= *hi; ++c) cpus.push_back(c);
+        if (comma == std::string_view::npos) break;
+        text.remove_prefix(comma + 1);
+        if (text.empty()) return std::nullopt;  // trailing comma
+    }
+    if (cpus.empty()) return std::nullopt;
+    std::sort(cpus.begin(), cpus.end());
+    cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+    return cpus;
+}
+
+/// "0-3,8,10-11": the inverse of parse_cpu_list for a sorted list.
+inline std::string format_list(const std::vector<int>& sorted) {
+    std::string out;
+    for (std::size_t i = 0; i < sorted.size();) {
+        std::size_t j = i;
+        while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1) ++j;
+        if (!out.empty()) out += ',';
+        out += std::to_string(sorted[i]);
+        if (j > i) out += '-' + std::to_string(sorted[j]);
+        i = j + 1;
+    }
+    return out;
+}
+
+}  // namespace shmpi::place

@@ -1,0 +1,144 @@
+#include "place/report.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace shmpi::place {
+namespace {
+
+/// "core 3", "cores 0-3,8"; empty when no PU has the level.
+std::string objects(const std::vector<Pu>& pus, int Pu::*field, const char* one, const char* many) {
+    std::set<int> seen;
+    for (const Pu& p : pus) {
+        if (p.*field >= 0) seen.insert(p.*field);
+    }
+    if (seen.empty()) return {};
+    const std::vector<int> v(seen.begin(), seen.end());
+    return fmt::format("{} {}", v.size() == 1 ? one : many, format_list(v));
+}
+
+}  // namespace
+
+std::string format_rank(std::uint32_t rank, const RankPlacement& rp, bool bound, bool this_system) {
+    std::string out = fmt::format("rank {} ", rank);
+    if (!bound) {
+        out += "not bound: ";
+    } else {
+        out += this_system ? "bound to " : "mapped to ";
+    }
+    std::string cores = objects(rp.pus, &Pu::core, "core", "cores");
+    const std::string pus = objects(rp.pus, &Pu::os, "PU", "PUs");
+    out += cores.empty() ? pus : fmt::format("{} ({})", cores, pus);
+    for (const std::string& s : {objects(rp.pus, &Pu::l3, "L3", "L3s"),
+                                 objects(rp.pus, &Pu::numa, "NUMA node", "NUMA nodes"),
+                                 objects(rp.pus, &Pu::package, "package", "packages")}) {
+        if (!s.empty()) out += ", " + s;
+    }
+    return out;
+}
+
+std::string format_report(const Topology& topology, const MapRequest& request, const RankMap& map) {
+    // Why the binding is what it is, in parentheses after it.
+    std::vector<std::string> why;
+    if (request.bind == Bind::kAuto) {
+        why.emplace_back(map.oversubscribed ? "default: more ranks than cores" : "default");
+    }
+    if (map.bound() && !topology.is_this_system()) {
+        why.emplace_back("not bound: the topology is not this machine's");
+    }
+    std::string because;
+    for (const std::string& w : why) because += (because.empty() ? " (" : "; ") + w;
+    if (!because.empty()) because += ")";
+    std::string out = fmt::format("shmpi: {} rank{} on {} ({}): map-by {}, bind-to {}{}\n",
+                                  map.ranks.size(), map.ranks.size() == 1 ? "" : "s",
+                                  topology.source(), topology.summary(),
+                                  map_by_name(request.map_by), bind_name(map.bind), because);
+    for (const std::string& n : map.notes) out += fmt::format("shmpi: note: {}\n", n);
+    RankPlacement anywhere;  // what an unbound rank's line shows
+    anywhere.pus = map.usable;
+    for (std::uint32_t r = 0; r < map.ranks.size(); ++r) {
+        const RankPlacement& rp = map.bound() ? map.ranks[r] : anywhere;
+        out += "shmpi: " + format_rank(r, rp, map.bound(), topology.is_this_system()) + "\n";
+    }
+    return out;
+}
+
+std::string format_layout(const Topology& topology, const RankMap* map) {
+    // Cores (or PUs without a core) in (package, NUMA, L3, core) order, with
+    // their PUs and ranks.
+    struct Row {
+        int package, numa, l3, core;
+        std::vector<int> pus;
+        std::set<std::uint32_t> ranks;
+    };
+    std::vector<Row> rows;
+    auto find_row = [&](const Pu& p) -> Row& {
+        for (Row& r : rows) {
+            if (p.core >= 0 ? r.core == p.core : (r.core < 0 && r.pus.front() == p.os)) return r;
+        }
+        rows.push_back(Row{p.package, p.numa, p.l3, p.core, {}, {}});
+        return rows.back();
+    };
+    for (const Pu& p : topology.pus()) find_row(p).pus.push_back(p.os);
+    for (Row& r : rows) std::sort(r.pus.begin(), r.pus.end());
+    if (map != nullptr && map->bound()) {
+        for (std::uint32_t r = 0; r < map->ranks.size(); ++r) {
+            const RankPlacement& rp = map->ranks[r];
+            // A rank shows on its core only when bound to one core (or PU).
+            if (rp.place.core < 0 && rp.place.pu < 0) continue;
+            for (Row& row : rows) {
+                const bool hit = rp.place.core >= 0 ? row.core == rp.place.core
+                                                    : std::find(row.pus.begin(), row.pus.end(),
+                                                                rp.place.pu) != row.pus.end();
+                if (hit) row.ranks.insert(r);
+            }
+        }
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+        return std::tie(a.package, a.numa, a.l3) < std::tie(b.package, b.numa, b.l3);
+    });
+    std::string out;
+    int package = -2, numa = -2, l3 = -2;
+    for (const Row& row : rows) {
+        int indent = 0;
+        if (row.package >= 0) {
+            if (row.package != package) out += fmt::format("package {}\n", row.package);
+            indent += 2;
+        }
+        if (row.numa >= 0) {
+            if (row.numa != numa || row.package != package) {
+                out += fmt::format("{:{}}NUMA node {}\n", "", indent, row.numa);
+            }
+            indent += 2;
+        }
+        if (row.l3 >= 0) {
+            if (row.l3 != l3 || row.numa != numa || row.package != package) {
+                out += fmt::format("{:{}}L3 {}\n", "", indent, row.l3);
+            }
+            indent += 2;
+        }
+        package = row.package;
+        numa = row.numa;
+        l3 = row.l3;
+        std::string line = row.core >= 0 ? fmt::format("core {} (PU{} {})", row.core,
+                                                       row.pus.size() == 1 ? "" : "s",
+                                                       format_list(row.pus))
+                                         : fmt::format("PU {}", row.pus.front());
+        if (map != nullptr && map->bound()) {
+            if (row.ranks.empty()) {
+                line += ": -";
+            } else {
+                line += row.ranks.size() == 1 ? ": rank" : ": ranks";
+                for (std::uint32_t r : row.ranks) line += fmt::format(" {}", r);
+            }
+        }
+        out += fmt::format("{:{}}{}\n", "", indent, line);
+    }
+    return out;
+}
+
+}  // namespace shmpi::place

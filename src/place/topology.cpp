@@ -1,0 +1,193 @@
+#include "place/topology.hpp"
+
+#include <sched.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fmt/format.h>
+#include <set>
+#include <utility>
+
+namespace shmpi::place {
+namespace {
+
+/// Owns an hwloc bitmap.
+struct Bitmap {
+    hwloc_bitmap_t b = hwloc_bitmap_alloc();
+    Bitmap() = default;
+    Bitmap(const Bitmap&) = delete;
+    Bitmap& operator=(const Bitmap&) = delete;
+    ~Bitmap() { hwloc_bitmap_free(b); }
+};
+
+/// A fresh, not yet loaded hwloc topology.
+hwloc_topology_t init_topology() {
+    hwloc_topology_t t = nullptr;
+    if (hwloc_topology_init(&t) != 0) {
+        throw PlaceError(fmt::format("shmpi: hwloc_topology_init failed: {}", std::strerror(errno)));
+    }
+    return t;
+}
+
+int logical_of(hwloc_obj_t obj) { return obj != nullptr ? static_cast<int>(obj->logical_index) : -1; }
+
+bool looks_like_file(std::string_view spec) {
+    struct stat st {};
+    const std::string s(spec);
+    return stat(s.c_str(), &st) == 0 || spec.find('/') != std::string_view::npos ||
+           (spec.size() > 4 && spec.substr(spec.size() - 4) == ".xml");
+}
+
+}  // namespace
+
+Topology Topology::from_environment() {
+    const char* spec = std::getenv(kEnvTopology);
+    if (spec == nullptr || *spec == '\0') return this_machine();
+    return from_spec(spec, kEnvTopology);
+}
+
+Topology Topology::this_machine() {
+    Topology t;
+    if (hwloc_topology_init(&t.topo_) != 0 || hwloc_topology_load(t.topo_) != 0) {
+        // Without hwloc's view, every CPU we may use is a core of its own:
+        // binding to cores still works, wider levels fall back to all CPUs.
+        if (t.topo_ != nullptr) hwloc_topology_destroy(t.topo_);
+        t.topo_ = nullptr;
+        t.this_system_ = true;
+        t.source_ = "this machine (CPU affinity only: hwloc could not read the topology)";
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        if (sched_getaffinity(0, sizeof set, &set) == 0) {
+            for (int c = 0; c < CPU_SETSIZE; ++c) {
+                if (CPU_ISSET(c, &set)) t.pus_.push_back(Pu{c, static_cast<int>(t.pus_.size()), -1, -1, -1});
+            }
+        }
+        if (t.pus_.empty()) t.pus_.push_back(Pu{0, 0, -1, -1, -1});
+        return t;
+    }
+    t.this_system_ = hwloc_topology_is_thissystem(t.topo_) != 0;
+    t.source_ = "this machine";
+    t.load_table(t.this_system_);
+    return t;
+}
+
+Topology Topology::from_spec(std::string_view spec, std::string_view what) {
+    Topology t;
+    t.topo_ = init_topology();
+    const std::string s(spec);
+    if (looks_like_file(spec)) {
+        struct stat st {};
+        if (stat(s.c_str(), &st) != 0) {
+            throw PlaceError(fmt::format("shmpi: {}='{}': cannot read the XML file: {}", what, s,
+                                         std::strerror(errno)));
+        }
+        if (hwloc_topology_set_xml(t.topo_, s.c_str()) != 0 || hwloc_topology_load(t.topo_) != 0) {
+            throw PlaceError(fmt::format(
+                "shmpi: {}='{}': not an hwloc XML topology (write one with lstopo FILE.xml)", what, s));
+        }
+        t.source_ = fmt::format("XML file '{}'", s);
+    } else {
+        if (hwloc_topology_set_synthetic(t.topo_, s.c_str()) != 0 ||
+            hwloc_topology_load(t.topo_) != 0) {
+            throw PlaceError(fmt::format(
+                "shmpi: {}='{}': neither an XML file nor an hwloc synthetic description (such as "
+                "'pack:2 numa:2 l3:2 core:4 pu:1')",
+                what, s));
+        }
+        t.source_ = fmt::format("synthetic topology '{}'", s);
+    }
+    // An XML file written on this machine still describes it, but placement
+    // treats every file as foreign: its PUs may not be ours to bind to.
+    t.this_system_ = false;
+    t.load_table(false);
+    if (t.pus_.empty()) {
+        throw PlaceError(fmt::format("shmpi: {}='{}': the topology has no PUs", what, s));
+    }
+    return t;
+}
+
+void Topology::load_table(bool restrict_to_affinity) {
+    // 1. The PUs we may use: all of them, or those of our CPU affinity.
+    Bitmap allowed;
+    hwloc_bitmap_copy(allowed.b, hwloc_topology_get_allowed_cpuset(topo_));
+    if (restrict_to_affinity) {
+        Bitmap mine;
+        if (hwloc_get_cpubind(topo_, mine.b, HWLOC_CPUBIND_PROCESS) == 0 &&
+            hwloc_bitmap_intersects(mine.b, allowed.b)) {
+            hwloc_bitmap_and(allowed.b, allowed.b, mine.b);
+        }
+    }
+    // 2. One row per PU with its containers.  NUMA nodes are memory children
+    //    in hwloc 2, not ancestors, so they are found by cpuset.
+    const int npu = hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_PU);
+    const int nnuma = hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_NUMANODE);
+    for (int i = 0; i < npu; ++i) {
+        hwloc_obj_t pu = hwloc_get_obj_by_type(topo_, HWLOC_OBJ_PU, static_cast<unsigned>(i));
+        if (!hwloc_bitmap_isset(allowed.b, pu->os_index)) continue;
+        Pu row;
+        row.os = static_cast<int>(pu->os_index);
+        row.core = logical_of(hwloc_get_ancestor_obj_by_type(topo_, HWLOC_OBJ_CORE, pu));
+        row.l3 = logical_of(hwloc_get_ancestor_obj_by_type(topo_, HWLOC_OBJ_L3CACHE, pu));
+        row.package = logical_of(hwloc_get_ancestor_obj_by_type(topo_, HWLOC_OBJ_PACKAGE, pu));
+        for (int n = 0; n < nnuma; ++n) {
+            hwloc_obj_t node = hwloc_get_obj_by_type(topo_, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(n));
+            if (node->cpuset != nullptr && hwloc_bitmap_isset(node->cpuset, pu->os_index)) {
+                row.numa = n;
+                break;
+            }
+        }
+        pus_.push_back(row);
+    }
+}
+
+Topology::Topology(Topology&& o) noexcept
+    : topo_(std::exchange(o.topo_, nullptr)),
+      pus_(std::move(o.pus_)),
+      this_system_(o.this_system_),
+      source_(std::move(o.source_)) {}
+
+Topology& Topology::operator=(Topology&& o) noexcept {
+    if (this != &o) {
+        if (topo_ != nullptr) hwloc_topology_destroy(topo_);
+        topo_ = std::exchange(o.topo_, nullptr);
+        pus_ = std::move(o.pus_);
+        this_system_ = o.this_system_;
+        source_ = std::move(o.source_);
+    }
+    return *this;
+}
+
+Topology::~Topology() {
+    if (topo_ != nullptr) hwloc_topology_destroy(topo_);
+}
+
+int Topology::count(Level level) const {
+    std::set<int> seen;
+    for (const Pu& p : pus_) {
+        const int v = level_of(p, level);
+        if (v >= 0) seen.insert(v);
+    }
+    return static_cast<int>(seen.size());
+}
+
+std::string Topology::summary() const {
+    auto plural = [](int n, const char* one, const char* many) {
+        return fmt::format("{} {}", n, n == 1 ? one : many);
+    };
+    std::string out;
+    auto add = [&](int n, const char* one, const char* many) {
+        if (n == 0) return;
+        if (!out.empty()) out += ", ";
+        out += plural(n, one, many);
+    };
+    add(count(Level::kPackage), "package", "packages");
+    add(count(Level::kNuma), "NUMA node", "NUMA nodes");
+    add(count(Level::kL3), "L3 cache", "L3 caches");
+    add(count(Level::kCore), "core", "cores");
+    add(static_cast<int>(pus_.size()), "PU", "PUs");
+    return out;
+}
+
+}  // namespace shmpi::place

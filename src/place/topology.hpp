@@ -1,0 +1,105 @@
+// The topology placement works on: this machine, or the one SHMPI_TOPOLOGY
+// describes (an hwloc synthetic description or an hwloc XML file).
+//
+// hwloc is asked once, at load; what placement needs is copied into a plain
+// table of PUs (one row per PU with the indexes of its core, L3 cache, NUMA
+// node and package), which the map, the report and the tests use without
+// calling hwloc again.  Only memory binding needs the hwloc handle itself.
+#pragma once
+
+#include <hwloc.h>
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "place/policy.hpp"
+
+namespace shmpi::place {
+
+/// A placement request that cannot be met, or a topology that cannot be
+/// loaded.  The message is complete: it names the option or variable, the
+/// value, and what would work.
+class PlaceError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// Name of the variable that replaces this machine's topology.
+inline constexpr const char* kEnvTopology = "SHMPI_TOPOLOGY";
+
+/// One PU and the objects that hold it.  `os` is the PU's OS index; the
+/// others are hwloc logical indexes, -1 when the topology has no such level
+/// above the PU (a synthetic description without cores, say).
+struct Pu {
+    int os = -1;
+    int core = -1;
+    int l3 = -1;
+    int numa = -1;
+    int package = -1;
+    bool operator==(const Pu&) const = default;
+};
+
+/// The field of `pu` that `level` names.
+inline int level_of(const Pu& pu, Level level) {
+    switch (level) {
+        case Level::kCore: return pu.core;
+        case Level::kL3: return pu.l3;
+        case Level::kNuma: return pu.numa;
+        case Level::kPackage: return pu.package;
+    }
+    return -1;
+}
+
+/// A loaded hwloc topology and its PU table.  Move-only; destroys the hwloc
+/// topology on destruction.
+class Topology {
+public:
+    /// SHMPI_TOPOLOGY when it is set and not empty, else this machine.
+    static Topology from_environment();
+    /// `spec` is an XML file when it names an existing file, contains a '/'
+    /// or ends in ".xml"; otherwise an hwloc synthetic description such as
+    /// "pack:2 numa:2 l3:2 core:4 pu:1".  `what` names the source in error
+    /// messages ("SHMPI_TOPOLOGY", "--topology").
+    static Topology from_spec(std::string_view spec, std::string_view what);
+    /// This machine, limited to the PUs this process may run on (its CPU
+    /// affinity, as taskset or a cgroup left it).  If hwloc cannot read the
+    /// machine, the CPUs of that affinity, each a core of its own, with no
+    /// other level (and no hwloc handle: handle() is null).
+    static Topology this_machine();
+
+    Topology(Topology&& other) noexcept;
+    Topology& operator=(Topology&& other) noexcept;
+    Topology(const Topology&) = delete;
+    Topology& operator=(const Topology&) = delete;
+    ~Topology();
+
+    /// Every usable PU, in hwloc's logical order (cores of one L3 together,
+    /// L3s of one NUMA node together, and so on).
+    const std::vector<Pu>& pus() const { return pus_; }
+    /// True when the PUs are this machine's, so ranks can really be bound
+    /// and memory placed; false for synthetic descriptions and XML files.
+    bool is_this_system() const { return this_system_; }
+    /// "this machine", "synthetic topology 'pack:2 core:2'", "XML file 'a.xml'".
+    const std::string& source() const { return source_; }
+    /// "2 packages, 4 NUMA nodes, 8 L3 caches, 32 cores, 32 PUs".
+    std::string summary() const;
+    /// Distinct objects of `level` among the usable PUs (0 when the level is
+    /// absent).
+    int count(Level level) const;
+    /// The hwloc handle, for memory binding; null for the fallback of
+    /// this_machine().
+    hwloc_topology_t handle() const { return topo_; }
+
+private:
+    Topology() = default;
+    void load_table(bool restrict_to_affinity);
+
+    hwloc_topology_t topo_ = nullptr;
+    std::vector<Pu> pus_;
+    bool this_system_ = false;
+    std::string source_;
+};
+
+}  // namespace shmpi::place

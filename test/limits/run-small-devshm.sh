@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# run-small-devshm.sh: a /dev/shm too small for the job's segment must make
+# mpirun fail at once with a clear message: the size needed, the size free,
+# and the fix (issue 7, point 3), never a rank dying of SIGBUS later.
+#
+# usage: run-small-devshm.sh MPIRUN PROGRAM
+# It mounts a 1 MiB tmpfs on /dev/shm in a private mount namespace (unshare
+# -m), so the machine's /dev/shm is untouched, and runs PROGRAM on 8 ranks
+# (a 4.5 MiB segment).  Needs root (or CAP_SYS_ADMIN) for the namespace and
+# the mount: exits 77 (skip) without them.
+set -uo pipefail
+
+mpirun=${1:?usage: run-small-devshm.sh MPIRUN PROGRAM}
+prog=${2:?usage: run-small-devshm.sh MPIRUN PROGRAM}
+
+if ! command -v unshare >/dev/null 2>&1; then
+    echo "run-small-devshm.sh: SKIP: no unshare(1)"
+    exit 77
+fi
+if ! unshare -m --propagation private true 2>/dev/null; then
+    echo "run-small-devshm.sh: SKIP: cannot make a mount namespace (needs root or CAP_SYS_ADMIN)"
+    exit 77
+fi
+
+out=$(mktemp)
+trap 'rm -f -- "$out"' EXIT
+# Inside the namespace: a tiny /dev/shm, then the job.  A mount failure is a
+# skip (status 77 from inside), not a failure of shmpi.
+unshare -m --propagation private sh -c '
+    mount -t tmpfs -o size=1m,mode=1777 tmpfs /dev/shm || exit 77
+    exec timeout -k 5 60 "$0" -n 8 "$1"' "$mpirun" "$prog" >"$out" 2>&1
+rc=$?
+sed 's/^/    | /' "$out"
+if [[ $rc -eq 77 ]]; then
+    echo "run-small-devshm.sh: SKIP: cannot mount a tmpfs on /dev/shm here"
+    exit 77
+fi
+
+fail() {
+    echo "run-small-devshm.sh: FAIL: $*"
+    exit 1
+}
+[[ $rc -ne 0 ]] || fail "the job ran although its segment cannot fit in a 1 MiB /dev/shm"
+[[ $rc -ne 124 && $rc -ne 137 ]] || fail "mpirun hung instead of failing"
+[[ $rc -lt 128 ]] || fail "mpirun died of signal $((rc - 128)) instead of reporting the problem"
+grep -q 'needs [0-9.]* MiB' "$out" || fail "the message does not say how much the segment needs"
+grep -q '/dev/shm has [0-9.]* MiB free' "$out" || fail "the message does not say how much is free"
+grep -q 'shm-size\|remount' "$out" || fail "the message does not say how to enlarge /dev/shm"
+[[ $(grep -c . "$out") -le 2 ]] || fail "more than the one message (did ranks start?)"
+echo "run-small-devshm.sh: PASS (exit status $rc)"

@@ -1,0 +1,207 @@
+// shmpi-topo: design a placement experiment before running it.
+//
+// Prints, for this machine or any topology described by SHMPI_TOPOLOGY or
+// --topology (an hwloc synthetic description or an XML file):
+//   1. the topology: packages, NUMA nodes, L3 caches and cores, with the
+//      ranks each core gets under the chosen policy;
+//   2. the rank map, exactly as `mpirun --report-bindings` prints it for
+//      the same options (src/place/report.hpp);
+//   3. the shared-memory collectives' tree for a communicator size
+//      (src/coll/tree_shm.hpp), each member with its place, and how many
+//      tree edges cross a NUMA node or a package; with --tree-order
+//      locality, over members sorted by place (what trees that follow
+//      places would look like).
+//
+//   shmpi-topo --topology "pack:2 numa:2 l3:2 core:4 pu:1" -n 32 --map-by numa
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "coll/shm_team.hpp"
+#include "coll/tree_shm.hpp"
+#include "place/map.hpp"
+#include "place/report.hpp"
+#include "place/topology.hpp"
+
+namespace {
+
+using namespace shmpi;
+
+/// The band the collectives use for small payloads (ShmTeam::small_band):
+/// flat up to SHMPI_COLL_SHM_FLAT members, else SHMPI_COLL_SHM_BAND levels.
+int collective_band(int members) {
+    const coll::ShmTuning defaults;
+    auto env = [](const char* name, int fallback) {
+        const char* v = std::getenv(name);
+        return v != nullptr && *v != '\0' ? std::atoi(v) : fallback;
+    };
+    const int flat_max = env("SHMPI_COLL_SHM_FLAT", defaults.flat_max);
+    const int band = env("SHMPI_COLL_SHM_BAND", defaults.band);
+    return members <= flat_max ? coll::tree::kFlat : (band >= 1 ? band : 1);
+}
+
+/// "[core 3, NUMA node 0, package 0]" for a member that is a mapped rank.
+std::string where(const std::vector<place::Place>& places, int member) {
+    if (member >= static_cast<int>(places.size())) return "";
+    const place::Place& p = places[static_cast<std::size_t>(member)];
+    return p.unknown() ? "" : " [" + place::describe(p) + "]";
+}
+
+/// What an edge between two places crosses, or "".
+std::string crossing(const std::vector<place::Place>& places, int a, int b) {
+    const auto n = static_cast<int>(places.size());
+    if (a >= n || b >= n) return "";
+    const place::Place& x = places[static_cast<std::size_t>(a)];
+    const place::Place& y = places[static_cast<std::size_t>(b)];
+    if (x.package >= 0 && y.package >= 0 && x.package != y.package) return "package";
+    if (x.numa >= 0 && y.numa >= 0 && x.numa != y.numa) return "NUMA node";
+    if (x.l3 >= 0 && y.l3 >= 0 && x.l3 != y.l3) return "L3";
+    return "";
+}
+
+/// Counts of edges: [0] crossing packages, [1] crossing NUMA nodes, [2]
+/// crossing L3 caches, [3] with both ends placed.  Tree positions are
+/// printed as the members `order` puts there.
+void print_subtree(const coll::tree::BandTree& t, const std::vector<int>& order,
+                   const std::vector<place::Place>& places, int pos, int depth, int counts[4]) {
+    const int m = order[static_cast<std::size_t>(pos)];
+    for (int cpos : t.children(pos)) {
+        const int c = order[static_cast<std::size_t>(cpos)];
+        const std::string cross = crossing(places, m, c);
+        if (c < static_cast<int>(places.size()) && m < static_cast<int>(places.size())) ++counts[3];
+        if (cross == "package") ++counts[0];
+        if (cross == "package" || cross == "NUMA node") ++counts[1];
+        if (!cross.empty()) ++counts[2];
+        fmt::print("{:{}}+- {}{}{}\n", "", 2 * depth, c, where(places, c),
+                   cross.empty() ? "" : "  <- crosses " + cross);
+        print_subtree(t, order, places, cpos, depth + 1, counts);
+    }
+}
+
+/// The tree over `members` positions; with `locality`, position i holds
+/// member place::locality_order(places)[i], else member i.
+void print_tree(int members, int band, const std::vector<place::Place>& places, bool locality) {
+    const coll::tree::BandTree t(members, band);
+    std::vector<int> order(static_cast<std::size_t>(members));
+    for (int i = 0; i < members; ++i) order[static_cast<std::size_t>(i)] = i;
+    if (locality && static_cast<int>(places.size()) == members) order = place::locality_order(places);
+    fmt::print("Collective tree for {} members (band {}, {} levels; members {}):\n", members,
+               band == coll::tree::kFlat ? std::string("flat") : std::to_string(band), t.height(),
+               locality && static_cast<int>(places.size()) == members
+                   ? "in locality order (place::locality_order)"
+                   : "in rank order, root 0");
+    fmt::print("{}{}\n", order[0], where(places, order[0]));
+    int counts[4] = {0, 0, 0, 0};
+    print_subtree(t, order, places, 0, 0, counts);
+    if (!places.empty()) {
+        const std::string of = counts[3] == members - 1
+                                   ? fmt::format("{} edges", counts[3])
+                                   : fmt::format("{} of {} edges join mapped ranks", counts[3], members - 1);
+        fmt::print("{}: {} cross packages, {} cross NUMA nodes, {} cross L3 caches\n", of,
+                   counts[0], counts[1], counts[2]);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"shmpi-topo: the topology, the rank map for a policy, and the collective tree"};
+    std::string topology_spec, bind = "auto", map_by = "core", cpu_list;
+    std::uint32_t nranks = 0;
+    int tree_members = 0, band = 0;
+    bool oversubscribe = false;
+    std::string tree_order = "rank";
+    app.add_option("--topology", topology_spec,
+                   "hwloc synthetic description or XML file (default: SHMPI_TOPOLOGY, else this "
+                   "machine)")
+        ->type_name("SPEC");
+    app.add_option("-n,--np", nranks, "Ranks to map (default: print the topology only)")
+        ->type_name("N")
+        ->check(CLI::Range(1u, 1u << 20));
+    app.add_option("--map-by", map_by, "As mpirun: core, l3cache, numa or package, with :compact or :spread")
+        ->type_name("LEVEL[:MODE]");
+    app.add_option("--bind-to", bind, "As mpirun: none, hwthread, core, l3cache, numa, package")
+        ->type_name("WHAT");
+    app.add_option("--cpu-list", cpu_list, "As mpirun: use only these CPUs (0,2,4-7)")
+        ->type_name("LIST");
+    app.add_flag("--oversubscribe", oversubscribe, "As mpirun");
+    app.add_option("--tree", tree_members,
+                   "Print the collective tree for this many members (default: -n)")
+        ->type_name("N")
+        ->check(CLI::Range(1, 1 << 16));
+    app.add_option("--band", band,
+                   "Canonical levels per tree level (default: as the collectives choose for "
+                   "small payloads)")
+        ->type_name("B")
+        ->check(CLI::Range(1, 1 << 20));
+    app.add_option("--tree-order", tree_order,
+                   "rank: tree positions are ranks; locality: members sorted by place (package, "
+                   "NUMA node, L3, core), as trees that follow places would be (needs -n equal "
+                   "to the tree size)")
+        ->type_name("rank|locality")
+        ->check(CLI::IsMember({"rank", "locality"}));
+    app.footer("Examples:\n"
+               "  shmpi-topo\n"
+               "  shmpi-topo --topology \"pack:2 numa:2 l3:2 core:4 pu:1\" -n 32 --map-by numa\n"
+               "See docs/PLACEMENT.md.");
+    CLI11_PARSE(app, argc, argv);
+
+    try {
+        const place::Topology topo = topology_spec.empty()
+                                         ? place::Topology::from_environment()
+                                         : place::Topology::from_spec(topology_spec, "--topology");
+        place::MapRequest req;
+        req.nranks = nranks;
+        req.oversubscribe = oversubscribe;
+        if (bind != "auto") {
+            const auto b = place::parse_bind(bind);
+            if (!b) {
+                fmt::print(stderr, "shmpi-topo: --bind-to '{}': expected {}\n", bind, place::kBindWords);
+                return 2;
+            }
+            req.bind = *b;
+        }
+        const auto m = place::parse_map_by(map_by);
+        if (!m) {
+            fmt::print(stderr, "shmpi-topo: --map-by '{}': expected {}\n", map_by, place::kMapWords);
+            return 2;
+        }
+        req.map_by = *m;
+        if (!cpu_list.empty()) {
+            const auto c = place::parse_cpu_list(cpu_list);
+            if (!c) {
+                fmt::print(stderr, "shmpi-topo: --cpu-list '{}': expected CPU numbers and ranges "
+                                   "such as 0,2,4-7\n", cpu_list);
+                return 2;
+            }
+            req.cpu_list = *c;
+        }
+
+        // 1. and 2.
+        std::optional<place::RankMap> map;
+        if (nranks > 0) map = place::compute_map(topo.pus(), req);
+        fmt::print("Topology: {} ({})\n", topo.source(), topo.summary());
+        fmt::print("{}", place::format_layout(topo, map ? &*map : nullptr));
+        std::vector<place::Place> places;
+        if (map) {
+            fmt::print("\nRank map (as mpirun --report-bindings prints it):\n{}",
+                       place::format_report(topo, req, *map));
+            places = map->places();
+        }
+        // 3.
+        if (tree_members == 0) tree_members = static_cast<int>(nranks);
+        if (tree_members > 0) {
+            fmt::print("\n");
+            print_tree(tree_members, band > 0 ? band : collective_band(tree_members), places,
+                       tree_order == "locality");
+        }
+    } catch (const place::PlaceError& e) {
+        fmt::print(stderr, "{}\n", e.what());
+        return 2;
+    }
+    return 0;
+}
