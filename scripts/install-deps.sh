@@ -26,6 +26,7 @@ packages=(
     openmpi-bin libopenmpi-dev  # side-by-side benchmarks
     hyperfine                   # start-up time benchmarks
     clang libclang-rt-14-dev    # libFuzzer for the datatype fuzz target (fuzz/)
+    cmake                       # the FindMPI discovery test (test/discovery/)
 )
 
 check_only=no

@@ -14,6 +14,8 @@
 #                      the plain mpicc against the instrumented libshmpi
 #                      (the sanitizer runtime would have to come first), fuzz
 #                      (its own sanitizers), bench (timings).
+#   SHMPI_SAN_ASAN_SUITES, SHMPI_SAN_TSAN_SUITES
+#                      the suites for one sanitizer (default: SHMPI_SAN_SUITES)
 #   SHMPI_SAN_ASAN_DIR, SHMPI_SAN_TSAN_DIR
 #                      build directories, relative to the repository (default:
 #                      build-asan, build-tsan)
@@ -76,9 +78,9 @@ print('\n'.join(sorted(files)))
 PY
 }
 
-# run KIND DIR SANITIZE: configure (once), build, test.
+# run KIND DIR SANITIZE SUITES: configure (once), build, test.
 run() {
-    local kind=$1 dir=$2 sanitize=$3 t0=$SECONDS
+    local kind=$1 dir=$2 sanitize=$3 suites=$4 t0=$SECONDS
     if [[ ! -f $dir/meson-private/coredata.dat ]]; then
         step "Configure $dir (-Db_sanitize=$sanitize)"
         # b_lundef=false: a sanitized shared library leaves the runtime's
@@ -122,8 +124,9 @@ run() {
 
 for kind in "${kinds[@]}"; do
     case $kind in
-        asan) run asan "${SHMPI_SAN_ASAN_DIR:-build-asan}" address,undefined ;;
-        tsan) run tsan "${SHMPI_SAN_TSAN_DIR:-build-tsan}" thread ;;
+        asan) run asan "${SHMPI_SAN_ASAN_DIR:-build-asan}" address,undefined \
+                  "${SHMPI_SAN_ASAN_SUITES:-$suites}" ;;
+        tsan) run tsan "${SHMPI_SAN_TSAN_DIR:-build-tsan}" thread "${SHMPI_SAN_TSAN_SUITES:-$suites}" ;;
         *)
             echo "sanitizers.sh: unknown sanitizer '$kind' (asan or tsan)" >&2
             exit 2

@@ -61,7 +61,9 @@ std::uint64_t Communicator::recv(void* buf, std::int64_t count, const dtype::Dat
         status = null_status();
         return 0;
     }
-    return engine_.recv(context_, source, tag, buf, count, type, status, world_rank(source));
+    // -1: any source (the engine's fast path needs a named one).
+    const std::int64_t src_world = source == MPI_ANY_SOURCE ? -1 : std::int64_t{world_rank(source)};
+    return engine_.recv(context_, source, tag, buf, count, type, status, src_world);
 }
 
 bool Communicator::iprobe(int source, int tag, MPI_Status& status) {

@@ -27,12 +27,15 @@ void set_count(MPI_Status& s, std::uint64_t bytes) {
                    fmt::format("corrupt cell from rank {}: {}", src_world, what));
 }
 
+/// The largest eager message any rank may send (SHMPI_EAGER_LIMIT's bound).
+constexpr std::uint64_t kMaxEagerTotal = std::uint64_t{1} << 30;
+
 std::uint64_t eager_limit_from_env(std::uint64_t fallback) {
     const char* v = std::getenv("SHMPI_EAGER_LIMIT");
     if (v == nullptr || *v == '\0') return fallback;
     char* end = nullptr;
     const unsigned long long n = std::strtoull(v, &end, 10);
-    if (*end != '\0' || n > (1ull << 30)) {
+    if (*end != '\0' || n > kMaxEagerTotal) {
         throw MpiError(MPI_ERR_ARG,
                        fmt::format("MPI_Init: SHMPI_EAGER_LIMIT={} is not a byte count up to 1 GiB", v));
     }
@@ -162,7 +165,7 @@ int Engine::try_recv_now(std::uint32_t context, std::int32_t src, std::uint32_t 
     Wire w;
     std::memcpy(&w, cell, sizeof w);
     if (w.kind != Kind::Eager || w.context != context || w.src != src ||
-        (tag != MPI_ANY_TAG && w.tag != tag) || w.frag != w.total || w.total > capacity ||
+        (tag != MPI_ANY_TAG && w.tag != tag) || w.frag != w.total || w.total > capacity || w.frag > payload0_ ||
         inbound_[src_world].remaining != 0) {
         return -1;
     }
@@ -441,6 +444,11 @@ Request* Engine::take_token(std::uint64_t token, const char* what, std::uint32_t
     auto it = tokens_.find(token);
     if (it == tokens_.end()) corrupt(src_world, fmt::format("{} names unknown request {}", what, token));
     Request* r = it->second;
+    // Fin, Ack and Cts answer a send of ours, and only its destination may
+    // answer it.
+    if (r->type != Request::Type::Send || r->dst_world != src_world) {
+        corrupt(src_world, fmt::format("{} names request {}, which is not a send to that rank", what, token));
+    }
     tokens_.erase(it);
     return r;
 }
@@ -491,9 +499,9 @@ void Engine::on_cell(std::uint32_t src_world, const std::byte* cell) {
         on_first(src_world, w, payload);
         break;
     case Kind::Cont: on_cont(src_world, w, payload); break;
-    case Kind::Data: on_data(w, payload); break;
+    case Kind::Data: on_data(src_world, w, payload); break;
     case Kind::Fin:
-    case Kind::Ack: on_token_done(w); break;
+    case Kind::Ack: on_token_done(src_world, w); break;
     case Kind::Cts: on_cts(src_world, w); break;
     default: corrupt(src_world, fmt::format("kind {}", static_cast<int>(w.kind)));
     }
@@ -512,6 +520,11 @@ Request* Engine::match_posted(const Wire& w) {
 
 void Engine::on_first(std::uint32_t src_world, const Wire& w, const std::byte* payload) {
     if (w.kind != Kind::Rts && w.frag > w.total) corrupt(src_world, "fragment longer than message");
+    // An eager message is at most SHMPI_EAGER_LIMIT bytes; the bound keeps a
+    // corrupted total from making us allocate without limit.
+    if (w.kind != Kind::Rts && w.total > kMaxEagerTotal) {
+        corrupt(src_world, fmt::format("eager message of {} bytes", w.total));
+    }
     Request* r = match_posted(w);
     if (w.kind == Kind::Rts) {
         if (r != nullptr) {
@@ -554,10 +567,10 @@ void Engine::on_cont(std::uint32_t src_world, const Wire& w, const std::byte* pa
     }
 }
 
-void Engine::on_data(const Wire& w, const std::byte* payload) {
+void Engine::on_data(std::uint32_t src_world, const Wire& w, const std::byte* payload) {
     auto it = tokens_.find(w.receiver_token);
-    if (it == tokens_.end() || it->second->type != Request::Type::Recv) {
-        corrupt(static_cast<std::uint32_t>(-1), "data for an unknown receive");
+    if (it == tokens_.end() || it->second->type != Request::Type::Recv || it->second->src_world != src_world) {
+        corrupt(src_world, "data for an unknown receive");
     }
     Request* r = it->second;
     if (r->arrived + w.frag > r->incoming) corrupt(r->src_world, "more data than announced");
@@ -568,9 +581,8 @@ void Engine::on_data(const Wire& w, const std::byte* payload) {
     }
 }
 
-void Engine::on_token_done(const Wire& w) {
-    Request* s = take_token(w.sender_token, w.kind == Kind::Fin ? "Fin" : "Ack",
-                            static_cast<std::uint32_t>(-1));
+void Engine::on_token_done(std::uint32_t src_world, const Wire& w) {
+    Request* s = take_token(w.sender_token, w.kind == Kind::Fin ? "Fin" : "Ack", src_world);
     complete(s);
 }
 

@@ -168,8 +168,8 @@ private:
     void on_cell(std::uint32_t src_world, const std::byte* cell);
     void on_first(std::uint32_t src_world, const Wire& w, const std::byte* payload);
     void on_cont(std::uint32_t src_world, const Wire& w, const std::byte* payload);
-    void on_data(const Wire& w, const std::byte* payload);
-    void on_token_done(const Wire& w);
+    void on_data(std::uint32_t src_world, const Wire& w, const std::byte* payload);
+    void on_token_done(std::uint32_t src_world, const Wire& w);
     void on_cts(std::uint32_t src_world, const Wire& w);
 
     Request* match_posted(const Wire& w);

@@ -396,11 +396,22 @@ std::uint64_t ShmTeam::get_block(int m, std::uint64_t step, void* dst, std::uint
     const std::uint64_t got = c.bytes;
     const std::uint64_t n = got < want ? got : want;
     if (n == 0) return got;
+    // A size read from shared memory never takes a copy beyond the area it
+    // names: a corrupted peer fails the job, it cannot make us overrun.
+    auto check = [&](std::uint64_t area, const char* what) {
+        if (n > area) {
+            throw MpiError(MPI_ERR_INTERN,
+                           fmt::format("collective: rank {} published a {}-byte block in its {} ({} bytes)", m,
+                                       got, what, area));
+        }
+    };
     switch (static_cast<Carry>(c.aux)) {
         case Carry::Inline:
+            check(shm::kCollInline, "inline data");
             std::memcpy(dst, c.data, n);
             break;
         case Carry::Cells:
+            check(cell_bytes_, "cells");
             std::memcpy(dst, cells_of(m), n);
             break;
         case Carry::Direct:
@@ -421,7 +432,7 @@ bool ShmTeam::write_remote(int m, void* remote, const void* local, std::size_t n
     }
     // The peer stored its pid when it attached, before it released any
     // step; we look only after acquiring one of its flags.
-    const auto pid = static_cast<pid_t>(slots_[static_cast<std::size_t>(m)]->pid.load(std::memory_order_relaxed));
+    const pid_t pid = transport_.peer_pid(world_[static_cast<std::size_t>(m)]);
     auto* src = static_cast<const char*>(local);
     auto to = reinterpret_cast<std::uintptr_t>(remote);
     while (n > 0) {

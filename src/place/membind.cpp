@@ -65,11 +65,11 @@ MembindResult bind_memory(const Topology& topology, shm::Segment& segment,
         for (std::uint32_t s = 0; s < n; ++s) {
             if (s == d) continue;
             std::byte* ring = base + h.rings_offset + (std::size_t{s} * n + d) * h.ring_stride;
-            bind(ring, ring + h.ring_stride, numa, false);
+            bind(ring, ring + h.ring_stride, numa, true);
         }
         // Its collective cells: one page-aligned block per member.
         std::byte* cells = base + h.coll_cells_offset + std::size_t{d} * h.coll_cell_bytes;
-        bind(cells, cells + h.coll_cell_bytes, numa, false);
+        bind(cells, cells + h.coll_cell_bytes, numa, true);
     }
     // Collective members: each page goes to the node of the member that
     // starts in it first (mpirun wrote them already, hence the migration).

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
+#include <limits>
 #include <new>
 
 namespace shmpi::shm {
@@ -96,8 +97,14 @@ std::unique_ptr<Transport> Transport::from_environment() {
     unsetenv(kEnvRank);
     unsetenv(kEnvSize);
 
-    t->size_ = t->header_->nranks;
-    t->cell_bytes_ = t->header_->cell_bytes - kCellSeqBytes;
+    // Sizes from the layout Segment checked and copied at attach, which no
+    // peer can change afterwards (the header stays writable by every rank).
+    const std::uint32_t nranks = t->segment_ ? t->segment_->layout().nranks : t->header_->nranks;
+    const std::uint32_t cell_bytes = t->segment_ ? t->segment_->layout().cell_bytes : t->header_->cell_bytes;
+    const std::uint32_t ring_cells = t->segment_ ? t->segment_->layout().ring_cells : t->header_->ring_cells;
+    t->size_ = nranks;
+    t->peer_pids_.assign(nranks, 0);
+    t->cell_bytes_ = cell_bytes - kCellSeqBytes;
     t->oversubscribed_ = static_cast<int>(t->size_) > usable_cpus(t->header_->launcher_pid);
     t->cma_enabled_ = env_or("SHMPI_CMA", 1, 1) != 0;
     t->policy_.spin = std::chrono::microseconds(env_or("SHMPI_SPIN_US", 20, 10'000'000));
@@ -105,8 +112,8 @@ std::unique_ptr<Transport> Transport::from_environment() {
 
     // The self ring: same geometry, private memory.
     Local& l = *t->local_;
-    l.self_cells = t->header_->ring_cells;
-    l.self_cell_bytes = t->header_->cell_bytes;
+    l.self_cells = ring_cells;
+    l.self_cell_bytes = cell_bytes;
     const std::size_t bytes = ring_bytes(l.self_cells, l.self_cell_bytes);
     const std::size_t rounded = (bytes + kLine - 1) / kLine * kLine;
     l.self_ring = static_cast<std::byte*>(std::aligned_alloc(kLine, rounded));
@@ -163,6 +170,18 @@ void Transport::after_release(std::uint32_t src) {
     }
 }
 
+pid_t Transport::peer_pid(std::uint32_t r) {
+    pid_t& p = peer_pids_[r];  // one thread at a time (MPI_THREAD_SERIALIZED at most)
+    if (p == 0) {
+        const std::int64_t v = slots_[r].pid.load(std::memory_order_relaxed);
+        if (v <= 1 || v > std::numeric_limits<pid_t>::max() || v == getpid()) {
+            throw SegmentError(fmt::format("shmpi: rank {}'s slot holds pid {}, which cannot be a peer rank's", r, v));
+        }
+        p = static_cast<pid_t>(v);
+    }
+    return p;
+}
+
 bool Transport::read_remote(std::uint32_t src, const void* remote, void* local, std::size_t n) {
     const struct iovec one {local, n};
     return read_remote_scatter(src, remote, &one, 1);
@@ -200,7 +219,7 @@ bool Transport::read_remote_scatter(std::uint32_t src, const void* remote, const
             continue;
         }
         struct iovec riov {reinterpret_cast<void*>(from), want};
-        const pid_t pid = static_cast<pid_t>(slots_[src].pid.load(std::memory_order_relaxed));
+        const pid_t pid = peer_pid(src);
         const ssize_t got = process_vm_readv(pid, batch, k, &riov, 1, 0);
         if (got < 0) {
             if (errno == EINTR) continue;

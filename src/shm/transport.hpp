@@ -92,6 +92,13 @@ public:
     /// its data in place this way instead of unpacking a copy.
     bool read_remote_scatter(std::uint32_t src, const void* remote, const struct iovec* local,
                              std::size_t pieces);
+    /// Rank `r`'s pid for cross-process copies.  Read from its rank slot the
+    /// first time (after one of its cells or flags was acquired, which
+    /// orders the rank's own store at attach) and kept privately after
+    /// that, so a peer that later scribbles over the slots cannot redirect
+    /// our reads and writes into another process.  Throws SegmentError for
+    /// a pid that cannot be a rank's.
+    pid_t peer_pid(std::uint32_t r);
     /// False once a cross-process read was refused, or when SHMPI_CMA=0.
     bool cma_enabled() const { return cma_enabled_; }
 
@@ -129,6 +136,7 @@ private:
     std::optional<Segment> segment_;  ///< absent for a 1-rank job
     SegmentHeader* header_ = nullptr;
     RankSlot* slots_ = nullptr;       ///< slots_[r] for every rank
+    std::vector<pid_t> peer_pids_;    ///< peer_pid()'s cache; 0 = not read yet
     std::uint32_t rank_ = 0;
     std::uint32_t size_ = 1;
     std::uint32_t cell_bytes_ = 0;

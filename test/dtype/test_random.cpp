@@ -4,6 +4,7 @@
 // memory segments of random parts of the stream.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "reference.hpp"
@@ -43,7 +44,8 @@ void check_pack(const ref::Map& m, const Datatype& t, std::int64_t count, std::m
 
     std::vector<std::byte> got(want.size() + 1);
     shmpi::dtype::pack(t, a.base(), count, got.data());
-    ASSERT_EQ(0, std::memcmp(got.data(), want.data(), want.size())) << "whole pack";
+    ASSERT_TRUE(std::equal(want.begin(), want.end(), reinterpret_cast<const unsigned char*>(got.data())))
+        << "whole pack";
 
     // Resumed in random pieces.
     std::vector<std::byte> pieces(want.size() + 1);
@@ -53,7 +55,8 @@ void check_pack(const ref::Map& m, const Datatype& t, std::int64_t count, std::m
         ASSERT_EQ(n, std::min(k, total - off)) << "piece at " << off;
         off += n;
     }
-    ASSERT_EQ(0, std::memcmp(pieces.data(), want.data(), want.size())) << "pack in pieces";
+    ASSERT_TRUE(std::equal(want.begin(), want.end(), reinterpret_cast<const unsigned char*>(pieces.data())))
+        << "pack in pieces";
     EXPECT_EQ(0, shmpi::dtype::pack(t, a.base(), count, total, pieces.data(), 8)) << "past the end";
 }
 

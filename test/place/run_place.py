@@ -186,8 +186,8 @@ def topo_tool_matches_mpirun(mpirun, topo, probe):
     check("  NUMA node 1\n    L3 2\n      core 8 (PU 8): -" in out, out)
     # Trees over members sorted by place cross fewer NUMA nodes.
     spread = ["--topology", BIG, "-n", "32", "--map-by", "numa"]
-    _, by_rank, _ = run([topo] + spread)
-    _, by_place, _ = run([topo] + spread + ["--tree-order", "locality"])
+    _, by_rank, _ = run([topo] + spread + ["--tree-order", "rank"])
+    _, by_place, _ = run([topo] + spread)  # locality order is the default
     check(by_rank.splitlines()[-1] == "31 edges: 8 cross packages, 24 cross NUMA nodes, 26 cross L3 caches",
           by_rank.splitlines()[-1])
     check(by_place.splitlines()[-1] == "31 edges: 2 cross packages, 3 cross NUMA nodes, 11 cross L3 caches",

@@ -14,10 +14,26 @@ namespace {
 
 constexpr const char* kPrefix = "shmpi: mpirun: ";
 
+/// The error message, kept to one line: control characters the user typed
+/// (a newline inside a quoted word) are shown as \n, \t or \xNN.
 ParsedCommandLine error(std::string text) {
     ParsedCommandLine p;
     p.action = ParsedCommandLine::Action::kError;
-    p.message = kPrefix + std::move(text);
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    std::string line = kPrefix;
+    for (const char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '\n') {
+            line += "\\n";
+        } else if (c == '\t') {
+            line += "\\t";
+        } else if (u < 0x20 || u == 0x7f) {
+            line += fmt::format("\\x{:02x}", u);
+        } else {
+            line += c;
+        }
+    }
+    p.message = std::move(line);
     return p;
 }
 

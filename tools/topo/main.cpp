@@ -8,9 +8,10 @@
 //      the same options (src/place/report.hpp);
 //   3. the shared-memory collectives' tree for a communicator size
 //      (src/coll/tree_shm.hpp), each member with its place, and how many
-//      tree edges cross a NUMA node or a package; with --tree-order
-//      locality, over members sorted by place (what trees that follow
-//      places would look like).
+//      tree edges cross a NUMA node or a package.  By default over members
+//      sorted by place, as MPI_COMM_WORLD's broadcast and barrier trees are
+//      built; --tree-order rank shows the rank-order tree that reductions
+//      use (their bracketing follows ranks).
 //
 //   shmpi-topo --topology "pack:2 numa:2 l3:2 core:4 pu:1" -n 32 --map-by numa
 #include <CLI/CLI.hpp>
@@ -114,7 +115,7 @@ int main(int argc, char** argv) {
     std::uint32_t nranks = 0;
     int tree_members = 0, band = 0;
     bool oversubscribe = false;
-    std::string tree_order = "rank";
+    std::string tree_order = "locality";
     app.add_option("--topology", topology_spec,
                    "hwloc synthetic description or XML file (default: SHMPI_TOPOLOGY, else this "
                    "machine)")
@@ -139,9 +140,9 @@ int main(int argc, char** argv) {
         ->type_name("B")
         ->check(CLI::Range(1, 1 << 20));
     app.add_option("--tree-order", tree_order,
-                   "rank: tree positions are ranks; locality: members sorted by place (package, "
-                   "NUMA node, L3, core), as trees that follow places would be (needs -n equal "
-                   "to the tree size)")
+                   "locality (default): members sorted by place (package, NUMA node, L3, core), "
+                   "as the broadcast and barrier trees are built (needs -n equal to the tree size); "
+                   "rank: tree positions are ranks, as in the reductions")
         ->type_name("rank|locality")
         ->check(CLI::IsMember({"rank", "locality"}));
     app.footer("Examples:\n"
