@@ -71,6 +71,21 @@ void store(std::byte* p, T v) {
 
 static_assert(sizeof(__float128) == 16);
 
+/// The conversions that keep the size are their own inverse: reverse the
+/// bytes (of each half, for complex types).  True when `r` is one of them.
+bool swap_same_size(const Datatype& t, const Rule& r, const std::byte* in, std::byte* out) {
+    if (r.conv == Conv::Swap) {
+        reverse_copy(in, out, t.size);
+        return true;
+    }
+    if (r.conv == Conv::SwapHalves) {
+        reverse_copy(in, out, t.size / 2);
+        reverse_copy(in + t.size / 2, out + t.size / 2, t.size / 2);
+        return true;
+    }
+    return false;
+}
+
 [[noreturn]] void conversion(const char* fn, const char* type, std::string value, const char* target) {
     throw MpiError(MPI_ERR_CONVERSION,
                    fmt::format("{}: the {} value {} does not fit the external32 {}", fn, type, value, target));
@@ -78,13 +93,10 @@ static_assert(sizeof(__float128) == 16);
 
 /// Writes one basic value at `in` (native) as external32 at `out`.
 void to_external(const Datatype& t, const Rule& r, const std::byte* in, std::byte* out, const char* fn) {
+    if (swap_same_size(t, r, in, out)) return;
     switch (r.conv) {
     case Conv::Swap:
-        reverse_copy(in, out, t.size);
-        return;
     case Conv::SwapHalves:
-        reverse_copy(in, out, t.size / 2);
-        reverse_copy(in + t.size / 2, out + t.size / 2, t.size / 2);
         return;
     case Conv::NarrowLong: {
         const auto v = load<long>(in);
@@ -125,13 +137,10 @@ void to_external(const Datatype& t, const Rule& r, const std::byte* in, std::byt
 
 /// Reads one external32 value at `in` into the native value at `out`.
 void from_external(const Datatype& t, const Rule& r, const std::byte* in, std::byte* out, const char* fn) {
+    if (swap_same_size(t, r, in, out)) return;
     switch (r.conv) {
     case Conv::Swap:
-        reverse_copy(in, out, t.size);
-        return;
     case Conv::SwapHalves:
-        reverse_copy(in, out, t.size / 2);
-        reverse_copy(in + t.size / 2, out + t.size / 2, t.size / 2);
         return;
     case Conv::NarrowLong: {
         std::int32_t n;
