@@ -61,6 +61,26 @@ void check_buf(const void* buf, std::int64_t count, const dtype::Datatype& t, co
     }
 }
 
+/// The argument names of one side of a collective, for messages.
+struct Side {
+    const char* count;
+    const char* type;
+    const char* buf;
+};
+constexpr Side kSend{"sendcount", "sendtype", "sendbuf"};
+constexpr Side kRecv{"recvcount", "recvtype", "recvbuf"};
+
+/// One (buffer, count, datatype) side: checks the count, the type, and the
+/// buffer as holding `elems` elements of the type (the count times the
+/// blocks the buffer holds); returns the type.
+const dtype::Datatype& buffer_arg(const void* buf, int count, std::int64_t elems, MPI_Datatype type,
+                                  const Side& side, const char* fn) {
+    check_count_arg(count, side.count, fn);
+    const dtype::Datatype& t = type_arg(type, side.type, fn);
+    check_buf(buf, elems, t, side.buf, fn);
+    return t;
+}
+
 /// sendbuf and recvbuf must not be the same memory (MPI_IN_PLACE says that).
 void check_alias(const void* send, const void* recv, std::int64_t bytes, const char* fn) {
     if (send == recv && send != nullptr && bytes > 0) {
@@ -250,14 +270,11 @@ int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
         const dtype::Datatype* st = nullptr;
         const dtype::Datatype* rt = nullptr;
         if (!is_root || sendbuf != MPI_IN_PLACE) {
-            check_count_arg(sendcount, "sendcount", fn);
-            st = &type_arg(sendtype, "sendtype", fn);
-            check_buf(sendbuf, sendcount, *st, "sendbuf", fn);
+            st = &buffer_arg(sendbuf, sendcount, sendcount, sendtype, kSend, fn);
         }
         if (is_root) {
-            check_count_arg(recvcount, "recvcount", fn);
-            rt = &type_arg(recvtype, "recvtype", fn);
-            check_buf(recvbuf, static_cast<std::int64_t>(recvcount) * c.size(), *rt, "recvbuf", fn);
+            rt = &buffer_arg(recvbuf, recvcount,
+                             static_cast<std::int64_t>(recvcount) * c.size(), recvtype, kRecv, fn);
             if (st != nullptr) check_alias(sendbuf, recvbuf, sendcount * st->size, fn);
         }
         typed::gather(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcount, rt, root);
@@ -275,9 +292,7 @@ int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         const dtype::Datatype* st = nullptr;
         const dtype::Datatype* rt = nullptr;
         if (!is_root || sendbuf != MPI_IN_PLACE) {
-            check_count_arg(sendcount, "sendcount", fn);
-            st = &type_arg(sendtype, "sendtype", fn);
-            check_buf(sendbuf, sendcount, *st, "sendbuf", fn);
+            st = &buffer_arg(sendbuf, sendcount, sendcount, sendtype, kSend, fn);
         }
         if (is_root) {
             check_counts(recvcounts, c.size(), "recvcounts", fn);
@@ -297,13 +312,10 @@ int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
         Communicator& c = comm_of(comm, fn);
         const dtype::Datatype* st = nullptr;
         if (sendbuf != MPI_IN_PLACE) {
-            check_count_arg(sendcount, "sendcount", fn);
-            st = &type_arg(sendtype, "sendtype", fn);
-            check_buf(sendbuf, sendcount, *st, "sendbuf", fn);
+            st = &buffer_arg(sendbuf, sendcount, sendcount, sendtype, kSend, fn);
         }
-        check_count_arg(recvcount, "recvcount", fn);
-        const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
-        check_buf(recvbuf, static_cast<std::int64_t>(recvcount) * c.size(), rt, "recvbuf", fn);
+        const dtype::Datatype& rt = buffer_arg(recvbuf, recvcount,
+                                               static_cast<std::int64_t>(recvcount) * c.size(), recvtype, kRecv, fn);
         if (st != nullptr) check_alias(sendbuf, recvbuf, sendcount * st->size, fn);
         typed::allgather(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcount, rt);
     });
@@ -317,9 +329,7 @@ int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         Communicator& c = comm_of(comm, fn);
         const dtype::Datatype* st = nullptr;
         if (sendbuf != MPI_IN_PLACE) {
-            check_count_arg(sendcount, "sendcount", fn);
-            st = &type_arg(sendtype, "sendtype", fn);
-            check_buf(sendbuf, sendcount, *st, "sendbuf", fn);
+            st = &buffer_arg(sendbuf, sendcount, sendcount, sendtype, kSend, fn);
         }
         check_counts(recvcounts, c.size(), "recvcounts", fn);
         check_array(displs, "displs", fn);
@@ -342,14 +352,11 @@ int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         const dtype::Datatype* st = nullptr;
         const dtype::Datatype* rt = nullptr;
         if (is_root) {
-            check_count_arg(sendcount, "sendcount", fn);
-            st = &type_arg(sendtype, "sendtype", fn);
-            check_buf(sendbuf, static_cast<std::int64_t>(sendcount) * c.size(), *st, "sendbuf", fn);
+            st = &buffer_arg(sendbuf, sendcount,
+                             static_cast<std::int64_t>(sendcount) * c.size(), sendtype, kSend, fn);
         }
         if (!is_root || recvbuf != MPI_IN_PLACE) {
-            check_count_arg(recvcount, "recvcount", fn);
-            rt = &type_arg(recvtype, "recvtype", fn);
-            check_buf(recvbuf, recvcount, *rt, "recvbuf", fn);
+            rt = &buffer_arg(recvbuf, recvcount, recvcount, recvtype, kRecv, fn);
             if (is_root) check_alias(sendbuf, recvbuf, recvcount * rt->size, fn);
         }
         typed::scatter(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcount, rt, root);
@@ -373,9 +380,7 @@ int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[
             check_buf(sendbuf, total_of(sendcounts, c.size()), *st, "sendbuf", fn);
         }
         if (!is_root || recvbuf != MPI_IN_PLACE) {
-            check_count_arg(recvcount, "recvcount", fn);
-            rt = &type_arg(recvtype, "recvtype", fn);
-            check_buf(recvbuf, recvcount, *rt, "recvbuf", fn);
+            rt = &buffer_arg(recvbuf, recvcount, recvcount, recvtype, kRecv, fn);
         }
         typed::scatterv(call(c, fn), sendbuf, sendcounts, displs, st, recvbuf, recvcount, rt, root);
     });
@@ -391,13 +396,11 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
         Communicator& c = comm_of(comm, fn);
         const dtype::Datatype* st = nullptr;
         if (sendbuf != MPI_IN_PLACE) {
-            check_count_arg(sendcount, "sendcount", fn);
-            st = &type_arg(sendtype, "sendtype", fn);
-            check_buf(sendbuf, static_cast<std::int64_t>(sendcount) * c.size(), *st, "sendbuf", fn);
+            st = &buffer_arg(sendbuf, sendcount,
+                             static_cast<std::int64_t>(sendcount) * c.size(), sendtype, kSend, fn);
         }
-        check_count_arg(recvcount, "recvcount", fn);
-        const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
-        check_buf(recvbuf, static_cast<std::int64_t>(recvcount) * c.size(), rt, "recvbuf", fn);
+        const dtype::Datatype& rt = buffer_arg(recvbuf, recvcount,
+                                               static_cast<std::int64_t>(recvcount) * c.size(), recvtype, kRecv, fn);
         if (st != nullptr) check_alias(sendbuf, recvbuf, sendcount * st->size, fn);
         typed::alltoall(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcount, rt);
     });

@@ -28,6 +28,18 @@ void check_n(int n, const char* fn) {
     if (n < 0) throw MpiError(MPI_ERR_ARG, fmt::format("{}: n = {} is negative", fn, n));
 }
 
+/// MPI_Group_union, _intersection and _difference: check both groups and
+/// the output, then store the handle of `op(group1, group2)`.
+template <class Op>
+int set_operation(const char* fn, MPI_Group group1, MPI_Group group2, MPI_Group* newgroup, Op op) {
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        Group& a = group_of(group1, fn, "group1");
+        Group& b = group_of(group2, fn, "group2");
+        need(newgroup, "newgroup", fn);
+        *newgroup = group_handle(op(a, b));
+    });
+}
+
 }  // namespace
 
 Group& group_of(MPI_Group handle, const char* fn, const char* arg) {
@@ -121,35 +133,17 @@ int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* ne
 #pragma weak MPI_Group_range_excl = PMPI_Group_range_excl
 
 int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
-    const char* fn = "MPI_Group_union";
-    return guard(MPI_COMM_WORLD, fn, [&] {
-        Group& a = group_of(group1, fn, "group1");
-        Group& b = group_of(group2, fn, "group2");
-        need(newgroup, "newgroup", fn);
-        *newgroup = group_handle(Group::set_union(a, b));
-    });
+    return set_operation("MPI_Group_union", group1, group2, newgroup, Group::set_union);
 }
 #pragma weak MPI_Group_union = PMPI_Group_union
 
 int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
-    const char* fn = "MPI_Group_intersection";
-    return guard(MPI_COMM_WORLD, fn, [&] {
-        Group& a = group_of(group1, fn, "group1");
-        Group& b = group_of(group2, fn, "group2");
-        need(newgroup, "newgroup", fn);
-        *newgroup = group_handle(Group::set_intersection(a, b));
-    });
+    return set_operation("MPI_Group_intersection", group1, group2, newgroup, Group::set_intersection);
 }
 #pragma weak MPI_Group_intersection = PMPI_Group_intersection
 
 int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
-    const char* fn = "MPI_Group_difference";
-    return guard(MPI_COMM_WORLD, fn, [&] {
-        Group& a = group_of(group1, fn, "group1");
-        Group& b = group_of(group2, fn, "group2");
-        need(newgroup, "newgroup", fn);
-        *newgroup = group_handle(Group::set_difference(a, b));
-    });
+    return set_operation("MPI_Group_difference", group1, group2, newgroup, Group::set_difference);
 }
 #pragma weak MPI_Group_difference = PMPI_Group_difference
 
