@@ -43,6 +43,8 @@
 #include <sched.h>
 #endif
 
+#include "bench_sizes.h"
+
 enum {
     MAX_SIZES = 64,
     PLACE_LEN = 128,
@@ -120,48 +122,9 @@ static void usage(FILE *out, const char *argv0) {
             argv0);
 }
 
-static long parse_size(const char *s) {
-    char *end = NULL;
-    long v = strtol(s, &end, 10);
-    if (end == s || v < 0) return -1;
-    if (*end == 'k' || *end == 'K') {
-        v *= 1024;
-        ++end;
-    } else if (*end == 'm' || *end == 'M') {
-        v *= 1024 * 1024;
-        ++end;
-    }
-    return *end == '\0' && v <= (1L << 28) ? v : -1;
-}
-
+/* Fills opt->sizes from "a,b,c" or "min:max"; returns 0 or prints why not. */
 static int parse_sizes(const char *arg, struct options *opt) {
-    char buf[512];
-    if (strlen(arg) >= sizeof buf) {
-        complain("coll_bench: --sizes '%s' is too long\n", arg);
-        return -1;
-    }
-    strcpy(buf, arg);
-    opt->nsizes = 0;
-    char *colon = strchr(buf, ':');
-    if (colon != NULL) {
-        *colon = '\0';
-        long lo = parse_size(buf), hi = parse_size(colon + 1);
-        if (lo <= 0 || hi < lo) {
-            complain("coll_bench: --sizes '%s' is not a range MIN:MAX with 0 < MIN <= MAX\n", arg);
-            return -1;
-        }
-        for (long s = lo; s <= hi && opt->nsizes < MAX_SIZES; s *= 2) opt->sizes[opt->nsizes++] = s;
-        return 0;
-    }
-    for (char *tok = strtok(buf, ","); tok != NULL; tok = strtok(NULL, ",")) {
-        long s = parse_size(tok);
-        if (s < 0 || opt->nsizes == MAX_SIZES) {
-            complain("coll_bench: --sizes: '%s' is not a size in bytes (or more than %d sizes)\n",
-                     tok, MAX_SIZES);
-            return -1;
-        }
-        opt->sizes[opt->nsizes++] = s;
-    }
+    opt->nsizes = bench_parse_sizes("coll_bench", arg, 1L << 28, opt->sizes, MAX_SIZES, quiet);
     return opt->nsizes > 0 ? 0 : -1;
 }
 

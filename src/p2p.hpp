@@ -6,12 +6,18 @@
 //               ring, in one Eager cell and as many Cont cells as needed.  A
 //               synchronous send uses EagerSync, which the receiver answers
 //               with Ack when it matches the message.
-//   rendezvous  (size > eager limit): the sender posts Rts with the address
-//               of its buffer.  When the receiver matches it, it copies the
-//               data straight out of the sender's memory (process_vm_readv:
-//               one copy) and answers Fin.  If the kernel refuses, it answers
-//               Cts instead, and the sender streams the bytes through the
-//               ring in Data cells.
+//   streamed    (size > eager limit, our stream buffer free): the sender
+//               posts Rts with kStreamed and copies (packs) the data piece
+//               by piece into its stream buffer in the segment; the receiver
+//               copies (unpacks) each piece out as soon as it is announced
+//               and hands the room back.  Both sides advance in progress().
+//               The receiver answers Fin once it has what it takes.
+//   rendezvous  (size > eager limit, stream buffer taken): the sender posts
+//               Rts with the address of its (packed) buffer.  When the
+//               receiver matches it, it copies the data straight out of the
+//               sender's memory (process_vm_readv: one copy) and answers
+//               Fin.  If the kernel refuses, it answers Cts instead, and the
+//               sender streams the bytes through the ring in Data cells.
 // Every cell starts with a Wire header.  Cells from one sender arrive in
 // order and the cells of one message are never interleaved with another's,
 // so messages between a pair never overtake one another.
@@ -41,7 +47,8 @@ enum class Kind : std::uint8_t { Eager = 1, EagerSync, Cont, Rts, Cts, Data, Fin
 /// use; every field is checked before it steers anything.
 struct Wire {
     Kind kind;
-    std::uint8_t unused[3];
+    std::uint8_t flags;              ///< kStreamed, or 0
+    std::uint8_t unused[2];
     std::uint32_t frag;              ///< payload bytes in this cell
     std::int32_t tag;
     std::uint32_t context;
@@ -54,6 +61,10 @@ struct Wire {
         std::uint64_t addr;            ///< Rts: the sender's buffer
     };
 };
+/// Wire::flags of an Rts: the data comes through the sender's stream buffer
+/// in the segment (Transport's streams), not from `addr`.
+inline constexpr std::uint8_t kStreamed = 1;
+
 /// The payload starts right after the header, so a message of up to 16
 /// bytes travels in the cell's first 64-byte line together with its header.
 inline constexpr std::size_t kWireBytes = 48;
@@ -187,6 +198,8 @@ private:
     void setup_send(Request* r, std::uint32_t context, std::int32_t my_rank, std::int32_t tag,
                     std::uint32_t dst_world, const void* buf, std::int64_t count,
                     const dtype::Datatype& type, Mode mode);
+    bool advance_out_stream();
+    bool advance_in_stream(std::size_t i);
 
     shm::Transport& transport_;
     std::uint32_t size_;
@@ -200,6 +213,29 @@ private:
     std::unordered_map<std::uint64_t, Request*> tokens_;
     std::uint64_t next_token_ = 1;
     std::uint64_t pending_sends_ = 0;
+
+    /// Our streamed send: at most one at a time, since we have one stream
+    /// buffer.  `req` holds a reference on `type`.
+    struct OutStream {
+        Request* req = nullptr;  ///< nullptr: no stream
+        const dtype::Datatype* type = nullptr;
+        const void* buf = nullptr;
+        std::int64_t count = 0;
+        std::uint64_t packed = 0;  ///< bytes packed into the buffer so far
+    };
+    OutStream out_stream_;
+    /// Streams we read: at most one per sender.
+    struct InStream {
+        Request* req = nullptr;
+        std::uint32_t src_world = 0;
+        std::uint64_t sender_token = 0;
+        std::uint64_t total = 0;   ///< bytes of the message
+        std::uint64_t wanted = 0;  ///< bytes the receive takes: min(total, capacity)
+        std::uint64_t read = 0;    ///< bytes read out of the buffer so far
+    };
+    std::vector<InStream> in_streams_;
+    /// Bytes a streamed send packs between two announcements.
+    static constexpr std::uint64_t kStreamPiece = 16 * 1024;
 };
 
 }  // namespace shmpi::p2p

@@ -70,6 +70,11 @@ MembindResult bind_memory(const Topology& topology, shm::Segment& segment,
         // Its collective cells: one page-aligned block per member.
         std::byte* cells = base + h.coll_cells_offset + std::size_t{d} * h.coll_cell_bytes;
         bind(cells, cells + h.coll_cell_bytes, numa, true);
+        // Its stream buffer (written by rank d, read by its receivers).
+        if (h.stream_bytes > 0) {
+            std::byte* stream = base + h.stream_offset + std::size_t{d} * h.stream_bytes;
+            bind(stream, stream + h.stream_bytes, numa, true);
+        }
     }
     // Collective members: each page goes to the node of the member that
     // starts in it first (mpirun wrote them already, hence the migration).

@@ -10,6 +10,10 @@
 //   coll_cells_offset  cells[nranks][coll_cell_bytes]
 //                                               (that region's data cells, one block
 //                                                per rank, written by that rank only)
+//   stream_offset      bytes[nranks][stream_bytes]
+//                                               (each rank's stream buffer: the pieces
+//                                                of its streamed send, written by that
+//                                                rank only; see p2p.cpp)
 //
 // Everything in the segment is standard-layout and pointer-free: objects refer
 // to each other by offsets from the segment's base, because every process maps
@@ -32,7 +36,7 @@ namespace shmpi::shm {
 inline constexpr std::size_t kLine = 128;
 
 inline constexpr std::uint64_t kMagic = 0x47455349504d4853ull;  // "SHMPISEG"
-inline constexpr std::uint32_t kLayoutVersion = 3;  // 3: RankSlot place fields
+inline constexpr std::uint32_t kLayoutVersion = 4;  // 3: RankSlot place fields; 4: stream line
 
 /// Job-wide state values of SegmentHeader::abort_state.
 enum AbortState : std::uint32_t { kRunning = 0, kAborting = 1 };
@@ -67,6 +71,8 @@ struct alignas(kLine) SegmentHeader {
     std::uint64_t coll_offset;    ///< offset of MPI_COMM_WORLD's CollMember[nranks]
     std::uint64_t coll_cells_offset;  ///< offset of that region's cells
     std::uint32_t coll_cell_bytes;    ///< cell bytes per member, a multiple of 4096
+    std::uint32_t stream_bytes;       ///< stream buffer bytes per rank, a multiple of 4096 (0: none)
+    std::uint64_t stream_offset;      ///< offset of the stream buffers
 
     // ---- job-wide, mutable: own line ----
     /// kRunning until the job must end.  Written (compare-exchange, acq_rel)
@@ -119,6 +125,31 @@ struct alignas(kLine) RankSlot {
     /// the owner sets it before a seq_cst fence that precedes its last check of
     /// the rings (Dekker pattern: one of the two always sees the other).
     std::atomic<std::uint32_t> sleeping;
+
+    // ---- the owner's stream line: written by the owner only ----
+    // A rendezvous send of a non-contiguous buffer packs its data, piece by
+    // piece, into the owner's stream buffer in the segment while its receiver
+    // unpacks the pieces already there (p2p.cpp, "streamed sends").  One
+    // stream per rank at a time.
+    /// The sender token of the send being streamed.  Stored (relaxed) by the
+    /// owner before it publishes the Rts that names the token; the receiver
+    /// reads it after acquiring that Rts, which orders it.
+    alignas(kLine) std::atomic<std::uint64_t> stream_token;
+    /// Bytes of the stream packed so far (the buffer holds those not yet
+    /// taken, at offset `byte mod stream_bytes`).  Stored with release by the
+    /// owner after it packed them: it protects the piece's bytes in the
+    /// buffer.  Loaded with acquire by the receiver before it reads them.
+    std::atomic<std::uint64_t> stream_packed;
+
+    // ---- the stream's receiver line: written by the current receiver ----
+    /// Bytes of the stream the receiver has finished reading, or
+    /// kStreamStop when it wants no more (a truncated receive).  Stored with
+    /// release by the receiver after it read them: the owner, after its
+    /// acquire load, may overwrite that room.  The owner sets it to 0
+    /// (relaxed) in stream_begin, before the Rts; the previous stream's
+    /// receiver wrote its last value before the Fin the owner acquired, so
+    /// the two writers never overlap.
+    alignas(kLine) std::atomic<std::uint64_t> stream_taken;
 };
 
 /// Bytes of data that travel inline in a release line.
@@ -196,7 +227,11 @@ static_assert(std::is_standard_layout_v<RankSlot>,
               "rank slots are read by several processes, so they must have a fixed C layout");
 static_assert(std::atomic<std::uint32_t>::is_always_lock_free,
               "atomics in shared memory must be lock-free, or processes would not see one another");
-static_assert(sizeof(RankSlot) == 2 * kLine,
-              "a rank slot is two lines: the owner's state and its doorbell");
+static_assert(sizeof(RankSlot) == 4 * kLine,
+              "a rank slot is four lines: the owner's state, its doorbell, its stream line and "
+              "its stream's receiver line");
+
+/// RankSlot::stream_taken of a receiver that wants no more of the stream.
+inline constexpr std::uint64_t kStreamStop = ~std::uint64_t{0};
 
 }  // namespace shmpi::shm

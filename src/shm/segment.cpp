@@ -33,13 +33,16 @@ std::uint64_t random64() {
     return r;
 }
 
-std::uint32_t env_u32(const char* name, std::uint32_t fallback) {
+/// `name` from the environment, a number in 1..2^24 (0..2^24 with
+/// `zero_ok`), or `fallback` when unset.
+std::uint32_t env_u32(const char* name, std::uint32_t fallback, bool zero_ok = false) {
     const char* v = std::getenv(name);
     if (v == nullptr || *v == '\0') return fallback;
     char* end = nullptr;
     const unsigned long n = std::strtoul(v, &end, 10);
-    if (*end != '\0' || n == 0 || n > (1ul << 24)) {
-        throw SegmentError(fmt::format("shmpi: {}={} is not a positive number", name, v));
+    if (*end != '\0' || (n == 0 && !zero_ok) || n > (1ul << 24) || *v == '-') {
+        throw SegmentError(fmt::format("shmpi: {}={} is not a {} number up to 16777216", name, v,
+                                       zero_ok ? "nonnegative" : "positive"));
     }
     return static_cast<std::uint32_t>(n);
 }
@@ -97,9 +100,26 @@ Geometry Geometry::for_ranks(std::uint32_t nranks) {
     } else {
         g.coll_cell_bytes = 8192;
     }
+    // Stream buffers: 1 MiB per rank up to 16 ranks.  Measured with
+    // bench/dtype_sendrecv (docs/BENCHMARKS.md): once a message outgrows the
+    // buffer, the sender writes into lines the receiver has only just read,
+    // and each of those writes must first take the line back from the
+    // receiver's cache; with 256 KiB a 1 MiB vector message moved at 9.5 GB/s,
+    // with 1 MiB at 24 GB/s.  Larger jobs get less, so /dev/shm use stays
+    // modest (16 MiB of buffers at 64 ranks).
+    if (nranks <= 16) {
+        g.stream_bytes = 1u << 20;
+    } else if (nranks <= 64) {
+        g.stream_bytes = 256u << 10;
+    } else if (nranks <= 256) {
+        g.stream_bytes = 128u << 10;
+    } else {
+        g.stream_bytes = 64u << 10;
+    }
     g.ring_cells = env_u32("SHMPI_RING_CELLS", g.ring_cells);
     g.cell_bytes = env_u32("SHMPI_CELL_BYTES", g.cell_bytes);
     g.coll_cell_bytes = env_u32("SHMPI_COLL_CELL_BYTES", g.coll_cell_bytes);
+    g.stream_bytes = env_u32("SHMPI_STREAM_BYTES", g.stream_bytes, true);
     if ((g.ring_cells & (g.ring_cells - 1)) != 0) {
         throw SegmentError(
             fmt::format("shmpi: SHMPI_RING_CELLS={} must be a power of two", g.ring_cells));
@@ -113,6 +133,11 @@ Geometry Geometry::for_ranks(std::uint32_t nranks) {
         throw SegmentError(fmt::format(
             "shmpi: SHMPI_COLL_CELL_BYTES={} must be a multiple of 4096",
             g.coll_cell_bytes));
+    }
+    if (g.stream_bytes % 4096 != 0) {
+        throw SegmentError(fmt::format(
+            "shmpi: SHMPI_STREAM_BYTES={} must be a multiple of 4096 (0 turns streamed sends off)",
+            g.stream_bytes));
     }
     return g;
 }
@@ -135,8 +160,12 @@ std::size_t Geometry::coll_cells_offset() const {
     return round_up(coll_offset() + std::size_t{nranks} * sizeof(CollMember), 4096);
 }
 
-std::size_t Geometry::total_bytes() const {
+std::size_t Geometry::stream_offset() const {
     return round_up(coll_cells_offset() + std::size_t{nranks} * coll_cell_bytes, 4096);
+}
+
+std::size_t Geometry::total_bytes() const {
+    return round_up(stream_offset() + std::size_t{nranks} * stream_bytes, 4096);
 }
 
 Layout check_header(const SegmentHeader& h, std::size_t file_size, std::uint32_t expect_nranks,
@@ -169,6 +198,9 @@ Layout check_header(const SegmentHeader& h, std::size_t file_size, std::uint32_t
     if (h.coll_cell_bytes % 4096 != 0 || h.coll_cell_bytes == 0 || h.coll_cell_bytes > kMaxCount) {
         throw refuse("coll_cell_bytes", h.coll_cell_bytes, "a multiple of 4096 in 4096..2^24");
     }
+    if (h.stream_bytes % 4096 != 0 || h.stream_bytes > kMaxCount) {
+        throw refuse("stream_bytes", h.stream_bytes, "a multiple of 4096 in 0..2^24");
+    }
 
     // 2. The rings are the big product (nranks^2 * stride): bound it by the
     //    file before Geometry multiplies, so no sum below can wrap around.
@@ -177,6 +209,7 @@ Layout check_header(const SegmentHeader& h, std::size_t file_size, std::uint32_t
     g.ring_cells = h.ring_cells;
     g.cell_bytes = h.cell_bytes;
     g.coll_cell_bytes = h.coll_cell_bytes;
+    g.stream_bytes = h.stream_bytes;
     const std::size_t pairs = std::size_t{h.nranks} * h.nranks;  // <= 2^40
     if (pairs > file_size / g.ring_stride()) {
         throw SegmentError(fmt::format(
@@ -197,6 +230,7 @@ Layout check_header(const SegmentHeader& h, std::size_t file_size, std::uint32_t
     expect("ring_stride", h.ring_stride, g.ring_stride());
     expect("coll_offset", h.coll_offset, g.coll_offset());
     expect("coll_cells_offset", h.coll_cells_offset, g.coll_cells_offset());
+    expect("stream_offset", h.stream_offset, g.stream_offset());
     expect("size", h.size, g.total_bytes());
 
     Layout l;
@@ -204,11 +238,13 @@ Layout check_header(const SegmentHeader& h, std::size_t file_size, std::uint32_t
     l.ring_cells = g.ring_cells;
     l.cell_bytes = g.cell_bytes;
     l.coll_cell_bytes = g.coll_cell_bytes;
+    l.stream_bytes = g.stream_bytes;
     l.ranks_offset = g.ranks_offset();
     l.rings_offset = g.rings_offset();
     l.ring_stride = g.ring_stride();
     l.coll_offset = g.coll_offset();
     l.coll_cells_offset = g.coll_cells_offset();
+    l.stream_offset = g.stream_offset();
     l.size = g.total_bytes();
     return l;
 }
@@ -281,6 +317,8 @@ Segment Segment::create(const Geometry& g, std::int64_t launcher_pid) {
     h->coll_offset = g.coll_offset();
     h->coll_cells_offset = g.coll_cells_offset();
     h->coll_cell_bytes = g.coll_cell_bytes;
+    h->stream_bytes = g.stream_bytes;
+    h->stream_offset = g.stream_offset();
     h->abort_rank.store(-1, std::memory_order_relaxed);  // published by fork
     // The same check every rank makes, so a Geometry the check would refuse
     // fails here, in mpirun, with the field named.
@@ -394,6 +432,11 @@ CollRegion Segment::world_coll_region() const {
     r.cell_bytes = layout_.coll_cell_bytes;
     r.count = layout_.nranks;
     return r;
+}
+
+std::byte* Segment::stream_buffer(std::uint32_t rank) const {
+    assert(rank < layout_.nranks && "stream buffer index out of range");
+    return static_cast<std::byte*>(base_) + layout_.stream_offset + std::size_t{rank} * layout_.stream_bytes;
 }
 
 }  // namespace shmpi::shm

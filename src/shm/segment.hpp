@@ -53,6 +53,9 @@ struct Geometry {
     /// Cells per member in a collective region (SHMPI_COLL_CELL_BYTES): a
     /// multiple of 4096, at least 4096.
     std::uint32_t coll_cell_bytes = 65536;
+    /// Each rank's stream buffer (SHMPI_STREAM_BYTES): a multiple of 4096;
+    /// 0 turns streamed sends off.
+    std::uint32_t stream_bytes = 1u << 20;
 
     /// The default geometry for `nranks` ranks: rings shrink as the number of
     /// pairs grows so that the segment stays within a few hundred MiB.
@@ -64,6 +67,8 @@ struct Geometry {
     /// MPI_COMM_WORLD's collective region: CollMember[nranks], then the cells.
     std::size_t coll_offset() const;
     std::size_t coll_cells_offset() const;
+    /// The ranks' stream buffers: stream_bytes each, rank after rank.
+    std::size_t stream_offset() const;
     std::size_t total_bytes() const;
 };
 
@@ -87,11 +92,13 @@ struct Layout {
     std::uint32_t ring_cells = 0;
     std::uint32_t cell_bytes = 0;
     std::uint32_t coll_cell_bytes = 0;
+    std::uint32_t stream_bytes = 0;
     std::size_t ranks_offset = 0;
     std::size_t rings_offset = 0;
     std::size_t ring_stride = 0;
     std::size_t coll_offset = 0;
     std::size_t coll_cells_offset = 0;
+    std::size_t stream_offset = 0;
     std::size_t size = 0;
 };
 
@@ -147,6 +154,9 @@ public:
     Ring ring(std::uint32_t src, std::uint32_t dst) const;
     /// MPI_COMM_WORLD's collective region (one member per rank).
     CollRegion world_coll_region() const;
+    /// Rank `rank`'s stream buffer (layout().stream_bytes bytes; `rank` <
+    /// nranks(), asserted).
+    std::byte* stream_buffer(std::uint32_t rank) const;
     std::uint32_t nranks() const { return layout_.nranks; }
     std::size_t size() const { return size_; }
 

@@ -105,6 +105,10 @@ std::unique_ptr<Transport> Transport::from_environment() {
     t->size_ = nranks;
     t->peer_pids_.assign(nranks, 0);
     t->cell_bytes_ = cell_bytes - kCellSeqBytes;
+    if (t->segment_ && t->segment_->layout().stream_bytes > 0) {
+        t->stream_bytes_ = t->segment_->layout().stream_bytes;
+        t->streams_ = t->segment_->stream_buffer(0);
+    }
     t->oversubscribed_ = static_cast<int>(t->size_) > usable_cpus(t->header_->launcher_pid);
     t->cma_enabled_ = env_or("SHMPI_CMA", 1, 1) != 0;
     t->policy_.spin = std::chrono::microseconds(env_or("SHMPI_SPIN_US", 20, 10'000'000));
@@ -141,18 +145,63 @@ Transport::~Transport() = default;
 
 void Transport::publish(std::uint32_t dst) {
     out_[dst].publish();
-    if (dst == rank_) return;
-    // seq_cst fence: orders our head store before the load of `sleeping`;
-    // the sleeper fences between its store of `sleeping` and its last look at
-    // the ring, so either it sees our cell or we see it asleep.
+    if (dst != rank_) wake_if_sleeping(dst);
+}
+
+void Transport::wake_if_sleeping(std::uint32_t dst) {
+    // seq_cst fence: orders the caller's store (a ring head, a stream count)
+    // before the load of `sleeping`; the sleeper fences between its store of
+    // `sleeping` and its last poll, so either it sees our store or we see it
+    // asleep.
     std::atomic_thread_fence(std::memory_order_seq_cst);
     RankSlot& peer = slots_[dst];
     if (peer.sleeping.load(std::memory_order_relaxed) != 0) {
-        // Release: nothing to publish beyond the ring, but the futex compare
-        // must see a changed value if the sleeper read the old one.
+        // Release: nothing to publish beyond the caller's store, but the
+        // futex compare must see a changed value if the sleeper read the old one.
         peer.doorbell.fetch_add(1, std::memory_order_release);
         futex_wake(peer.doorbell, 1);
     }
+}
+
+void Transport::stream_begin(std::uint64_t token) {
+    RankSlot& me = slots_[rank_];
+    // Relaxed: the release publication of the Rts naming `token` orders all
+    // three before the receiver's first look.  `stream_taken` is the
+    // receiver's word, but the previous receiver stored its last value
+    // before the Fin we acquired, and the next one writes only after the Rts.
+    me.stream_token.store(token, std::memory_order_relaxed);
+    me.stream_packed.store(0, std::memory_order_relaxed);
+    me.stream_taken.store(0, std::memory_order_relaxed);
+}
+
+void Transport::stream_advance(std::uint32_t dst, std::uint64_t packed) {
+    // Release: protects the packed bytes in our buffer, which the receiver
+    // reads after its acquire load.
+    slots_[rank_].stream_packed.store(packed, std::memory_order_release);
+    if (dst != rank_) wake_if_sleeping(dst);
+}
+
+std::uint64_t Transport::stream_taken() const {
+    // Acquire: pairs with stream_take; the receiver's reads of the room it
+    // hands back are done before we overwrite it.
+    return slots_[rank_].stream_taken.load(std::memory_order_acquire);
+}
+
+Transport::StreamState Transport::stream_state(std::uint32_t src) const {
+    const RankSlot& peer = slots_[src];
+    // Acquire: pairs with stream_advance; the bytes it counts are in the buffer.
+    const std::uint64_t packed = peer.stream_packed.load(std::memory_order_acquire);
+    // Relaxed: stored before the Rts the caller acquired, and unchanged until
+    // the caller answers that Rts.
+    const std::uint64_t token = peer.stream_token.load(std::memory_order_relaxed);
+    return {token, packed};
+}
+
+void Transport::stream_take(std::uint32_t src, std::uint64_t taken) {
+    // Release: our reads of the bytes below `taken` are done before the
+    // sender, after its acquire load, overwrites them.
+    slots_[src].stream_taken.store(taken, std::memory_order_release);
+    if (src != rank_) wake_if_sleeping(src);
 }
 
 void Transport::after_release(std::uint32_t src) {

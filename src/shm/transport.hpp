@@ -102,6 +102,40 @@ public:
     /// False once a cross-process read was refused, or when SHMPI_CMA=0.
     bool cma_enabled() const { return cma_enabled_; }
 
+    // ---- streams: a send that packs into the segment while its receiver unpacks ----
+    // Each rank owns a stream buffer of stream_capacity() bytes; byte b of
+    // its current stream sits at offset b mod stream_capacity().  The sender
+    // packs no further than stream_taken() + stream_capacity(); the receiver
+    // reads no further than stream_state().packed.
+
+    /// Bytes in each rank's stream buffer; 0 when there are none (a 1-rank
+    /// job, or SHMPI_STREAM_BYTES=0).
+    std::uint64_t stream_capacity() const { return stream_bytes_; }
+    /// Our own stream buffer, which only we write.
+    std::byte* my_stream() const { return streams_ + std::size_t{rank_} * stream_bytes_; }
+    /// Rank `src`'s stream buffer, read by its current receiver.
+    const std::byte* peer_stream(std::uint32_t src) const { return streams_ + std::size_t{src} * stream_bytes_; }
+    /// Starts our stream for send `token`: nothing packed, nothing taken.
+    /// Call before publishing the Rts that names the token.
+    void stream_begin(std::uint64_t token);
+    /// The first `packed` bytes of our stream are in the buffer: publishes
+    /// them (release) and wakes `dst`, the receiver, if it sleeps.
+    void stream_advance(std::uint32_t dst, std::uint64_t packed);
+    /// Bytes of our stream the receiver has finished with, or kStreamStop
+    /// (acquire: the room they occupied may be overwritten afterwards).
+    std::uint64_t stream_taken() const;
+    struct StreamState {
+        std::uint64_t token;   ///< the send the stream belongs to
+        std::uint64_t packed;  ///< bytes of it in the buffer so far
+    };
+    /// Rank `src`'s stream as it stands now (the count is loaded with
+    /// acquire: the bytes it covers may be read afterwards).
+    StreamState stream_state(std::uint32_t src) const;
+    /// We, the receiver of `src`'s stream, have finished reading its first
+    /// `taken` bytes (or want no more: kStreamStop): publishes that (release)
+    /// and wakes `src` if it sleeps.
+    void stream_take(std::uint32_t src, std::uint64_t taken);
+
     /// The job's segment, or nullptr for a 1-rank job; the shared-memory
     /// collectives (coll/shm_team.hpp) find their region and the peers'
     /// doorbells in it.
@@ -130,6 +164,9 @@ public:
 private:
     Transport() = default;
     [[noreturn]] void leave_aborted() const;
+    /// After a store that `dst` may be waiting for: wakes `dst` if it
+    /// sleeps (a seq_cst fence, then one load of its `sleeping`).
+    void wake_if_sleeping(std::uint32_t dst);
     /// One sleep on the doorbell; true if `poll` said the wait is over first.
     bool sleep_once(const std::function<bool()>& poll);
 
@@ -140,6 +177,8 @@ private:
     std::uint32_t rank_ = 0;
     std::uint32_t size_ = 1;
     std::uint32_t cell_bytes_ = 0;
+    std::byte* streams_ = nullptr;    ///< rank 0's stream buffer; the others follow
+    std::uint64_t stream_bytes_ = 0;
     bool oversubscribed_ = false;
     bool cma_enabled_ = true;
     std::vector<Ring> out_;           ///< out_[d]: ring rank_ -> d

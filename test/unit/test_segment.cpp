@@ -636,6 +636,32 @@ TEST_F(SegmentTest, AttachRejectsInconsistentCollectiveLayout) {
     EXPECT_EQ(attach_error(seg->fd(), 2), "") << "the restored header should attach";
 }
 
+TEST_F(SegmentTest, AttachRejectsInconsistentStreamBuffers) {
+    auto seg = make_segment(2);
+    ASSERT_TRUE(seg);
+    EXPECT_GT(seg->layout().stream_bytes, 0u);
+    EXPECT_LE(seg->layout().stream_offset + 2 * std::size_t{seg->layout().stream_bytes}, seg->size());
+    EXPECT_EQ(seg->stream_buffer(1) - seg->stream_buffer(0),
+              static_cast<std::ptrdiff_t>(seg->layout().stream_bytes));
+    shm::SegmentHeader& h = seg->header();
+    constexpr std::size_t kImmutable = offsetof(shm::SegmentHeader, abort_state);
+    std::byte saved[kImmutable];
+    std::memcpy(saved, static_cast<const void*>(&h), kImmutable);
+    auto restore = [&] { std::memcpy(static_cast<void*>(&h), saved, kImmutable); };
+
+    h.stream_offset = seg->size() - 4096;
+    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "stream_offset"))
+        << "accepted stream buffers that run past the end of the file";
+    restore();
+    h.stream_bytes = 100;
+    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "stream_bytes is 100")) << "accepted 100";
+    restore();
+    h.stream_bytes *= 2;
+    EXPECT_FALSE(attach_error(seg->fd(), 2).empty()) << "accepted larger stream buffers";
+    restore();
+    EXPECT_EQ(attach_error(seg->fd(), 2), "") << "the restored header should attach";
+}
+
 TEST_F(SegmentTest, AttachRejectsHugeCountsWithoutOverflow) {
     // Values whose products overflow 64 bits if multiplied unchecked; each
     // must be refused by a message, not wrap around into a small layout.
