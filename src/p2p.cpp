@@ -625,6 +625,11 @@ Request* Engine::match_posted(const Wire& w) {
 
 void Engine::on_first(std::uint32_t src_world, const Wire& w, const std::byte* payload) {
     if (w.kind != Kind::Rts && w.frag > w.total) corrupt(src_world, "fragment longer than message");
+    // The sender's rank in its communicator becomes the receive's MPI_SOURCE:
+    // no communicator is larger than the world.
+    if (w.src < 0 || static_cast<std::uint32_t>(w.src) >= size_) {
+        corrupt(src_world, fmt::format("source rank {} in a job of {} ranks", w.src, size_));
+    }
     // An eager message is at most SHMPI_EAGER_LIMIT bytes; the bound keeps a
     // corrupted total from making us allocate without limit.
     if (w.kind != Kind::Rts && w.total > kMaxEagerTotal) {

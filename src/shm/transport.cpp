@@ -1,6 +1,8 @@
 #include "shm/transport.hpp"
 
+#include <linux/membarrier.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -37,6 +39,19 @@ long env_number(const char* name, const char* value, long max) {
                                        value, max));
     }
     return n;
+}
+
+/// True when a sleeper can force a full barrier on every other process of
+/// the job (membarrier GLOBAL_EXPEDITED, Linux 4.16): registers this process
+/// as one whose barrier others may force.  The same answer on every rank (one
+/// kernel, one binary).  The shared-memory collectives ask the same question
+/// for their flags (coll/shm_team.cpp).
+bool membarrier_ready() {
+    const long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    if (cmds < 0) return false;
+    const long need = MEMBARRIER_CMD_GLOBAL_EXPEDITED | MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED;
+    if ((cmds & need) != need) return false;
+    return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
 }
 
 long env_or(const char* name, long fallback, long max) {
@@ -111,6 +126,7 @@ std::unique_ptr<Transport> Transport::from_environment() {
     }
     t->oversubscribed_ = static_cast<int>(t->size_) > usable_cpus(t->header_->launcher_pid);
     t->cma_enabled_ = env_or("SHMPI_CMA", 1, 1) != 0;
+    t->light_wake_ = env_or("SHMPI_MEMBARRIER", 1, 1) != 0 && membarrier_ready();
     t->policy_.spin = std::chrono::microseconds(env_or("SHMPI_SPIN_US", 20, 10'000'000));
     t->policy_.yield = std::chrono::microseconds(env_or("SHMPI_YIELD_US", 1000, 100'000'000));
 
@@ -149,11 +165,19 @@ void Transport::publish(std::uint32_t dst) {
 }
 
 void Transport::wake_if_sleeping(std::uint32_t dst) {
-    // seq_cst fence: orders the caller's store (a ring head, a stream count)
-    // before the load of `sleeping`; the sleeper fences between its store of
-    // `sleeping` and its last poll, so either it sees our store or we see it
-    // asleep.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    // Dekker with the sleeper (sleep_once): our store (a cell's sequence
+    // word, a stream count) must be ordered before our load of `sleeping`,
+    // and the sleeper's store of `sleeping` before its last poll, so that
+    // either it sees our store or we see it asleep.  With light_wake_ the
+    // sleeper, about to sleep anyway, forces a full barrier onto every rank
+    // (membarrier) between its store and its poll, which orders our side
+    // too: here the compiler must only keep the order, and the message path
+    // never stalls on a fence.  Otherwise both sides fence.
+    if (light_wake_) {
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+    } else {
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+    }
     RankSlot& peer = slots_[dst];
     if (peer.sleeping.load(std::memory_order_relaxed) != 0) {
         // Release: nothing to publish beyond the caller's store, but the
@@ -354,9 +378,13 @@ bool Transport::sleep_once(const std::function<bool()>& poll) {
     // is what futex_wait compares against, so a ring after this load is seen.
     const std::uint32_t seen = me.doorbell.load(std::memory_order_acquire);
     me.sleeping.store(1, std::memory_order_relaxed);
-    // seq_cst fence: our `sleeping` store is ordered before the ring checks in
-    // poll(); see publish().
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    // Our `sleeping` store before the checks in poll(); see
+    // wake_if_sleeping() for both kinds of barrier.
+    if (light_wake_) {
+        syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0);
+    } else {
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+    }
     if (poll()) {
         me.sleeping.store(0, std::memory_order_relaxed);
         return true;

@@ -181,6 +181,9 @@ private:
     std::uint64_t stream_bytes_ = 0;
     bool oversubscribed_ = false;
     bool cma_enabled_ = true;
+    /// Sleepers force a barrier on every rank with membarrier, so wakers
+    /// need no fence (SHMPI_MEMBARRIER=0 turns it off); see wake_if_sleeping.
+    bool light_wake_ = false;
     std::vector<Ring> out_;           ///< out_[d]: ring rank_ -> d
     std::vector<Ring> in_;            ///< in_[s]: ring s -> rank_
     WaitPolicy policy_;
