@@ -91,7 +91,13 @@ struct options {
     double time; /* seconds per (collective, size), approximate */
     int loop;    /* --mode loop */
     int csv;
+    int dup;     /* --comm dup */
 };
+
+/* The communicator the collectives run on: MPI_COMM_WORLD, or with
+ * --comm dup a duplicate of it (libraries dup the world first thing, so
+ * this is what their collectives see). */
+static MPI_Comm bench_comm = MPI_COMM_WORLD;
 
 static int quiet = 0;
 static void complain(const char *fmt, ...) {
@@ -118,6 +124,7 @@ static void usage(FILE *out, const char *argv0) {
             "  --time S         approximate seconds per collective and size (default 0.3)\n"
             "  --mode osu|loop  osu: barrier, then one timed call, input rewritten before\n"
             "                   each (default); loop: back-to-back calls timed together\n"
+            "  --comm world|dup run on MPI_COMM_WORLD (default) or on a duplicate of it\n"
             "  --csv            print CSV instead of a table\n",
             argv0);
 }
@@ -159,6 +166,7 @@ static int parse_args(int argc, char **argv, struct options *opt) {
     opt->time = 0.3;
     opt->loop = 0;
     opt->csv = 0;
+    opt->dup = 0;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -184,6 +192,15 @@ static int parse_args(int argc, char **argv, struct options *opt) {
             opt->reps = atoi(v);
         } else if (strcmp(a, "--time") == 0) {
             opt->time = atof(v);
+        } else if (strcmp(a, "--comm") == 0) {
+            if (strcmp(v, "world") == 0) {
+                opt->dup = 0;
+            } else if (strcmp(v, "dup") == 0) {
+                opt->dup = 1;
+            } else {
+                complain("coll_bench: --comm '%s' is neither world nor dup\n", v);
+                return -1;
+            }
         } else if (strcmp(a, "--mode") == 0) {
             if (strcmp(v, "osu") == 0) {
                 opt->loop = 0;
@@ -300,56 +317,56 @@ static void run_once(int op, struct buffers *b, long elems, int nranks) {
     const int n = (int)elems;
     switch (op) {
         case OP_BARRIER:
-            MPI_Barrier(MPI_COMM_WORLD);
+            MPI_Barrier(bench_comm);
             break;
         case OP_BCAST:
-            MPI_Bcast(b->send, n, MPI_BYTE, 0, MPI_COMM_WORLD);
+            MPI_Bcast(b->send, n, MPI_BYTE, 0, bench_comm);
             break;
         case OP_REDUCE:
-            MPI_Reduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+            MPI_Reduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, 0, bench_comm);
             break;
         case OP_ALLREDUCE:
-            MPI_Allreduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Allreduce(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, bench_comm);
             break;
         case OP_GATHER:
-            MPI_Gather(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, 0, MPI_COMM_WORLD);
+            MPI_Gather(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, 0, bench_comm);
             break;
         case OP_GATHERV:
             MPI_Gatherv(b->send, n, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE, 0,
-                        MPI_COMM_WORLD);
+                        bench_comm);
             break;
         case OP_SCATTER:
-            MPI_Scatter(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, 0, MPI_COMM_WORLD);
+            MPI_Scatter(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, 0, bench_comm);
             break;
         case OP_SCATTERV:
             MPI_Scatterv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, n, MPI_BYTE, 0,
-                         MPI_COMM_WORLD);
+                         bench_comm);
             break;
         case OP_ALLGATHER:
-            MPI_Allgather(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, MPI_COMM_WORLD);
+            MPI_Allgather(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, bench_comm);
             break;
         case OP_ALLGATHERV:
             MPI_Allgatherv(b->send, n, MPI_BYTE, b->recv, b->counts, b->displs, MPI_BYTE,
-                           MPI_COMM_WORLD);
+                           bench_comm);
             break;
         case OP_ALLTOALL:
-            MPI_Alltoall(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, MPI_COMM_WORLD);
+            MPI_Alltoall(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, bench_comm);
             break;
         case OP_ALLTOALLV:
             MPI_Alltoallv(b->send, b->counts, b->displs, MPI_BYTE, b->recv, b->counts, b->displs,
-                          MPI_BYTE, MPI_COMM_WORLD);
+                          MPI_BYTE, bench_comm);
             break;
         case OP_REDUCE_SCATTER:
-            MPI_Reduce_scatter(b->send, b->recv, b->counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Reduce_scatter(b->send, b->recv, b->counts, MPI_DOUBLE, MPI_SUM, bench_comm);
             break;
         case OP_REDUCE_SCATTER_BLOCK:
-            MPI_Reduce_scatter_block(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Reduce_scatter_block(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, bench_comm);
             break;
         case OP_SCAN:
-            MPI_Scan(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Scan(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, bench_comm);
             break;
         case OP_EXSCAN:
-            MPI_Exscan(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Exscan(b->send, b->recv, n, MPI_DOUBLE, MPI_SUM, bench_comm);
             break;
     }
     (void)nranks;
@@ -460,7 +477,7 @@ static struct result measure(const struct options *opt, int op, long size, struc
     if (warmup < 2) warmup = 2;
 
     /* 2. Warm-up; rank 0's pace decides for everyone. */
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(bench_comm);
     double t0 = MPI_Wtime();
     long done = 0;
     for (; done < warmup; ++done) {
@@ -468,7 +485,7 @@ static struct result measure(const struct options *opt, int op, long size, struc
         run_once(op, b, elems, nranks);
         if (done % 8 == 7) {
             int stop = MPI_Wtime() - t0 > opt->time / 4;
-            MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
+            MPI_Bcast(&stop, 1, MPI_INT, 0, bench_comm);
             if (stop) {
                 ++done;
                 break;
@@ -478,7 +495,7 @@ static struct result measure(const struct options *opt, int op, long size, struc
     double per = (MPI_Wtime() - t0) / (double)(done > 0 ? done : 1);
     if (!opt->loop) per *= 2; /* each timed call also pays an untimed barrier and refill */
     long affordable = (long)(opt->time * 0.75 / opt->reps / (per > 0 ? per : 1e-9));
-    MPI_Bcast(&affordable, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&affordable, 1, MPI_LONG, 0, bench_comm);
     if (affordable < iters) iters = affordable;
     if (iters < MIN_ITERS) iters = MIN_ITERS;
 
@@ -492,7 +509,7 @@ static struct result measure(const struct options *opt, int op, long size, struc
     for (int r = 0; r < opt->reps; ++r) {
         double total = 0;
         if (opt->loop) {
-            MPI_Barrier(MPI_COMM_WORLD);
+            MPI_Barrier(bench_comm);
             double start = MPI_Wtime();
             for (long it = 0; it < iters; ++it) {
                 stamp(op, b->send, elems, nranks, (*version)++);
@@ -502,7 +519,7 @@ static struct result measure(const struct options *opt, int op, long size, struc
         } else {
             for (long it = 0; it < iters; ++it) {
                 fill(op, b->send, elems, rank, nranks, (*version)++);
-                MPI_Barrier(MPI_COMM_WORLD);
+                MPI_Barrier(bench_comm);
                 double start = MPI_Wtime();
                 run_once(op, b, elems, nranks);
                 total += MPI_Wtime() - start;
@@ -511,8 +528,8 @@ static struct result measure(const struct options *opt, int op, long size, struc
         /* 4. Average and maximum over ranks of the mean per call. */
         double mine = total / (double)iters * 1e6;
         double sum = 0, most = 0;
-        MPI_Reduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-        MPI_Reduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        MPI_Reduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, bench_comm);
+        MPI_Reduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, 0, bench_comm);
         avg[r] = sum / nranks;
         mx[r] = most;
     }
@@ -542,6 +559,7 @@ static void print_header(const struct options *opt, int nranks, char *places) {
            opt->loop ? "loop (back-to-back calls, stamped input)"
                      : "osu (input rewritten, barrier, one timed call)",
            opt->reps, opt->time);
+    printf("# communicator: %s\n", opt->dup ? "a duplicate of MPI_COMM_WORLD (--comm dup)" : "MPI_COMM_WORLD");
     printf("# avg: median over reps of the mean over ranks; max: same for the slowest rank; "
            "best: lowest rep's mean over ranks\n");
     if (opt->csv) {
@@ -567,6 +585,8 @@ int main(int argc, char **argv) {
         MPI_Finalize();
         return parsed == 1 ? 0 : 1;
     }
+
+    if (opt.dup) MPI_Comm_dup(MPI_COMM_WORLD, &bench_comm);
 
     /* Buffers for the largest size of any collective. */
     long max_bytes = 8;
@@ -622,6 +642,7 @@ int main(int argc, char **argv) {
     free(b.counts);
     free(b.displs);
     free(places);
+    if (bench_comm != MPI_COMM_WORLD) MPI_Comm_free(&bench_comm);
     MPI_Finalize();
     return all_failures > 0 ? 2 : 0;
 }

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "api_common.hpp"
 #include "coll/linear.hpp"
+#include "coll/shm_team.hpp"
 #include "errors.hpp"
 #include "runtime.hpp"
 
@@ -34,11 +36,77 @@ std::uint32_t take_context(std::uint32_t agreed, const char* fn) {
     return agreed;
 }
 
+/// What the new communicator's rank 0 tells its members about their
+/// collective region.
+struct RegionOffer {
+    std::int32_t region = -1;       ///< pool index, or -1: none (linear algorithms)
+    std::uint32_t single_copy = 0;  ///< the world's probe: 0 not run yet, 1 yes, 2 no
+    std::uint64_t first_call = 0;   ///< ShmTeam::start_calls_at()'s argument
+};
+
+/// Rank 0 of a new communicator `c`: takes a free region of the pool, if
+/// any, for `c`, and says where its team's calls start.  The region is
+/// quiescent once taken: its previous holder's members all freed it after
+/// their last access (Communicator::~Communicator), the compare-exchange
+/// below acquired all their stores, and nobody else touches it until this
+/// rank names it to the members.  So the flags read here are final, and
+/// the members, who learn first_call from us, all start above every one.
+RegionOffer claim_region(const shm::Segment& seg, const Communicator& c, const coll::ShmTeam* world) {
+    RegionOffer offer;
+    if (world != nullptr) {
+        if (const std::optional<bool> known = world->single_copy_known()) offer.single_copy = *known ? 1 : 2;
+    }
+    for (std::uint32_t k = 0; k < seg.pool_regions(); ++k) {
+        shm::PoolEntry& e = seg.pool_entry(k);
+        // Relaxed: a first look, so held regions cost no exclusive line.
+        if (e.owner.load(std::memory_order_relaxed) != 0) continue;
+        std::uint64_t free = 0;
+        // Acq_rel: the acquire pairs with the previous holder's release of
+        // 0 (its flags become visible); the release is for symmetry with
+        // other claimers, who read nothing we wrote before it.
+        if (!e.owner.compare_exchange_strong(free, std::uint64_t{c.context()} + 1, std::memory_order_acq_rel,
+                                             std::memory_order_relaxed)) {
+            continue;
+        }
+        // Relaxed: the members decrement only after our message naming the
+        // region, which orders this store before them.
+        e.users.store(static_cast<std::uint32_t>(c.size()), std::memory_order_relaxed);
+        offer.region = static_cast<std::int32_t>(k);
+        const auto members = static_cast<std::uint32_t>(c.size());
+        offer.first_call = coll::ShmTeam::last_call_in(seg.pool_region(k), members) + 1;
+        return offer;
+    }
+    return offer;  // the pool is exhausted: linear algorithms
+}
+
+/// Collective over the new communicator `c` (every member, right after
+/// building it): gives it a shared-memory team over a region of the pool
+/// when one is free; otherwise it keeps the point-to-point algorithms.
+/// Every member takes the same branch: the size and the segment's pool are
+/// the same everywhere, and the region comes from rank 0's one message.
+void share_pool_region(Communicator& c) {
+    Runtime& rt = api::runtime();
+    const shm::Segment* seg = rt.transport().segment();
+    if (c.size() < 2 || seg == nullptr || seg->pool_regions() == 0) return;
+    RegionOffer offer;
+    if (c.rank() == 0) offer = claim_region(*seg, c, rt.world_shm());
+    coll::bcast_linear(c.team(), &offer, sizeof offer, 0);
+    if (offer.region < 0 || static_cast<std::uint32_t>(offer.region) >= seg->pool_regions()) return;
+    shm::CollRegion region = seg->pool_region(static_cast<std::uint32_t>(offer.region));
+    region.count = static_cast<std::uint32_t>(c.size());
+    std::optional<bool> single_copy;
+    if (offer.single_copy != 0) single_copy = offer.single_copy == 1;
+    c.hold_pool_region(coll::ShmTeam::for_pool(rt.transport(), rt.engine(), region, c.rank(), c.world_ranks(),
+                                               offer.first_call, single_copy),
+                       seg->pool_entry(static_cast<std::uint32_t>(offer.region)));
+}
+
 std::unique_ptr<Communicator> make(Communicator& parent, std::uint32_t context,
                                    std::vector<std::uint32_t> world, int my_rank) {
     auto c = std::make_unique<Communicator>(parent.engine(), context, std::move(world), my_rank, "");
     c->set_errhandler(parent.errhandler());
     api::retain(parent.errhandler());  // dropped by MPI_Comm_free
+    share_pool_region(*c);
     return c;
 }
 

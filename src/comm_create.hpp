@@ -13,8 +13,15 @@
 //
 // A new communicator inherits the parent's error handler (with a reference
 // on it, dropped by MPI_Comm_free) and nothing else: no name, no
-// attributes, no topology, no shared-memory collective state (its
-// collectives run the point-to-point algorithms).
+// attributes, no topology.
+//
+// Shared-memory collectives.  A new communicator of two or more members
+// takes a region of the segment's pool for its collectives: its rank 0
+// claims a free one and tells the members which (one more point-to-point
+// message, on the new communicator), and each member builds a ShmTeam over
+// it; MPI_Comm_free gives it back (Communicator::~Communicator).  When the
+// pool is exhausted (SHMPI_COLL_REGIONS, 8 by default) the communicator
+// runs the point-to-point algorithms, as every communicator did before.
 #pragma once
 
 #include <memory>

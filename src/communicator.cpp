@@ -1,5 +1,8 @@
 #include "communicator.hpp"
 
+#include "coll/shm_team.hpp"
+#include "shm/layout.hpp"
+
 namespace shmpi {
 
 Communicator::Communicator(p2p::Engine& engine, std::uint32_t context,
@@ -11,6 +14,33 @@ Communicator::Communicator(p2p::Engine& engine, std::uint32_t context,
     team_.rank = rank_;
     team_.size = size();
     team_.world = &world_;
+}
+
+Communicator::~Communicator() {
+    magic_ = 0;
+    team_.shm = nullptr;
+    pool_team_.reset();
+    if (pool_entry_ == nullptr) return;
+    // Why every member has finished with every other member's data in the
+    // region when the count reaches 0: MPI_Comm_free is collective, and
+    // shmpi has no nonblocking collectives, so each member decrements only
+    // after it returned from its last collective on this communicator, and
+    // a member returns from a collective only after it has read all it
+    // needed from the others (a root that only publishes returns early, but
+    // its readers decrement after their reads).  The last decrement thus
+    // follows every member's last access to the region; its acquire gathers
+    // them (every decrement releases its member's flag stores), and the
+    // release store of 0 hands them all to the next claimer's acquire.
+    if (pool_entry_->users.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        pool_entry_->owner.store(0, std::memory_order_release);
+    }
+    pool_entry_ = nullptr;
+}
+
+void Communicator::hold_pool_region(std::unique_ptr<coll::ShmTeam> shm, shm::PoolEntry& entry) {
+    pool_team_ = std::move(shm);
+    pool_entry_ = &entry;
+    team_.shm = pool_team_.get();
 }
 
 std::string Communicator::label() const {

@@ -18,6 +18,10 @@
 #include "dtype/datatype.hpp"
 #include "p2p.hpp"
 
+namespace shmpi::shm {
+struct PoolEntry;
+}  // namespace shmpi::shm
+
 namespace shmpi::topo {
 /// A virtual topology (cartesian, graph, distributed graph); defined in
 /// topo/topology.hpp.
@@ -33,8 +37,9 @@ public:
     /// `world_ranks[r]` is the world rank of rank r; `my_rank` indexes it.
     Communicator(p2p::Engine& engine, std::uint32_t context, std::vector<std::uint32_t> world_ranks,
                  int my_rank, std::string name);
-    /// Clears the magic, so that a freed handle reads as invalid.
-    ~Communicator() { magic_ = 0; }
+    /// Clears the magic, so that a freed handle reads as invalid, and gives
+    /// back the pool region this communicator holds (see hold_pool_region()).
+    ~Communicator();
 
     std::uint32_t magic() const { return magic_; }
     int rank() const { return rank_; }
@@ -79,6 +84,11 @@ public:
     /// Attaches (or, with nullptr, detaches) the shared-memory collective
     /// state; the communicator does not own it.
     void set_shm_team(coll::ShmTeam* shm) { team_.shm = shm; }
+    /// Attaches a team over a pool region this communicator now holds, and
+    /// takes it over with the region's control words: the destructor (run
+    /// by MPI_Comm_free on every member) drops the team and then counts this
+    /// member out of `entry`'s users, freeing the region after the last one.
+    void hold_pool_region(std::unique_ptr<coll::ShmTeam> shm, shm::PoolEntry& entry);
 
     /// The virtual topology attached by MPI_Cart_create and friends, or null.
     /// Immutable once attached, so MPI_Comm_dup shares it.
@@ -101,6 +111,8 @@ private:
     std::string name_;
     MPI_Errhandler errhandler_ = MPI_ERRORS_ARE_FATAL;
     coll::Team team_;
+    std::unique_ptr<coll::ShmTeam> pool_team_;  ///< the team over a pool region, or null
+    shm::PoolEntry* pool_entry_ = nullptr;      ///< that region's control words
     std::shared_ptr<const topo::Topology> topology_;
     attr::Store attributes_;
 };

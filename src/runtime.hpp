@@ -29,6 +29,9 @@ public:
     p2p::Engine& engine() { return *engine_; }
     Communicator& world() { return *world_; }
     Communicator& self() { return *self_; }
+    /// MPI_COMM_WORLD's shared-memory collective state, or null (a singleton
+    /// without a segment).  comm_create.cpp reuses its single-copy probe.
+    coll::ShmTeam* world_shm() { return world_shm_.get(); }
     int thread_level() const { return thread_level_; }
     bool is_main_thread() const { return std::this_thread::get_id() == main_thread_; }
     /// Which algorithm each collective runs (SHMPI_COLL*, read at MPI_Init).

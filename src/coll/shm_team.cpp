@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
+#include <algorithm>
 #include <numeric>
 
 #include "errors.hpp"
@@ -126,6 +127,48 @@ std::unique_ptr<ShmTeam> ShmTeam::for_world(shm::Transport& transport, p2p::Engi
     const std::vector<place::Place> places = place::read_places(seg);
     if (places.size() == transport.size()) team->set_locality_order(place::locality_order(places));
     return team;
+}
+
+std::unique_ptr<ShmTeam> ShmTeam::for_pool(shm::Transport& transport, p2p::Engine& engine,
+                                           const shm::CollRegion& region, int index,
+                                           std::vector<std::uint32_t> world, std::uint64_t first_call,
+                                           std::optional<bool> single_copy) {
+    const shm::Segment* seg = transport.segment();
+    std::vector<place::Place> member_places;
+    if (seg != nullptr) {
+        const std::vector<place::Place> places = place::read_places(seg);
+        for (const std::uint32_t w : world) {
+            if (w < places.size()) member_places.push_back(places[w]);
+        }
+    }
+    auto team = std::make_unique<ShmTeam>(transport, &engine, region, index, std::move(world));
+    team->start_calls_at(first_call);
+    // The world's probe answers for every pair of ranks of the job (one
+    // kernel, one uid, one ptrace policy), so a yes or no found there holds
+    // here too; all members got the same answer from the new rank 0.
+    if (single_copy) team->cma_ = *single_copy ? Cma::Yes : Cma::No;
+    // Trees follow the members' places, like the world's (for_world());
+    // every member reads the same places for the same members.
+    if (member_places.size() == static_cast<std::size_t>(team->n_)) {
+        team->set_locality_order(place::locality_order(member_places));
+    }
+    return team;
+}
+
+std::uint64_t ShmTeam::last_call_in(const shm::CollRegion& region, std::uint32_t count) {
+    std::uint64_t last = 0;
+    auto see = [&](std::uint64_t step) { last = std::max(last, step >> kStepBits); };
+    for (std::uint32_t m = 0; m < count && m < region.count; ++m) {
+        const shm::CollMember& mem = region.members[m];
+        // Relaxed: the caller has acquired the region from its previous
+        // holder (PoolEntry::owner), which orders every store to these flags
+        // before these loads, and nobody stores to them meanwhile.  Flags
+        // only grow from 0 and never come near 2^64, so a plain maximum is
+        // the latest.
+        for (const shm::CollLine& l : mem.lines) see(l.release.load(std::memory_order_relaxed));
+        see(mem.gather.load(std::memory_order_relaxed));
+    }
+    return last;
 }
 
 void ShmTeam::notify(std::span<const int> members) {

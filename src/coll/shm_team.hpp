@@ -41,9 +41,12 @@
 // collective cannot block it; it leaves the process if the job aborts.
 //
 // Regions.  A ShmTeam is a view of (region, member count, my index): the
-// world's region sits at a fixed place in the segment; regions for other
-// communicators would come from a pool of regions of the same shape (see
-// docs/DESIGN.md, "Collectives in shared memory").
+// world's region sits at a fixed place in the segment; other communicators
+// of two or more members take a region of the same shape from the pool
+// while they live (comm_create.cpp claims, Communicator releases; see
+// docs/DESIGN.md, "Collectives in shared memory").  A region from the pool
+// still holds its previous holder's flags: the new team starts its steps
+// above them (start_calls_at()).
 #pragma once
 
 #include <atomic>
@@ -134,6 +137,24 @@ public:
     /// MPI_COMM_WORLD's team, or nullptr for a job without a segment (a
     /// 1-rank job started without mpirun).
     static std::unique_ptr<ShmTeam> for_world(shm::Transport& transport, p2p::Engine& engine);
+
+    /// The team of a communicator that holds pool region `region` (count set
+    /// to its member count): member `index`, world[i] the world rank of
+    /// member i.  Its first call will be number `first_call` + 1
+    /// (start_calls_at()); `single_copy` is what the world team found, or
+    /// nullopt to probe at the first call.  Every member must pass the same
+    /// `first_call` and `single_copy`.  Broadcast trees follow the members'
+    /// places, as the world's do.
+    static std::unique_ptr<ShmTeam> for_pool(shm::Transport& transport, p2p::Engine& engine,
+                                             const shm::CollRegion& region, int index,
+                                             std::vector<std::uint32_t> world, std::uint64_t first_call,
+                                             std::optional<bool> single_copy);
+
+    /// The largest call number any flag of the first `count` members of
+    /// `region` holds (a step's call is step >> kStepBits).  For a quiescent
+    /// region only (see comm_create.cpp): a new team that starts its calls
+    /// past it never mistakes an old flag for a new one.
+    static std::uint64_t last_call_in(const shm::CollRegion& region, std::uint32_t count);
 
     int size() const { return n_; }
     int index() const { return me_; }
@@ -260,6 +281,11 @@ public:
     bool single_copy() {
         if (cma_ != Cma::Unknown) return cma_ == Cma::Yes;
         return probe_single_copy();
+    }
+    /// What the probe found, or nullopt before it ran (not collective).
+    std::optional<bool> single_copy_known() const {
+        if (cma_ == Cma::Unknown) return std::nullopt;
+        return cma_ == Cma::Yes;
     }
     /// Copies `n` bytes at `remote` in member `m` to `local`.  Only after
     /// single_copy() said yes; a refusal after that ends the job.

@@ -70,6 +70,15 @@ MembindResult bind_memory(const Topology& topology, shm::Segment& segment,
         // Its collective cells: one page-aligned block per member.
         std::byte* cells = base + h.coll_cells_offset + std::size_t{d} * h.coll_cell_bytes;
         bind(cells, cells + h.coll_cell_bytes, numa, true);
+        // Its cells in every pool region: member d of a pool region is rank d
+        // of the communicator holding it, which for the usual duplicates of
+        // MPI_COMM_WORLD is world rank d.
+        for (std::uint32_t k = 0; k < h.pool_regions; ++k) {
+            std::byte* pcells = base + h.pool_regions_offset + std::size_t{k} * h.pool_region_stride +
+                                (h.pool_region_stride - std::size_t{n} * h.coll_cell_bytes) +
+                                std::size_t{d} * h.coll_cell_bytes;
+            bind(pcells, pcells + h.coll_cell_bytes, numa, true);
+        }
         // Its stream buffer (written by rank d, read by its receivers).
         if (h.stream_bytes > 0) {
             std::byte* stream = base + h.stream_offset + std::size_t{d} * h.stream_bytes;

@@ -14,6 +14,12 @@
 //                                               (each rank's stream buffer: the pieces
 //                                                of its streamed send, written by that
 //                                                rank only; see p2p.cpp)
+//   pool_offset        PoolEntry[pool_regions]  (the region pool's control words:
+//                                                who holds each region)
+//   pool_regions_offset  pool_regions regions, pool_region_stride bytes apart,
+//                        each of the world region's shape: CollMember[nranks],
+//                        then (page-aligned) cells[nranks][coll_cell_bytes];
+//                        a communicator of m members uses the first m of each
 //
 // Everything in the segment is standard-layout and pointer-free: objects refer
 // to each other by offsets from the segment's base, because every process maps
@@ -36,7 +42,8 @@ namespace shmpi::shm {
 inline constexpr std::size_t kLine = 128;
 
 inline constexpr std::uint64_t kMagic = 0x47455349504d4853ull;  // "SHMPISEG"
-inline constexpr std::uint32_t kLayoutVersion = 4;  // 3: RankSlot place fields; 4: stream line
+// 3: RankSlot place fields; 4: stream line; 5: the pool of collective regions
+inline constexpr std::uint32_t kLayoutVersion = 5;
 
 /// Job-wide state values of SegmentHeader::abort_state.
 enum AbortState : std::uint32_t { kRunning = 0, kAborting = 1 };
@@ -73,6 +80,10 @@ struct alignas(kLine) SegmentHeader {
     std::uint32_t coll_cell_bytes;    ///< cell bytes per member, a multiple of 4096
     std::uint32_t stream_bytes;       ///< stream buffer bytes per rank, a multiple of 4096 (0: none)
     std::uint64_t stream_offset;      ///< offset of the stream buffers
+    std::uint64_t pool_offset;        ///< offset of PoolEntry[pool_regions]
+    std::uint64_t pool_regions_offset;  ///< offset of the first pool region
+    std::uint64_t pool_region_stride;   ///< bytes from one pool region to the next
+    std::uint32_t pool_regions;       ///< regions in the pool, 0..kMaxPoolRegions
 
     // ---- job-wide, mutable: own line ----
     /// kRunning until the job must end.  Written (compare-exchange, acq_rel)
@@ -230,6 +241,43 @@ static_assert(std::atomic<std::uint32_t>::is_always_lock_free,
 static_assert(sizeof(RankSlot) == 4 * kLine,
               "a rank slot is four lines: the owner's state, its doorbell, its stream line and "
               "its stream's receiver line");
+
+/// Most regions a pool may have (SHMPI_COLL_REGIONS).
+inline constexpr std::uint32_t kMaxPoolRegions = 64;
+
+/// The control words of one pool region (docs/DESIGN.md, "Collectives in
+/// shared memory"): a communicator other than MPI_COMM_WORLD with two or
+/// more members holds a region while it lives.  Zero-filled means free.
+/// Life cycle of a region (comm_create.cpp claims, Communicator releases):
+///   1. the new communicator's rank 0 takes `owner` from 0 with a
+///      compare-exchange and stores `users` = its member count;
+///   2. it tells the members the region's index (a point-to-point message,
+///      which orders its `users` store before their decrements);
+///   3. MPI_Comm_free: every member, after its last collective on the
+///      communicator, decrements `users`; the one that takes it to 0 stores
+///      `owner` = 0.
+struct alignas(kLine) PoolEntry {
+    /// 0: free; else the holder's context id + 1 (for debugging; uniqueness
+    /// is not needed, only the transition from 0).  Compare-exchanged from 0
+    /// (acq_rel) by the claimer: the acquire pairs with the release store of
+    /// 0 by the previous holder's last member, so every flag the previous
+    /// holder wrote is visible to the claimer, who then reads them to start
+    /// the new team's steps above them.  Stored 0 (release) by the member
+    /// whose decrement of `users` reached 0.
+    std::atomic<std::uint64_t> owner;
+    /// Members that have not freed the communicator yet.  Stored (relaxed)
+    /// by the claimer before it sends the region's index to the members;
+    /// decremented (acq_rel) by each member in MPI_Comm_free: the release
+    /// publishes the member's last flag stores, the acquire of the last
+    /// decrement gathers every member's.
+    std::atomic<std::uint32_t> users;
+};
+
+static_assert(std::is_standard_layout_v<PoolEntry>,
+              "pool control words are read by several processes, so they must have a fixed C layout");
+static_assert(sizeof(PoolEntry) == kLine,
+              "each region's control words sit on their own line pair, so claims of different "
+              "regions do not contend");
 
 /// RankSlot::stream_taken of a receiver that wants no more of the stream.
 inline constexpr std::uint64_t kStreamStop = ~std::uint64_t{0};

@@ -120,6 +120,7 @@ Geometry Geometry::for_ranks(std::uint32_t nranks) {
     g.cell_bytes = env_u32("SHMPI_CELL_BYTES", g.cell_bytes);
     g.coll_cell_bytes = env_u32("SHMPI_COLL_CELL_BYTES", g.coll_cell_bytes);
     g.stream_bytes = env_u32("SHMPI_STREAM_BYTES", g.stream_bytes, true);
+    g.pool_regions = env_u32("SHMPI_COLL_REGIONS", g.pool_regions, true);
     if ((g.ring_cells & (g.ring_cells - 1)) != 0) {
         throw SegmentError(
             fmt::format("shmpi: SHMPI_RING_CELLS={} must be a power of two", g.ring_cells));
@@ -138,6 +139,10 @@ Geometry Geometry::for_ranks(std::uint32_t nranks) {
         throw SegmentError(fmt::format(
             "shmpi: SHMPI_STREAM_BYTES={} must be a multiple of 4096 (0 turns streamed sends off)",
             g.stream_bytes));
+    }
+    if (g.pool_regions > kMaxPoolRegions) {
+        throw SegmentError(fmt::format("shmpi: SHMPI_COLL_REGIONS={} must be in 0..{}",
+                                       g.pool_regions, kMaxPoolRegions));
     }
     return g;
 }
@@ -164,8 +169,24 @@ std::size_t Geometry::stream_offset() const {
     return round_up(coll_cells_offset() + std::size_t{nranks} * coll_cell_bytes, 4096);
 }
 
-std::size_t Geometry::total_bytes() const {
+std::size_t Geometry::pool_offset() const {
     return round_up(stream_offset() + std::size_t{nranks} * stream_bytes, 4096);
+}
+
+std::size_t Geometry::pool_regions_offset() const {
+    return round_up(pool_offset() + std::size_t{pool_regions} * sizeof(PoolEntry), 4096);
+}
+
+std::size_t Geometry::pool_region_cells() const {
+    return round_up(std::size_t{nranks} * sizeof(CollMember), 4096);
+}
+
+std::size_t Geometry::pool_region_stride() const {
+    return pool_region_cells() + std::size_t{nranks} * coll_cell_bytes;
+}
+
+std::size_t Geometry::total_bytes() const {
+    return pool_regions_offset() + std::size_t{pool_regions} * pool_region_stride();
 }
 
 Layout check_header(const SegmentHeader& h, std::size_t file_size, std::uint32_t expect_nranks,
@@ -201,6 +222,9 @@ Layout check_header(const SegmentHeader& h, std::size_t file_size, std::uint32_t
     if (h.stream_bytes % 4096 != 0 || h.stream_bytes > kMaxCount) {
         throw refuse("stream_bytes", h.stream_bytes, "a multiple of 4096 in 0..2^24");
     }
+    if (h.pool_regions > kMaxPoolRegions) {
+        throw refuse("pool_regions", h.pool_regions, "at most 64");
+    }
 
     // 2. The rings are the big product (nranks^2 * stride): bound it by the
     //    file before Geometry multiplies, so no sum below can wrap around.
@@ -210,6 +234,7 @@ Layout check_header(const SegmentHeader& h, std::size_t file_size, std::uint32_t
     g.cell_bytes = h.cell_bytes;
     g.coll_cell_bytes = h.coll_cell_bytes;
     g.stream_bytes = h.stream_bytes;
+    g.pool_regions = h.pool_regions;
     const std::size_t pairs = std::size_t{h.nranks} * h.nranks;  // <= 2^40
     if (pairs > file_size / g.ring_stride()) {
         throw SegmentError(fmt::format(
@@ -231,6 +256,9 @@ Layout check_header(const SegmentHeader& h, std::size_t file_size, std::uint32_t
     expect("coll_offset", h.coll_offset, g.coll_offset());
     expect("coll_cells_offset", h.coll_cells_offset, g.coll_cells_offset());
     expect("stream_offset", h.stream_offset, g.stream_offset());
+    expect("pool_offset", h.pool_offset, g.pool_offset());
+    expect("pool_regions_offset", h.pool_regions_offset, g.pool_regions_offset());
+    expect("pool_region_stride", h.pool_region_stride, g.pool_region_stride());
     expect("size", h.size, g.total_bytes());
 
     Layout l;
@@ -245,6 +273,11 @@ Layout check_header(const SegmentHeader& h, std::size_t file_size, std::uint32_t
     l.coll_offset = g.coll_offset();
     l.coll_cells_offset = g.coll_cells_offset();
     l.stream_offset = g.stream_offset();
+    l.pool_regions = g.pool_regions;
+    l.pool_offset = g.pool_offset();
+    l.pool_regions_offset = g.pool_regions_offset();
+    l.pool_region_stride = g.pool_region_stride();
+    l.pool_region_cells = g.pool_region_cells();
     l.size = g.total_bytes();
     return l;
 }
@@ -319,6 +352,10 @@ Segment Segment::create(const Geometry& g, std::int64_t launcher_pid) {
     h->coll_cell_bytes = g.coll_cell_bytes;
     h->stream_bytes = g.stream_bytes;
     h->stream_offset = g.stream_offset();
+    h->pool_offset = g.pool_offset();
+    h->pool_regions_offset = g.pool_regions_offset();
+    h->pool_region_stride = g.pool_region_stride();
+    h->pool_regions = g.pool_regions;
     h->abort_rank.store(-1, std::memory_order_relaxed);  // published by fork
     // The same check every rank makes, so a Geometry the check would refuse
     // fails here, in mpirun, with the field named.
@@ -326,6 +363,12 @@ Segment Segment::create(const Geometry& g, std::int64_t launcher_pid) {
     for (std::uint32_t r = 0; r < g.nranks; ++r) new (&seg.slot(r)) RankSlot{};
     const CollRegion coll = seg.world_coll_region();
     for (std::uint32_t r = 0; r < coll.count; ++r) new (&coll.members[r]) CollMember{};
+    // The pool: every region free (owner 0), every flag at "no step yet".
+    for (std::uint32_t k = 0; k < seg.pool_regions(); ++k) {
+        new (&seg.pool_entry(k)) PoolEntry{};
+        const CollRegion region = seg.pool_region(k);
+        for (std::uint32_t r = 0; r < region.count; ++r) new (&region.members[r]) CollMember{};
+    }
     return seg;
 }
 
@@ -429,6 +472,23 @@ CollRegion Segment::world_coll_region() const {
     CollRegion r;
     r.members = reinterpret_cast<CollMember*>(base + layout_.coll_offset);
     r.cells = base + layout_.coll_cells_offset;
+    r.cell_bytes = layout_.coll_cell_bytes;
+    r.count = layout_.nranks;
+    return r;
+}
+
+PoolEntry& Segment::pool_entry(std::uint32_t k) const {
+    assert(k < layout_.pool_regions && "pool region index out of range");
+    return reinterpret_cast<PoolEntry*>(static_cast<std::byte*>(base_) + layout_.pool_offset)[k];
+}
+
+CollRegion Segment::pool_region(std::uint32_t k) const {
+    assert(k < layout_.pool_regions && "pool region index out of range");
+    std::byte* start = static_cast<std::byte*>(base_) + layout_.pool_regions_offset +
+                       std::size_t{k} * layout_.pool_region_stride;
+    CollRegion r;
+    r.members = reinterpret_cast<CollMember*>(start);
+    r.cells = start + layout_.pool_region_cells;
     r.cell_bytes = layout_.coll_cell_bytes;
     r.count = layout_.nranks;
     return r;

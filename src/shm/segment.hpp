@@ -16,8 +16,8 @@
 // Trust: the header lives in memory every rank can write, so a faulty or
 // corrupted peer could change it at any time.  Create() and attach() therefore
 // copy the layout (rank count, offsets, ring and cell sizes) into the Segment
-// object once, after checking it, and slot(), ring(), world_coll_region() and
-// nranks() compute addresses from that private copy only: whatever a peer
+// object once, after checking it, and slot(), ring(), world_coll_region(),
+// pool_entry(), pool_region() and nranks() compute addresses from that private copy only: whatever a peer
 // writes into the header later, they stay inside the mapping.
 //
 // Failures throw SegmentError with a message that names the operation, the
@@ -56,6 +56,9 @@ struct Geometry {
     /// Each rank's stream buffer (SHMPI_STREAM_BYTES): a multiple of 4096;
     /// 0 turns streamed sends off.
     std::uint32_t stream_bytes = 1u << 20;
+    /// Collective regions in the pool for communicators other than
+    /// MPI_COMM_WORLD (SHMPI_COLL_REGIONS): 0..kMaxPoolRegions.
+    std::uint32_t pool_regions = 8;
 
     /// The default geometry for `nranks` ranks: rings shrink as the number of
     /// pairs grows so that the segment stays within a few hundred MiB.
@@ -69,14 +72,22 @@ struct Geometry {
     std::size_t coll_cells_offset() const;
     /// The ranks' stream buffers: stream_bytes each, rank after rank.
     std::size_t stream_offset() const;
+    /// The pool: PoolEntry[pool_regions], then the regions, each of the
+    /// world region's shape (CollMember[nranks], then page-aligned cells).
+    std::size_t pool_offset() const;
+    std::size_t pool_regions_offset() const;
+    std::size_t pool_region_stride() const;
+    /// Offset of a pool region's cells from the region's start.
+    std::size_t pool_region_cells() const;
     std::size_t total_bytes() const;
 };
 
 /// A collective region as mapped in this process: `members` flag blocks and,
 /// for member i, `cell_bytes` of cells at cells + i * cell_bytes.  A view;
 /// owns nothing.  MPI_COMM_WORLD's region is at fixed offsets (Segment::
-/// world_coll_region()); regions of other communicators would come from a
-/// pool with the same shape (docs/DESIGN.md, "Collectives in shared memory").
+/// world_coll_region()); regions of other communicators come from a pool of
+/// the same shape (Segment::pool_region(); docs/DESIGN.md, "Collectives in
+/// shared memory").
 struct CollRegion {
     CollMember* members = nullptr;
     std::byte* cells = nullptr;
@@ -99,6 +110,11 @@ struct Layout {
     std::size_t coll_offset = 0;
     std::size_t coll_cells_offset = 0;
     std::size_t stream_offset = 0;
+    std::uint32_t pool_regions = 0;
+    std::size_t pool_offset = 0;
+    std::size_t pool_regions_offset = 0;
+    std::size_t pool_region_stride = 0;
+    std::size_t pool_region_cells = 0;
     std::size_t size = 0;
 };
 
@@ -157,6 +173,14 @@ public:
     /// Rank `rank`'s stream buffer (layout().stream_bytes bytes; `rank` <
     /// nranks(), asserted).
     std::byte* stream_buffer(std::uint32_t rank) const;
+    /// Regions in the pool (layout().pool_regions; 0: no pool).
+    std::uint32_t pool_regions() const { return layout_.pool_regions; }
+    /// The control words of pool region `k` (< pool_regions(), asserted).
+    PoolEntry& pool_entry(std::uint32_t k) const;
+    /// Pool region `k` (< pool_regions(), asserted) with room for nranks()
+    /// members; `count` is nranks(): a communicator of m members sets it to
+    /// m and uses the first m members and cell blocks.
+    CollRegion pool_region(std::uint32_t k) const;
     std::uint32_t nranks() const { return layout_.nranks; }
     std::size_t size() const { return size_; }
 

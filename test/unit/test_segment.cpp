@@ -61,6 +61,7 @@ private:
 struct DefaultGeometryEnv {
     EnvGuard cells{"SHMPI_RING_CELLS", std::nullopt};
     EnvGuard bytes{"SHMPI_CELL_BYTES", std::nullopt};
+    EnvGuard regions{"SHMPI_COLL_REGIONS", std::nullopt};
 };
 
 bool exists_in_dev_shm(const std::string& name, struct stat* st = nullptr) {
@@ -660,6 +661,139 @@ TEST_F(SegmentTest, AttachRejectsInconsistentStreamBuffers) {
     EXPECT_FALSE(attach_error(seg->fd(), 2).empty()) << "accepted larger stream buffers";
     restore();
     EXPECT_EQ(attach_error(seg->fd(), 2), "") << "the restored header should attach";
+}
+
+// ---- the pool of collective regions ----
+
+TEST(Geometry, PoolFollowsTheStreamBuffersAndFitsItsRegions) {
+    DefaultGeometryEnv env;
+    for (std::uint32_t n : {1u, 2u, 3u, 8u, 17u, 64u, 200u}) {
+        SCOPED_TRACE("nranks = " + std::to_string(n));
+        const Geometry g = Geometry::for_ranks(n);
+        EXPECT_EQ(g.pool_regions, 8u) << "the default pool";
+        EXPECT_GE(g.pool_offset(), g.stream_offset() + std::size_t{n} * g.stream_bytes)
+            << "the pool's control words overlap the stream buffers";
+        EXPECT_EQ(g.pool_offset() % 4096, 0u);
+        EXPECT_GE(g.pool_regions_offset(), g.pool_offset() + g.pool_regions * sizeof(shm::PoolEntry))
+            << "the regions overlap the control words";
+        EXPECT_EQ(g.pool_regions_offset() % 4096, 0u);
+        // A region: the members, then page-aligned cells, one block per member.
+        EXPECT_GE(g.pool_region_cells(), std::size_t{n} * sizeof(shm::CollMember));
+        EXPECT_EQ(g.pool_region_cells() % 4096, 0u);
+        EXPECT_EQ(g.pool_region_stride(), g.pool_region_cells() + std::size_t{n} * g.coll_cell_bytes);
+        EXPECT_EQ(g.pool_region_stride() % 4096, 0u);
+        EXPECT_EQ(g.total_bytes(), g.pool_regions_offset() + g.pool_regions * g.pool_region_stride())
+            << "the last region ends the segment";
+    }
+    // The sizes the README quotes: about 17 MiB for 8 ranks, 68 MiB for 64.
+    EXPECT_LT(Geometry::for_ranks(8).total_bytes(), std::size_t{18} << 20);
+    EXPECT_LT(Geometry::for_ranks(64).total_bytes(), std::size_t{70} << 20);
+}
+
+TEST(Geometry, EnvironmentSetsPoolRegions) {
+    DefaultGeometryEnv env;
+    const Geometry base = Geometry::for_ranks(4);
+    {
+        EnvGuard regions("SHMPI_COLL_REGIONS", "0");
+        const Geometry g = Geometry::for_ranks(4);
+        EXPECT_EQ(g.pool_regions, 0u);
+        EXPECT_EQ(g.total_bytes(), g.pool_regions_offset()) << "no pool, no region bytes";
+        EXPECT_LT(g.total_bytes(), base.total_bytes());
+    }
+    {
+        EnvGuard regions("SHMPI_COLL_REGIONS", "64");
+        EXPECT_EQ(Geometry::for_ranks(4).pool_regions, 64u);
+    }
+    for (const char* bad : {"65", "1000", "-1", "many"}) {
+        SCOPED_TRACE(std::string("SHMPI_COLL_REGIONS=") + bad);
+        EnvGuard regions("SHMPI_COLL_REGIONS", bad);
+        try {
+            (void)Geometry::for_ranks(4);
+            ADD_FAILURE() << "accepted";
+        } catch (const SegmentError& e) {
+            EXPECT_TRUE(contains(e.what(), "SHMPI_COLL_REGIONS")) << e.what();
+            EXPECT_TRUE(contains(e.what(), bad)) << "the message should name the bad value: " << e.what();
+        }
+    }
+}
+
+TEST_F(SegmentTest, PoolRegionsAreFreeDistinctAndInside) {
+    auto seg = make_segment(3);
+    ASSERT_TRUE(seg);
+    ASSERT_EQ(seg->pool_regions(), 8u);
+    const auto* base = reinterpret_cast<const std::byte*>(&seg->header());
+    const std::byte* end = base + seg->size();
+    const shm::CollRegion world = seg->world_coll_region();
+    const std::byte* last_end = nullptr;
+    for (std::uint32_t k = 0; k < seg->pool_regions(); ++k) {
+        SCOPED_TRACE("region " + std::to_string(k));
+        const shm::PoolEntry& e = seg->pool_entry(k);
+        EXPECT_EQ(e.owner.load(), 0u) << "a new pool's regions are free";
+        EXPECT_EQ(e.users.load(), 0u);
+        const shm::CollRegion r = seg->pool_region(k);
+        EXPECT_EQ(r.count, 3u) << "room for every rank";
+        EXPECT_EQ(r.cell_bytes, world.cell_bytes) << "the world region's shape";
+        const auto* start = reinterpret_cast<const std::byte*>(r.members);
+        EXPECT_GE(r.cells, start + 3 * sizeof(shm::CollMember)) << "cells overlap the members";
+        if (last_end != nullptr) {
+            EXPECT_GE(start, last_end) << "overlaps the previous region";
+        }
+        last_end = r.cells + 3 * r.cell_bytes;
+        EXPECT_LE(last_end, end) << "runs past the segment";
+        EXPECT_GE(start, reinterpret_cast<const std::byte*>(world.members) + 3 * world.cell_bytes)
+            << "overlaps the world region";
+        for (std::uint32_t m = 0; m < 3; ++m) {
+            EXPECT_EQ(r.members[m].gather.load(), 0u);
+            EXPECT_EQ(r.members[m].lines[0].release.load(), 0u);
+        }
+    }
+    EXPECT_EQ(last_end, end) << "the last region ends the segment";
+}
+
+TEST_F(SegmentTest, AttachRejectsInconsistentPool) {
+    auto seg = make_segment(2);
+    ASSERT_TRUE(seg);
+    shm::SegmentHeader& h = seg->header();
+    constexpr std::size_t kImmutable = offsetof(shm::SegmentHeader, abort_state);
+    std::byte saved[kImmutable];
+    std::memcpy(saved, static_cast<const void*>(&h), kImmutable);
+    auto restore = [&] { std::memcpy(static_cast<void*>(&h), saved, kImmutable); };
+
+    h.pool_offset += 4096;
+    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "pool_offset")) << "accepted moved control words";
+    restore();
+    h.pool_regions_offset = seg->size() - 4096;
+    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "pool_regions_offset"))
+        << "accepted regions that run past the end of the file";
+    restore();
+    h.pool_region_stride *= 2;
+    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "pool_region_stride"))
+        << "accepted regions twice as far apart";
+    restore();
+    h.pool_region_stride = 0;
+    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "pool_region_stride")) << "accepted overlapping regions";
+    restore();
+    h.pool_regions = 65;
+    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "pool_regions is 65")) << "accepted 65 regions";
+    restore();
+    h.pool_regions = 0xffffffffu;
+    EXPECT_FALSE(attach_error(seg->fd(), 2).empty()) << "accepted 2^32 - 1 regions";
+    restore();
+    h.pool_regions = 9;
+    EXPECT_FALSE(attach_error(seg->fd(), 2).empty()) << "accepted more regions than the file holds";
+    restore();
+    h.pool_regions = 7;
+    EXPECT_FALSE(attach_error(seg->fd(), 2).empty()) << "accepted fewer regions than the file holds";
+    restore();
+    EXPECT_EQ(attach_error(seg->fd(), 2), "") << "the restored header should attach";
+}
+
+TEST_F(SegmentTest, SegmentWithoutPoolAttaches) {
+    DefaultGeometryEnv env;
+    EnvGuard regions("SHMPI_COLL_REGIONS", "0");
+    Segment seg = Segment::create(Geometry::for_ranks(2), getpid());
+    EXPECT_EQ(seg.pool_regions(), 0u);
+    EXPECT_EQ(attach_error(seg.fd(), 2), "");
 }
 
 TEST_F(SegmentTest, AttachRejectsHugeCountsWithoutOverflow) {
