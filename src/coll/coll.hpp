@@ -110,5 +110,14 @@ bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
 bool allgather_shm(const Team& team, const void* send, std::int64_t block, void* recv);
 bool allgatherv_shm(const Team& team, const void* send, std::int64_t send_bytes, void* recv,
                     Blocks blocks);
+/// Prefix reductions and reduce-scatters composed of the ones above
+/// (prefix_shm.cpp): allgather then a canonical fold, or a whole-vector
+/// allreduce of which each member keeps its block.
+bool scan_shm(const Team& team, const void* send, void* recv, std::int64_t count, const Reduction& red);
+bool exscan_shm(const Team& team, const void* send, void* recv, std::int64_t count, const Reduction& red);
+bool reduce_scatter_block_shm(const Team& team, const void* send, void* recv, std::int64_t count,
+                              const Reduction& red);
+bool reduce_scatter_shm(const Team& team, const void* send, void* recv, const std::int64_t* counts,
+                        const Reduction& red);
 
 }  // namespace shmpi::coll

@@ -158,6 +158,9 @@ public:
 
     int size() const { return n_; }
     int index() const { return me_; }
+    /// More members than the CPUs the job may use: some are always waiting
+    /// for a CPU, so algorithms where everyone waits for everyone suffer.
+    bool crowded() const { return crowded_; }
     const ShmTuning& tuning() const { return tuning_; }
     /// Bytes of one slot of cells, and of all of a member's cells.
     std::size_t slot_bytes() const { return cell_bytes_ / kSlots; }
@@ -348,6 +351,7 @@ private:
     std::chrono::nanoseconds spin_{20'000};      ///< wait: busy polling
     std::chrono::nanoseconds yield_{1'000'000};  ///< wait: polling with sched_yield, until
     bool light_notify_ = false;  ///< sleepers use membarrier: notify() needs no fence
+    bool crowded_ = false;       ///< more members than CPUs the job may use
 
     struct Area {
         bool used = false;       ///< steps wrap after 2^64, so 0 is a real step
