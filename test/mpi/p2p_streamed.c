@@ -77,6 +77,22 @@ static double *alloc_doubles(long n)
     return p;
 }
 
+/* Sets every element of a vector-layout buffer to `v`. */
+static void clear(double *b, double v)
+{
+    for (long k = 0; k < EXTENT; ++k)
+        b[k] = v;
+}
+
+/* Receives message `msg` of rank `from` (tag `tag`, one `vec`) into a
+ * cleared buffer and checks it. */
+static void recv_and_check(double *rbuf, int from, int tag, int msg, const char *what)
+{
+    clear(rbuf, -2.0);
+    MPI_Recv(rbuf, 1, vec, from, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    check_vec(rbuf, from, msg, NDATA, -2.0, 0.0, what);
+}
+
 /* 1. One message, three receive layouts. */
 static void signatures(double *sbuf, double *rbuf)
 {
@@ -88,8 +104,7 @@ static void signatures(double *sbuf, double *rbuf)
     } else if (rank == 1) {
         MPI_Status st;
         int count = 0;
-        for (long k = 0; k < EXTENT; ++k)
-            rbuf[k] = -2.0;
+        clear(rbuf, -2.0);
         MPI_Recv(rbuf, 1, vec, 0, 10, MPI_COMM_WORLD, &st);
         MPI_Get_count(&st, MPI_DOUBLE, &count);
         CHECKF(count == NDATA, "vector -> vector: count %d", count);
@@ -100,8 +115,7 @@ static void signatures(double *sbuf, double *rbuf)
             CHECKF(rbuf[i] == value(0, 1, i), "vector -> doubles: element %ld is %.0f", i, rbuf[i]);
 
         /* idx: the same blocks listed one by one, in reverse order. */
-        for (long k = 0; k < EXTENT; ++k)
-            rbuf[k] = -2.0;
+        clear(rbuf, -2.0);
         MPI_Recv(rbuf, 1, idx, 0, 12, MPI_COMM_WORLD, &st);
         for (long j = 0; j < NBLOCKS; ++j) {
             const long at = (NBLOCKS - 1 - j) * 2 * BLOCK;  /* block j of the stream */
@@ -136,10 +150,7 @@ static void truncation(double *sbuf, double *rbuf)
         for (long i = half; i < NDATA; ++i)
             CHECKF(rbuf[i] == -3.0, "truncated receive wrote element %ld past the buffer", i);
         /* The pair goes on: the next message arrives whole. */
-        for (long k = 0; k < EXTENT; ++k)
-            rbuf[k] = -2.0;
-        MPI_Recv(rbuf, 1, vec, 0, 21, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        check_vec(rbuf, 0, 4, NDATA, -2.0, 0.0, "after truncation");
+        recv_and_check(rbuf, 0, 21, 4, "after truncation");
     }
 }
 
@@ -158,10 +169,7 @@ static void unexpected(double *sbuf, double *rbuf)
         int go = 0;
         MPI_Recv(&go, 1, MPI_INT, 0, 31, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         CHECKF(go == 1, "go message");
-        for (long k = 0; k < EXTENT; ++k)
-            rbuf[k] = -2.0;
-        MPI_Recv(rbuf, 1, vec, 0, 30, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        check_vec(rbuf, 0, 5, NDATA, -2.0, 0.0, "unexpected message");
+        recv_and_check(rbuf, 0, 30, 5, "unexpected message");
     }
 }
 
@@ -199,16 +207,14 @@ static void exchange(double *sbuf, double *rbuf)
         return;
     MPI_Request reqs[2];
     fill_vec(sbuf, rank, 8);
-    for (long k = 0; k < EXTENT; ++k)
-        rbuf[k] = -2.0;
+    clear(rbuf, -2.0);
     MPI_Irecv(rbuf, 1, vec, peer, 50, MPI_COMM_WORLD, &reqs[0]);
     MPI_Isend(sbuf, 1, vec, peer, 50, MPI_COMM_WORLD, &reqs[1]);
     MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
     check_vec(rbuf, peer, 8, NDATA, -2.0, 0.0, "Isend/Irecv exchange");
 
     fill_vec(sbuf, rank, 9);
-    for (long k = 0; k < EXTENT; ++k)
-        rbuf[k] = -2.0;
+    clear(rbuf, -2.0);
     MPI_Sendrecv(sbuf, 1, vec, peer, 51, rbuf, 1, vec, peer, 51, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     check_vec(rbuf, peer, 9, NDATA, -2.0, 0.0, "Sendrecv exchange");
 }
@@ -271,14 +277,8 @@ static void ssend_and_free(double *sbuf, double *rbuf)
         free(s2);
     } else if (rank == 1) {
         int ack = 1;
-        for (long k = 0; k < EXTENT; ++k)
-            rbuf[k] = -2.0;
-        MPI_Recv(rbuf, 1, vec, 0, 70, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        check_vec(rbuf, 0, 2, NDATA, -2.0, 0.0, "Ssend");
-        for (long k = 0; k < EXTENT; ++k)
-            rbuf[k] = -2.0;
-        MPI_Recv(rbuf, 1, vec, 0, 71, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        check_vec(rbuf, 0, 3, NDATA, -2.0, 0.0, "freed Isend");
+        recv_and_check(rbuf, 0, 70, 2, "Ssend");
+        recv_and_check(rbuf, 0, 71, 3, "freed Isend");
         MPI_Send(&ack, 1, MPI_INT, 0, 72, MPI_COMM_WORLD);
     }
 }

@@ -497,15 +497,28 @@ TEST_F(SegmentTest, AttachRejectsWrongVersion) {
     EXPECT_TRUE(contains(err, "version " + std::to_string(shm::kLayoutVersion + 1))) << err;
 }
 
+/// The immutable part of a segment header (it ends where abort_state's line
+/// begins) as it was when this was made; restore() puts it back, so a test
+/// can tamper with one field at a time.
+class HeaderSnapshot {
+public:
+    explicit HeaderSnapshot(shm::SegmentHeader& h) : h_(h) {
+        std::memcpy(saved_, static_cast<const void*>(&h), kBytes);
+    }
+    void restore() { std::memcpy(static_cast<void*>(&h_), saved_, kBytes); }
+
+private:
+    static constexpr std::size_t kBytes = offsetof(shm::SegmentHeader, abort_state);
+    shm::SegmentHeader& h_;
+    std::byte saved_[kBytes];
+};
+
 TEST_F(SegmentTest, AttachRejectsInconsistentLayout) {
     auto seg = make_segment(2);
     ASSERT_TRUE(seg);
     shm::SegmentHeader& h = seg->header();
-    // The immutable part of the header ends where abort_state's line begins.
-    constexpr std::size_t kImmutable = offsetof(shm::SegmentHeader, abort_state);
-    std::byte saved[kImmutable];
-    std::memcpy(saved, static_cast<const void*>(&h), kImmutable);
-    auto restore = [&] { std::memcpy(static_cast<void*>(&h), saved, kImmutable); };
+    HeaderSnapshot snapshot(h);
+    auto restore = [&] { snapshot.restore(); };
 
     h.ring_stride += kLine;
     EXPECT_FALSE(attach_error(seg->fd(), 2).empty()) << "accepted a wrong ring stride";
@@ -610,10 +623,8 @@ TEST_F(SegmentTest, AttachRejectsInconsistentCollectiveLayout) {
     auto seg = make_segment(2);
     ASSERT_TRUE(seg);
     shm::SegmentHeader& h = seg->header();
-    constexpr std::size_t kImmutable = offsetof(shm::SegmentHeader, abort_state);
-    std::byte saved[kImmutable];
-    std::memcpy(saved, static_cast<const void*>(&h), kImmutable);
-    auto restore = [&] { std::memcpy(static_cast<void*>(&h), saved, kImmutable); };
+    HeaderSnapshot snapshot(h);
+    auto restore = [&] { snapshot.restore(); };
 
     h.coll_offset += 4096;
     EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "coll_offset")) << "accepted a moved region";
@@ -645,10 +656,8 @@ TEST_F(SegmentTest, AttachRejectsInconsistentStreamBuffers) {
     EXPECT_EQ(seg->stream_buffer(1) - seg->stream_buffer(0),
               static_cast<std::ptrdiff_t>(seg->layout().stream_bytes));
     shm::SegmentHeader& h = seg->header();
-    constexpr std::size_t kImmutable = offsetof(shm::SegmentHeader, abort_state);
-    std::byte saved[kImmutable];
-    std::memcpy(saved, static_cast<const void*>(&h), kImmutable);
-    auto restore = [&] { std::memcpy(static_cast<void*>(&h), saved, kImmutable); };
+    HeaderSnapshot snapshot(h);
+    auto restore = [&] { snapshot.restore(); };
 
     h.stream_offset = seg->size() - 4096;
     EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "stream_offset"))
@@ -754,10 +763,8 @@ TEST_F(SegmentTest, AttachRejectsInconsistentPool) {
     auto seg = make_segment(2);
     ASSERT_TRUE(seg);
     shm::SegmentHeader& h = seg->header();
-    constexpr std::size_t kImmutable = offsetof(shm::SegmentHeader, abort_state);
-    std::byte saved[kImmutable];
-    std::memcpy(saved, static_cast<const void*>(&h), kImmutable);
-    auto restore = [&] { std::memcpy(static_cast<void*>(&h), saved, kImmutable); };
+    HeaderSnapshot snapshot(h);
+    auto restore = [&] { snapshot.restore(); };
 
     h.pool_offset += 4096;
     EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "pool_offset")) << "accepted moved control words";
@@ -802,10 +809,8 @@ TEST_F(SegmentTest, AttachRejectsHugeCountsWithoutOverflow) {
     auto seg = make_segment(2);
     ASSERT_TRUE(seg);
     shm::SegmentHeader& h = seg->header();
-    constexpr std::size_t kImmutable = offsetof(shm::SegmentHeader, abort_state);
-    std::byte saved[kImmutable];
-    std::memcpy(saved, static_cast<const void*>(&h), kImmutable);
-    auto restore = [&] { std::memcpy(static_cast<void*>(&h), saved, kImmutable); };
+    HeaderSnapshot snapshot(h);
+    auto restore = [&] { snapshot.restore(); };
 
     h.nranks = 1u << 20;
     EXPECT_FALSE(attach_error(seg->fd(), 1u << 20).empty()) << "accepted 2^20 ranks";
