@@ -39,6 +39,7 @@
 #include <thread>
 #include <vector>
 
+#include "allowed_cpus.hpp"
 #include "coll/coll.hpp"
 #include "coll/shm_team.hpp"
 #include "shm/layout.hpp"
@@ -50,17 +51,7 @@ namespace {
 namespace coll = shmpi::coll;
 namespace shm = shmpi::shm;
 
-/// The CPUs this process may run on, in order.
-std::vector<int> allowed_cpus() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    std::vector<int> cpus;
-    if (sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
-    for (int c = 0; c < CPU_SETSIZE; ++c) {
-        if (CPU_ISSET(c, &set)) cpus.push_back(c);
-    }
-    return cpus;
-}
+using shmpi::bench::allowed_cpus;
 
 /// Pins the calling thread to the `index`-th of `cpus` when there are at
 /// least `needed` of them; returns whether it did.

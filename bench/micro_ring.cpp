@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "allowed_cpus.hpp"
 #include "shm/ring.hpp"
 
 namespace {
@@ -46,17 +47,7 @@ Ring make_ring() {
     return Ring(mem, kCells, kCellBytes);
 }
 
-/// The CPUs this process may run on, in order.
-std::vector<int> allowed_cpus() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    std::vector<int> cpus;
-    if (sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
-    for (int c = 0; c < CPU_SETSIZE; ++c) {
-        if (CPU_ISSET(c, &set)) cpus.push_back(c);
-    }
-    return cpus;
-}
+using shmpi::bench::allowed_cpus;
 
 /// Pins the calling thread to the `index`-th allowed CPU for its lifetime and
 /// restores the old mask afterwards (thread 0 is the benchmark's main thread).

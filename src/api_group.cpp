@@ -1,7 +1,7 @@
 // C boundary: process groups.
-#include <fmt/format.h>
-
 #include <span>
+
+#include <fmt/format.h>
 
 #include "api_comm.hpp"
 #include "api_common.hpp"
@@ -37,6 +37,19 @@ int set_operation(const char* fn, MPI_Group group1, MPI_Group group2, MPI_Group*
         Group& b = group_of(group2, fn, "group2");
         need(newgroup, "newgroup", fn);
         *newgroup = group_handle(op(a, b));
+    });
+}
+
+/// MPI_Group_incl and _excl: check the group, the list of n ranks and the
+/// output, then store the handle of `op(group, ranks)`.
+template <class Op>
+int rank_list_operation(const char* fn, MPI_Group group, int n, const int ranks[], MPI_Group* newgroup, Op op) {
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        Group& g = group_of(group, fn);
+        check_n(n, fn);
+        if (n > 0) need(ranks, "ranks", fn);
+        need(newgroup, "newgroup", fn);
+        *newgroup = group_handle(op(g, std::span<const int>(ranks, static_cast<std::size_t>(n))));
     });
 }
 
@@ -83,26 +96,14 @@ int PMPI_Group_rank(MPI_Group group, int* rank) {
 #pragma weak MPI_Group_rank = PMPI_Group_rank
 
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
-    const char* fn = "MPI_Group_incl";
-    return guard(MPI_COMM_WORLD, fn, [&] {
-        Group& g = group_of(group, fn);
-        check_n(n, fn);
-        if (n > 0) need(ranks, "ranks", fn);
-        need(newgroup, "newgroup", fn);
-        *newgroup = group_handle(g.incl({ranks, static_cast<std::size_t>(n)}, fn));
-    });
+    return rank_list_operation("MPI_Group_incl", group, n, ranks, newgroup,
+                               [](const Group& g, std::span<const int> r) { return g.incl(r, "MPI_Group_incl"); });
 }
 #pragma weak MPI_Group_incl = PMPI_Group_incl
 
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
-    const char* fn = "MPI_Group_excl";
-    return guard(MPI_COMM_WORLD, fn, [&] {
-        Group& g = group_of(group, fn);
-        check_n(n, fn);
-        if (n > 0) need(ranks, "ranks", fn);
-        need(newgroup, "newgroup", fn);
-        *newgroup = group_handle(g.excl({ranks, static_cast<std::size_t>(n)}, fn));
-    });
+    return rank_list_operation("MPI_Group_excl", group, n, ranks, newgroup,
+                               [](const Group& g, std::span<const int> r) { return g.excl(r, "MPI_Group_excl"); });
 }
 #pragma weak MPI_Group_excl = PMPI_Group_excl
 

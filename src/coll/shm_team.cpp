@@ -186,12 +186,7 @@ void ShmTeam::notify(std::span<const int> members) {
     for (const int m : members) {
         shm::RankSlot* slot = slots_[static_cast<std::size_t>(m)];
         if (slot == nullptr) continue;
-        if (slot->sleeping.load(std::memory_order_relaxed) != 0) {
-            // Release: the futex compare must see a changed word if the
-            // sleeper read the old one.
-            slot->doorbell.fetch_add(1, std::memory_order_release);
-            shm::futex_wake(slot->doorbell, 1);
-        }
+        if (slot->sleeping.load(std::memory_order_relaxed) != 0) shm::ring_doorbell(slot->doorbell);
     }
 }
 

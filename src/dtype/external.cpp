@@ -14,7 +14,8 @@
 // it is for portability, not speed, so it visits each basic value once
 // through one switch.
 #include <cstring>
-#include <limits>
+#include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -91,6 +92,25 @@ bool swap_same_size(const Datatype& t, const Rule& r, const std::byte* in, std::
                    fmt::format("{}: the {} value {} does not fit the external32 {}", fn, type, value, target));
 }
 
+/// The native integer at `in` as the big-endian 4-byte `Narrow` at `out`,
+/// which must hold its value (MPI_ERR_CONVERSION naming `type` otherwise).
+template <class Narrow, class Native>
+void narrow_to_external(const std::byte* in, std::byte* out, const char* fn, const char* type) {
+    static_assert(sizeof(Narrow) == 4, "external32 narrows MPI_LONG and MPI_UNSIGNED_LONG to 4 bytes");
+    const auto v = load<Native>(in);
+    if (!std::in_range<Narrow>(v)) conversion(fn, type, std::to_string(v), "4-byte integer");
+    const auto n = static_cast<Narrow>(v);
+    reverse_copy(reinterpret_cast<const std::byte*>(&n), out, sizeof n);
+}
+
+/// The big-endian `Narrow` at `in` as the native `Native` at `out`.
+template <class Narrow, class Native>
+void widen_from_external(const std::byte* in, std::byte* out) {
+    Narrow n;
+    reverse_copy(in, reinterpret_cast<std::byte*>(&n), sizeof n);
+    store<Native>(out, static_cast<Native>(n));
+}
+
 /// Writes one basic value at `in` (native) as external32 at `out`.
 void to_external(const Datatype& t, const Rule& r, const std::byte* in, std::byte* out, const char* fn) {
     if (swap_same_size(t, r, in, out)) return;
@@ -98,24 +118,8 @@ void to_external(const Datatype& t, const Rule& r, const std::byte* in, std::byt
     case Conv::Swap:
     case Conv::SwapHalves:
         return;
-    case Conv::NarrowLong: {
-        const auto v = load<long>(in);
-        if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max()) {
-            conversion(fn, "MPI_LONG", std::to_string(v), "4-byte integer");
-        }
-        const auto n = static_cast<std::int32_t>(v);
-        reverse_copy(reinterpret_cast<const std::byte*>(&n), out, 4);
-        return;
-    }
-    case Conv::NarrowULong: {
-        const auto v = load<unsigned long>(in);
-        if (v > std::numeric_limits<std::uint32_t>::max()) {
-            conversion(fn, "MPI_UNSIGNED_LONG", std::to_string(v), "4-byte integer");
-        }
-        const auto n = static_cast<std::uint32_t>(v);
-        reverse_copy(reinterpret_cast<const std::byte*>(&n), out, 4);
-        return;
-    }
+    case Conv::NarrowLong: return narrow_to_external<std::int32_t, long>(in, out, fn, "MPI_LONG");
+    case Conv::NarrowULong: return narrow_to_external<std::uint32_t, unsigned long>(in, out, fn, "MPI_UNSIGNED_LONG");
     case Conv::NarrowWchar: {
         const auto v = load<wchar_t>(in);
         if (v < 0 || v > 0xffff) conversion(fn, "MPI_WCHAR", fmt::format("{:#x}", static_cast<std::int64_t>(v)), "2-byte character");
@@ -142,24 +146,9 @@ void from_external(const Datatype& t, const Rule& r, const std::byte* in, std::b
     case Conv::Swap:
     case Conv::SwapHalves:
         return;
-    case Conv::NarrowLong: {
-        std::int32_t n;
-        reverse_copy(in, reinterpret_cast<std::byte*>(&n), 4);
-        store<long>(out, n);
-        return;
-    }
-    case Conv::NarrowULong: {
-        std::uint32_t n;
-        reverse_copy(in, reinterpret_cast<std::byte*>(&n), 4);
-        store<unsigned long>(out, n);
-        return;
-    }
-    case Conv::NarrowWchar: {
-        std::uint16_t n;
-        reverse_copy(in, reinterpret_cast<std::byte*>(&n), 2);
-        store<wchar_t>(out, static_cast<wchar_t>(n));
-        return;
-    }
+    case Conv::NarrowLong: return widen_from_external<std::int32_t, long>(in, out);
+    case Conv::NarrowULong: return widen_from_external<std::uint32_t, unsigned long>(in, out);
+    case Conv::NarrowWchar: return widen_from_external<std::uint16_t, wchar_t>(in, out);
     case Conv::Quad:
     case Conv::QuadComplex: {
         const int parts = r.conv == Conv::Quad ? 1 : 2;

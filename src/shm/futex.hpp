@@ -32,6 +32,15 @@ inline void futex_wake(std::atomic<std::uint32_t>& word, int n) {
             0);
 }
 
+/// Rings a doorbell: changes the futex word `bell` and wakes one process
+/// sleeping on it.  Release: a sleeper that reads the new value (acquire)
+/// also sees what the ringer stored before, and a futex_wait that compared
+/// against the old value returns at once.
+inline void ring_doorbell(std::atomic<std::uint32_t>& bell) {
+    bell.fetch_add(1, std::memory_order_release);
+    futex_wake(bell, 1);
+}
+
 static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t),
               "a futex word must be exactly the 32-bit integer the kernel compares");
 

@@ -180,10 +180,7 @@ void Transport::wake_if_sleeping(std::uint32_t dst) {
     }
     RankSlot& peer = slots_[dst];
     if (peer.sleeping.load(std::memory_order_relaxed) != 0) {
-        // Release: nothing to publish beyond the caller's store, but the
-        // futex compare must see a changed value if the sleeper read the old one.
-        peer.doorbell.fetch_add(1, std::memory_order_release);
-        futex_wake(peer.doorbell, 1);
+        ring_doorbell(peer.doorbell);
     }
 }
 
@@ -237,10 +234,7 @@ void Transport::after_release(std::uint32_t src) {
     // (sleep_once), so it finds the room we made within a millisecond.
     if (!in_[src].producer_stalled()) return;
     RankSlot& peer = slots_[src];
-    if (peer.sleeping.load(std::memory_order_relaxed) != 0) {
-        peer.doorbell.fetch_add(1, std::memory_order_release);
-        futex_wake(peer.doorbell, 1);
-    }
+    if (peer.sleeping.load(std::memory_order_relaxed) != 0) ring_doorbell(peer.doorbell);
 }
 
 pid_t Transport::peer_pid(std::uint32_t r) {
@@ -356,8 +350,7 @@ void Transport::abort_job(int code, AbortKind kind) {
     }
     for (std::uint32_t r = 0; r < size_; ++r) {
         if (r == rank_) continue;
-        slots_[r].doorbell.fetch_add(1, std::memory_order_release);
-        futex_wake(slots_[r].doorbell, 1);
+        ring_doorbell(slots_[r].doorbell);
     }
     std::fflush(stdout);
     std::fflush(stderr);
