@@ -43,6 +43,9 @@ void Runtime::finalize() {
         engine_->release(s);
     }
     engine_->flush();
+    // A finalized rank waits no more, so it stops counting as awake
+    // (Transport::crowded).
+    transport_->mark_asleep();
     transport_->set_state(shm::kFinalized);
 }
 

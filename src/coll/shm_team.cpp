@@ -102,7 +102,6 @@ ShmTeam::ShmTeam(shm::Transport& transport, p2p::Engine* engine, const shm::Coll
     spin_ = std::chrono::microseconds(env_long("SHMPI_SPIN_US", 20, 0, 10'000'000));
     // More members than CPUs: yield at once (see Transport::wait).
     crowded_ = n_ > job_cpus();
-    if (crowded_) spin_ = std::chrono::microseconds{0};
     yield_ = std::chrono::microseconds(env_long("SHMPI_YIELD_US", 1000, 0, 100'000'000));
     light_notify_ = membarrier_ready();
     const shm::Segment* seg = transport_.segment();
@@ -235,14 +234,17 @@ void ShmTeam::wait_slow(bool (*done)(void*), void* state) {
         _exit(1);
     };
     // 1. Spin: the flag usually turns within a few hundred nanoseconds.
+    //    Skipped while more ranks are awake than CPUs (see Transport::wait).
     const auto start = Clock::now();
-    do {
-        for (int i = 0; i < 64; ++i) {
-            if (look()) return;
-            __builtin_ia32_pause();
-        }
-        leave_if_aborting();
-    } while (Clock::now() < start + spin_);
+    if (!transport_.crowded()) {
+        do {
+            for (int i = 0; i < 64; ++i) {
+                if (look()) return;
+                __builtin_ia32_pause();
+            }
+            leave_if_aborting();
+        } while (Clock::now() < start + spin_ && !transport_.crowded());
+    }
     // 2. Yield: give the core to a rank that may be the one we wait for.
     do {
         if (look()) return;
@@ -270,7 +272,9 @@ void ShmTeam::wait_slow(bool (*done)(void*), void* state) {
             return;
         }
         leave_if_aborting();
+        transport_.mark_asleep();
         shm::futex_wait(me.doorbell, seen, 50'000'000);
+        transport_.mark_awake();
         me.sleeping.store(0, std::memory_order_relaxed);
         for (int i = 0; i < 64; ++i) {
             if (look()) return;

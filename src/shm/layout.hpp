@@ -43,7 +43,7 @@ inline constexpr std::size_t kLine = 128;
 
 inline constexpr std::uint64_t kMagic = 0x47455349504d4853ull;  // "SHMPISEG"
 // 3: RankSlot place fields; 4: stream line; 5: the pool of collective regions
-inline constexpr std::uint32_t kLayoutVersion = 5;
+inline constexpr std::uint32_t kLayoutVersion = 6;
 
 /// Job-wide state values of SegmentHeader::abort_state.
 enum AbortState : std::uint32_t { kRunning = 0, kAborting = 1 };
@@ -99,6 +99,16 @@ struct alignas(kLine) SegmentHeader {
     std::atomic<std::int32_t> abort_code;
     /// AbortKind; written and read like abort_code.
     std::atomic<std::uint32_t> abort_kind;
+
+    // ---- job-wide, mutable: own line, since it changes far more often ----
+    /// Ranks that are not asleep on their doorbell: nranks at creation
+    /// (launcher); each rank subtracts one (relaxed) before it sleeps and
+    /// adds it back when it wakes, and subtracts one for good in
+    /// MPI_Finalize.  Read (relaxed) at the start of every wait: a hint, not
+    /// a lock.  More awake ranks than CPUs means the rank we wait for may
+    /// need our CPU, so the wait yields instead of spinning.  A stale or
+    /// corrupted value only picks the wrong one of those two ways to wait.
+    alignas(kLine) std::atomic<std::int32_t> awake;
 };
 
 struct alignas(kLine) RankSlot {

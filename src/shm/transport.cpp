@@ -124,7 +124,8 @@ std::unique_ptr<Transport> Transport::from_environment() {
         t->stream_bytes_ = t->segment_->layout().stream_bytes;
         t->streams_ = t->segment_->stream_buffer(0);
     }
-    t->oversubscribed_ = static_cast<int>(t->size_) > usable_cpus(t->header_->launcher_pid);
+    t->cpus_ = usable_cpus(t->header_->launcher_pid);
+    t->oversubscribed_ = static_cast<int>(t->size_) > t->cpus_;
     t->cma_enabled_ = env_or("SHMPI_CMA", 1, 1) != 0;
     t->light_wake_ = env_or("SHMPI_MEMBARRIER", 1, 1) != 0 && membarrier_ready();
     t->policy_.spin = std::chrono::microseconds(env_or("SHMPI_SPIN_US", 20, 10'000'000));
@@ -388,7 +389,9 @@ bool Transport::sleep_once(const std::function<bool()>& poll) {
     bool stalled = false;
     for (std::uint32_t d = 0; d < size_ && !stalled; ++d) stalled = d != rank_ && out_[d].producer_stalled();
     const auto nap = stalled ? kStalledSleep : policy_.sleep;
+    mark_asleep();
     futex_wait(me.doorbell, seen, static_cast<long>(std::chrono::nanoseconds(nap).count()));
+    mark_awake();
     me.sleeping.store(0, std::memory_order_relaxed);
     return false;
 }

@@ -154,6 +154,18 @@ public:
     /// process with `code`.
     [[noreturn]] void abort_job(int code, AbortKind kind);
 
+    /// True when more ranks of the job are awake than it has CPUs: a rank we
+    /// wait for may then need our CPU, so waits yield at once instead of
+    /// spinning (SegmentHeader::awake).
+    bool crowded() const {
+        // Relaxed: a hint; either answer is correct, one is faster.
+        return oversubscribed_ && header_->awake.load(std::memory_order_relaxed) > cpus_;
+    }
+    /// Around every futex sleep of this rank, the transport's and the
+    /// collectives' (ShmTeam): keeps SegmentHeader::awake.
+    void mark_asleep() { header_->awake.fetch_sub(1, std::memory_order_relaxed); }
+    void mark_awake() { header_->awake.fetch_add(1, std::memory_order_relaxed); }
+
     /// Blocks until `poll()` returns true.  `poll` must make progress (drain
     /// rings, push queued cells) and report whether the wait is over.  Spins,
     /// then yields, then sleeps on this rank's doorbell; leaves the process if
@@ -179,7 +191,8 @@ private:
     std::uint32_t cell_bytes_ = 0;
     std::byte* streams_ = nullptr;    ///< rank 0's stream buffer; the others follow
     std::uint64_t stream_bytes_ = 0;
-    bool oversubscribed_ = false;
+    bool oversubscribed_ = false;     ///< more ranks than CPUs (see crowded())
+    std::int32_t cpus_ = 1;           ///< CPUs the job may use
     bool cma_enabled_ = true;
     /// Sleepers force a barrier on every rank with membarrier, so wakers
     /// need no fence (SHMPI_MEMBARRIER=0 turns it off); see wake_if_sleeping.
@@ -198,19 +211,22 @@ template <class Poll>
 void Transport::wait(Poll&& poll) {
     using Clock = std::chrono::steady_clock;
     if (poll()) return;
-    // 1. Spin: the answer usually comes within a round trip.  With more
-    //    ranks than CPUs the rank we wait for may need our CPU: one batch of
-    //    polls, then yield at once (measured: barrier and allreduce at 4 and
-    //    8 ranks on 2 CPUs ran 1.5x faster than with a 2 us spin).
+    // 1. Spin: the answer usually comes within a round trip.  When more
+    //    ranks are awake than there are CPUs, the rank we wait for may need
+    //    our CPU, so we yield at once: even one batch of 64 pauses (1.6 us on
+    //    the 2-CPU VM of docs/BENCHMARKS.md) kept barriers at 4 ranks on 2
+    //    CPUs twice as slow.  Idle ranks asleep in a receive do not count, so
+    //    two ranks that ping-pong beside them still spin.
     const auto start = Clock::now();
-    const auto spin_until = start + (oversubscribed_ ? decltype(policy_.spin){0} : policy_.spin);
-    do {
-        for (int i = 0; i < 64; ++i) {
-            if (poll()) return;
-            __builtin_ia32_pause();
-        }
-        if (aborting()) leave_aborted();
-    } while (Clock::now() < spin_until);
+    if (!crowded()) {
+        do {
+            for (int i = 0; i < 64; ++i) {
+                if (poll()) return;
+                __builtin_ia32_pause();
+            }
+            if (aborting()) leave_aborted();
+        } while (Clock::now() < start + policy_.spin && !crowded());
+    }
     // 2. Yield: give the core to a rank that may be the one we wait for.
     const auto yield_until = start + policy_.yield;
     do {
