@@ -16,8 +16,11 @@
  * send is nonblocking because a blocking MPI_Send to oneself may wait for
  * its receive (MPICH 4.0's does, and the standard allows it).
  */
+#define _GNU_SOURCE 1 /* sched_getcpu, sched_getaffinity */
+
 #include <mpi.h>
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +81,15 @@ int main(int argc, char **argv) {
         double best = t[0];
         for (int r = 1; r < reps; ++r) best = t[r] < best ? t[r] : best;
         qsort(t, (size_t)reps, sizeof(double), cmp_double);
-        printf("# self_sendrecv: %d B to self on MPI_COMM_SELF, %ld pairs x %d reps\n", bytes, iters, reps);
+        cpu_set_t allowed;
+        CPU_ZERO(&allowed);
+        sched_getaffinity(0, sizeof allowed, &allowed);
+        char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+        int len = 0;
+        MPI_Get_library_version(lib, &len);
+        printf("# library: %.*s\n", (int)strcspn(lib, "\n"), lib);
+        printf("# rank 0: ran on CPU %d, %d CPUs allowed\n", sched_getcpu(), CPU_COUNT(&allowed));
+        printf("# self_sendrecv: %d B to self on MPI_COMM_SELF, %ld exchanges x %d reps\n", bytes, iters, reps);
         printf("isend+recv+wait ns: median %.1f best %.1f%s\n", t[reps / 2], best,
                status != 0 ? "  (DATA CHECK FAILED)" : "");
         free(t);
