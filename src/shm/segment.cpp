@@ -261,26 +261,22 @@ Layout check_header(const SegmentHeader& h, std::size_t file_size, std::uint32_t
     expect("pool_region_stride", h.pool_region_stride, g.pool_region_stride());
     expect("size", h.size, g.total_bytes());
 
-    Layout l;
-    l.nranks = g.nranks;
-    l.ring_cells = g.ring_cells;
-    l.cell_bytes = g.cell_bytes;
-    l.coll_cell_bytes = g.coll_cell_bytes;
-    l.stream_bytes = g.stream_bytes;
-    l.ranks_offset = g.ranks_offset();
-    l.rings_offset = g.rings_offset();
-    l.ring_stride = g.ring_stride();
-    l.coll_offset = g.coll_offset();
-    l.coll_cells_offset = g.coll_cells_offset();
-    l.stream_offset = g.stream_offset();
-    l.pool_regions = g.pool_regions;
-    l.pool_offset = g.pool_offset();
-    l.pool_regions_offset = g.pool_regions_offset();
-    l.pool_region_stride = g.pool_region_stride();
-    l.pool_region_cells = g.pool_region_cells();
-    l.size = g.total_bytes();
-    return l;
+    return Layout(g);
 }
+
+Layout::Layout(const Geometry& g)
+    : geometry(g),
+      ranks_offset(g.ranks_offset()),
+      rings_offset(g.rings_offset()),
+      ring_stride(g.ring_stride()),
+      coll_offset(g.coll_offset()),
+      coll_cells_offset(g.coll_cells_offset()),
+      stream_offset(g.stream_offset()),
+      pool_offset(g.pool_offset()),
+      pool_regions_offset(g.pool_regions_offset()),
+      pool_region_stride(g.pool_region_stride()),
+      pool_region_cells(g.pool_region_cells()),
+      size(g.total_bytes()) {}
 
 Segment Segment::create(const Geometry& g, std::int64_t launcher_pid) {
     const std::size_t size = g.total_bytes();
@@ -456,16 +452,16 @@ void Segment::unlink() {
 }
 
 RankSlot& Segment::slot(std::uint32_t rank) const {
-    assert(rank < layout_.nranks && "rank slot index out of range");
+    assert(rank < layout_.geometry.nranks && "rank slot index out of range");
     return reinterpret_cast<RankSlot*>(static_cast<std::byte*>(base_) + layout_.ranks_offset)[rank];
 }
 
 Ring Segment::ring(std::uint32_t src, std::uint32_t dst) const {
     const Layout& l = layout_;
-    assert(src < l.nranks && dst < l.nranks && src != dst && "ring endpoints out of range");
+    assert(src < l.geometry.nranks && dst < l.geometry.nranks && src != dst && "ring endpoints out of range");
     std::byte* p = static_cast<std::byte*>(base_) + l.rings_offset +
-                   (std::size_t{src} * l.nranks + dst) * l.ring_stride;
-    return Ring(p, l.ring_cells, l.cell_bytes);
+                   (std::size_t{src} * l.geometry.nranks + dst) * l.ring_stride;
+    return Ring(p, l.geometry.ring_cells, l.geometry.cell_bytes);
 }
 
 CollRegion Segment::world_coll_region() const {
@@ -473,31 +469,31 @@ CollRegion Segment::world_coll_region() const {
     CollRegion r;
     r.members = reinterpret_cast<CollMember*>(base + layout_.coll_offset);
     r.cells = base + layout_.coll_cells_offset;
-    r.cell_bytes = layout_.coll_cell_bytes;
-    r.count = layout_.nranks;
+    r.cell_bytes = layout_.geometry.coll_cell_bytes;
+    r.count = layout_.geometry.nranks;
     return r;
 }
 
 PoolEntry& Segment::pool_entry(std::uint32_t k) const {
-    assert(k < layout_.pool_regions && "pool region index out of range");
+    assert(k < layout_.geometry.pool_regions && "pool region index out of range");
     return reinterpret_cast<PoolEntry*>(static_cast<std::byte*>(base_) + layout_.pool_offset)[k];
 }
 
 CollRegion Segment::pool_region(std::uint32_t k) const {
-    assert(k < layout_.pool_regions && "pool region index out of range");
+    assert(k < layout_.geometry.pool_regions && "pool region index out of range");
     std::byte* start = static_cast<std::byte*>(base_) + layout_.pool_regions_offset +
                        std::size_t{k} * layout_.pool_region_stride;
     CollRegion r;
     r.members = reinterpret_cast<CollMember*>(start);
     r.cells = start + layout_.pool_region_cells;
-    r.cell_bytes = layout_.coll_cell_bytes;
-    r.count = layout_.nranks;
+    r.cell_bytes = layout_.geometry.coll_cell_bytes;
+    r.count = layout_.geometry.nranks;
     return r;
 }
 
 std::byte* Segment::stream_buffer(std::uint32_t rank) const {
-    assert(rank < layout_.nranks && "stream buffer index out of range");
-    return static_cast<std::byte*>(base_) + layout_.stream_offset + std::size_t{rank} * layout_.stream_bytes;
+    assert(rank < layout_.geometry.nranks && "stream buffer index out of range");
+    return static_cast<std::byte*>(base_) + layout_.stream_offset + std::size_t{rank} * layout_.geometry.stream_bytes;
 }
 
 }  // namespace shmpi::shm

@@ -95,22 +95,22 @@ struct CollRegion {
     std::uint32_t count = 0;
 };
 
-/// The segment's layout as checked by create() or attach(): a private copy of
-/// the header's immutable fields, which nothing in shared memory can change.
-/// Every offset and size here has been checked against the mapping's size.
+/// The segment's layout as checked by create() or attach(): the geometry of
+/// the header's immutable fields (a private copy, which nothing in shared
+/// memory can change) and every offset it implies, computed once.  Every
+/// offset and size here has been checked against the mapping's size.
 struct Layout {
-    std::uint32_t nranks = 0;
-    std::uint32_t ring_cells = 0;
-    std::uint32_t cell_bytes = 0;
-    std::uint32_t coll_cell_bytes = 0;
-    std::uint32_t stream_bytes = 0;
+    Layout() = default;
+    /// Computes every offset from `g` (check_header() checks them first).
+    explicit Layout(const Geometry& g);
+
+    Geometry geometry;
     std::size_t ranks_offset = 0;
     std::size_t rings_offset = 0;
     std::size_t ring_stride = 0;
     std::size_t coll_offset = 0;
     std::size_t coll_cells_offset = 0;
     std::size_t stream_offset = 0;
-    std::uint32_t pool_regions = 0;
     std::size_t pool_offset = 0;
     std::size_t pool_regions_offset = 0;
     std::size_t pool_region_stride = 0;
@@ -170,18 +170,18 @@ public:
     Ring ring(std::uint32_t src, std::uint32_t dst) const;
     /// MPI_COMM_WORLD's collective region (one member per rank).
     CollRegion world_coll_region() const;
-    /// Rank `rank`'s stream buffer (layout().stream_bytes bytes; `rank` <
+    /// Rank `rank`'s stream buffer (layout().geometry.stream_bytes bytes; `rank` <
     /// nranks(), asserted).
     std::byte* stream_buffer(std::uint32_t rank) const;
-    /// Regions in the pool (layout().pool_regions; 0: no pool).
-    std::uint32_t pool_regions() const { return layout_.pool_regions; }
+    /// Regions in the pool (layout().geometry.pool_regions; 0: no pool).
+    std::uint32_t pool_regions() const { return layout_.geometry.pool_regions; }
     /// The control words of pool region `k` (< pool_regions(), asserted).
     PoolEntry& pool_entry(std::uint32_t k) const;
     /// Pool region `k` (< pool_regions(), asserted) with room for nranks()
     /// members; `count` is nranks(): a communicator of m members sets it to
     /// m and uses the first m members and cell blocks.
     CollRegion pool_region(std::uint32_t k) const;
-    std::uint32_t nranks() const { return layout_.nranks; }
+    std::uint32_t nranks() const { return layout_.geometry.nranks; }
     std::size_t size() const { return size_; }
 
 private:

@@ -114,14 +114,14 @@ std::unique_ptr<Transport> Transport::from_environment() {
 
     // Sizes from the layout Segment checked and copied at attach, which no
     // peer can change afterwards (the header stays writable by every rank).
-    const std::uint32_t nranks = t->segment_ ? t->segment_->layout().nranks : t->header_->nranks;
-    const std::uint32_t cell_bytes = t->segment_ ? t->segment_->layout().cell_bytes : t->header_->cell_bytes;
-    const std::uint32_t ring_cells = t->segment_ ? t->segment_->layout().ring_cells : t->header_->ring_cells;
+    const std::uint32_t nranks = t->segment_ ? t->segment_->layout().geometry.nranks : t->header_->nranks;
+    const std::uint32_t cell_bytes = t->segment_ ? t->segment_->layout().geometry.cell_bytes : t->header_->cell_bytes;
+    const std::uint32_t ring_cells = t->segment_ ? t->segment_->layout().geometry.ring_cells : t->header_->ring_cells;
     t->size_ = nranks;
     t->peer_pids_.assign(nranks, 0);
     t->cell_bytes_ = cell_bytes - kCellSeqBytes;
-    if (t->segment_ && t->segment_->layout().stream_bytes > 0) {
-        t->stream_bytes_ = t->segment_->layout().stream_bytes;
+    if (t->segment_ && t->segment_->layout().geometry.stream_bytes > 0) {
+        t->stream_bytes_ = t->segment_->layout().geometry.stream_bytes;
         t->streams_ = t->segment_->stream_buffer(0);
     }
     t->cpus_ = usable_cpus(t->header_->launcher_pid);

@@ -328,6 +328,13 @@ TEST_F(SegmentTest, CreateWritesHeaderAndEmptyRings) {
     EXPECT_EQ(h.launcher_pid, getpid());
     EXPECT_EQ(h.abort_state.load(), shm::kRunning);
     EXPECT_EQ(h.abort_rank.load(), -1);
+    // Every rank counts as awake until it first sleeps (Transport::crowded).
+    EXPECT_EQ(h.awake.load(), static_cast<std::int32_t>(n));
+    // The awake counter has its own line: waits read it, sleepers write it,
+    // and neither should disturb the abort line every wait also polls.
+    EXPECT_EQ(offsetof(shm::SegmentHeader, awake) % shm::kLine, 0u);
+    EXPECT_NE(offsetof(shm::SegmentHeader, awake) / shm::kLine,
+              offsetof(shm::SegmentHeader, abort_state) / shm::kLine);
 
     const auto* base = reinterpret_cast<const std::byte*>(&h);
     for (std::uint32_t r = 0; r < n; ++r) {
@@ -651,10 +658,10 @@ TEST_F(SegmentTest, AttachRejectsInconsistentCollectiveLayout) {
 TEST_F(SegmentTest, AttachRejectsInconsistentStreamBuffers) {
     auto seg = make_segment(2);
     ASSERT_TRUE(seg);
-    EXPECT_GT(seg->layout().stream_bytes, 0u);
-    EXPECT_LE(seg->layout().stream_offset + 2 * std::size_t{seg->layout().stream_bytes}, seg->size());
+    EXPECT_GT(seg->layout().geometry.stream_bytes, 0u);
+    EXPECT_LE(seg->layout().stream_offset + 2 * std::size_t{seg->layout().geometry.stream_bytes}, seg->size());
     EXPECT_EQ(seg->stream_buffer(1) - seg->stream_buffer(0),
-              static_cast<std::ptrdiff_t>(seg->layout().stream_bytes));
+              static_cast<std::ptrdiff_t>(seg->layout().geometry.stream_bytes));
     shm::SegmentHeader& h = seg->header();
     HeaderSnapshot snapshot(h);
     auto restore = [&] { snapshot.restore(); };
@@ -857,10 +864,10 @@ TEST_F(SegmentTest, LayoutIsAPrivateCopyThatPeersCannotMove) {
     EXPECT_EQ(mine.nranks(), 3u);
     EXPECT_EQ(mine.layout().rings_offset, before.rings_offset);
     EXPECT_EQ(mine.ring(2, 1).try_claim(), ring_before);
-    EXPECT_EQ(mine.ring(2, 1).capacity(), before.ring_cells);
+    EXPECT_EQ(mine.ring(2, 1).capacity(), before.geometry.ring_cells);
     EXPECT_EQ(&mine.slot(2), slot_before);
     EXPECT_EQ(mine.world_coll_region().members, member_before);
-    EXPECT_EQ(mine.world_coll_region().cell_bytes, before.coll_cell_bytes);
+    EXPECT_EQ(mine.world_coll_region().cell_bytes, before.geometry.coll_cell_bytes);
     EXPECT_EQ(mine.world_coll_region().count, 3u);
 }
 

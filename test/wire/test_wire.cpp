@@ -244,7 +244,7 @@ TEST_F(Wire_, StreamedMessageArrivesWhole) {
     // The positive case for streams: rank 0's buffer holds the whole
     // message and its line says so; the receive gets every byte.
     constexpr std::size_t kBytes = 100000;
-    ASSERT_GE(seg_->layout().stream_bytes, kBytes);
+    ASSERT_GE(seg_->layout().geometry.stream_bytes, kBytes);
     std::byte* buf = seg_->stream_buffer(0);
     for (std::size_t i = 0; i < kBytes; ++i) buf[i] = static_cast<std::byte>(i * 7 + 3);
     shm::RankSlot& s0 = seg_->slot(0);
