@@ -59,7 +59,7 @@ MPI_Status null_status() {
 p2p::Request* Communicator::isend(const void* buf, std::int64_t count, const dtype::Datatype& type,
                                   int dest, int tag, p2p::Mode mode) {
     if (dest == MPI_PROC_NULL) {
-        auto* r = new p2p::Request;
+        p2p::Request* r = engine_.new_request();
         r->done = true;
         r->status = null_status();
         return r;
@@ -76,7 +76,7 @@ void Communicator::send(const void* buf, std::int64_t count, const dtype::Dataty
 p2p::Request* Communicator::irecv(void* buf, std::int64_t count, const dtype::Datatype& type,
                                   int source, int tag) {
     if (source == MPI_PROC_NULL) {
-        auto* r = new p2p::Request;
+        p2p::Request* r = engine_.new_request();
         r->type = p2p::Request::Type::Recv;
         r->done = true;
         r->status = null_status();

@@ -51,11 +51,14 @@ Engine::Engine(shm::Transport& t)
       payload0_(t.cell_bytes() - kWireBytes),
       eager_limit_(eager_limit_from_env(16384)),
       outq_(t.size()),
-      inbound_(t.size()) {}
+      inbound_(t.size()) {
+    spare_requests_.reserve(kSpareRequests);  // drop() never allocates
+}
 
 Engine::~Engine() {
     unexpected_.clear_and_dispose([](Unexpected* u) { delete u; });
     posted_.clear();
+    for (void* p : spare_requests_) ::operator delete(p);
 }
 
 // ---------------------------------------------------------------- sending
@@ -156,7 +159,19 @@ bool Engine::advance_out_stream() {
 Request* Engine::isend(std::uint32_t context, std::int32_t my_rank, std::int32_t tag,
                        std::uint32_t dst_world, const void* buf, std::int64_t count,
                        const dtype::Datatype& type, Mode mode) {
-    auto* s = new Request;  // every member has an initializer: no zeroing first
+    Request* s = new_request();
+    // A standard send that fits one cell with nothing queued ahead of it is
+    // in the ring before we return, so its request is born complete (the
+    // path MPI_Send takes, without building an Outgoing).
+    if (mode == Mode::Standard && type.contiguous &&
+        try_send_now(context, my_rank, tag, dst_world,
+                     static_cast<const std::byte*>(buf) + (count > 0 ? type.true_lb : 0),
+                     static_cast<std::uint64_t>(count * type.size))) {
+        s->dst_world = dst_world;
+        s->bytes = static_cast<std::uint64_t>(count * type.size);
+        s->done = true;
+        return s;
+    }
     setup_send(s, context, my_rank, tag, dst_world, buf, count, type, mode);
     return s;
 }
@@ -317,7 +332,7 @@ void Engine::setup_recv(Request* r, std::uint32_t context, std::int32_t src, std
 
 Request* Engine::irecv(std::uint32_t context, std::int32_t src, std::int32_t tag, void* buf,
                        std::int64_t count, const dtype::Datatype& type) {
-    auto* r = new Request;  // as in isend
+    Request* r = new_request();
     setup_recv(r, context, src, tag, buf, count, type);
     progress();
     post(r);
@@ -533,15 +548,43 @@ void Engine::complete(Request* r) {
     if (--r->pending > 0) return;  // a synchronous eager send waits for both events
     if (r->type == Request::Type::Send) --pending_sends_;
     r->done = true;
-    if (r->freed && !r->on_stack) delete r;
+    if (r->freed && !r->on_stack) drop(r);
 }
 
 void Engine::release(Request* r) {
     if (r->done) {
-        delete r;
+        drop(r);
     } else {
         r->freed = true;
     }
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kReuseRequests = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kReuseRequests = false;
+#else
+constexpr bool kReuseRequests = true;
+#endif
+#else
+constexpr bool kReuseRequests = true;
+#endif
+
+Request* Engine::new_request() {
+    if (spare_requests_.empty()) return new Request;  // every member has an initializer
+    void* p = spare_requests_.back();
+    spare_requests_.pop_back();
+    return ::new (p) Request;
+}
+
+void Engine::drop(Request* r) {
+    if (!kReuseRequests || spare_requests_.size() >= kSpareRequests) {
+        delete r;
+        return;
+    }
+    r->~Request();
+    spare_requests_.push_back(r);
 }
 
 std::uint64_t Engine::new_token(Request* r) {
