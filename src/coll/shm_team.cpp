@@ -100,7 +100,8 @@ ShmTeam::ShmTeam(shm::Transport& transport, p2p::Engine* engine, const shm::Coll
     }
     // The wait policy of the transport (SHMPI_SPIN_US, SHMPI_YIELD_US).
     spin_ = std::chrono::microseconds(env_long("SHMPI_SPIN_US", 20, 0, 10'000'000));
-    // More members than CPUs: yield at once (see Transport::wait).
+    // More members than CPUs (select.cpp then avoids the composed Scan and
+    // Exscan).  How a wait spins or yields is Transport::crowded()'s call.
     crowded_ = n_ > job_cpus();
     yield_ = std::chrono::microseconds(env_long("SHMPI_YIELD_US", 1000, 0, 100'000'000));
     light_notify_ = membarrier_ready();

@@ -42,7 +42,8 @@ namespace shmpi::shm {
 inline constexpr std::size_t kLine = 128;
 
 inline constexpr std::uint64_t kMagic = 0x47455349504d4853ull;  // "SHMPISEG"
-// 3: RankSlot place fields; 4: stream line; 5: the pool of collective regions
+// 3: RankSlot place fields; 4: stream line; 5: the pool of collective regions;
+// 6: the header's awake line
 inline constexpr std::uint32_t kLayoutVersion = 6;
 
 /// Job-wide state values of SegmentHeader::abort_state.
