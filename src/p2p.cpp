@@ -163,13 +163,8 @@ Request* Engine::isend(std::uint32_t context, std::int32_t my_rank, std::int32_t
     // A standard send that fits one cell with nothing queued ahead of it is
     // in the ring before we return, so its request is born complete (the
     // path MPI_Send takes, without building an Outgoing).
-    if (mode == Mode::Standard && type.contiguous &&
-        try_send_now(context, my_rank, tag, dst_world,
-                     static_cast<const std::byte*>(buf) + (count > 0 ? type.true_lb : 0),
-                     static_cast<std::uint64_t>(count * type.size))) {
-        s->dst_world = dst_world;
-        s->bytes = static_cast<std::uint64_t>(count * type.size);
-        s->done = true;
+    if (try_send_now(context, my_rank, tag, dst_world, buf, count, type, mode)) {
+        s->done = true;  // nothing of it is read once it is done
         return s;
     }
     setup_send(s, context, my_rank, tag, dst_world, buf, count, type, mode);
@@ -179,23 +174,22 @@ Request* Engine::isend(std::uint32_t context, std::int32_t my_rank, std::int32_t
 void Engine::send(std::uint32_t context, std::int32_t my_rank, std::int32_t tag,
                   std::uint32_t dst_world, const void* buf, std::int64_t count,
                   const dtype::Datatype& type, Mode mode) {
-    if (mode == Mode::Standard && type.contiguous &&
-        try_send_now(context, my_rank, tag, dst_world,
-                     static_cast<const std::byte*>(buf) + (count > 0 ? type.true_lb : 0),
-                     static_cast<std::uint64_t>(count * type.size))) {
-        return;
-    }
+    if (try_send_now(context, my_rank, tag, dst_world, buf, count, type, mode)) return;
     Request s;
     s.on_stack = true;
     setup_send(&s, context, my_rank, tag, dst_world, buf, count, type, mode);
     wait(s);
 }
 
-/// Fast path of a blocking send: a message that fits one cell, with nothing
-/// queued ahead of it, goes straight into the ring with no request.  False
-/// when it does not apply (the caller takes the general path).
+/// Fast path of MPI_Send and MPI_Isend: a standard-mode message of a
+/// contiguous type that fits one cell, with nothing queued ahead of it, goes
+/// straight into the ring with no request.  False when it does not apply
+/// (the caller takes the general path).
 bool Engine::try_send_now(std::uint32_t context, std::int32_t my_rank, std::int32_t tag,
-                          std::uint32_t dst_world, const void* buf, std::uint64_t bytes) {
+                          std::uint32_t dst_world, const void* buf, std::int64_t count,
+                          const dtype::Datatype& type, Mode mode) {
+    if (mode != Mode::Standard || !type.contiguous) return false;
+    const auto bytes = static_cast<std::uint64_t>(count * type.size);
     if (bytes > payload0_ || bytes > eager_limit_ || !outq_[dst_world].empty()) return false;
     std::byte* cell = transport_.try_claim(dst_world);
     if (cell == nullptr) return false;
@@ -215,7 +209,7 @@ bool Engine::try_send_now(std::uint32_t context, std::int32_t my_rank, std::int3
     w->total = bytes;
     w->sender_token = 0;
     w->receiver_token = 0;
-    if (bytes > 0) std::memcpy(cell + kWireBytes, buf, bytes);
+    if (bytes > 0) std::memcpy(cell + kWireBytes, static_cast<const std::byte*>(buf) + type.true_lb, bytes);
     transport_.publish(dst_world);
     return true;
 }

@@ -171,7 +171,8 @@ private:
     };
 
     bool try_send_now(std::uint32_t context, std::int32_t my_rank, std::int32_t tag,
-                      std::uint32_t dst_world, const void* buf, std::uint64_t bytes);
+                      std::uint32_t dst_world, const void* buf, std::int64_t count,
+                      const dtype::Datatype& type, Mode mode);
     int try_recv_now(std::uint32_t context, std::int32_t src, std::uint32_t src_world,
                      std::int32_t tag, void* buf, std::uint64_t capacity, MPI_Status& status);
     void queue(std::uint32_t dst, Outgoing&& o);
