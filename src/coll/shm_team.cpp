@@ -56,15 +56,6 @@ bool membarrier_ready() {
 
 /// CPUs the job may use: mpirun's affinity (a rank bound to one CPU of an
 /// unoversubscribed job would otherwise count one), else our own.
-int job_cpus() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(getppid(), sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
-    return 1;
-}
-
 ShmTuning tuning_from_environment() {
     ShmTuning t;
     t.flat_max = static_cast<int>(env_long("SHMPI_COLL_SHM_FLAT", t.flat_max, 1, 1 << 20));
@@ -98,12 +89,9 @@ ShmTeam::ShmTeam(shm::Transport& transport, p2p::Engine* engine, const shm::Coll
     for (int m = 0; m < n_; ++m) {
         if (m != me_) all_but_me_.push_back(m);
     }
-    // The wait policy of the transport (SHMPI_SPIN_US, SHMPI_YIELD_US).
-    spin_ = std::chrono::microseconds(env_long("SHMPI_SPIN_US", 20, 0, 10'000'000));
     // More members than CPUs (select.cpp then avoids the composed Scan and
     // Exscan).  How a wait spins or yields is Transport::crowded()'s call.
-    crowded_ = n_ > job_cpus();
-    yield_ = std::chrono::microseconds(env_long("SHMPI_YIELD_US", 1000, 0, 100'000'000));
+    crowded_ = n_ > transport_.cpus();
     light_notify_ = membarrier_ready();
     const shm::Segment* seg = transport_.segment();
     for (int m = 0; m < n_; ++m) {
@@ -244,14 +232,14 @@ void ShmTeam::wait_slow(bool (*done)(void*), void* state) {
                 __builtin_ia32_pause();
             }
             leave_if_aborting();
-        } while (Clock::now() < start + spin_ && !transport_.crowded());
+        } while (Clock::now() < start + transport_.policy().spin && !transport_.crowded());
     }
     // 2. Yield: give the core to a rank that may be the one we wait for.
     do {
         if (look()) return;
         leave_if_aborting();
         sched_yield();
-    } while (Clock::now() < start + yield_);
+    } while (Clock::now() < start + transport_.policy().yield);
     // 3. Sleep on our doorbell until a flag writer (or a point-to-point
     //    sender, or the abort) rings it.
     shm::RankSlot& me = *slots_[static_cast<std::size_t>(me_)];

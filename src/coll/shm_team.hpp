@@ -348,8 +348,6 @@ private:
     ShmTuning tuning_;
     std::uint64_t calls_ = 0;
     std::vector<std::uint64_t> seen_gather_;  ///< last gather value read from each member
-    std::chrono::nanoseconds spin_{20'000};      ///< wait: busy polling
-    std::chrono::nanoseconds yield_{1'000'000};  ///< wait: polling with sched_yield, until
     bool light_notify_ = false;  ///< sleepers use membarrier: notify() needs no fence
     bool crowded_ = false;       ///< more members than CPUs the job may use
 

@@ -60,6 +60,10 @@ public:
     std::uint32_t cell_bytes() const { return cell_bytes_; }
     /// True when more ranks than usable cores share the machine.
     bool oversubscribed() const { return oversubscribed_; }
+    /// CPUs the job may use (mpirun's affinity).
+    int cpus() const { return cpus_; }
+    /// The wait policy (SHMPI_SPIN_US, SHMPI_YIELD_US), read once at start.
+    const WaitPolicy& policy() const { return policy_; }
 
     // ---- sending cells ----
 
