@@ -168,4 +168,31 @@ TEST(DtypeRandom, DeepTypesWithManyBlocks) {
     }
 }
 
+// Vector loops that move 4 MiB or more unpack with non-temporal stores
+// (src/dtype/pack.cpp): blocks whole and unaligned, short tails, a negative
+// stride, and the pieces that resume inside them.
+TEST(DtypeRandom, LargeVectorsUnpackAroundTheCaches) {
+    std::mt19937_64 rng(11);
+    struct Shape {
+        int blocklen;
+        MPI_Aint stride;
+    };
+    for (const Shape& shape : {Shape{64, 128}, Shape{72, 200}, Shape{100, -228}, Shape{4096, 8192}}) {
+        ref::Spec s;
+        s.op = ref::Spec::Hvector;
+        s.count = (4 << 20) / shape.blocklen + 3;
+        s.blocklen = shape.blocklen;
+        s.hstride = shape.stride;
+        s.kids.push_back(ref::Spec{});
+        s.kids.back().basic = MPI_BYTE;
+        SCOPED_TRACE(::testing::Message() << ref::describe(s));
+        const ref::Map m = ref::flatten(s);
+        const shmpi::dtype::Ref t = ref::build(s);
+        check_properties(m, *t);
+        check_pack(m, *t, 1, rng);
+        check_unpack(m, *t, 1, rng);
+        if (::testing::Test::HasFatalFailure()) return;
+    }
+}
+
 }  // namespace
