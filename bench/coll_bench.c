@@ -155,6 +155,15 @@ static int parse_ops(const char *arg, struct options *opt) {
 }
 
 /* Returns 0 and fills `opt`, 1 for --help, -1 for a usage error. */
+/* Option `name` takes one of two words: 0 for `no`, 1 for `yes`, -1 (said
+ * on stderr) for anything else. */
+static int parse_choice(const char *name, const char *v, const char *no, const char *yes) {
+    if (strcmp(v, no) == 0) return 0;
+    if (strcmp(v, yes) == 0) return 1;
+    complain("coll_bench: %s '%s' is neither %s nor %s\n", name, v, no, yes);
+    return -1;
+}
+
 static int parse_args(int argc, char **argv, struct options *opt) {
     opt->nsizes = 0;
     for (long s = 8; s <= 4L * 1024 * 1024; s *= 2) opt->sizes[opt->nsizes++] = s;
@@ -193,23 +202,11 @@ static int parse_args(int argc, char **argv, struct options *opt) {
         } else if (strcmp(a, "--time") == 0) {
             opt->time = atof(v);
         } else if (strcmp(a, "--comm") == 0) {
-            if (strcmp(v, "world") == 0) {
-                opt->dup = 0;
-            } else if (strcmp(v, "dup") == 0) {
-                opt->dup = 1;
-            } else {
-                complain("coll_bench: --comm '%s' is neither world nor dup\n", v);
-                return -1;
-            }
+            opt->dup = parse_choice("--comm", v, "world", "dup");
+            if (opt->dup < 0) return -1;
         } else if (strcmp(a, "--mode") == 0) {
-            if (strcmp(v, "osu") == 0) {
-                opt->loop = 0;
-            } else if (strcmp(v, "loop") == 0) {
-                opt->loop = 1;
-            } else {
-                complain("coll_bench: --mode '%s' is neither osu nor loop\n", v);
-                return -1;
-            }
+            opt->loop = parse_choice("--mode", v, "osu", "loop");
+            if (opt->loop < 0) return -1;
         } else {
             complain("coll_bench: unknown option '%s'\n", a);
             return -1;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -504,45 +505,48 @@ TEST_F(SegmentTest, AttachRejectsWrongVersion) {
     EXPECT_TRUE(contains(err, "version " + std::to_string(shm::kLayoutVersion + 1))) << err;
 }
 
-/// The immutable part of a segment header (it ends where abort_state's line
-/// begins) as it was when this was made; restore() puts it back, so a test
-/// can tamper with one field at a time.
-class HeaderSnapshot {
+/// Tampers with a 2-rank segment's header one field at a time.  It keeps
+/// the immutable part of the header (it ends where abort_state's line
+/// begins) as it was at construction; rejects() changes the header, expects
+/// attaching to fail, and puts the saved part back.
+class HeaderTamper {
 public:
-    explicit HeaderSnapshot(shm::SegmentHeader& h) : h_(h) {
+    HeaderTamper(shm::SegmentHeader& h, int fd) : h_(h), fd_(fd) {
         std::memcpy(saved_, static_cast<const void*>(&h), kBytes);
     }
-    void restore() { std::memcpy(static_cast<void*>(&h_), saved_, kBytes); }
+    /// Applies `change`; attaching as a job of `nranks` must then fail, with
+    /// `needle` in the message unless it is empty.  `what` says what the
+    /// change made.
+    void rejects(const std::function<void(shm::SegmentHeader&)>& change, const std::string& needle,
+                 const std::string& what, std::uint32_t nranks = 2) {
+        change(h_);
+        const std::string err = attach_error(fd_, nranks);
+        if (needle.empty()) {
+            EXPECT_FALSE(err.empty()) << "accepted " << what;
+        } else {
+            EXPECT_TRUE(contains(err, needle)) << "accepted " << what << " (error: '" << err << "')";
+        }
+        std::memcpy(static_cast<void*>(&h_), saved_, kBytes);
+    }
+    ~HeaderTamper() { EXPECT_EQ(attach_error(fd_, 2), "") << "the restored header should attach"; }
 
 private:
     static constexpr std::size_t kBytes = offsetof(shm::SegmentHeader, abort_state);
     shm::SegmentHeader& h_;
+    int fd_;
     std::byte saved_[kBytes];
 };
 
 TEST_F(SegmentTest, AttachRejectsInconsistentLayout) {
     auto seg = make_segment(2);
     ASSERT_TRUE(seg);
-    shm::SegmentHeader& h = seg->header();
-    HeaderSnapshot snapshot(h);
-    auto restore = [&] { snapshot.restore(); };
-
-    h.ring_stride += kLine;
-    EXPECT_FALSE(attach_error(seg->fd(), 2).empty()) << "accepted a wrong ring stride";
-    restore();
-    h.ring_cells = 24;
-    EXPECT_FALSE(attach_error(seg->fd(), 2).empty()) << "accepted 24 cells per ring";
-    restore();
-    h.ring_cells = 0;
-    EXPECT_FALSE(attach_error(seg->fd(), 2).empty()) << "accepted 0 cells per ring";
-    restore();
-    h.rings_offset += 4096;
-    EXPECT_FALSE(attach_error(seg->fd(), 2).empty()) << "accepted a wrong rings offset";
-    restore();
-    h.cell_bytes += 8;
-    EXPECT_FALSE(attach_error(seg->fd(), 2).empty()) << "accepted cells of 2056 bytes";
-    restore();
-    EXPECT_EQ(attach_error(seg->fd(), 2), "") << "the restored header should attach";
+    HeaderTamper t(seg->header(), seg->fd());
+    using H = shm::SegmentHeader;
+    t.rejects([](H& h) { h.ring_stride += kLine; }, "", "a wrong ring stride");
+    t.rejects([](H& h) { h.ring_cells = 24; }, "", "24 cells per ring");
+    t.rejects([](H& h) { h.ring_cells = 0; }, "", "0 cells per ring");
+    t.rejects([](H& h) { h.rings_offset += 4096; }, "", "a wrong rings offset");
+    t.rejects([](H& h) { h.cell_bytes += 8; }, "", "cells of 2056 bytes");
 }
 
 TEST_F(SegmentTest, AttachRejectsCellsTooSmallForAHeader) {
@@ -629,30 +633,16 @@ TEST_F(SegmentTest, AttachRejectsBadDescriptor) {
 TEST_F(SegmentTest, AttachRejectsInconsistentCollectiveLayout) {
     auto seg = make_segment(2);
     ASSERT_TRUE(seg);
-    shm::SegmentHeader& h = seg->header();
-    HeaderSnapshot snapshot(h);
-    auto restore = [&] { snapshot.restore(); };
-
-    h.coll_offset += 4096;
-    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "coll_offset")) << "accepted a moved region";
-    restore();
-    h.coll_cells_offset = seg->size() - 4096;
-    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "coll_cells_offset"))
-        << "accepted cells that run past the end of the file";
-    restore();
-    h.coll_cell_bytes *= 4;
-    EXPECT_FALSE(attach_error(seg->fd(), 2).empty()) << "accepted larger collective cells";
-    restore();
-    h.coll_cell_bytes = 100;
-    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "coll_cell_bytes is 100")) << "accepted 100";
-    restore();
-    h.coll_cell_bytes = 0;
-    EXPECT_FALSE(attach_error(seg->fd(), 2).empty()) << "accepted empty collective cells";
-    restore();
-    h.ranks_offset = 0;
-    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "ranks_offset")) << "rank slots on the header";
-    restore();
-    EXPECT_EQ(attach_error(seg->fd(), 2), "") << "the restored header should attach";
+    const std::size_t size = seg->size();
+    HeaderTamper t(seg->header(), seg->fd());
+    using H = shm::SegmentHeader;
+    t.rejects([](H& h) { h.coll_offset += 4096; }, "coll_offset", "a moved region");
+    t.rejects([size](H& h) { h.coll_cells_offset = size - 4096; }, "coll_cells_offset",
+              "cells that run past the end of the file");
+    t.rejects([](H& h) { h.coll_cell_bytes *= 4; }, "", "larger collective cells");
+    t.rejects([](H& h) { h.coll_cell_bytes = 100; }, "coll_cell_bytes is 100", "cells of 100 bytes");
+    t.rejects([](H& h) { h.coll_cell_bytes = 0; }, "", "empty collective cells");
+    t.rejects([](H& h) { h.ranks_offset = 0; }, "ranks_offset", "rank slots on the header");
 }
 
 TEST_F(SegmentTest, AttachRejectsInconsistentStreamBuffers) {
@@ -662,21 +652,13 @@ TEST_F(SegmentTest, AttachRejectsInconsistentStreamBuffers) {
     EXPECT_LE(seg->layout().stream_offset + 2 * std::size_t{seg->layout().geometry.stream_bytes}, seg->size());
     EXPECT_EQ(seg->stream_buffer(1) - seg->stream_buffer(0),
               static_cast<std::ptrdiff_t>(seg->layout().geometry.stream_bytes));
-    shm::SegmentHeader& h = seg->header();
-    HeaderSnapshot snapshot(h);
-    auto restore = [&] { snapshot.restore(); };
-
-    h.stream_offset = seg->size() - 4096;
-    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "stream_offset"))
-        << "accepted stream buffers that run past the end of the file";
-    restore();
-    h.stream_bytes = 100;
-    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "stream_bytes is 100")) << "accepted 100";
-    restore();
-    h.stream_bytes *= 2;
-    EXPECT_FALSE(attach_error(seg->fd(), 2).empty()) << "accepted larger stream buffers";
-    restore();
-    EXPECT_EQ(attach_error(seg->fd(), 2), "") << "the restored header should attach";
+    const std::size_t size = seg->size();
+    HeaderTamper t(seg->header(), seg->fd());
+    using H = shm::SegmentHeader;
+    t.rejects([size](H& h) { h.stream_offset = size - 4096; }, "stream_offset",
+              "stream buffers that run past the end of the file");
+    t.rejects([](H& h) { h.stream_bytes = 100; }, "stream_bytes is 100", "stream buffers of 100 bytes");
+    t.rejects([](H& h) { h.stream_bytes *= 2; }, "", "larger stream buffers");
 }
 
 // ---- the pool of collective regions ----
@@ -769,37 +751,18 @@ TEST_F(SegmentTest, PoolRegionsAreFreeDistinctAndInside) {
 TEST_F(SegmentTest, AttachRejectsInconsistentPool) {
     auto seg = make_segment(2);
     ASSERT_TRUE(seg);
-    shm::SegmentHeader& h = seg->header();
-    HeaderSnapshot snapshot(h);
-    auto restore = [&] { snapshot.restore(); };
-
-    h.pool_offset += 4096;
-    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "pool_offset")) << "accepted moved control words";
-    restore();
-    h.pool_regions_offset = seg->size() - 4096;
-    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "pool_regions_offset"))
-        << "accepted regions that run past the end of the file";
-    restore();
-    h.pool_region_stride *= 2;
-    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "pool_region_stride"))
-        << "accepted regions twice as far apart";
-    restore();
-    h.pool_region_stride = 0;
-    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "pool_region_stride")) << "accepted overlapping regions";
-    restore();
-    h.pool_regions = 65;
-    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "pool_regions is 65")) << "accepted 65 regions";
-    restore();
-    h.pool_regions = 0xffffffffu;
-    EXPECT_FALSE(attach_error(seg->fd(), 2).empty()) << "accepted 2^32 - 1 regions";
-    restore();
-    h.pool_regions = 9;
-    EXPECT_FALSE(attach_error(seg->fd(), 2).empty()) << "accepted more regions than the file holds";
-    restore();
-    h.pool_regions = 7;
-    EXPECT_FALSE(attach_error(seg->fd(), 2).empty()) << "accepted fewer regions than the file holds";
-    restore();
-    EXPECT_EQ(attach_error(seg->fd(), 2), "") << "the restored header should attach";
+    const std::size_t size = seg->size();
+    HeaderTamper t(seg->header(), seg->fd());
+    using H = shm::SegmentHeader;
+    t.rejects([](H& h) { h.pool_offset += 4096; }, "pool_offset", "moved control words");
+    t.rejects([size](H& h) { h.pool_regions_offset = size - 4096; }, "pool_regions_offset",
+              "regions that run past the end of the file");
+    t.rejects([](H& h) { h.pool_region_stride *= 2; }, "pool_region_stride", "regions twice as far apart");
+    t.rejects([](H& h) { h.pool_region_stride = 0; }, "pool_region_stride", "overlapping regions");
+    t.rejects([](H& h) { h.pool_regions = 65; }, "pool_regions is 65", "65 regions");
+    t.rejects([](H& h) { h.pool_regions = 0xffffffffu; }, "", "2^32 - 1 regions");
+    t.rejects([](H& h) { h.pool_regions = 9; }, "", "more regions than the file holds");
+    t.rejects([](H& h) { h.pool_regions = 7; }, "", "fewer regions than the file holds");
 }
 
 TEST_F(SegmentTest, SegmentWithoutPoolAttaches) {
@@ -815,27 +778,18 @@ TEST_F(SegmentTest, AttachRejectsHugeCountsWithoutOverflow) {
     // must be refused by a message, not wrap around into a small layout.
     auto seg = make_segment(2);
     ASSERT_TRUE(seg);
-    shm::SegmentHeader& h = seg->header();
-    HeaderSnapshot snapshot(h);
-    auto restore = [&] { snapshot.restore(); };
-
-    h.nranks = 1u << 20;
-    EXPECT_FALSE(attach_error(seg->fd(), 1u << 20).empty()) << "accepted 2^20 ranks";
-    restore();
-    h.nranks = 0xffffffffu;
-    EXPECT_FALSE(attach_error(seg->fd(), 0xffffffffu).empty()) << "accepted 2^32-1 ranks";
-    restore();
-    h.ring_cells = 1u << 31;
-    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "ring_cells")) << "accepted 2^31 cells";
-    restore();
-    h.cell_bytes = 0xffffff80u;
-    EXPECT_TRUE(contains(attach_error(seg->fd(), 2), "cell_bytes")) << "accepted huge cells";
-    restore();
-    h.ring_cells = 1u << 24;
-    h.cell_bytes = 1u << 24;
-    EXPECT_FALSE(attach_error(seg->fd(), 2).empty()) << "accepted 2^48-byte rings";
-    restore();
-    EXPECT_EQ(attach_error(seg->fd(), 2), "");
+    HeaderTamper t(seg->header(), seg->fd());
+    using H = shm::SegmentHeader;
+    t.rejects([](H& h) { h.nranks = 1u << 20; }, "", "2^20 ranks", 1u << 20);
+    t.rejects([](H& h) { h.nranks = 0xffffffffu; }, "", "2^32 - 1 ranks", 0xffffffffu);
+    t.rejects([](H& h) { h.ring_cells = 1u << 31; }, "ring_cells", "2^31 cells");
+    t.rejects([](H& h) { h.cell_bytes = 0xffffff80u; }, "cell_bytes", "huge cells");
+    t.rejects(
+        [](H& h) {
+            h.ring_cells = 1u << 24;
+            h.cell_bytes = 1u << 24;
+        },
+        "", "2^48-byte rings");
 }
 
 TEST_F(SegmentTest, LayoutIsAPrivateCopyThatPeersCannotMove) {
