@@ -26,7 +26,12 @@
  * counts).  Roots are rank 0.  Barrier is measured once (size 0).
  *
  * Output: a commented header (MPI library, ranks, host CPUs, every rank's
- * placement, mode) and a table, or with --csv the same header lines and CSV.
+ * placement, mode, and in osu mode what an empty timed region costs: two
+ * MPI_Wtime calls, a floor under every number) and a table, or with --csv
+ * the same header lines and CSV.  --per-rank adds a comment line after each
+ * row with every rank's median time per call: in the osu mode a root that
+ * must wait for the others (Reduce, Gather) or that the others wait for
+ * (Bcast) shows where the mean comes from.
  * Exit status 0, 1 for a usage error, 2 when a check of the results failed.
  */
 #define _GNU_SOURCE 1 /* sched_getaffinity, sched_getcpu */
@@ -92,6 +97,7 @@ struct options {
     int loop;    /* --mode loop */
     int csv;
     int dup;     /* --comm dup */
+    int per_rank; /* --per-rank */
 };
 
 /* The communicator the collectives run on: MPI_COMM_WORLD, or with
@@ -125,6 +131,7 @@ static void usage(FILE *out, const char *argv0) {
             "  --mode osu|loop  osu: barrier, then one timed call, input rewritten before\n"
             "                   each (default); loop: back-to-back calls timed together\n"
             "  --comm world|dup run on MPI_COMM_WORLD (default) or on a duplicate of it\n"
+            "  --per-rank       after each row, every rank's median time per call\n"
             "  --csv            print CSV instead of a table\n",
             argv0);
 }
@@ -176,12 +183,17 @@ static int parse_args(int argc, char **argv, struct options *opt) {
     opt->loop = 0;
     opt->csv = 0;
     opt->dup = 0;
+    opt->per_rank = 0;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 1;
         if (strcmp(a, "--csv") == 0) {
             opt->csv = 1;
+            continue;
+        }
+        if (strcmp(a, "--per-rank") == 0) {
+            opt->per_rank = 1;
             continue;
         }
         if (v == NULL) {
@@ -439,12 +451,13 @@ struct result {
     long iters;
     double avg_med, max_med, avg_min; /* microseconds per call */
     long failures;
+    double *ranks; /* rank 0: each rank's median over reps (nranks entries) */
 };
 
 /* Steps 1-4 for one collective and size.  Collective over all ranks. */
 static struct result measure(const struct options *opt, int op, long size, struct buffers *b,
-                             int rank, int nranks, uint64_t *version) {
-    struct result res = {0, 0, 0, 0, 0};
+                             int rank, int nranks, uint64_t *version, double *ranks) {
+    struct result res = {0, 0, 0, 0, 0, ranks};
     const long elems = elems_of(op, size);
     if (op == OP_GATHERV || op == OP_ALLGATHERV || op == OP_SCATTERV || op == OP_ALLTOALLV ||
         op == OP_REDUCE_SCATTER) {
@@ -499,7 +512,8 @@ static struct result measure(const struct options *opt, int op, long size, struc
     /* 3. Timed repetitions. */
     double *avg = malloc(sizeof(double) * (size_t)opt->reps);
     double *mx = malloc(sizeof(double) * (size_t)opt->reps);
-    if (avg == NULL || mx == NULL) {
+    double *own = malloc(sizeof(double) * (size_t)opt->reps);
+    if (avg == NULL || mx == NULL || own == NULL) {
         fprintf(stderr, "coll_bench: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -524,6 +538,7 @@ static struct result measure(const struct options *opt, int op, long size, struc
         }
         /* 4. Average and maximum over ranks of the mean per call. */
         double mine = total / (double)iters * 1e6;
+        own[r] = mine;
         double sum = 0, most = 0;
         MPI_Reduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, bench_comm);
         MPI_Reduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, 0, bench_comm);
@@ -537,9 +552,24 @@ static struct result measure(const struct options *opt, int op, long size, struc
         res.avg_med = median(avg, opt->reps);
         res.max_med = median(mx, opt->reps);
     }
+    double own_med = median(own, opt->reps);
+    MPI_Gather(&own_med, 1, MPI_DOUBLE, ranks, 1, MPI_DOUBLE, 0, bench_comm);
     free(avg);
     free(mx);
+    free(own);
     return res;
+}
+
+/* The time an empty timed region takes (two MPI_Wtime calls): a floor
+ * under every time per call of the osu mode, measured in microseconds. */
+static double timer_floor(void) {
+    enum { PAIRS = 100000 };
+    double total = 0;
+    for (int i = 0; i < PAIRS; ++i) {
+        double start = MPI_Wtime();
+        total += MPI_Wtime() - start;
+    }
+    return total / PAIRS * 1e6;
 }
 
 static void print_header(const struct options *opt, int nranks, char *places) {
@@ -557,6 +587,7 @@ static void print_header(const struct options *opt, int nranks, char *places) {
                      : "osu (input rewritten, barrier, one timed call)",
            opt->reps, opt->time);
     printf("# communicator: %s\n", opt->dup ? "a duplicate of MPI_COMM_WORLD (--comm dup)" : "MPI_COMM_WORLD");
+    if (!opt->loop) printf("# timer: an empty timed region takes %.3f us (included in every time below)\n", timer_floor());
     printf("# avg: median over reps of the mean over ranks; max: same for the slowest rank; "
            "best: lowest rep's mean over ranks\n");
     if (opt->csv) {
@@ -604,6 +635,12 @@ int main(int argc, char **argv) {
     memset(b.send, 0, big);
     memset(b.recv, 0, big);
 
+    double *ranks = rank == 0 ? malloc(sizeof(double) * (size_t)nranks) : NULL;
+    if (rank == 0 && ranks == NULL) {
+        fprintf(stderr, "coll_bench: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+
     char where[PLACE_LEN];
     placement(where, sizeof where);
     char *places = rank == 0 ? malloc((size_t)PLACE_LEN * (size_t)nranks) : NULL;
@@ -616,7 +653,7 @@ int main(int argc, char **argv) {
         const int op = opt.ops[k];
         for (int s = 0; s < opt.nsizes; ++s) {
             const long size = op == OP_BARRIER ? 0 : opt.sizes[s];
-            struct result res = measure(&opt, op, size, &b, rank, nranks, &version);
+            struct result res = measure(&opt, op, size, &b, rank, nranks, &version, ranks);
             failures += res.failures;
             if (rank == 0) {
                 const long shown = is_reduction(op) ? elems_of(op, size) * 8 : size;
@@ -626,6 +663,11 @@ int main(int argc, char **argv) {
                 } else {
                     printf("%-22s %10ld %8ld %12.3f %12.3f %12.3f\n", op_names[op], shown,
                            res.iters, res.avg_med, res.max_med, res.avg_min);
+                }
+                if (opt.per_rank) {
+                    printf("#   per rank (us):");
+                    for (int r = 0; r < nranks; ++r) printf(" %.3f", res.ranks[r]);
+                    printf("\n");
                 }
                 fflush(stdout);
             }
@@ -638,6 +680,7 @@ int main(int argc, char **argv) {
     free(b.recv);
     free(b.counts);
     free(b.displs);
+    free(ranks);
     free(places);
     if (bench_comm != MPI_COMM_WORLD) MPI_Comm_free(&bench_comm);
     MPI_Finalize();
