@@ -153,17 +153,22 @@ TEST(DtypeRandom, ThousandsOfNestedTypesMatchTheReference) {
     EXPECT_GT(nonempty, kTypes / 2);
 }
 
+/// Properties, pack and unpack of `count` elements of the type `s` builds.
+void check_type(const ref::Spec& s, std::int64_t count, std::mt19937_64& rng) {
+    const ref::Map m = ref::flatten(s);
+    const shmpi::dtype::Ref t = ref::build(s);
+    check_properties(m, *t);
+    check_pack(m, *t, count, rng);
+    check_unpack(m, *t, count, rng);
+}
+
 TEST(DtypeRandom, DeepTypesWithManyBlocks) {
     std::mt19937_64 rng(7);
     const ref::Draw draw = ref::draw_from(rng);
     for (int i = 0; i < 300; ++i) {
         const ref::Spec s = ref::random_spec(draw, 6);
         SCOPED_TRACE(::testing::Message() << "type " << i << ": " << ref::describe(s));
-        const ref::Map m = ref::flatten(s);
-        const shmpi::dtype::Ref t = ref::build(s);
-        check_properties(m, *t);
-        check_pack(m, *t, 2, rng);
-        check_unpack(m, *t, 2, rng);
+        check_type(s, 2, rng);
         if (::testing::Test::HasFatalFailure()) return;
     }
 }
@@ -186,11 +191,7 @@ TEST(DtypeRandom, LargeVectorsUnpackAroundTheCaches) {
         s.kids.push_back(ref::Spec{});
         s.kids.back().basic = MPI_BYTE;
         SCOPED_TRACE(::testing::Message() << ref::describe(s));
-        const ref::Map m = ref::flatten(s);
-        const shmpi::dtype::Ref t = ref::build(s);
-        check_properties(m, *t);
-        check_pack(m, *t, 1, rng);
-        check_unpack(m, *t, 1, rng);
+        check_type(s, 1, rng);
         if (::testing::Test::HasFatalFailure()) return;
     }
 }
