@@ -161,7 +161,6 @@ static int parse_ops(const char *arg, struct options *opt) {
     return opt->nops > 0 ? 0 : -1;
 }
 
-/* Returns 0 and fills `opt`, 1 for --help, -1 for a usage error. */
 /* Option `name` takes one of two words: 0 for `no`, 1 for `yes`, -1 (said
  * on stderr) for anything else. */
 static int parse_choice(const char *name, const char *v, const char *no, const char *yes) {
@@ -171,6 +170,7 @@ static int parse_choice(const char *name, const char *v, const char *no, const c
     return -1;
 }
 
+/* Returns 0 and fills `opt`, 1 for --help, -1 for a usage error. */
 static int parse_args(int argc, char **argv, struct options *opt) {
     opt->nsizes = 0;
     for (long s = 8; s <= 4L * 1024 * 1024; s *= 2) opt->sizes[opt->nsizes++] = s;

@@ -116,9 +116,9 @@ inline void runs_of(Mem m, std::int64_t stride, std::int64_t n, std::byte*& s) {
 }
 
 /// A strided loop that moves at least this many bytes streams (see the top
-/// of the file): its destination is then larger than the caches of a small
-/// machine keep for one core, so writing it around the caches loses
-/// nothing, and the loop is long enough to pay for the final fence.
+/// of the file): its destination is then larger than what the caches of a
+/// small machine keep for one core, so little of it would still be cached
+/// when next read, and the loop is long enough to pay for the final fence.
 constexpr std::int64_t kStreamLoopBytes = std::int64_t{4} << 20;
 constexpr std::int64_t kLineBytes = 64;
 
