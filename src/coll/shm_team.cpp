@@ -54,8 +54,8 @@ bool membarrier_ready() {
     return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
 }
 
-/// CPUs the job may use: mpirun's affinity (a rank bound to one CPU of an
-/// unoversubscribed job would otherwise count one), else our own.
+/// The shared-memory algorithms' tunables (SHMPI_COLL_SHM_*), read once per
+/// team.
 ShmTuning tuning_from_environment() {
     ShmTuning t;
     t.flat_max = static_cast<int>(env_long("SHMPI_COLL_SHM_FLAT", t.flat_max, 1, 1 << 20));
