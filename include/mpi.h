@@ -304,6 +304,7 @@ int PMPI_Comm_size(MPI_Comm comm, int *size);
 /* ---- errors ---- */
 typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *errcode, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef MPI_Comm_errhandler_function MPI_Handler_function; /* MPI-1 */
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
 int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
@@ -315,6 +316,7 @@ int MPI_Error_class(int errorcode, int *errorclass);
 /* MPI-1 spellings */
 int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
 int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
+int MPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler);
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
@@ -326,6 +328,7 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen);
 int PMPI_Error_class(int errorcode, int *errorclass);
 int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
+int PMPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler);
 
 /* ---- point-to-point ---- */
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
@@ -426,6 +429,12 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
 #define MPI_COMBINER_F90_COMPLEX 314
 #define MPI_COMBINER_F90_INTEGER 315
 #define MPI_COMBINER_RESIZED 316
+/* Deprecated since MPI-2 and never reported by shmpi (its MPI-1
+ * constructors report the MPI-2 combiners); defined for code that names
+ * every combiner. */
+#define MPI_COMBINER_HVECTOR_INTEGER 330
+#define MPI_COMBINER_HINDEXED_INTEGER 331
+#define MPI_COMBINER_STRUCT_INTEGER 332
 
 #define MPI_ORDER_C 0xC
 #define MPI_ORDER_FORTRAN 0xF
@@ -433,7 +442,9 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
 #define MPI_DISTRIBUTE_NONE 16
 #define MPI_DISTRIBUTE_BLOCK 17
 #define MPI_DISTRIBUTE_CYCLIC 18
-#define MPI_DISTRIBUTE_DFLT_DARG 19
+/* Negative, so that no block size a program may pass can be taken for it
+ * (the value MPICH uses). */
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
 
 /* MPI_Type_match_size */
 #define MPI_TYPECLASS_REAL 1
@@ -495,19 +506,21 @@ int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize
                         void *outbuf, int outcount, MPI_Datatype datatype);
 int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size);
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
-/* MPI-1 spellings, removed in MPI-3.0; kept for old code and textbooks. */
+/* MPI-1 spellings, removed in MPI-3.0; kept for old code and textbooks,
+ * with their MPI-2.2 prototypes (no const), as MPICH and Open MPI declare
+ * them, so that profiling wrappers written for those build here too. */
 int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                      MPI_Datatype *newtype);
-int MPI_Type_hindexed(int count, const int array_of_blocklengths[],
-                      const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+int MPI_Type_hindexed(int count, int array_of_blocklengths[],
+                      MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                       MPI_Datatype *newtype);
-int MPI_Type_struct(int count, const int array_of_blocklengths[],
-                    const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[],
+int MPI_Type_struct(int count, int array_of_blocklengths[],
+                    MPI_Aint array_of_displacements[], MPI_Datatype array_of_types[],
                     MPI_Datatype *newtype);
 int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
 int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
 int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
-int MPI_Address(const void *location, MPI_Aint *address);
+int MPI_Address(void *location, MPI_Aint *address);
 
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
@@ -566,16 +579,16 @@ int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype data
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                       MPI_Datatype *newtype);
-int PMPI_Type_hindexed(int count, const int array_of_blocklengths[],
-                       const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+int PMPI_Type_hindexed(int count, int array_of_blocklengths[],
+                       MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                        MPI_Datatype *newtype);
-int PMPI_Type_struct(int count, const int array_of_blocklengths[],
-                     const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[],
+int PMPI_Type_struct(int count, int array_of_blocklengths[],
+                     MPI_Aint array_of_displacements[], MPI_Datatype array_of_types[],
                      MPI_Datatype *newtype);
 int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
 int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
-int PMPI_Address(const void *location, MPI_Aint *address);
+int PMPI_Address(void *location, MPI_Aint *address);
 
 /* ---- collectives and reduction operations (keep additions here) ---- */
 /* A user reduction: inoutvec[i] = invec[i] op inoutvec[i] for i < *len,

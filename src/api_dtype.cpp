@@ -149,7 +149,7 @@ int PMPI_Type_create_hindexed(int count, const int blocklens[], const MPI_Aint d
 }
 #pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
 
-int PMPI_Type_hindexed(int count, const int blocklens[], const MPI_Aint displs[], MPI_Datatype old,
+int PMPI_Type_hindexed(int count, int blocklens[], MPI_Aint displs[], MPI_Datatype old,
                        MPI_Datatype* newtype) {
     return hindexed("MPI_Type_hindexed", count, blocklens, displs, old, newtype);
 }
@@ -179,7 +179,7 @@ int PMPI_Type_create_struct(int count, const int blocklens[], const MPI_Aint dis
 }
 #pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
 
-int PMPI_Type_struct(int count, const int blocklens[], const MPI_Aint displs[], const MPI_Datatype types[],
+int PMPI_Type_struct(int count, int blocklens[], MPI_Aint displs[], MPI_Datatype types[],
                      MPI_Datatype* newtype) {
     return create_struct("MPI_Type_struct", count, blocklens, displs, types, newtype);
 }
@@ -413,7 +413,7 @@ int PMPI_Get_address(const void* location, MPI_Aint* address) {
 }
 #pragma weak MPI_Get_address = PMPI_Get_address
 
-int PMPI_Address(const void* location, MPI_Aint* address) {
+int PMPI_Address(void* location, MPI_Aint* address) {
     const char* fn = "MPI_Address";
     return guard(MPI_COMM_WORLD, fn, [&] {
         need(address, fn, "address");

@@ -17,6 +17,21 @@ bool valid_handler(MPI_Errhandler e) { return predefined_handler(e) || user_errh
 
 }  // namespace
 
+namespace {
+
+int create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler, const char* fn) {
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        if (function == nullptr || errhandler == nullptr) {
+            throw MpiError(MPI_ERR_ARG, fmt::format("{}: function or errhandler is NULL", fn));
+        }
+        auto* u = new UserErrhandler();
+        u->fn = function;
+        *errhandler = reinterpret_cast<MPI_Errhandler>(u);
+    });
+}
+
+}  // namespace
+
 extern "C" {
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
@@ -69,17 +84,15 @@ int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
 #pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
 
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler) {
-    const char* fn = "MPI_Comm_create_errhandler";
-    return guard(MPI_COMM_WORLD, fn, [&] {
-        if (function == nullptr || errhandler == nullptr) {
-            throw MpiError(MPI_ERR_ARG, "MPI_Comm_create_errhandler: function or errhandler is NULL");
-        }
-        auto* u = new UserErrhandler();
-        u->fn = function;
-        *errhandler = reinterpret_cast<MPI_Errhandler>(u);
-    });
+    return create_errhandler(function, errhandler, "MPI_Comm_create_errhandler");
 }
 #pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+
+// The MPI-1 spelling; MPI_Handler_function has the same type.
+int PMPI_Errhandler_create(MPI_Handler_function* function, MPI_Errhandler* errhandler) {
+    return create_errhandler(function, errhandler, "MPI_Errhandler_create");
+}
+#pragma weak MPI_Errhandler_create = PMPI_Errhandler_create
 
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
     const char* fn = "MPI_Comm_call_errhandler";
@@ -88,7 +101,7 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
         const int cls = error_class_of(errorcode);
         // The handler sees the code as given; MPI-3.1 has this call return
         // MPI_SUCCESS once the handler returns.
-        raise(comm, MpiError(cls < 0 ? MPI_ERR_UNKNOWN : cls,
+        raise(comm, MpiError(cls < 0 || cls == MPI_ERR_LASTCODE ? MPI_ERR_UNKNOWN : cls,
                              fmt::format("{}: {}", fn, error_text(errorcode))),
               errorcode);
     });

@@ -67,6 +67,8 @@ int make_error_code(int error_class, const std::string& message) {
 }
 
 int error_class_of(int code) {
+    // MPI_ERR_LASTCODE is a valid code too (MPI-3.1 8.4), its own class.
+    if (code == MPI_ERR_LASTCODE) return MPI_ERR_LASTCODE;
     if (code < 0 || code > MPI_ERR_LASTCODE) return -1;
     const int cls = code % kStride;
     if (cls > MPI_ERR_ERRHANDLER) return -1;
@@ -76,6 +78,7 @@ int error_class_of(int code) {
 std::string error_text(int code) {
     const int cls = error_class_of(code);
     if (cls < 0) return {};
+    if (cls == MPI_ERR_LASTCODE) return "MPI_ERR_LASTCODE: the last error code";
     const char* base = class_text(cls);
     std::string generic = base != nullptr ? base : "MPI error class " + std::to_string(cls);
     const int slot = code / kStride;

@@ -1,7 +1,8 @@
 /*
  * The MPI-1 spellings of attribute caching: MPI_Keyval_create/free,
  * MPI_Attr_put/get/delete, with MPI_DUP_FN, MPI_NULL_COPY_FN and
- * MPI_NULL_DELETE_FN; MPI_Attr_get of MPI_TAG_UB.
+ * MPI_NULL_DELETE_FN; MPI_Attr_get of MPI_TAG_UB.  And of error handlers:
+ * MPI_Errhandler_create/set/get, with a handler that sees the error.
  */
 #include "check.h"
 
@@ -16,6 +17,36 @@ static int delete_count(MPI_Comm comm, int keyval, void *value, void *extra)
     CHECK(*(int *)extra == 99);
     ++deletes;
     return MPI_SUCCESS;
+}
+
+static int handler_calls;
+static int handler_code;
+
+static void count_error(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm;
+    ++handler_calls;
+    handler_code = *code;
+}
+
+static void mpi1_errhandlers(void)
+{
+    MPI_Comm c;
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    MPI_Errhandler h = MPI_ERRHANDLER_NULL;
+    CHECK_MPI(MPI_Errhandler_create(count_error, &h));
+    CHECK_MPI(MPI_Errhandler_set(c, h));
+    MPI_Errhandler got = MPI_ERRHANDLER_NULL;
+    CHECK_MPI(MPI_Errhandler_get(c, &got));
+    CHECK(got == h);
+    int size = 0;
+    CHECK_MPI(MPI_Comm_size(c, &size));
+    int x = 0;
+    const int rc = MPI_Send(&x, 1, MPI_INT, size, 0, c);
+    CHECK(handler_calls == 1 && rc == handler_code && check_error_class(rc) == MPI_ERR_RANK);
+    CHECK_MPI(MPI_Errhandler_free(&got));
+    CHECK_MPI(MPI_Errhandler_free(&h));
+    CHECK_MPI(MPI_Comm_free(&c));
 }
 
 int main(int argc, char **argv)
@@ -56,6 +87,7 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Keyval_free(&k_dup));
     CHECK_MPI(MPI_Keyval_free(&k_null));
     CHECK(k_dup == MPI_KEYVAL_INVALID);
+    mpi1_errhandlers();
     CHECK_MPI(MPI_Finalize());
     return 0;
 }

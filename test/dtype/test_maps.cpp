@@ -290,6 +290,25 @@ TEST(DtypeMaps, DarrayBlockByCyclic) {
     for (int n : owners) EXPECT_EQ(n, 1);
 }
 
+TEST(DtypeMaps, DarrayTakesEveryPositiveDargAsABlockSize) {
+    // 38 ints on 4 processes in blocks of 19: ranks 0 and 1 hold 19 each,
+    // ranks 2 and 3 nothing.  The default block would be 10 (no positive
+    // darg may be mistaken for MPI_DISTRIBUTE_DFLT_DARG).
+    const int gsizes[1] = {38};
+    const int distribs[1] = {MPI_DISTRIBUTE_BLOCK};
+    const int psizes[1] = {4};
+    const int explicit_darg[1] = {19};
+    const int default_darg[1] = {MPI_DISTRIBUTE_DFLT_DARG};
+    for (int rank = 0; rank < 4; ++rank) {
+        const Ref t = own(make_darray(4, rank, 1, gsizes, distribs, explicit_darg, psizes, MPI_ORDER_C,
+                                      P(MPI_INT), "test"));
+        EXPECT_EQ(t->size, rank < 2 ? 19 * 4 : 0) << "rank " << rank;
+        const Ref d = own(make_darray(4, rank, 1, gsizes, distribs, default_darg, psizes, MPI_ORDER_C,
+                                      P(MPI_INT), "test"));
+        EXPECT_EQ(d->size, rank < 3 ? 10 * 4 : 8 * 4) << "rank " << rank;
+    }
+}
+
 TEST(DtypeMaps, DupKeepsTheMapAndCommitState) {
     const Ref t1 = type1();
     commit(*t1);

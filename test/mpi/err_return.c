@@ -190,6 +190,14 @@ static void check_classes(void)
         CHECKF(len > 0 && len < MPI_MAX_ERROR_STRING && (int)strlen(text) == len,
                "MPI_Error_string(%s) gave length %d", error_classes[i].name, len);
     }
+    /* MPI_ERR_LASTCODE is an error code like the others: it has a class
+     * and a text. */
+    int last_class = -1;
+    CHECK_MPI(MPI_Error_class(MPI_ERR_LASTCODE, &last_class));
+    char last_text[MPI_MAX_ERROR_STRING];
+    int last_len = -1;
+    CHECK_MPI(MPI_Error_string(MPI_ERR_LASTCODE, last_text, &last_len));
+    CHECK(last_len > 0 && (int)strlen(last_text) == last_len);
     /* The classes are distinct, and MPI_ERR_LASTCODE is at least as large as
      * any of them. */
     for (int i = 0; i < NCLASSES; ++i) {

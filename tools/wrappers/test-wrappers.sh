@@ -96,6 +96,8 @@ check_info "$mpicxx" c++ C++ "$incdir" "$libdir"
 expect "SHMPI_CC" "clang a.c -I$(quote "$incdir")" "$(SHMPI_CC=clang "$mpicc" -compile-info a.c)"
 expect "SHMPI_CXX" "clang++ a.cpp -I$(quote "$incdir")" \
     "$(SHMPI_CXX=clang++ "$mpicxx" -compile-info a.cpp)"
+expect "mpicc -cc=" "clang a.c -I$(quote "$incdir")" "$(SHMPI_CC=gcc "$mpicc" -cc=clang -compile-info a.c)"
+expect "mpicxx -cxx=" "clang++ a.cpp -I$(quote "$incdir")" "$("$mpicxx" -cxx=clang++ -compile-info a.cpp)"
 expect "SHMPI_CC with two words" "ccache cc a.c -I$(quote "$incdir")" \
     "$(SHMPI_CC='ccache cc' "$mpicc" -compile-info a.c)"
 
