@@ -10,7 +10,6 @@ namespace {
 Phase g_phase = Phase::Before;
 Runtime* g_runtime = nullptr;
 
-constexpr std::uintptr_t kPredefinedLimit = 0x1000;
 }  // namespace
 
 Phase phase() { return g_phase; }

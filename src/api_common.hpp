@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <new>
 #include <string>
 
@@ -36,6 +37,10 @@ inline Runtime& running(const char* fn) {
     if (phase() != Phase::Running) not_running(fn);
     return runtime();
 }
+
+/// Handles below this value are predefined constants (mpi.h), never
+/// addresses of objects.
+inline constexpr std::uintptr_t kPredefinedLimit = 0x1000;
 
 /// Translates a communicator handle; throws MPI_ERR_COMM naming `fn`.
 Communicator& comm_of(MPI_Comm handle, const char* fn);

@@ -12,8 +12,6 @@ using namespace shmpi::api;
 namespace shmpi::api {
 namespace {
 
-constexpr std::uintptr_t kPredefinedLimit = 0x1000;
-
 /// The one empty group behind MPI_GROUP_EMPTY; never freed.
 Group& empty_group() {
     static Group* g = new Group({});

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "api_common.hpp"
+#include "api_requests.hpp"
 
 using namespace shmpi;
 using namespace shmpi::api;
@@ -13,14 +14,6 @@ using shmpi::p2p::Mode;
 using shmpi::p2p::Request;
 
 namespace {
-
-MPI_Status empty_status() {
-    MPI_Status s{};
-    s.MPI_SOURCE = MPI_ANY_SOURCE;
-    s.MPI_TAG = MPI_ANY_TAG;
-    s.MPI_ERROR = MPI_SUCCESS;
-    return s;
-}
 
 std::uint64_t status_bytes(const MPI_Status& s) {
     return static_cast<std::uint32_t>(s.shmpi_count_lo) |
@@ -36,11 +29,22 @@ MpiError request_error(const Request& r, const char* fn) {
                                 r.count, r.type_info != nullptr ? r.type_info->name : "?"));
 }
 
-/// Takes a finished request out of the user's hands: copies its status,
-/// frees it and nulls the handle.  Returns the error code to report, after
-/// the request's communicator's error handler has seen it.
+}  // namespace
+
+namespace shmpi::api {
+
+MPI_Status empty_status() {
+    MPI_Status s{};
+    s.MPI_SOURCE = MPI_ANY_SOURCE;
+    s.MPI_TAG = MPI_ANY_TAG;
+    s.MPI_ERROR = MPI_SUCCESS;
+    return s;
+}
+
 int retire(MPI_Request* handle, MPI_Status* status, const char* fn) {
     Request* r = reinterpret_cast<Request*>(*handle);
+    Persistent* p = r->type == Request::Type::Persistent ? static_cast<Persistent*>(r) : nullptr;
+    if (p != nullptr) r = p->active;
     int rc = MPI_SUCCESS;
     MPI_Status st = r->status;
     if (st.MPI_ERROR != MPI_SUCCESS) {
@@ -49,18 +53,32 @@ int retire(MPI_Request* handle, MPI_Status* status, const char* fn) {
     }
     put_status(status, st);
     runtime().engine().release(r);
-    *handle = MPI_REQUEST_NULL;
+    if (p != nullptr) {
+        p->active = nullptr;
+    } else {
+        *handle = MPI_REQUEST_NULL;
+    }
     return rc;
 }
 
-/// Checks a request array and returns the requests (nullptr for null ones).
+p2p::Request* active_of(MPI_Request handle, const char* fn) {
+    if (handle == MPI_REQUEST_NULL) return nullptr;
+    Request& r = request_of(handle, fn);
+    if (r.type == Request::Type::Persistent) return static_cast<Persistent&>(r).active;
+    return &r;
+}
+
+}  // namespace shmpi::api
+
+namespace {
+
+/// Checks a request array and returns the active requests (nullptr for null
+/// and inactive ones).
 std::vector<Request*> requests_of(int count, MPI_Request reqs[], const char* fn) {
     if (count < 0) throw MpiError(MPI_ERR_COUNT, fmt::format("{}: count {} is negative", fn, count));
     if (count > 0 && reqs == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: array_of_requests is NULL", fn));
     std::vector<Request*> out(static_cast<std::size_t>(count), nullptr);
-    for (int i = 0; i < count; ++i) {
-        if (reqs[i] != MPI_REQUEST_NULL) out[static_cast<std::size_t>(i)] = &request_of(reqs[i], fn);
-    }
+    for (int i = 0; i < count; ++i) out[static_cast<std::size_t>(i)] = active_of(reqs[i], fn);
     return out;
 }
 
@@ -223,12 +241,12 @@ int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
     const int outer = guard(MPI_COMM_WORLD, fn, [&] {
         Runtime& rt = running(fn);
         if (request == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Wait: request is NULL");
-        if (*request == MPI_REQUEST_NULL) {
+        Request* r = active_of(*request, fn);
+        if (r == nullptr) {
             put_status(status, empty_status());
             return;
         }
-        Request& r = request_of(*request, fn);
-        rt.engine().wait(r);
+        rt.engine().wait(*r);
         rc = retire(request, status, fn);
     });
     return outer != MPI_SUCCESS ? outer : rc;
@@ -241,15 +259,15 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     const int outer = guard(MPI_COMM_WORLD, fn, [&] {
         Runtime& rt = running(fn);
         if (request == nullptr || flag == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Test: request or flag is NULL");
-        if (*request == MPI_REQUEST_NULL) {
+        Request* r = active_of(*request, fn);
+        if (r == nullptr) {
             *flag = 1;
             put_status(status, empty_status());
             return;
         }
-        Request& r = request_of(*request, fn);
-        if (!r.done) rt.engine().progress();
-        *flag = r.done ? 1 : 0;
-        if (r.done) rc = retire(request, status, fn);
+        if (!r->done) rt.engine().progress();
+        *flag = r->done ? 1 : 0;
+        if (r->done) rc = retire(request, status, fn);
     });
     return outer != MPI_SUCCESS ? outer : rc;
 }
@@ -442,11 +460,38 @@ int PMPI_Request_free(MPI_Request* request) {
             throw MpiError(MPI_ERR_REQUEST, "MPI_Request_free: request is MPI_REQUEST_NULL");
         }
         Request& r = request_of(*request, fn);
-        rt.engine().release(&r);
+        if (r.type == Request::Type::Persistent) {
+            // An active communication goes on and completes unseen.
+            auto* p = static_cast<Persistent*>(&r);
+            if (p->active != nullptr) rt.engine().release(p->active);
+            delete p;
+        } else {
+            rt.engine().release(&r);
+        }
         *request = MPI_REQUEST_NULL;
     });
 }
 #pragma weak MPI_Request_free = PMPI_Request_free
+
+int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+    const char* fn = "MPI_Request_get_status";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        Runtime& rt = running(fn);
+        if (flag == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Request_get_status: flag is NULL");
+        Request* r = active_of(request, fn);
+        if (r == nullptr) {
+            *flag = 1;
+            put_status(status, empty_status());
+            return;
+        }
+        if (!r->done) rt.engine().progress();
+        *flag = r->done ? 1 : 0;
+        // The request stays the user's: a later wait or test frees it and
+        // reports its error, if any.
+        if (r->done) put_status(status, r->status);
+    });
+}
+#pragma weak MPI_Request_get_status = PMPI_Request_get_status
 
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
     const char* fn = "MPI_Iprobe";

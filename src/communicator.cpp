@@ -112,4 +112,28 @@ void Communicator::probe(int source, int tag, MPI_Status& status) {
     engine_.probe(context_, source, tag, status);
 }
 
+bool Communicator::improbe(int source, int tag, MPI_Status& status, p2p::Unexpected*& message) {
+    message = nullptr;
+    if (source == MPI_PROC_NULL) {
+        status = null_status();
+        return true;
+    }
+    message = engine_.improbe(context_, source, tag, status);
+    return message != nullptr;
+}
+
+p2p::Unexpected* Communicator::mprobe(int source, int tag, MPI_Status& status) {
+    if (source == MPI_PROC_NULL) {
+        status = null_status();
+        return nullptr;
+    }
+    return engine_.mprobe(context_, source, tag, status);
+}
+
+p2p::Request* Communicator::imrecv(p2p::Unexpected* message, void* buf, std::int64_t count,
+                                   const dtype::Datatype& type) {
+    if (message == nullptr) return irecv(buf, count, type, MPI_PROC_NULL, MPI_ANY_TAG);
+    return engine_.imrecv(message, buf, count, type);
+}
+
 }  // namespace shmpi

@@ -74,6 +74,13 @@ public:
                        int tag, MPI_Status& status);
     bool iprobe(int source, int tag, MPI_Status& status);
     void probe(int source, int tag, MPI_Status& status);
+    /// Matched probes: the message found leaves the queue for imrecv().
+    /// MPI_PROC_NULL matches at once, with `message` nullptr.
+    bool improbe(int source, int tag, MPI_Status& status, p2p::Unexpected*& message);
+    p2p::Unexpected* mprobe(int source, int tag, MPI_Status& status);
+    /// Receives a message a matched probe took (nullptr: MPI_PROC_NULL's).
+    p2p::Request* imrecv(p2p::Unexpected* message, void* buf, std::int64_t count,
+                         const dtype::Datatype& type);
 
     p2p::Engine& engine() { return engine_; }
 

@@ -369,23 +369,29 @@ void Engine::post(Request* r) {
         Unexpected* u = &*it;
         if (!fits(r->src, r->tag, r->context, u->wire)) continue;
         unexpected_.erase(it);
-        if (u->wire.kind == Kind::Rts) {
-            start_pull(r, u->wire, u->src_world);
-        } else {
-            begin_match(r, u->wire, u->src_world);
-            deliver(r, u->data.data(), u->arrived);
-            const std::uint64_t remaining = u->wire.total - u->arrived;
-            if (remaining > 0) {
-                // The rest is still on its way: send it to the request.
-                inbound_[u->src_world] = Inbound{r, nullptr, remaining};
-            } else {
-                finish_recv(r);
-            }
-        }
-        delete u;
+        take(r, u);
         return;
     }
     posted_.push_back(*r);
+}
+
+/// Receives the message `u` (already out of the unexpected queue) into `r`,
+/// and deletes `u`.
+void Engine::take(Request* r, Unexpected* u) {
+    if (u->wire.kind == Kind::Rts) {
+        start_pull(r, u->wire, u->src_world);
+    } else {
+        begin_match(r, u->wire, u->src_world);
+        deliver(r, u->data.data(), u->arrived);
+        const std::uint64_t remaining = u->wire.total - u->arrived;
+        if (remaining > 0) {
+            // The rest is still on its way: send it to the request.
+            inbound_[u->src_world] = Inbound{r, nullptr, remaining};
+        } else {
+            finish_recv(r);
+        }
+    }
+    delete u;
 }
 
 /// Records the match of `r` with the message `w` from `src_world`, and
@@ -781,6 +787,47 @@ void Engine::probe(std::uint32_t context, std::int32_t src, std::int32_t tag, MP
         if (!found) found = iprobe(context, src, tag, status);
         return found;
     });
+}
+
+Unexpected* Engine::improbe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status) {
+    if (!iprobe(context, src, tag, status)) return nullptr;
+    // iprobe() reported the first message that fits: take that one out, so
+    // that no receive but the matching one can have it.
+    for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
+        if (!fits(src, tag, context, it->wire)) continue;
+        Unexpected* u = &*it;
+        unexpected_.erase(it);
+        return u;
+    }
+    return nullptr;  // not reached: iprobe() found one
+}
+
+Unexpected* Engine::mprobe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status) {
+    Unexpected* u = nullptr;
+    wait_until([&] {
+        if (u == nullptr) u = improbe(context, src, tag, status);
+        return u != nullptr;
+    });
+    return u;
+}
+
+Request* Engine::imrecv(Unexpected* u, void* buf, std::int64_t count, const dtype::Datatype& type) {
+    Request* r = new_request();
+    setup_recv(r, u->wire.context, u->wire.src, u->wire.tag, buf, count, type);
+    take(r, u);
+    return r;
+}
+
+bool Engine::cancel(Request* r) {
+    if (r->type != Request::Type::Recv || r->done || !r->is_linked()) return false;
+    // Still in the posted queue: no message has matched it, nobody else
+    // refers to it.
+    posted_.erase(posted_.iterator_to(*r));
+    r->status.shmpi_cancelled = 1;
+    r->status.MPI_ERROR = MPI_SUCCESS;
+    set_count(r->status, 0);
+    complete(r);
+    return true;
 }
 
 void Engine::wait(Request& r) {

@@ -116,6 +116,19 @@ public:
     /// True, with `status` filled, when a matching message has arrived.
     bool iprobe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status);
     void probe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status);
+    /// Matched probes (MPI_Improbe, MPI_Mprobe): like iprobe()/probe(), but
+    /// the message found leaves the queue, and only imrecv() can receive it.
+    /// The caller owns the result until it hands it to imrecv().
+    Unexpected* improbe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status);
+    Unexpected* mprobe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status);
+    /// Receives the message a matched probe took out; returns a new request
+    /// the caller owns.
+    Request* imrecv(Unexpected* message, void* buf, std::int64_t count, const dtype::Datatype& type);
+
+    /// MPI_Cancel: a receive that no message has matched yet completes at
+    /// once as cancelled (true).  Anything else goes on and completes as
+    /// usual (false): sends are never cancelled, which MPI allows.
+    bool cancel(Request* r);
 
     /// Blocks until `r` is done.
     void wait(Request& r);
@@ -190,6 +203,7 @@ private:
 
     Request* match_posted(const Wire& w);
     void post(Request* r);
+    void take(Request* r, Unexpected* u);
     void begin_match(Request* r, const Wire& w, std::uint32_t src_world);
     void start_pull(Request* r, const Wire& w, std::uint32_t src_world);
     static void deliver(Request* r, const std::byte* p, std::uint64_t n);

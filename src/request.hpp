@@ -24,7 +24,9 @@ struct Unexpected;
 using QueueHook = boost::intrusive::list_base_hook<>;
 
 struct Request : QueueHook {
-    enum class Type : std::uint8_t { Send, Recv };
+    /// Persistent: a request of MPI_Send_init and friends, which the C
+    /// boundary keeps (api_requests.hpp); the engine never sees one.
+    enum class Type : std::uint8_t { Send, Recv, Persistent };
     static constexpr std::uint32_t kMagic = 0x52455155;  // "REQU"
 
     std::uint32_t magic = kMagic;

@@ -27,7 +27,9 @@ Runtime::Runtime(int thread_level)
 Runtime::~Runtime() = default;
 
 void Runtime::finalize() {
-    // 1. Our sends, including freed ones, are all in rings or read by peers.
+    // 1. Our sends, including freed and buffered ones, are all in rings or
+    //    read by peers.
+    bsend_buffer_.detach(*engine_);
     engine_->flush();
     // 2. Dissemination barrier on the internal context: after it, no peer
     //    will ask us for anything, so leaving is safe.

@@ -8,6 +8,7 @@
 #include "coll/select.hpp"
 #include "coll/shm_team.hpp"
 #include "communicator.hpp"
+#include "bsend.hpp"
 #include "p2p.hpp"
 #include "shm/transport.hpp"
 
@@ -27,6 +28,8 @@ public:
 
     shm::Transport& transport() { return *transport_; }
     p2p::Engine& engine() { return *engine_; }
+    /// The buffer of MPI_Bsend (MPI_Buffer_attach).
+    p2p::BsendBuffer& bsend_buffer() { return bsend_buffer_; }
     Communicator& world() { return *world_; }
     Communicator& self() { return *self_; }
     /// MPI_COMM_WORLD's shared-memory collective state, or null (a singleton
@@ -47,6 +50,7 @@ public:
 private:
     std::unique_ptr<shm::Transport> transport_;
     std::unique_ptr<p2p::Engine> engine_;
+    p2p::BsendBuffer bsend_buffer_;
     std::unique_ptr<Communicator> world_;
     std::unique_ptr<Communicator> self_;
     /// MPI_COMM_WORLD's shared-memory collective state (null in a singleton

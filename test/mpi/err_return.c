@@ -15,6 +15,15 @@
  *        on MPI_COMM_WORLD, MPI-4 on MPI_COMM_SELF; both return here)
  *      MPI_DATATYPE_NULL                        -> MPI_ERR_TYPE
  *    Each code has a non-empty MPI_Error_string.
+ *    The other send modes and request calls:
+ *      MPI_Start of a request that is not persistent, or already active,
+ *      MPI_Start or MPI_Cancel of MPI_REQUEST_NULL, MPI_Mrecv of
+ *      MPI_MESSAGE_NULL                         -> MPI_ERR_REQUEST
+ *      MPI_Bsend without an attached buffer or larger than it, a second
+ *      MPI_Buffer_attach                        -> MPI_ERR_BUFFER
+ *      MPI_Send_init/MPI_Recv_init with a bad rank, tag or count, and
+ *      MPI_Startall of count -1                 -> as for MPI_Send/MPI_Recv
+ *      MPI_Buffer_attach of size -1             -> MPI_ERR_ARG
  * 3. MPI_Error_class maps every MPI-3.1 error class to itself, and
  *    MPI_Error_string describes each.
  * 4. A user error handler (MPI_Comm_create_errhandler) is called with the
@@ -176,6 +185,53 @@ static void check_argument_errors(int size)
                 "Send to rank 1 of MPI_COMM_SELF");
 }
 
+/* 2, continued: the other send modes and request calls. */
+static void check_request_errors(int size)
+{
+    int buf[4] = {0, 0, 0, 0};
+    MPI_Comm w = MPI_COMM_WORLD;
+    MPI_Request req = MPI_REQUEST_NULL;
+
+    CHECK_MPI(MPI_Isend(buf, 1, MPI_INT, MPI_PROC_NULL, 0, w, &req));
+    CHECK_ERROR(MPI_Start(&req), MPI_ERR_REQUEST, "Start of a request from MPI_Isend");
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK_ERROR(MPI_Start(&req), MPI_ERR_REQUEST, "Start of MPI_REQUEST_NULL");
+    CHECK_ERROR(MPI_Cancel(&req), MPI_ERR_REQUEST, "Cancel of MPI_REQUEST_NULL");
+    CHECK_MPI(MPI_Recv_init(buf, 1, MPI_INT, MPI_ANY_SOURCE, 12345, w, &req));
+    CHECK_MPI(MPI_Start(&req));
+    CHECK_ERROR(MPI_Start(&req), MPI_ERR_REQUEST, "Start of an active request");
+    CHECK_MPI(MPI_Cancel(&req));
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Request_free(&req));
+    MPI_Message msg = MPI_MESSAGE_NULL;
+    CHECK_ERROR(MPI_Mrecv(buf, 1, MPI_INT, &msg, MPI_STATUS_IGNORE), MPI_ERR_REQUEST,
+                "Mrecv of MPI_MESSAGE_NULL");
+
+    CHECK_ERROR(MPI_Bsend(buf, 1, MPI_INT, 0, 0, w), MPI_ERR_BUFFER,
+                "Bsend without an attached buffer");
+    const int pool_size = 100 + MPI_BSEND_OVERHEAD;
+    char *pool = check_malloc((size_t)pool_size);
+    CHECK_MPI(MPI_Buffer_attach(pool, pool_size));
+    CHECK_ERROR(MPI_Buffer_attach(pool, pool_size), MPI_ERR_BUFFER, "a second Buffer_attach");
+    char big[200] = {0};
+    CHECK_ERROR(MPI_Bsend(big, 200, MPI_BYTE, 0, 0, w), MPI_ERR_BUFFER,
+                "Bsend larger than the buffer");
+    void *back = NULL;
+    int back_size = 0;
+    CHECK_MPI(MPI_Buffer_detach(&back, &back_size));
+    CHECK(back == pool && back_size == pool_size);
+    free(pool);
+    CHECK_ERROR(MPI_Buffer_attach(buf, -1), MPI_ERR_ARG, "Buffer_attach of size -1");
+
+    CHECK_ERROR(MPI_Send_init(buf, 1, MPI_INT, size, 0, w, &req), MPI_ERR_RANK,
+                "Send_init to rank size");
+    CHECK_ERROR(MPI_Recv_init(buf, 1, MPI_INT, 0, -5, w, &req), MPI_ERR_TAG,
+                "Recv_init with tag -5");
+    CHECK_ERROR(MPI_Send_init(buf, -1, MPI_INT, 0, 0, w, &req), MPI_ERR_COUNT,
+                "Send_init of count -1");
+    CHECK_ERROR(MPI_Startall(-1, &req), MPI_ERR_COUNT, "Startall of count -1");
+}
+
 /* 3. */
 static void check_classes(void)
 {
@@ -283,6 +339,7 @@ int main(int argc, char **argv)
 
     check_handlers();
     check_argument_errors(size);
+    check_request_errors(size);
     check_classes();
     check_user_handler(size);
     check_still_works(rank, size);

@@ -1,0 +1,493 @@
+// C boundary: the rest of the point-to-point chapter.  Ready and buffered
+// sends (MPI_Rsend, MPI_Bsend and the buffer they use), persistent requests
+// (MPI_Send_init ... MPI_Start), cancellation, matched probes (MPI_Mprobe,
+// MPI_Mrecv), and MPI_Alloc_mem and MPI_Pcontrol.
+#include <fmt/format.h>
+
+#include <cstdarg>
+#include <cstdlib>
+#include <vector>
+
+#include "api_common.hpp"
+#include "api_requests.hpp"
+#include "bsend.hpp"
+
+using namespace shmpi;
+using namespace shmpi::api;
+using shmpi::p2p::Mode;
+using shmpi::p2p::Request;
+
+namespace shmpi::api {
+
+p2p::Request* start_bsend(Communicator& c, const void* buf, int count, const dtype::Datatype& t,
+                          int dest, int tag, const char* fn) {
+    p2p::Engine& engine = c.engine();
+    if (dest == MPI_PROC_NULL) return c.isend(buf, count, t, dest, tag, Mode::Standard);
+    const auto bytes = static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(t.size);
+    p2p::BsendBuffer& bb = runtime().bsend_buffer();
+    std::byte* region = bb.reserve(engine, bytes);
+    if (region == nullptr) {
+        if (!bb.attached()) {
+            throw MpiError(MPI_ERR_BUFFER,
+                           fmt::format("{}: no buffer is attached for a buffered send of {} bytes "
+                                       "(MPI_Buffer_attach)",
+                                       fn, bytes));
+        }
+        throw MpiError(MPI_ERR_BUFFER,
+                       fmt::format("{}: the attached buffer has no room for a message of {} bytes: "
+                                   "it needs {} (MPI_BSEND_OVERHEAD included), and {} of the "
+                                   "buffer's {} bytes are not held by pending buffered sends",
+                                   fn, bytes, bytes + MPI_BSEND_OVERHEAD, bb.free_bytes(), bb.size()));
+    }
+    if (bytes > 0) dtype::pack(t, buf, count, region);
+    // The engine's send from the buffer; the buffer owns its request.
+    Request* r = c.isend(region, static_cast<std::int64_t>(bytes), *dtype::predefined(MPI_BYTE), dest,
+                         tag, Mode::Standard);
+    bb.track(region, r);
+    // What the user gets back: the send is complete as far as the caller is
+    // concerned, since its buffer may be reused at once.
+    Request* done = engine.new_request();
+    done->done = true;
+    return done;
+}
+
+}  // namespace shmpi::api
+
+namespace {
+
+/// The checks every send call makes; returns the datatype.
+const dtype::Datatype& check_send(Communicator& c, const void* buf, int count, MPI_Datatype type,
+                                  int dest, int tag, const char* fn) {
+    check_count(count, fn);
+    const dtype::Datatype& t = type_of(type, fn);
+    check_buffer(buf, count, t, fn);
+    check_send_tag(tag, fn);
+    check_dest(c, dest, fn);
+    return t;
+}
+
+void check_request_out(const MPI_Request* request, const char* fn) {
+    if (request == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: request is NULL", fn));
+}
+
+/// A new persistent request with the arguments of one communication.
+int init_persistent(Persistent::Op op, const void* buf, int count, MPI_Datatype type, int peer,
+                    int tag, MPI_Comm comm, MPI_Request* request, const char* fn) {
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        const dtype::Datatype* t = nullptr;
+        if (op == Persistent::Op::Recv) {
+            check_count(count, fn);
+            t = &type_of(type, fn);
+            check_buffer(buf, count, *t, fn);
+            check_recv_tag(tag, fn);
+            check_source(c, peer, fn);
+        } else {
+            t = &check_send(c, buf, count, type, peer, tag, fn);
+        }
+        check_request_out(request, fn);
+        auto* p = new Persistent;
+        p->type = Request::Type::Persistent;
+        p->comm_handle = comm;
+        p->type_info = t;
+        p->type_hold = dtype::Ref(t);  // a derived type stays valid if the user frees it
+        p->op = op;
+        p->buf = const_cast<void*>(buf);  // only the receive writes to it
+        p->count = count;
+        p->peer = peer;
+        p->msg_tag = tag;
+        *request = reinterpret_cast<MPI_Request>(p);
+    });
+}
+
+/// The persistent request behind `handle`, which must be inactive.
+Persistent& inactive_persistent(MPI_Request handle, const char* fn) {
+    if (handle == MPI_REQUEST_NULL) {
+        throw MpiError(MPI_ERR_REQUEST, fmt::format("{}: request is MPI_REQUEST_NULL", fn));
+    }
+    Request& r = request_of(handle, fn);
+    if (r.type != Request::Type::Persistent) {
+        throw MpiError(MPI_ERR_REQUEST,
+                       fmt::format("{}: request {:#x} is not persistent (only requests of "
+                                   "MPI_Send_init, MPI_Recv_init and the like can be started)",
+                                   fn, reinterpret_cast<std::uintptr_t>(handle)));
+    }
+    auto& p = static_cast<Persistent&>(r);
+    if (p.active != nullptr) {
+        throw MpiError(MPI_ERR_REQUEST,
+                       fmt::format("{}: request {:#x} is already active (complete it with a wait "
+                                   "or a test before starting it again)",
+                                   fn, reinterpret_cast<std::uintptr_t>(handle)));
+    }
+    return p;
+}
+
+/// Starts one more communication of `p`.
+void start(Persistent& p, const char* fn) {
+    Communicator& c = comm_of(p.comm_handle, fn);
+    const dtype::Datatype& t = *p.type_info;
+    Request* r = nullptr;
+    switch (p.op) {
+        case Persistent::Op::Send:
+            r = c.isend(p.buf, p.count, t, p.peer, p.msg_tag, Mode::Standard);
+            break;
+        case Persistent::Op::Ssend:
+            r = c.isend(p.buf, p.count, t, p.peer, p.msg_tag, Mode::Sync);
+            break;
+        case Persistent::Op::Bsend:
+            r = start_bsend(c, p.buf, p.count, t, p.peer, p.msg_tag, fn);
+            break;
+        case Persistent::Op::Recv:
+            r = c.irecv(p.buf, p.count, t, p.peer, p.msg_tag);
+            break;
+    }
+    r->comm_handle = p.comm_handle;
+    p.active = r;
+}
+
+/// The communicator whose error handler sees errors about `handle`: a
+/// persistent request's own, else MPI_COMM_WORLD.
+MPI_Comm comm_for(MPI_Request handle) {
+    if (handle == MPI_REQUEST_NULL) return MPI_COMM_WORLD;
+    try {
+        const MPI_Comm comm = request_of(handle, "").comm_handle;
+        return comm != MPI_COMM_NULL ? comm : MPI_COMM_WORLD;
+    } catch (const MpiError&) {
+        return MPI_COMM_WORLD;  // the call itself reports the bad handle
+    }
+}
+
+/// What an MPI_Message handle points at: a message a matched probe took out
+/// of the queue, until MPI_Mrecv or MPI_Imrecv receives it.
+struct Message {
+    static constexpr std::uint32_t kMagic = 0x4d534748;  // "MSGH"
+    std::uint32_t magic = kMagic;
+    p2p::Unexpected* message = nullptr;
+    MPI_Comm comm = MPI_COMM_NULL;
+};
+
+MPI_Message message_handle(p2p::Unexpected* u, MPI_Comm comm) {
+    if (u == nullptr) return MPI_MESSAGE_NO_PROC;
+    return reinterpret_cast<MPI_Message>(new Message{Message::kMagic, u, comm});
+}
+
+/// Receives the message behind `*message` (MPI_Mrecv, MPI_Imrecv) and sets
+/// the handle to MPI_MESSAGE_NULL.  Returns the receive's request.
+Request* receive_message(void* buf, int count, MPI_Datatype type, MPI_Message* message, const char* fn) {
+    if (message == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: message is NULL", fn));
+    const auto v = reinterpret_cast<std::uintptr_t>(*message);
+    Message* m = nullptr;
+    if (*message != MPI_MESSAGE_NO_PROC) {
+        m = reinterpret_cast<Message*>(*message);
+        if (v < kPredefinedLimit || m->magic != Message::kMagic) {
+            throw MpiError(MPI_ERR_REQUEST,
+                           fmt::format("{}: invalid message {:#x} (a message handle comes from "
+                                       "MPI_Mprobe or MPI_Improbe and is received once)",
+                                       fn, v));
+        }
+    }
+    Communicator& c = comm_of(m != nullptr ? m->comm : MPI_COMM_SELF, fn);
+    check_count(count, fn);
+    const dtype::Datatype& t = type_of(type, fn);
+    check_buffer(buf, count, t, fn);
+    Request* r = c.imrecv(m != nullptr ? m->message : nullptr, buf, count, t);
+    r->comm_handle = m != nullptr ? m->comm : MPI_COMM_SELF;
+    if (m != nullptr) {
+        m->magic = 0;
+        delete m;
+    }
+    *message = MPI_MESSAGE_NULL;
+    return r;
+}
+
+}  // namespace
+
+extern "C" {
+
+// ---- ready mode: a standard send is a correct ready send (MPI-3.1 3.4) ----
+
+int PMPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+    const char* fn = "MPI_Rsend";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        const dtype::Datatype& t = check_send(c, buf, count, type, dest, tag, fn);
+        c.send(buf, count, t, dest, tag, Mode::Standard);
+    });
+}
+#pragma weak MPI_Rsend = PMPI_Rsend
+
+int PMPI_Irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) {
+    const char* fn = "MPI_Irsend";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        const dtype::Datatype& t = check_send(c, buf, count, type, dest, tag, fn);
+        check_request_out(request, fn);
+        Request* r = c.isend(buf, count, t, dest, tag, Mode::Standard);
+        r->comm_handle = comm;
+        *request = reinterpret_cast<MPI_Request>(r);
+    });
+}
+#pragma weak MPI_Irsend = PMPI_Irsend
+
+// ---- buffered mode ----
+
+int PMPI_Buffer_attach(void* buffer, int size) {
+    const char* fn = "MPI_Buffer_attach";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        Runtime& rt = running(fn);
+        if (size < 0) throw MpiError(MPI_ERR_ARG, fmt::format("{}: size {} is negative", fn, size));
+        if (buffer == nullptr && size > 0) {
+            throw MpiError(MPI_ERR_BUFFER, fmt::format("{}: buffer is NULL with size {}", fn, size));
+        }
+        p2p::BsendBuffer& bb = rt.bsend_buffer();
+        if (bb.attached()) {
+            throw MpiError(MPI_ERR_BUFFER,
+                           fmt::format("{}: a buffer of {} bytes is already attached; detach it "
+                                       "(MPI_Buffer_detach) before attaching another",
+                                       fn, bb.size()));
+        }
+        bb.attach(buffer, static_cast<std::uint64_t>(size));
+    });
+}
+#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
+
+int PMPI_Buffer_detach(void* buffer_addr, int* size) {
+    const char* fn = "MPI_Buffer_detach";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        Runtime& rt = running(fn);
+        if (buffer_addr == nullptr || size == nullptr) {
+            throw MpiError(MPI_ERR_ARG, fmt::format("{}: buffer_addr or size is NULL", fn));
+        }
+        p2p::BsendBuffer& bb = rt.bsend_buffer();
+        void* base = bb.base();
+        const auto bytes = static_cast<int>(bb.size());
+        bb.detach(rt.engine());  // blocks until every buffered message has left
+        *static_cast<void**>(buffer_addr) = base;
+        *size = bytes;
+    });
+}
+#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+
+int PMPI_Bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+    const char* fn = "MPI_Bsend";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        const dtype::Datatype& t = check_send(c, buf, count, type, dest, tag, fn);
+        c.engine().release(start_bsend(c, buf, count, t, dest, tag, fn));
+    });
+}
+#pragma weak MPI_Bsend = PMPI_Bsend
+
+int PMPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) {
+    const char* fn = "MPI_Ibsend";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        const dtype::Datatype& t = check_send(c, buf, count, type, dest, tag, fn);
+        check_request_out(request, fn);
+        Request* r = start_bsend(c, buf, count, t, dest, tag, fn);
+        r->comm_handle = comm;
+        *request = reinterpret_cast<MPI_Request>(r);
+    });
+}
+#pragma weak MPI_Ibsend = PMPI_Ibsend
+
+// ---- persistent requests ----
+
+int PMPI_Send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+    return init_persistent(Persistent::Op::Send, buf, count, type, dest, tag, comm, request, "MPI_Send_init");
+}
+#pragma weak MPI_Send_init = PMPI_Send_init
+
+int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                    MPI_Request* request) {
+    return init_persistent(Persistent::Op::Ssend, buf, count, type, dest, tag, comm, request, "MPI_Ssend_init");
+}
+#pragma weak MPI_Ssend_init = PMPI_Ssend_init
+
+int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                    MPI_Request* request) {
+    return init_persistent(Persistent::Op::Send, buf, count, type, dest, tag, comm, request, "MPI_Rsend_init");
+}
+#pragma weak MPI_Rsend_init = PMPI_Rsend_init
+
+int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                    MPI_Request* request) {
+    return init_persistent(Persistent::Op::Bsend, buf, count, type, dest, tag, comm, request, "MPI_Bsend_init");
+}
+#pragma weak MPI_Bsend_init = PMPI_Bsend_init
+
+int PMPI_Recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+    return init_persistent(Persistent::Op::Recv, buf, count, type, source, tag, comm, request, "MPI_Recv_init");
+}
+#pragma weak MPI_Recv_init = PMPI_Recv_init
+
+int PMPI_Start(MPI_Request* request) {
+    const char* fn = "MPI_Start";
+    if (request == nullptr) return guard(MPI_COMM_WORLD, fn, [] { throw MpiError(MPI_ERR_ARG, "MPI_Start: request is NULL"); });
+    return guard(comm_for(*request), fn, [&] {
+        running(fn);
+        start(inactive_persistent(*request, fn), fn);
+    });
+}
+#pragma weak MPI_Start = PMPI_Start
+
+int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
+    const char* fn = "MPI_Startall";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        running(fn);
+        if (count < 0) throw MpiError(MPI_ERR_COUNT, fmt::format("{}: count {} is negative", fn, count));
+        if (count > 0 && array_of_requests == nullptr) {
+            throw MpiError(MPI_ERR_ARG, fmt::format("{}: array_of_requests is NULL", fn));
+        }
+        // All or nothing: every request is checked before any starts.
+        std::vector<Persistent*> ps;
+        ps.reserve(static_cast<std::size_t>(count));
+        for (int i = 0; i < count; ++i) {
+            Persistent* p = &inactive_persistent(array_of_requests[i], fn);
+            for (const Persistent* q : ps) {
+                if (q == p) {
+                    throw MpiError(MPI_ERR_REQUEST,
+                                   fmt::format("{}: array_of_requests[{}] appears twice in the array", fn, i));
+                }
+            }
+            ps.push_back(p);
+        }
+        for (Persistent* p : ps) start(*p, fn);
+    });
+}
+#pragma weak MPI_Startall = PMPI_Startall
+
+// ---- cancellation ----
+
+int PMPI_Cancel(MPI_Request* request) {
+    const char* fn = "MPI_Cancel";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        Runtime& rt = running(fn);
+        if (request == nullptr || *request == MPI_REQUEST_NULL) {
+            throw MpiError(MPI_ERR_REQUEST, fmt::format("{}: request is MPI_REQUEST_NULL", fn));
+        }
+        Request* r = active_of(*request, fn);
+        if (r == nullptr) {
+            throw MpiError(MPI_ERR_REQUEST,
+                           fmt::format("{}: persistent request {:#x} is not active", fn,
+                                       reinterpret_cast<std::uintptr_t>(*request)));
+        }
+        // A receive not yet matched is cancelled; anything else completes
+        // as it would have (MPI-3.1 3.8.4 allows either).  The user still
+        // completes the request with a wait or a test.
+        rt.engine().cancel(r);
+    });
+}
+#pragma weak MPI_Cancel = PMPI_Cancel
+
+int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
+    const char* fn = "MPI_Test_cancelled";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        if (status == nullptr || flag == nullptr) {
+            throw MpiError(MPI_ERR_ARG, fmt::format("{}: status or flag is NULL", fn));
+        }
+        *flag = status->shmpi_cancelled != 0 ? 1 : 0;
+    });
+}
+#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
+
+// ---- matched probes ----
+
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) {
+    const char* fn = "MPI_Improbe";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        check_recv_tag(tag, fn);
+        check_source(c, source, fn);
+        if (flag == nullptr || message == nullptr) {
+            throw MpiError(MPI_ERR_ARG, fmt::format("{}: flag or message is NULL", fn));
+        }
+        MPI_Status st{};
+        p2p::Unexpected* u = nullptr;
+        *flag = c.improbe(source, tag, st, u) ? 1 : 0;
+        if (*flag) {
+            *message = message_handle(u, comm);
+            put_status(status, st);
+        }
+    });
+}
+#pragma weak MPI_Improbe = PMPI_Improbe
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
+    const char* fn = "MPI_Mprobe";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        check_recv_tag(tag, fn);
+        check_source(c, source, fn);
+        if (message == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: message is NULL", fn));
+        MPI_Status st{};
+        p2p::Unexpected* u = c.mprobe(source, tag, st);
+        *message = message_handle(u, comm);
+        put_status(status, st);
+    });
+}
+#pragma weak MPI_Mprobe = PMPI_Mprobe
+
+int PMPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Status* status) {
+    const char* fn = "MPI_Mrecv";
+    int rc = MPI_SUCCESS;
+    const int outer = guard(MPI_COMM_WORLD, fn, [&] {
+        Runtime& rt = running(fn);
+        Request* r = receive_message(buf, count, type, message, fn);
+        rt.engine().wait(*r);
+        MPI_Request h = reinterpret_cast<MPI_Request>(r);
+        rc = retire(&h, status, fn);
+    });
+    return outer != MPI_SUCCESS ? outer : rc;
+}
+#pragma weak MPI_Mrecv = PMPI_Mrecv
+
+int PMPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Request* request) {
+    const char* fn = "MPI_Imrecv";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        running(fn);
+        check_request_out(request, fn);
+        *request = reinterpret_cast<MPI_Request>(receive_message(buf, count, type, message, fn));
+    });
+}
+#pragma weak MPI_Imrecv = PMPI_Imrecv
+
+// ---- memory for communication: any memory serves, so the heap's ----
+
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info /*info: no hints are used*/, void* baseptr) {
+    const char* fn = "MPI_Alloc_mem";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        running(fn);
+        if (size < 0) throw MpiError(MPI_ERR_ARG, fmt::format("{}: size {} is negative", fn, size));
+        if (baseptr == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: baseptr is NULL", fn));
+        void* p = std::malloc(size > 0 ? static_cast<std::size_t>(size) : 1);
+        if (p == nullptr) {
+            throw MpiError(MPI_ERR_NO_MEM, fmt::format("{}: cannot allocate {} bytes", fn, size));
+        }
+        *static_cast<void**>(baseptr) = p;
+    });
+}
+#pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
+
+int PMPI_Free_mem(void* base) {
+    const char* fn = "MPI_Free_mem";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        running(fn);
+        std::free(base);
+    });
+}
+#pragma weak MPI_Free_mem = PMPI_Free_mem
+
+// ---- profiling control: the library itself has nothing to switch ----
+
+int PMPI_Pcontrol(const int level, ...) {
+    (void)level;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Pcontrol = PMPI_Pcontrol
+
+}  // extern "C"

@@ -1,0 +1,51 @@
+// Requests at the C boundary: what an MPI_Request handle stands for, shared
+// by request completion (api_p2p.cpp) and the other send modes and
+// persistent requests (api_p2p_modes.cpp).
+#pragma once
+
+#include <mpi.h>
+
+#include "api_common.hpp"
+#include "request.hpp"
+
+namespace shmpi::api {
+
+/// A persistent request (MPI_Send_init, MPI_Recv_init, ...): the arguments
+/// of one communication, which each MPI_Start starts again.  The handle is
+/// the user's from the init call to MPI_Request_free; `active` is the engine
+/// request of the current start, or nullptr while the request is inactive.
+/// The base's type_hold keeps a derived datatype alive.  Lives and dies at
+/// the C boundary: the engine never sees it.
+struct Persistent : p2p::Request {
+    enum class Op : std::uint8_t { Send, Ssend, Bsend, Recv };
+    Op op = Op::Send;
+    void* buf = nullptr;  ///< const for the sends
+    int count = 0;
+    int peer = 0;         ///< destination or source
+    int msg_tag = 0;
+    p2p::Request* active = nullptr;
+};
+
+/// The status of a wait on a null or inactive request: source
+/// MPI_ANY_SOURCE, tag MPI_ANY_TAG, no error, count 0.
+MPI_Status empty_status();
+
+/// Takes a finished request out of the user's hands: copies its status and
+/// frees it; the handle becomes MPI_REQUEST_NULL, or, for a persistent
+/// request, inactive.  Returns the error code to report, after the
+/// request's communicator's error handler has seen it.
+int retire(MPI_Request* handle, MPI_Status* status, const char* fn);
+
+/// The engine request `handle` stands for now: nullptr for MPI_REQUEST_NULL
+/// and for an inactive persistent request.  Throws MPI_ERR_REQUEST naming
+/// `fn` for anything else that is not a request.
+p2p::Request* active_of(MPI_Request handle, const char* fn);
+
+/// MPI_Bsend's work: packs the message into the attached buffer and starts
+/// its send from there.  Returns a request that is already done (a buffered
+/// send completes locally).  Throws MPI_ERR_BUFFER when the buffer has no
+/// room.  Arguments are checked by the caller.
+p2p::Request* start_bsend(Communicator& c, const void* buf, int count, const dtype::Datatype& t,
+                          int dest, int tag, const char* fn);
+
+}  // namespace shmpi::api
