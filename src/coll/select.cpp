@@ -224,9 +224,16 @@ void say_declined(Kind k, const char* name, const Team& team) {
 
 /// Runs the forced or automatically chosen algorithm of `k`, and the linear
 /// one when it declines.
+///
+/// `root` (-1 if none) and `bytes` (what every member must agree on, 0 if
+/// nothing) make the call's signature: on a team with shared-memory state
+/// every member publishes it first, whatever algorithm then runs, so that a
+/// member left waiting by a peer that made another call ends the job with
+/// an error instead of hanging (ShmTeam::check_calls).
 template <class Fn, std::size_t N, class... Args>
 void run(const Selection& s, Kind k, const Algorithm<Fn> (&table)[N], int automatic, const Team& team,
-         const Args&... args) {
+         int root, std::int64_t bytes, const Args&... args) {
+    if (team.shm != nullptr) team.shm->note_call({static_cast<int>(k), root, bytes});
     // One member has nobody to talk to: the linear algorithms make that a
     // local copy, and nothing else needs trying (or reporting).
     const int forced = team.size > 1 ? s.forced(k) : 0;
@@ -299,86 +306,91 @@ Selection Selection::from_environment() {
 }
 
 void barrier(const Selection& s, const Team& team) {
-    run(s, Kind::Barrier, kBarrier, choose_shm(team), team);
+    run(s, Kind::Barrier, kBarrier, choose_shm(team), team, -1, 0);
 }
 
 void bcast(const Selection& s, const Team& team, void* buf, std::int64_t bytes, int root) {
-    run(s, Kind::Bcast, kBcast, choose_shm(team), team, buf, bytes, root);
+    run(s, Kind::Bcast, kBcast, choose_shm(team), team, root, bytes, buf, bytes, root);
 }
 
 void reduce(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t count,
             const Reduction& red, int root) {
-    run(s, Kind::Reduce, kReduce, choose_shm(team), team, send, recv, count, red, root);
+    run(s, Kind::Reduce, kReduce, choose_shm(team), team, root, count * red.elem_bytes, send, recv, count,
+        red, root);
 }
 
 void allreduce(const Selection& s, const Team& team, const void* send, void* recv,
                std::int64_t count, const Reduction& red) {
-    run(s, Kind::Allreduce, kAllreduce, choose_shm(team), team, send, recv, count, red);
+    run(s, Kind::Allreduce, kAllreduce, choose_shm(team), team, -1, count * red.elem_bytes, send, recv,
+        count, red);
 }
 
 void gather(const Selection& s, const Team& team, const void* send, std::int64_t block, void* recv,
             int root) {
-    run(s, Kind::Gather, kGather, choose_shm(team), team, send, block, recv, root);
+    run(s, Kind::Gather, kGather, choose_shm(team), team, root, block, send, block, recv, root);
 }
 
 void gatherv(const Selection& s, const Team& team, const void* send, std::int64_t send_bytes,
              void* recv, Blocks blocks, int root) {
-    run(s, Kind::Gatherv, kGatherv, choose_shm(team), team, send, send_bytes, recv, blocks, root);
+    run(s, Kind::Gatherv, kGatherv, choose_shm(team), team, root, 0, send, send_bytes, recv, blocks, root);
 }
 
 void scatter(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t block,
              int root) {
-    run(s, Kind::Scatter, kScatter, choose_shm(team), team, send, recv, block, root);
+    run(s, Kind::Scatter, kScatter, choose_shm(team), team, root, block, send, recv, block, root);
 }
 
 void scatterv(const Selection& s, const Team& team, const void* send, Blocks blocks, void* recv,
               std::int64_t recv_bytes, int root) {
-    run(s, Kind::Scatterv, kScatterv, choose_shm(team), team, send, blocks, recv, recv_bytes, root);
+    run(s, Kind::Scatterv, kScatterv, choose_shm(team), team, root, 0, send, blocks, recv, recv_bytes,
+        root);
 }
 
 void allgather(const Selection& s, const Team& team, const void* send, std::int64_t block,
                void* recv) {
-    run(s, Kind::Allgather, kAllgather, choose_shm(team), team, send, block, recv);
+    run(s, Kind::Allgather, kAllgather, choose_shm(team), team, -1, block, send, block, recv);
 }
 
 void allgatherv(const Selection& s, const Team& team, const void* send, std::int64_t send_bytes,
                 void* recv, Blocks blocks) {
-    run(s, Kind::Allgatherv, kAllgatherv, choose_shm(team), team, send, send_bytes, recv, blocks);
+    run(s, Kind::Allgatherv, kAllgatherv, choose_shm(team), team, -1, 0, send, send_bytes, recv, blocks);
 }
 
 void alltoall(const Selection& s, const Team& team, const void* send, std::int64_t block, void* recv) {
-    run(s, Kind::Alltoall, kAlltoall, choose_linear_only(), team, send, block, recv);
+    run(s, Kind::Alltoall, kAlltoall, choose_linear_only(), team, -1, block, send, block, recv);
 }
 
 void alltoallv(const Selection& s, const Team& team, const void* send, Blocks send_blocks,
                void* recv, Blocks recv_blocks) {
-    run(s, Kind::Alltoallv, kAlltoallv, choose_linear_only(), team, send, send_blocks, recv, recv_blocks);
+    run(s, Kind::Alltoallv, kAlltoallv, choose_linear_only(), team, -1, 0, send, send_blocks, recv,
+        recv_blocks);
 }
 
 void reduce_scatter(const Selection& s, const Team& team, const void* send, void* recv,
                     const std::int64_t* counts, const Reduction& red) {
     std::int64_t total = 0;
     for (int r = 0; r < team.size; ++r) total += counts[r];
-    run(s, Kind::ReduceScatter, kReduceScatter, choose_composed(team, total * red.elem_bytes), team, send,
-        recv, counts, red);
+    run(s, Kind::ReduceScatter, kReduceScatter, choose_composed(team, total * red.elem_bytes), team, -1,
+        total * red.elem_bytes, send, recv, counts, red);
 }
 
 void reduce_scatter_block(const Selection& s, const Team& team, const void* send, void* recv,
                           std::int64_t count, const Reduction& red) {
     run(s, Kind::ReduceScatterBlock, kReduceScatterBlock,
-        choose_composed(team, count * team.size * red.elem_bytes), team, send, recv, count, red);
+        choose_composed(team, count * team.size * red.elem_bytes), team, -1, count * red.elem_bytes, send,
+        recv, count, red);
 }
 
 void scan(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t count,
           const Reduction& red) {
-    run(s, Kind::Scan, kScan, choose_prefix(team, count * team.size * red.elem_bytes), team, send, recv,
-        count, red);
+    run(s, Kind::Scan, kScan, choose_prefix(team, count * team.size * red.elem_bytes), team, -1,
+        count * red.elem_bytes, send, recv, count, red);
 }
 
 void exscan(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t count,
             const Reduction& red) {
-    run(s, Kind::Exscan, kExscan, choose_prefix(team, count * team.size * red.elem_bytes), team, send, recv,
-        count, red);
+    run(s, Kind::Exscan, kExscan, choose_prefix(team, count * team.size * red.elem_bytes), team, -1,
+        count * red.elem_bytes, send, recv, count, red);
 }
 
 }  // namespace shmpi::coll

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "coll/select.hpp"
 #include "errors.hpp"
 #include "p2p.hpp"
 #include "place/place.hpp"
@@ -156,8 +157,79 @@ std::uint64_t ShmTeam::last_call_in(const shm::CollRegion& region, std::uint32_t
         // the latest.
         for (const shm::CollLine& l : mem.lines) see(l.release.load(std::memory_order_relaxed));
         see(mem.gather.load(std::memory_order_relaxed));
+        // A call can have left no flag (note_call(), a zero-byte call): its
+        // published signature counts too, or a new team could reuse its
+        // number and take the old signature for a peer's.
+        for (const shm::CollCall& c : mem.calls) {
+            last = std::max(last, c.call.load(std::memory_order_relaxed));
+        }
     }
     return last;
+}
+
+void ShmTeam::note_call(const CallSignature& sig) {
+    const std::uint64_t call = ++calls_;
+    const std::uint64_t what = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(sig.kind)) << 32) |
+                               static_cast<std::uint32_t>(sig.root + 1);
+    const auto bytes = static_cast<std::uint64_t>(sig.bytes);
+    const std::size_t i = call % shm::kCollCalls;
+    history_[i] = Noted{call, what, bytes};
+    shm::CollCall& e = members_[me_].calls[i];
+    // Seqlock write (see shm::CollCall): a reader that sees `call` before
+    // and after reading the rest has read one entry, not a mix of two.
+    e.call.store(0, std::memory_order_relaxed);
+    // Release fence: the zeroed `call` is visible before the new fields.
+    std::atomic_thread_fence(std::memory_order_release);
+    e.what.store(what, std::memory_order_relaxed);
+    e.bytes.store(bytes, std::memory_order_relaxed);
+    // Release: the fields above are visible to a reader that acquires `call`.
+    e.call.store(call, std::memory_order_release);
+}
+
+void ShmTeam::check_calls() const {
+    for (int m = 0; m < n_; ++m) {
+        if (m == me_) continue;
+        for (const shm::CollCall& e : members_[m].calls) {
+            // Acquire: pairs with note_call()'s release store of `call`.
+            const std::uint64_t call = e.call.load(std::memory_order_acquire);
+            if (call == 0) continue;
+            const std::uint64_t what = e.what.load(std::memory_order_relaxed);
+            const std::uint64_t bytes = e.bytes.load(std::memory_order_relaxed);
+            // Acquire fence: the loads above happen before the second look
+            // at `call`; if it still holds the same number they read one entry.
+            std::atomic_thread_fence(std::memory_order_acquire);
+            if (e.call.load(std::memory_order_relaxed) != call) continue;
+            const Noted& mine = history_[call % shm::kCollCalls];
+            if (mine.call != call || (mine.what == what && mine.bytes == bytes)) continue;
+            report_mismatch(m, mine, what, bytes);
+        }
+    }
+}
+
+void ShmTeam::report_mismatch(int m, const Noted& mine, std::uint64_t what, std::uint64_t bytes) const {
+    auto kind = [](std::uint64_t w) { return static_cast<Kind>(w >> 32); };
+    auto root = [](std::uint64_t w) { return static_cast<int>(w & 0xffffffffu) - 1; };
+    auto call_name = [&](std::uint64_t w) {
+        std::string name = kind_name(kind(w));
+        name[0] = static_cast<char>(name[0] - 'a' + 'A');
+        return "MPI_" + name;
+    };
+    if (kind(what) != kind(mine.what)) {
+        throw MpiError(MPI_ERR_OTHER,
+                       fmt::format("rank {} made another collective call ({}) where rank {} called {}: "
+                                   "every rank must make the same collective calls in the same order",
+                                   m, call_name(what), me_, call_name(mine.what)));
+    }
+    if (root(what) != root(mine.what)) {
+        throw MpiError(MPI_ERR_ROOT,
+                       fmt::format("rank {} called {} with root {} where rank {} gave root {}: the "
+                                   "root must be the same on every rank",
+                                   m, call_name(what), root(what), me_, root(mine.what)));
+    }
+    throw MpiError(bytes > mine.bytes ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT,
+                   fmt::format("rank {} called {} with {} bytes where rank {} has {}: the datatype "
+                               "signatures of the calls differ",
+                               m, call_name(what), bytes, me_, mine.bytes));
 }
 
 void ShmTeam::notify(std::span<const int> members) {
@@ -244,6 +316,9 @@ void ShmTeam::wait_slow(bool (*done)(void*), void* state) {
     //    sender, or the abort) rings it.
     shm::RankSlot& me = *slots_[static_cast<std::size_t>(me_)];
     for (;;) {
+        // Still waiting after the spin and the yields: a peer that made
+        // another call than ours would keep us here forever.  Throws then.
+        check_calls();
         // Acquire: pairs with a ringer's release increment; futex_wait
         // compares against this value, so a ring after this load is seen.
         const std::uint32_t seen = me.doorbell.load(std::memory_order_acquire);

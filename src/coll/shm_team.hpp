@@ -49,6 +49,7 @@
 // above them (start_calls_at()).
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -169,6 +170,22 @@ public:
 
     /// Starts a collective call; returns the first of its kMaxSteps steps.
     std::uint64_t begin_call() { return ++calls_ << kStepBits; }
+
+    /// What a collective call is: the same on every member in a correct
+    /// program.  `bytes` is what the members must agree on (the message of a
+    /// broadcast, one member's block of a gather, ...; 0 where they need not).
+    struct CallSignature {
+        int kind;  ///< a coll::Kind (select.hpp)
+        int root;  ///< -1 for collectives without one
+        std::int64_t bytes;
+    };
+    /// Takes a call number for one collective call, whatever algorithm runs
+    /// it, and publishes its signature (shm::CollCall).  select.cpp calls it
+    /// on every member before the algorithm.
+    void note_call(const CallSignature& sig);
+    /// Throws MpiError when a member published another signature than ours
+    /// for a call number we both noted.  wait() calls it before each sleep.
+    void check_calls() const;
     /// Makes the next call number `call` + 1.  For a region whose flags
     /// already hold steps (one reused from a pool): every member passes the
     /// same value before its first call, and every flag in the region must
@@ -346,6 +363,14 @@ private:
     std::vector<shm::RankSlot*> slots_;  ///< each member's doorbell (null without a segment)
     ShmTuning tuning_;
     std::uint64_t calls_ = 0;
+    /// Our own last kCollCalls signatures, as note_call() published them.
+    struct Noted {
+        std::uint64_t call = 0;
+        std::uint64_t what = 0;
+        std::uint64_t bytes = 0;
+    };
+    std::array<Noted, shm::kCollCalls> history_{};
+    [[noreturn]] void report_mismatch(int m, const Noted& mine, std::uint64_t what, std::uint64_t bytes) const;
     std::vector<std::uint64_t> seen_gather_;  ///< last gather value read from each member
     bool light_notify_ = false;  ///< sleepers use membarrier: notify() needs no fence
     bool crowded_ = false;       ///< more members than CPUs the job may use

@@ -44,7 +44,7 @@ inline constexpr std::size_t kLine = 128;
 inline constexpr std::uint64_t kMagic = 0x47455349504d4853ull;  // "SHMPISEG"
 // 3: RankSlot place fields; 4: stream line; 5: the pool of collective regions;
 // 6: the header's awake line
-inline constexpr std::uint32_t kLayoutVersion = 6;
+inline constexpr std::uint32_t kLayoutVersion = 7;
 
 /// Job-wide state values of SegmentHeader::abort_state.
 enum AbortState : std::uint32_t { kRunning = 0, kAborting = 1 };
@@ -205,6 +205,24 @@ struct CollLine {
     std::byte data[kCollInline];
 };
 
+/// Calls whose signatures a member keeps published (CollMember::calls).
+inline constexpr std::size_t kCollCalls = 32;
+
+/// What one collective call was, as its caller saw it: published so that a
+/// member stuck in a wait can tell a peer that made another call (another
+/// collective, root or size: an erroneous program) from a slow one, and end
+/// the job instead of hanging (ShmTeam::note_call, check_calls).  Written by
+/// the owner only, as a seqlock on `call`: the owner zeroes `call`, writes
+/// the rest, then stores `call` with release; a reader loads `call`
+/// (acquire), the rest, then `call` again after an acquire fence, and
+/// trusts the entry only if both loads agree.
+struct CollCall {
+    std::atomic<std::uint64_t> call;   ///< the call number; 0: none yet
+    std::atomic<std::uint64_t> what;   ///< (kind << 32) | (root + 1)
+    std::atomic<std::uint64_t> bytes;  ///< bytes every member must agree on
+    std::uint64_t unused;
+};
+
 /// One member's flags in a collective region.
 ///
 /// A region serves one communicator: CollMember[members] followed by each
@@ -234,14 +252,17 @@ struct CollMember {
     /// 1 when the owner could read its neighbour's probe word, 2 when not.
     /// Written before the owner's gather of the probe step, which publishes it.
     std::uint32_t probe_ok;
+
+    // ---- the owner's last kCollCalls calls (call c in entry c mod kCollCalls) ----
+    alignas(kLine) CollCall calls[kCollCalls];
 };
 
 static_assert(std::is_standard_layout_v<CollMember>,
               "collective flags are read by several processes, so they must have a fixed C layout");
 static_assert(sizeof(CollLine) == kLine,
               "inline data must share the release flag's line, so one miss brings both");
-static_assert(sizeof(CollMember) == (kCollLines + 2) * kLine,
-              "a member is its release lines, a gather line and a probe line");
+static_assert(sizeof(CollMember) == (kCollLines + 2) * kLine + kCollCalls * sizeof(CollCall),
+              "a member is its release lines, a gather line, a probe line and its calls");
 
 static_assert(std::is_standard_layout_v<SegmentHeader>,
               "the header is read by several processes, so it must have a fixed C layout");
