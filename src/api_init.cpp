@@ -40,6 +40,17 @@ int init(const char* fn, int required, int* provided) {
     return MPI_SUCCESS;
 }
 
+/// A NULL output argument of a call that works before MPI_Init and after
+/// MPI_Finalize too: reported through MPI_COMM_WORLD's error handler while
+/// MPI runs (MPI-3.1 8.3: calls without a communicator use it), else only
+/// returned, since there is no handler then.
+int null_argument(const char* fn, const char* what) {
+    if (phase() != Phase::Running) return MPI_ERR_ARG;
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        throw MpiError(MPI_ERR_ARG, fmt::format("{}: {} is NULL", fn, what));
+    });
+}
+
 }  // namespace
 
 extern "C" {
@@ -86,14 +97,14 @@ int PMPI_Finalize(void) {
 #pragma weak MPI_Finalize = PMPI_Finalize
 
 int PMPI_Initialized(int* flag) {
-    if (flag == nullptr) return MPI_ERR_ARG;
+    if (flag == nullptr) return null_argument("MPI_Initialized", "flag");
     *flag = phase() != Phase::Before ? 1 : 0;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Initialized = PMPI_Initialized
 
 int PMPI_Finalized(int* flag) {
-    if (flag == nullptr) return MPI_ERR_ARG;
+    if (flag == nullptr) return null_argument("MPI_Finalized", "flag");
     *flag = phase() == Phase::After ? 1 : 0;
     return MPI_SUCCESS;
 }
@@ -116,7 +127,8 @@ int PMPI_Abort(MPI_Comm comm, int errorcode) {
 #pragma weak MPI_Abort = PMPI_Abort
 
 int PMPI_Get_processor_name(char* name, int* resultlen) {
-    if (name == nullptr || resultlen == nullptr) return MPI_ERR_ARG;
+    if (name == nullptr) return null_argument("MPI_Get_processor_name", "name");
+    if (resultlen == nullptr) return null_argument("MPI_Get_processor_name", "resultlen");
     char host[MPI_MAX_PROCESSOR_NAME] = {};
     if (gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "localhost");
     const std::size_t n = std::strlen(host);
@@ -127,7 +139,8 @@ int PMPI_Get_processor_name(char* name, int* resultlen) {
 #pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
 
 int PMPI_Get_version(int* version, int* subversion) {
-    if (version == nullptr || subversion == nullptr) return MPI_ERR_ARG;
+    if (version == nullptr) return null_argument("MPI_Get_version", "version");
+    if (subversion == nullptr) return null_argument("MPI_Get_version", "subversion");
     *version = MPI_VERSION;
     *subversion = MPI_SUBVERSION;
     return MPI_SUCCESS;
@@ -135,7 +148,8 @@ int PMPI_Get_version(int* version, int* subversion) {
 #pragma weak MPI_Get_version = PMPI_Get_version
 
 int PMPI_Get_library_version(char* version, int* resultlen) {
-    if (version == nullptr || resultlen == nullptr) return MPI_ERR_ARG;
+    if (version == nullptr) return null_argument("MPI_Get_library_version", "version");
+    if (resultlen == nullptr) return null_argument("MPI_Get_library_version", "resultlen");
     const std::string v = fmt::format("shmpi {} (MPI {}.{}, shared memory on one machine)",
                                       SHMPI_VERSION_STRING, MPI_VERSION, MPI_SUBVERSION);
     std::memcpy(version, v.c_str(), v.size() + 1);

@@ -456,7 +456,8 @@ int PMPI_Request_free(MPI_Request* request) {
     const char* fn = "MPI_Request_free";
     return guard(MPI_COMM_WORLD, fn, [&] {
         Runtime& rt = running(fn);
-        if (request == nullptr || *request == MPI_REQUEST_NULL) {
+        if (request == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Request_free: request is NULL");
+        if (*request == MPI_REQUEST_NULL) {
             throw MpiError(MPI_ERR_REQUEST, "MPI_Request_free: request is MPI_REQUEST_NULL");
         }
         Request& r = request_of(*request, fn);
@@ -520,20 +521,31 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
 }
 #pragma weak MPI_Probe = PMPI_Probe
 
-int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype type, MPI_Count* count) {
-    const char* fn = "MPI_Get_elements_x";
+namespace {
+
+/// MPI_Get_elements and MPI_Get_elements_x: the basic elements in the bytes
+/// `status` reports, for a receive of `type`.
+int get_elements(const MPI_Status* status, MPI_Datatype type, MPI_Count* count, const char* fn) {
     return guard(MPI_COMM_WORLD, fn, [&] {
-        if (status == nullptr || count == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Get_elements: status or count is NULL");
+        if (status == nullptr || count == nullptr) {
+            throw MpiError(MPI_ERR_ARG, fmt::format("{}: {} is NULL", fn, status == nullptr ? "status" : "count"));
+        }
         const dtype::Datatype& t = type_of(type, fn);
         *count = dtype::elements_in(t, static_cast<std::int64_t>(status_bytes(*status)));
     });
+}
+
+}  // namespace
+
+int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype type, MPI_Count* count) {
+    return get_elements(status, type, count, "MPI_Get_elements_x");
 }
 #pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
 
 int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype type, int* count) {
     MPI_Count n = 0;
-    const int rc = PMPI_Get_elements_x(status, type, &n);
-    if (rc == MPI_SUCCESS && count != nullptr) *count = (n > INT32_MAX) ? MPI_UNDEFINED : static_cast<int>(n);
+    const int rc = get_elements(status, type, count != nullptr ? &n : nullptr, "MPI_Get_elements");
+    if (rc == MPI_SUCCESS) *count = (n > INT32_MAX) ? MPI_UNDEFINED : static_cast<int>(n);
     return rc;
 }
 #pragma weak MPI_Get_elements = PMPI_Get_elements

@@ -29,6 +29,10 @@ struct Transport::Local {
 
 namespace {
 
+/// How long a rank whose peer has vanished waits for the launcher to end
+/// the job before it reports the failure itself (ms).
+constexpr int kPeerGoneWaitMs = 2000;
+
 /// Parses a non-negative decimal environment value; throws naming it.
 long env_number(const char* name, const char* value, long max) {
     char* end = nullptr;
@@ -301,10 +305,18 @@ bool Transport::read_remote_scatter(std::uint32_t src, const void* remote, const
                 cma_enabled_ = false;
                 return false;
             }
+            const int err = errno;
+            if (err == ESRCH) {
+                // The peer is gone: it died, and the launcher is about to end
+                // the job and say why (within a second: it reaps every rank).
+                // Wait for that, so that the report names the dead rank and
+                // its cause, not this rank's failed read.
+                for (int ms = 0; ms < kPeerGoneWaitMs && !aborting(); ++ms) usleep(1000);
+            }
             if (aborting()) leave_aborted();
             throw SegmentError(fmt::format(
                 "shmpi: cannot read {} bytes from rank {} (pid {}) with process_vm_readv: {}", want,
-                src, pid, std::strerror(errno)));
+                src, pid, std::strerror(err)));
         }
         if (got == 0) {
             throw SegmentError(fmt::format(
