@@ -168,6 +168,16 @@ static inline size_t pattern_mismatch(const void *buf, size_t bytes, int rank, u
                        (unsigned long long)(seed));                                         \
     } while (0)
 
+/* The ranks of MPI_COMM_WORLD as a ring: the next and the previous rank
+ * (each other's with two ranks, oneself with one). */
+static inline void ring_neighbours(int *next, int *prev)
+{
+    const int rank = world_rank();
+    const int size = world_size();
+    *next = (rank + 1) % size;
+    *prev = (rank + size - 1) % size;
+}
+
 /* ---- a barrier made of messages ----
  *
  * Gather to rank 0, then release, on the tag TAG_SYNC.  Made of sends and

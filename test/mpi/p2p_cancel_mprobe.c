@@ -211,8 +211,9 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Pcontrol(0));
     const int rank = world_rank();
     const int size = world_size();
-    const int next = (rank + 1) % size;
-    const int prev = (rank + size - 1) % size;
+    int next = 0;
+    int prev = 0;
+    ring_neighbours(&next, &prev);
     cancel_unmatched(rank, next, prev);
     cancel_racing(rank, next, prev);
     get_status(rank, next, prev);

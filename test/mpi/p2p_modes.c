@@ -175,9 +175,9 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     const int rank = world_rank();
-    const int size = world_size();
-    const int next = (rank + 1) % size;
-    const int prev = (rank + size - 1) % size;
+    int next = 0;
+    int prev = 0;
+    ring_neighbours(&next, &prev);
     ready_sends(rank, next, prev);
     buffered_sends(rank, next, prev);
     space_comes_back(rank, next, prev);
