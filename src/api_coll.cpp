@@ -429,6 +429,42 @@ int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
 }
 #pragma weak MPI_Alltoallv = PMPI_Alltoallv
 
+int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+    const char* fn = "MPI_Alltoallw";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        const auto n = static_cast<std::size_t>(c.size());
+        // One datatype per peer on each side, each checked with its buffer
+        // (displacements are in bytes, so each block is its own buffer).
+        auto types_of = [&](const MPI_Datatype* handles, const int* counts, const int* displs,
+                            const void* buf, const char* types_arg, const char* displs_arg,
+                            const char* buf_arg) {
+            check_array(displs, displs_arg, fn);
+            if (handles == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: {} is NULL", fn, types_arg));
+            std::vector<const dtype::Datatype*> types(n);
+            for (std::size_t r = 0; r < n; ++r) {
+                const std::string arg = fmt::format("{}[{}]", types_arg, r);
+                types[r] = &type_arg(handles[r], arg.c_str(), fn);
+                check_buf(buf, counts[r], *types[r], buf_arg, fn);
+            }
+            return types;
+        };
+        std::vector<const dtype::Datatype*> st;
+        if (sendbuf != MPI_IN_PLACE) {
+            check_counts(sendcounts, c.size(), "sendcounts", fn);
+            st = types_of(sendtypes, sendcounts, sdispls, sendbuf, "sendtypes", "sdispls", "sendbuf");
+        }
+        check_counts(recvcounts, c.size(), "recvcounts", fn);
+        const std::vector<const dtype::Datatype*> rt =
+            types_of(recvtypes, recvcounts, rdispls, recvbuf, "recvtypes", "rdispls", "recvbuf");
+        typed::alltoallw(call(c, fn), sendbuf, sendcounts, sdispls, st.empty() ? nullptr : st.data(), recvbuf,
+                         recvcounts, rdispls, rt.data());
+    });
+}
+#pragma weak MPI_Alltoallw = PMPI_Alltoallw
+
 // ----------------------------------------------------------- operations
 
 int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {

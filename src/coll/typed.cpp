@@ -480,4 +480,47 @@ void alltoallv(const Call& c, const void* send, const int* scounts, const int* s
     });
 }
 
+void alltoallw(const Call& c, const void* send, const int* scounts, const int* sdispls,
+               const dtype::Datatype* const* stypes, void* recv, const int* rcounts, const int* rdispls,
+               const dtype::Datatype* const* rtypes) {
+    named(c, [&] {
+        const Team& team = c.comm.team();
+        const auto n = static_cast<std::size_t>(team.size);
+        const bool in_place = send == MPI_IN_PLACE;
+        // Each side as dense blocks in rank order, each block packed from
+        // (or unpacked to) its own type at its byte displacement.  With
+        // MPI_IN_PLACE the data to send is the receive buffer's, taken
+        // before anything arrives.
+        const void* from = in_place ? recv : send;
+        const int* from_counts = in_place ? rcounts : scounts;
+        const int* from_displs = in_place ? rdispls : sdispls;
+        const dtype::Datatype* const* from_types = in_place ? rtypes : stypes;
+        std::vector<std::int64_t> sbytes(n), soffsets(n), rbytes(n), roffsets(n);
+        std::int64_t stotal = 0;
+        std::int64_t rtotal = 0;
+        for (std::size_t r = 0; r < n; ++r) {
+            sbytes[r] = from_counts[r] * from_types[r]->size;
+            soffsets[r] = stotal;
+            stotal += sbytes[r];
+            rbytes[r] = rcounts[r] * rtypes[r]->size;
+            roffsets[r] = rtotal;
+            rtotal += rbytes[r];
+        }
+        std::vector<std::byte> out(static_cast<std::size_t>(stotal));
+        std::vector<std::byte> in(static_cast<std::size_t>(rtotal));
+        for (std::size_t r = 0; r < n; ++r) {
+            if (sbytes[r] == 0) continue;
+            dtype::pack(*from_types[r], static_cast<const std::byte*>(from) + from_displs[r], from_counts[r],
+                        out.data() + soffsets[r]);
+        }
+        coll::alltoallv(c.selection, team, out.data(), Blocks{sbytes.data(), soffsets.data()}, in.data(),
+                        Blocks{rbytes.data(), roffsets.data()});
+        for (std::size_t r = 0; r < n; ++r) {
+            if (rbytes[r] == 0) continue;
+            dtype::unpack(*rtypes[r], in.data() + roffsets[r], rbytes[r],
+                          static_cast<std::byte*>(recv) + rdispls[r]);
+        }
+    });
+}
+
 }  // namespace shmpi::coll::typed

@@ -65,5 +65,10 @@ void alltoall(const Call& c, const void* send, std::int64_t scount, const dtype:
 void alltoallv(const Call& c, const void* send, const int* scounts, const int* sdispls,
                const dtype::Datatype* stype, void* recv, const int* rcounts, const int* rdispls,
                const dtype::Datatype& rtype);
+/// MPI_Alltoallw: a datatype per peer on each side, displacements in bytes;
+/// `stypes` is unused (may be null) when `send` is MPI_IN_PLACE.
+void alltoallw(const Call& c, const void* send, const int* scounts, const int* sdispls,
+               const dtype::Datatype* const* stypes, void* recv, const int* rcounts, const int* rdispls,
+               const dtype::Datatype* const* rtypes);
 
 }  // namespace shmpi::coll::typed
