@@ -168,7 +168,9 @@ std::uint64_t ShmTeam::last_call_in(const shm::CollRegion& region, std::uint32_t
 }
 
 void ShmTeam::note_call(const CallSignature& sig) {
-    const std::uint64_t call = ++calls_;
+    // Its own count, not a step range: the algorithms' steps stay as they
+    // were (consecutive calls use the release lines in turn).
+    const std::uint64_t call = ++noted_;
     const std::uint64_t what = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(sig.kind)) << 32) |
                                static_cast<std::uint32_t>(sig.root + 1);
     const auto bytes = static_cast<std::uint64_t>(sig.bytes);

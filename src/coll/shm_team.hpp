@@ -179,9 +179,10 @@ public:
         int root;  ///< -1 for collectives without one
         std::int64_t bytes;
     };
-    /// Takes a call number for one collective call, whatever algorithm runs
-    /// it, and publishes its signature (shm::CollCall).  select.cpp calls it
-    /// on every member before the algorithm.
+    /// Numbers one collective call, whatever algorithm runs it (a count of
+    /// its own: the steps of begin_call() do not move), and publishes its
+    /// signature (shm::CollCall).  select.cpp calls it on every member
+    /// before the algorithm.
     void note_call(const CallSignature& sig);
     /// Throws MpiError when a member published another signature than ours
     /// for a call number we both noted.  wait() calls it before each sleep.
@@ -192,6 +193,7 @@ public:
     /// be below ((call + 1) << kStepBits) in modular order.
     void start_calls_at(std::uint64_t call) {
         calls_ = call;
+        noted_ = call;  // above every signature the region holds (last_call_in)
         seen_gather_.assign(seen_gather_.size(), ((call + 1) << kStepBits) - 1);
     }
 
@@ -363,6 +365,7 @@ private:
     std::vector<shm::RankSlot*> slots_;  ///< each member's doorbell (null without a segment)
     ShmTuning tuning_;
     std::uint64_t calls_ = 0;
+    std::uint64_t noted_ = 0;  ///< collective calls noted (note_call())
     /// Our own last kCollCalls signatures, as note_call() published them.
     struct Noted {
         std::uint64_t call = 0;
