@@ -13,7 +13,9 @@
 // The tree is tree_shm.hpp's band tree with band 1: member i's program is
 // its own value combined with its children's, smallest subtree first
 // (coll.hpp's bracketing).  Steps, from the call's step s:
-//   1. Every member claims its release line and publishes, for each child j,
+//   1. Every member claims its release line (read by its children, its
+//      parent and, on a root that is not member 0, member 0) and publishes,
+//      for each child j,
 //      where child j must write (a private staging buffer, or for the last
 //      child of a root that is member 0, the receive buffer itself), its
 //      size, and the receive buffer's address (read by member 0 when the
@@ -102,8 +104,13 @@ bool push_reduce(const Team& team, const void* send, void* recv, std::int64_t co
         const bool straight = final_here && !in_place && j + 1 == children.size();
         dest[j] = straight ? out : shm->buffer(2 + static_cast<int>(j), bytes);
     }
+    // Who reads our line: the children (where to write), the parent (our
+    // size, at chunk 0) and, on a root that is not member 0, member 0 (the
+    // receive buffer's address).  claim() waits for all of them before a
+    // later call overwrites the line.
     std::vector<int> line_readers(children.begin(), children.end());
-    if (me == root && root != 0) line_readers.push_back(0);
+    if (me != 0) line_readers.push_back(parent);
+    if (me == root && root != 0 && parent != 0) line_readers.push_back(0);
     shm->claim(ShmTeam::inline_area(s), s,
                everyone && me == 0 ? ShmTeam::Readers::all() : ShmTeam::Readers::of(line_readers));
     shm::CollLine& mine = shm->my_line(s);
