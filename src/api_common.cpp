@@ -30,9 +30,12 @@ Communicator& comm_of(MPI_Comm handle, const char* fn) {
     if (handle == MPI_COMM_SELF) return rt.self();
     const auto v = reinterpret_cast<std::uintptr_t>(handle);
     if (handle == MPI_COMM_NULL) throw MpiError(MPI_ERR_COMM, fmt::format("{}: communicator is MPI_COMM_NULL", fn));
-    if (v < kPredefinedLimit || reinterpret_cast<const Communicator*>(handle)->magic() != Communicator::kMagic) {
-        throw MpiError(MPI_ERR_COMM, fmt::format("{}: invalid communicator {:#x}", fn, v));
+    if (v < kPredefinedLimit) throw MpiError(MPI_ERR_COMM, fmt::format("{}: invalid communicator {:#x}", fn, v));
+    const std::uint32_t magic = reinterpret_cast<const Communicator*>(handle)->magic();
+    if (magic == kFreedMagic) {
+        throw MpiError(MPI_ERR_COMM, fmt::format("{}: communicator {:#x} has been freed (MPI_Comm_free)", fn, v));
     }
+    if (magic != Communicator::kMagic) throw MpiError(MPI_ERR_COMM, fmt::format("{}: invalid communicator {:#x}", fn, v));
     return *reinterpret_cast<Communicator*>(handle);
 }
 

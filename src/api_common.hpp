@@ -14,6 +14,7 @@
 
 #include "communicator.hpp"
 #include "errors.hpp"
+#include "handle_storage.hpp"
 #include "runtime.hpp"
 
 namespace shmpi::api {
@@ -62,7 +63,7 @@ void check_buffer(const void* buf, int count, const dtype::Datatype& t, const ch
 
 /// A handler made by MPI_Comm_create_errhandler.  Reference counted: each
 /// communicator using it and each handle the user holds is one reference.
-struct UserErrhandler {
+struct UserErrhandler : HandleStorage {
     static constexpr std::uint32_t kMagic = 0x45525248;  // "ERRH"
     std::uint32_t magic = kMagic;
     MPI_Comm_errhandler_function* fn = nullptr;

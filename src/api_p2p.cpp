@@ -3,6 +3,8 @@
 
 #include <cstring>
 #include <memory>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "api_common.hpp"
@@ -41,14 +43,37 @@ MPI_Status empty_status() {
     return s;
 }
 
-int retire(MPI_Request* handle, MPI_Status* status, const char* fn) {
+int ArrayErrors::defer(int index, MPI_Comm comm, const MpiError& e) {
+    if (failed_++ == 0) {
+        first_index_ = index;
+        first_comm_ = comm;
+        first_message_ = e.what();
+    }
+    return make_error_code(e.error_class(), e.what());
+}
+
+int ArrayErrors::result() const {
+    if (failed_ == 0) return MPI_SUCCESS;
+    // The request's own message names fn_ already: drop that prefix.
+    std::string_view first = first_message_;
+    const std::string prefix = std::string(fn_) + ": ";
+    if (first.starts_with(prefix)) first.remove_prefix(prefix.size());
+    return raise(first_comm_,
+                 MpiError(MPI_ERR_IN_STATUS,
+                          fmt::format("{}: {} request{} failed (MPI_ERR_IN_STATUS: each status's MPI_ERROR "
+                                      "has its error); the first, request {}: {}",
+                                      fn_, failed_, failed_ == 1 ? "" : "s", first_index_, first)));
+}
+
+int retire(MPI_Request* handle, MPI_Status* status, const char* fn, ArrayErrors* errors, int index) {
     Request* r = reinterpret_cast<Request*>(*handle);
     Persistent* p = r->type == Request::Type::Persistent ? static_cast<Persistent*>(r) : nullptr;
     if (p != nullptr) r = p->active;
     int rc = MPI_SUCCESS;
     MPI_Status st = r->status;
     if (st.MPI_ERROR != MPI_SUCCESS) {
-        rc = raise(r->comm_handle, request_error(*r, fn));
+        const MpiError e = request_error(*r, fn);
+        rc = errors != nullptr ? errors->defer(index, r->comm_handle, e) : raise(r->comm_handle, e);
         st.MPI_ERROR = rc;
     }
     put_status(status, st);
@@ -86,11 +111,7 @@ int start_send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                MPI_Request* request, Mode mode, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
-        check_count(count, fn);
-        const dtype::Datatype& t = type_of(type, fn);
-        check_buffer(buf, count, t, fn);
-        check_send_tag(tag, fn);
-        check_dest(c, dest, fn);
+        const dtype::Datatype& t = check_send(c, buf, count, type, dest, tag, fn);
         if (request == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: request is NULL", fn));
         Request* r = c.isend(buf, count, t, dest, tag, mode);
         r->comm_handle = comm;
@@ -102,11 +123,7 @@ int blocking_send(const void* buf, int count, MPI_Datatype type, int dest, int t
                   Mode mode, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
-        check_count(count, fn);
-        const dtype::Datatype& t = type_of(type, fn);
-        check_buffer(buf, count, t, fn);
-        check_send_tag(tag, fn);
-        check_dest(c, dest, fn);
+        const dtype::Datatype& t = check_send(c, buf, count, type, dest, tag, fn);
         c.send(buf, count, t, dest, tag, mode);
     });
 }
@@ -285,16 +302,16 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
             }
             return true;
         });
-        bool failed = false;
+        ArrayErrors errors(fn);
         for (int i = 0; i < count; ++i) {
             MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
             if (rs[static_cast<std::size_t>(i)] == nullptr) {
                 put_status(st, empty_status());
                 continue;
             }
-            if (retire(&reqs[i], st, fn) != MPI_SUCCESS) failed = true;
+            retire(&reqs[i], st, fn, &errors, i);
         }
-        if (failed) rc = MPI_ERR_IN_STATUS;
+        rc = errors.result();
     });
     return outer != MPI_SUCCESS ? outer : rc;
 }
@@ -315,16 +332,16 @@ int PMPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status statuses[]
             }
         }
         *flag = 1;
-        bool failed = false;
+        ArrayErrors errors(fn);
         for (int i = 0; i < count; ++i) {
             MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
             if (rs[static_cast<std::size_t>(i)] == nullptr) {
                 put_status(st, empty_status());
                 continue;
             }
-            if (retire(&reqs[i], st, fn) != MPI_SUCCESS) failed = true;
+            retire(&reqs[i], st, fn, &errors, i);
         }
-        if (failed) rc = MPI_ERR_IN_STATUS;
+        rc = errors.result();
     });
     return outer != MPI_SUCCESS ? outer : rc;
 }
@@ -348,16 +365,16 @@ int first_done(const std::vector<Request*>& rs) {
 int retire_done(std::vector<Request*>& rs, MPI_Request reqs[], int* outcount, int indices[],
                 MPI_Status statuses[], const char* fn) {
     int n = 0;
-    bool failed = false;
+    ArrayErrors errors(fn);
     for (std::size_t i = 0; i < rs.size(); ++i) {
         if (rs[i] == nullptr || !rs[i]->done) continue;
         indices[n] = static_cast<int>(i);
         MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[n];
-        if (retire(&reqs[i], st, fn) != MPI_SUCCESS) failed = true;
+        retire(&reqs[i], st, fn, &errors, static_cast<int>(i));
         ++n;
     }
     *outcount = n;
-    return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+    return errors.result();
 }
 
 }  // namespace

@@ -51,11 +51,6 @@ p2p::Request* start_bsend(Communicator& c, const void* buf, int count, const dty
     return done;
 }
 
-}  // namespace shmpi::api
-
-namespace {
-
-/// The checks every send call makes; returns the datatype.
 const dtype::Datatype& check_send(Communicator& c, const void* buf, int count, MPI_Datatype type,
                                   int dest, int tag, const char* fn) {
     check_count(count, fn);
@@ -65,6 +60,10 @@ const dtype::Datatype& check_send(Communicator& c, const void* buf, int count, M
     check_dest(c, dest, fn);
     return t;
 }
+
+}  // namespace shmpi::api
+
+namespace {
 
 void check_request_out(const MPI_Request* request, const char* fn) {
     if (request == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: request is NULL", fn));
@@ -159,7 +158,7 @@ MPI_Comm comm_for(MPI_Request handle) {
 
 /// What an MPI_Message handle points at: a message a matched probe took out
 /// of the queue, until MPI_Mrecv or MPI_Imrecv receives it.
-struct Message {
+struct Message : HandleStorage {
     static constexpr std::uint32_t kMagic = 0x4d534748;  // "MSGH"
     std::uint32_t magic = kMagic;
     p2p::Unexpected* message = nullptr;
@@ -168,7 +167,7 @@ struct Message {
 
 MPI_Message message_handle(p2p::Unexpected* u, MPI_Comm comm) {
     if (u == nullptr) return MPI_MESSAGE_NO_PROC;
-    return reinterpret_cast<MPI_Message>(new Message{Message::kMagic, u, comm});
+    return reinterpret_cast<MPI_Message>(new Message{{}, Message::kMagic, u, comm});
 }
 
 /// Receives the message behind `*message` (MPI_Mrecv, MPI_Imrecv) and sets

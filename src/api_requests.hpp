@@ -5,6 +5,8 @@
 
 #include <mpi.h>
 
+#include <string>
+
 #include "api_common.hpp"
 #include "request.hpp"
 
@@ -30,16 +32,46 @@ struct Persistent : p2p::Request {
 /// MPI_ANY_SOURCE, tag MPI_ANY_TAG, no error, count 0.
 MPI_Status empty_status();
 
+/// The errors of a call that completes several requests (Waitall, Testall,
+/// Waitsome, Testsome).  MPI-3.1 3.7.5: each failed request's status gets
+/// its own error code in MPI_ERROR, and the call returns MPI_ERR_IN_STATUS,
+/// which the error handler sees once.
+class ArrayErrors {
+public:
+    explicit ArrayErrors(const char* fn) : fn_(fn) {}
+    /// Records request `index`'s error `e`, raised on `comm`'s requests;
+    /// returns a code for its status.  No handler runs.
+    int defer(int index, MPI_Comm comm, const MpiError& e);
+    /// MPI_SUCCESS if nothing failed, else MPI_ERR_IN_STATUS (or the
+    /// handler's code) after the first failed request's communicator's
+    /// error handler has seen it.
+    int result() const;
+
+private:
+    const char* fn_;
+    int failed_ = 0;
+    int first_index_ = -1;
+    MPI_Comm first_comm_ = MPI_COMM_WORLD;
+    std::string first_message_;
+};
+
 /// Takes a finished request out of the user's hands: copies its status and
 /// frees it; the handle becomes MPI_REQUEST_NULL, or, for a persistent
 /// request, inactive.  Returns the error code to report, after the
-/// request's communicator's error handler has seen it.
-int retire(MPI_Request* handle, MPI_Status* status, const char* fn);
+/// request's communicator's error handler has seen it; with `errors`, the
+/// error is recorded there as request `index`'s and no handler runs.
+int retire(MPI_Request* handle, MPI_Status* status, const char* fn, ArrayErrors* errors = nullptr,
+           int index = 0);
 
 /// The engine request `handle` stands for now: nullptr for MPI_REQUEST_NULL
 /// and for an inactive persistent request.  Throws MPI_ERR_REQUEST naming
 /// `fn` for anything else that is not a request.
 p2p::Request* active_of(MPI_Request handle, const char* fn);
+
+/// The checks every send call makes (count, datatype, buffer, tag,
+/// destination, in that order); returns the datatype.
+const dtype::Datatype& check_send(Communicator& c, const void* buf, int count, MPI_Datatype type,
+                                  int dest, int tag, const char* fn);
 
 /// MPI_Bsend's work: packs the message into the attached buffer and starts
 /// its send from there.  Returns a request that is already done (a buffered

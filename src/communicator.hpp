@@ -17,6 +17,7 @@
 #include "coll/coll.hpp"
 #include "dtype/datatype.hpp"
 #include "p2p.hpp"
+#include "handle_storage.hpp"
 
 namespace shmpi::shm {
 struct PoolEntry;
@@ -30,7 +31,7 @@ class Topology;
 
 namespace shmpi {
 
-class Communicator {
+class Communicator : public HandleStorage {
 public:
     static constexpr std::uint32_t kMagic = 0x434f4d4d;  // "COMM"
 

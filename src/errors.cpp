@@ -15,6 +15,10 @@ static_assert(MPI_ERR_ERRHANDLER < kStride, "every error class must fit below th
 struct Remembered {
     std::mutex lock;  // MPI_THREAD_SERIALIZED still allows different threads
     std::array<std::string, kSlots + 1> messages;
+    /// The class each slot's message was made for: a code whose slot now
+    /// holds another class's message gets its class's description, not
+    /// that message.
+    std::array<int, kSlots + 1> classes{};
     int next = 0;
 };
 
@@ -61,8 +65,14 @@ const char* class_text(int cls) {
 int make_error_code(int error_class, const std::string& message) {
     Remembered& r = remembered();
     std::lock_guard guard(r.lock);
+    // The same error again (a call failing in a loop) keeps its code, so
+    // that it does not push the other remembered messages out.
+    if (r.next != 0 && r.classes[r.next] == error_class && r.messages[r.next] == message) {
+        return error_class + kStride * r.next;
+    }
     r.next = r.next % kSlots + 1;
     r.messages[r.next] = message;
+    r.classes[r.next] = error_class;
     return error_class + kStride * r.next;
 }
 
@@ -86,7 +96,7 @@ std::string error_text(int code) {
     Remembered& r = remembered();
     std::lock_guard guard(r.lock);
     const std::string& m = r.messages[slot];
-    return m.empty() ? generic : m;
+    return m.empty() || r.classes[slot] != cls ? generic : m;
 }
 
 }  // namespace shmpi

@@ -26,8 +26,10 @@ private:
 
 /// Returns an error code for `error_class` that remembers `message`:
 /// MPI_Error_class() maps it back to the class and MPI_Error_string() gives the
-/// message.  The last 255 messages are kept; older codes fall back to the
-/// class's description.
+/// message.  The last 254 different messages are kept; an older code gets
+/// the class's description, or the message of a newer error of the same
+/// class that took its slot (error codes must stay below MPI_ERR_LASTCODE,
+/// 16383, so there is no room to tell them apart).
 int make_error_code(int error_class, const std::string& message);
 
 /// The class of a code made by make_error_code() (or a class itself); -1 if

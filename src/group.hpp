@@ -14,9 +14,11 @@
 #include <span>
 #include <vector>
 
+#include "handle_storage.hpp"
+
 namespace shmpi {
 
-class Group {
+class Group : public HandleStorage {
 public:
     static constexpr std::uint32_t kMagic = 0x47525550;  // "GRUP"
 

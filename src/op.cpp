@@ -142,7 +142,9 @@ const Op& op_of(MPI_Op handle, const char* fn) {
     if (handle == MPI_OP_NULL) throw MpiError(MPI_ERR_OP, fmt::format("{}: operation is MPI_OP_NULL", fn));
     if (v < kOpHandles && table().valid[v]) return table().ops[v];
     if (v < kPredefinedLimit || reinterpret_cast<const Op*>(handle)->magic != Op::kMagic) {
-        throw MpiError(MPI_ERR_OP, fmt::format("{}: invalid operation {:#x}", fn, v));
+        const bool freed = v >= kPredefinedLimit && reinterpret_cast<const Op*>(handle)->magic == kFreedMagic;
+        throw MpiError(MPI_ERR_OP, fmt::format("{}: invalid operation {:#x}{}", fn, v,
+                                               freed ? " (it has been freed with MPI_Op_free)" : ""));
     }
     return *reinterpret_cast<const Op*>(handle);
 }

@@ -10,12 +10,13 @@
 #include "coll/coll.hpp"
 #include "dtype/datatype.hpp"
 #include "dtype/reduce_kernels.hpp"
+#include "handle_storage.hpp"
 
 namespace shmpi::op {
 
 /// One operation.  Predefined ones live in a static table indexed by their
 /// handle value; user ones are heap objects whose address is the handle.
-struct Op {
+struct Op : HandleStorage {
     static constexpr std::uint32_t kMagic = 0x4f505552;  // "OPUR"
 
     std::uint32_t magic = kMagic;  ///< tells a live Op from garbage

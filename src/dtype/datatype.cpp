@@ -42,6 +42,8 @@ bool freed(MPI_Datatype handle) {
     const auto v = reinterpret_cast<std::uintptr_t>(handle);
     if (v < 0x1000) return false;
     const auto* d = reinterpret_cast<const Datatype*>(handle);
+    // Freed and deleted: its memory is kept, filled (handle_storage.hpp).
+    if (d->magic == kFreedMagic) return true;
     return d->magic == Datatype::kMagic && d->handles.load(std::memory_order_relaxed) == 0;
 }
 

@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "attributes.hpp"
+#include "handle_storage.hpp"
 
 namespace shmpi::dtype {
 
@@ -74,7 +75,7 @@ private:
 
 enum class Kind : std::uint8_t { Builtin, Marker, Vector, Blocks, Struct, Resized };
 
-struct Datatype {
+struct Datatype : HandleStorage {
     static constexpr std::uint32_t kMagic = 0x44545950;  // "DTYP"
 
     Datatype() = default;

@@ -30,6 +30,10 @@
  *    communicator and the code, the failing call then returns that code,
  *    and MPI_Comm_call_errhandler invokes it too.
  * 5. After all that the communicator still carries messages correctly.
+ * 6. Calls that complete several requests (Waitall, Testall, Waitsome) with
+ *    one truncated receive among them return MPI_ERR_IN_STATUS: the failed
+ *    request's status has MPI_ERROR of class MPI_ERR_TRUNCATE, the others
+ *    MPI_SUCCESS, and a user handler runs once, with MPI_ERR_IN_STATUS.
  */
 #include "check.h"
 
@@ -331,6 +335,112 @@ static void check_still_works(int rank, int size)
     CHECKF(v == left, "second message after the errors carried %d", v);
 }
 
+/* 6. Each rank talks to itself: a receive with room for 1 int gets 2 (it
+ * fails), a receive with room for 4 gets 1, and the two sends. */
+static void post_one_truncation(MPI_Request req[4], int in[5], const int out[3], int tag)
+{
+    int me = world_rank();
+    for (int i = 0; i < 5; ++i)
+        in[i] = -1;
+    CHECK_MPI(MPI_Irecv(&in[0], 1, MPI_INT, me, tag, MPI_COMM_WORLD, &req[0]));
+    CHECK_MPI(MPI_Irecv(&in[1], 4, MPI_INT, me, tag + 1, MPI_COMM_WORLD, &req[1]));
+    CHECK_MPI(MPI_Isend(out, 2, MPI_INT, me, tag, MPI_COMM_WORLD, &req[2]));
+    CHECK_MPI(MPI_Isend(&out[2], 1, MPI_INT, me, tag + 1, MPI_COMM_WORLD, &req[3]));
+}
+
+/* MPI-3.1 3.7.5: each status's MPI_ERROR is MPI_SUCCESS (completed and
+ * freed), the request's error (failed), or MPI_ERR_PENDING (neither: the
+ * request stays active; MPICH stops at the first failure).  Pending ones
+ * are completed here. */
+static void check_statuses(const char *call, int rc, MPI_Status st[4], MPI_Request req[4],
+                           const int in[5])
+{
+    CHECKF(check_error_class(rc) == MPI_ERR_IN_STATUS, "%s returned class %d, not MPI_ERR_IN_STATUS",
+           call, check_error_class(rc));
+    CHECKF(check_error_class(st[0].MPI_ERROR) == MPI_ERR_TRUNCATE,
+           "%s: the truncated receive's status has class %d", call,
+           check_error_class(st[0].MPI_ERROR));
+    CHECKF(req[0] == MPI_REQUEST_NULL, "%s: the failed request was not freed", call);
+    for (int i = 1; i < 4; ++i) {
+        if (st[i].MPI_ERROR == MPI_ERR_PENDING) {
+            CHECKF(req[i] != MPI_REQUEST_NULL, "%s: request %d is pending but was freed", call, i);
+            CHECK_MPI(MPI_Wait(&req[i], &st[i]));
+            st[i].MPI_ERROR = MPI_SUCCESS;
+        } else {
+            CHECKF(st[i].MPI_ERROR == MPI_SUCCESS, "%s: status %d has MPI_ERROR %d", call, i,
+                   st[i].MPI_ERROR);
+            CHECKF(req[i] == MPI_REQUEST_NULL, "%s: request %d was not freed", call, i);
+        }
+    }
+    CHECKF(in[1] == 33 && in[2] == -1, "%s: the good receive got %d %d", call, in[1], in[2]);
+    int count = -1;
+    CHECK_MPI(MPI_Get_count(&st[1], MPI_INT, &count));
+    CHECKF(count == 1 && st[1].MPI_TAG == 601, "%s: the good receive's status: count %d, tag %d",
+           call, count, st[1].MPI_TAG);
+}
+
+static void check_array_errors(void)
+{
+    const int out[3] = {11, 22, 33};
+    int in[5];
+    MPI_Request req[4];
+    MPI_Status st[4];
+
+    /* Under MPI_ERRORS_RETURN. */
+    post_one_truncation(req, in, out, 600);
+    check_statuses("MPI_Waitall", MPI_Waitall(4, req, st), st, req, in);
+
+    post_one_truncation(req, in, out, 600);
+    int flag = 0, rc = MPI_SUCCESS;
+    while (!flag)
+        rc = MPI_Testall(4, req, &flag, st);
+    check_statuses("MPI_Testall", rc, st, req, in);
+
+    /* Waitsome reports what is done; loop until all four are. */
+    post_one_truncation(req, in, out, 600);
+    int done = 0, truncated = 0;
+    while (done < 4) {
+        int outcount = -1, indices[4];
+        MPI_Status some[4];
+        rc = MPI_Waitsome(4, req, &outcount, indices, some);
+        CHECKF(outcount >= 1 && outcount <= 4 - done, "MPI_Waitsome: outcount %d with %d left",
+               outcount, 4 - done);
+        int saw_failure = 0;
+        for (int k = 0; k < outcount; ++k) {
+            if (indices[k] == 0) {
+                saw_failure = 1;
+                ++truncated;
+                CHECKF(check_error_class(some[k].MPI_ERROR) == MPI_ERR_TRUNCATE,
+                       "MPI_Waitsome: the truncated receive's status has class %d",
+                       check_error_class(some[k].MPI_ERROR));
+            } else if (saw_failure || rc != MPI_SUCCESS) {
+                CHECKF(some[k].MPI_ERROR == MPI_SUCCESS, "MPI_Waitsome: status of request %d has "
+                       "MPI_ERROR %d", indices[k], some[k].MPI_ERROR);
+            }
+        }
+        CHECKF(saw_failure ? check_error_class(rc) == MPI_ERR_IN_STATUS : rc == MPI_SUCCESS,
+               "MPI_Waitsome returned class %d (the failed request %s among those done)",
+               check_error_class(rc), saw_failure ? "was" : "was not");
+        done += outcount;
+    }
+    CHECK(truncated == 1);
+
+    /* A user handler runs once, with the class MPI_ERR_IN_STATUS. */
+    MPI_Errhandler mine = MPI_ERRHANDLER_NULL;
+    CHECK_MPI(MPI_Comm_create_errhandler(record_error, &mine));
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, mine));
+    handler_calls = 0;
+    post_one_truncation(req, in, out, 600);
+    rc = MPI_Waitall(4, req, st);
+    CHECKF(handler_calls == 1, "the user handler ran %d times for one MPI_Waitall", handler_calls);
+    CHECKF(check_error_class(handler_code) == MPI_ERR_IN_STATUS,
+           "the user handler got class %d from MPI_Waitall", check_error_class(handler_code));
+    CHECKF(rc == handler_code, "MPI_Waitall returned %d after the handler got %d", rc, handler_code);
+    check_statuses("MPI_Waitall (user handler)", rc, st, req, in);
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Errhandler_free(&mine));
+}
+
 int main(int argc, char **argv)
 {
     CHECK_MPI(MPI_Init(&argc, &argv));
@@ -342,6 +452,7 @@ int main(int argc, char **argv)
     check_request_errors(size);
     check_classes();
     check_user_handler(size);
+    check_array_errors();
     check_still_works(rank, size);
 
     CHECK_MPI(MPI_Finalize());
