@@ -7,6 +7,7 @@
 
 #include "api_comm.hpp"
 #include "api_common.hpp"
+#include "api_info.hpp"
 #include "comm_create.hpp"
 
 using namespace shmpi;
@@ -96,9 +97,12 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
 }
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
 
-int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info /*info: no hints are used*/, MPI_Comm* newcomm) {
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
     const char* fn = "MPI_Comm_dup_with_info";
-    return guard(comm, fn, [&] { dup(comm, newcomm, fn); });
+    return guard(comm, fn, [&] {
+        check_info_arg(info, fn);  // checked; no hints are used
+        dup(comm, newcomm, fn);
+    });
 }
 #pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
 
@@ -112,11 +116,12 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
 }
 #pragma weak MPI_Comm_split = PMPI_Comm_split
 
-int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info /*info*/, MPI_Comm* newcomm) {
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
     const char* fn = "MPI_Comm_split_type";
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         need(newcomm, "newcomm", fn);
+        check_info_arg(info, fn);  // checked; no hints are used
         if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
             throw MpiError(MPI_ERR_ARG, fmt::format("{}: split_type {} is not MPI_COMM_TYPE_SHARED or "
                                                     "MPI_UNDEFINED",

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api_common.hpp"
+#include "api_info.hpp"
 #include "api_requests.hpp"
 #include "bsend.hpp"
 
@@ -457,10 +458,11 @@ int PMPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, M
 
 // ---- memory for communication: any memory serves, so the heap's ----
 
-int PMPI_Alloc_mem(MPI_Aint size, MPI_Info /*info: no hints are used*/, void* baseptr) {
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
     const char* fn = "MPI_Alloc_mem";
     return guard(MPI_COMM_WORLD, fn, [&] {
         running(fn);
+        check_info_arg(info, fn);  // checked; no hints are used
         if (size < 0) throw MpiError(MPI_ERR_ARG, fmt::format("{}: size {} is negative", fn, size));
         if (baseptr == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: baseptr is NULL", fn));
         void* p = std::malloc(size > 0 ? static_cast<std::size_t>(size) : 1);

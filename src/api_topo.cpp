@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api_common.hpp"
+#include "api_info.hpp"
 #include "topo/create.hpp"
 #include "topo/dims_create.hpp"
 #include "topo/neighbor.hpp"
@@ -360,10 +361,10 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
                                     int outdegree, const int destinations[], const int *destweights, MPI_Info info,
                                     int reorder, MPI_Comm* comm_dist_graph) {
     const char* fn = "MPI_Dist_graph_create_adjacent";
-    (void)info;
     (void)reorder;  // the ranks keep their order
     return guard(comm_old, fn, [&] {
         Communicator& c = comm_of(comm_old, fn);
+        check_info_arg(info, fn);  // checked; no hints are used
         check_out(comm_dist_graph, "comm_dist_graph", fn);
         if (indegree < 0) throw MpiError(MPI_ERR_ARG, fmt::format("{}: indegree is {} (negative)", fn, indegree));
         if (outdegree < 0) throw MpiError(MPI_ERR_ARG, fmt::format("{}: outdegree is {} (negative)", fn, outdegree));
@@ -390,10 +391,10 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
                            const int destinations[], const int *weights, MPI_Info info, int reorder,
                            MPI_Comm* comm_dist_graph) {
     const char* fn = "MPI_Dist_graph_create";
-    (void)info;
     (void)reorder;  // the ranks keep their order
     return guard(comm_old, fn, [&] {
         Communicator& c = comm_of(comm_old, fn);
+        check_info_arg(info, fn);  // checked; no hints are used
         check_out(comm_dist_graph, "comm_dist_graph", fn);
         if (n < 0) throw MpiError(MPI_ERR_ARG, fmt::format("{}: n is {} (negative)", fn, n));
         check_array(sources, static_cast<std::size_t>(n), "sources", fn);

@@ -1,0 +1,101 @@
+// C boundary: handle conversion between C and Fortran (MPI-3.1 17.2.4),
+// MPI_Comm_c2f, MPI_Comm_f2c and the same for every other handle type.
+//
+// shmpi has no Fortran bindings, but C libraries that sit under Fortran
+// code (and some that only store handles in integers) call these.  A
+// predefined handle is a small integer already (the MPI-5 ABI values) and
+// converts to itself.  A handle that is an address gets a number the first
+// time it is converted: kFirstNumber plus its place in a table of that
+// handle type, and keeps it.  MPI_*_f2c of a number that no handle got
+// gives the type's null handle.
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "api_common.hpp"
+
+using namespace shmpi;
+using namespace shmpi::api;
+
+namespace {
+
+/// The first number an address handle gets: above every predefined value.
+constexpr MPI_Fint kFirstNumber = static_cast<MPI_Fint>(kPredefinedLimit);
+
+template <class Handle>
+class Numbers {
+public:
+    explicit Numbers(Handle null) : null_(null) {}
+
+    MPI_Fint c2f(Handle h) {
+        const auto v = reinterpret_cast<std::uintptr_t>(h);
+        if (v < kPredefinedLimit) return static_cast<MPI_Fint>(v);
+        std::lock_guard guard(lock_);  // MPI_THREAD_SERIALIZED: several threads, one at a time
+        auto [it, added] = number_.try_emplace(h, kFirstNumber + static_cast<MPI_Fint>(handles_.size()));
+        if (added) handles_.push_back(h);
+        return it->second;
+    }
+
+    Handle f2c(MPI_Fint f) {
+        if (f >= 0 && static_cast<std::uintptr_t>(f) < kPredefinedLimit) return reinterpret_cast<Handle>(static_cast<std::uintptr_t>(f));
+        std::lock_guard guard(lock_);
+        const auto i = static_cast<std::size_t>(f) - static_cast<std::size_t>(kFirstNumber);
+        return f >= kFirstNumber && i < handles_.size() ? handles_[i] : null_;
+    }
+
+private:
+    Handle null_;
+    std::mutex lock_;
+    std::vector<Handle> handles_;
+    std::unordered_map<Handle, MPI_Fint> number_;
+};
+
+/// One table per handle type, never destroyed (conversions may come from
+/// destructors of static objects).
+template <class Handle>
+Numbers<Handle>& numbers(Handle null) {
+    static auto* n = new Numbers<Handle>(null);
+    return *n;
+}
+
+}  // namespace
+
+extern "C" {
+
+#define SHMPI_HANDLE_CONVERSION(Name, Handle, Null)                                         \
+    MPI_Fint PMPI_##Name##_c2f(Handle h) { return numbers<Handle>(Null).c2f(h); }          \
+    Handle PMPI_##Name##_f2c(MPI_Fint f) { return numbers<Handle>(Null).f2c(f); }
+// Each pair by hand: the weak aliases need literal names.
+SHMPI_HANDLE_CONVERSION(Comm, MPI_Comm, MPI_COMM_NULL)
+#pragma weak MPI_Comm_c2f = PMPI_Comm_c2f
+#pragma weak MPI_Comm_f2c = PMPI_Comm_f2c
+SHMPI_HANDLE_CONVERSION(Type, MPI_Datatype, MPI_DATATYPE_NULL)
+#pragma weak MPI_Type_c2f = PMPI_Type_c2f
+#pragma weak MPI_Type_f2c = PMPI_Type_f2c
+SHMPI_HANDLE_CONVERSION(Group, MPI_Group, MPI_GROUP_NULL)
+#pragma weak MPI_Group_c2f = PMPI_Group_c2f
+#pragma weak MPI_Group_f2c = PMPI_Group_f2c
+SHMPI_HANDLE_CONVERSION(Request, MPI_Request, MPI_REQUEST_NULL)
+#pragma weak MPI_Request_c2f = PMPI_Request_c2f
+#pragma weak MPI_Request_f2c = PMPI_Request_f2c
+SHMPI_HANDLE_CONVERSION(Op, MPI_Op, MPI_OP_NULL)
+#pragma weak MPI_Op_c2f = PMPI_Op_c2f
+#pragma weak MPI_Op_f2c = PMPI_Op_f2c
+SHMPI_HANDLE_CONVERSION(Info, MPI_Info, MPI_INFO_NULL)
+#pragma weak MPI_Info_c2f = PMPI_Info_c2f
+#pragma weak MPI_Info_f2c = PMPI_Info_f2c
+SHMPI_HANDLE_CONVERSION(Errhandler, MPI_Errhandler, MPI_ERRHANDLER_NULL)
+#pragma weak MPI_Errhandler_c2f = PMPI_Errhandler_c2f
+#pragma weak MPI_Errhandler_f2c = PMPI_Errhandler_f2c
+SHMPI_HANDLE_CONVERSION(Message, MPI_Message, MPI_MESSAGE_NULL)
+#pragma weak MPI_Message_c2f = PMPI_Message_c2f
+#pragma weak MPI_Message_f2c = PMPI_Message_f2c
+SHMPI_HANDLE_CONVERSION(Win, MPI_Win, MPI_WIN_NULL)
+#pragma weak MPI_Win_c2f = PMPI_Win_c2f
+#pragma weak MPI_Win_f2c = PMPI_Win_f2c
+SHMPI_HANDLE_CONVERSION(File, MPI_File, MPI_FILE_NULL)
+#pragma weak MPI_File_c2f = PMPI_File_c2f
+#pragma weak MPI_File_f2c = PMPI_File_f2c
+#undef SHMPI_HANDLE_CONVERSION
+
+}  // extern "C"

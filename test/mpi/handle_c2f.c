@@ -1,0 +1,84 @@
+/*
+ * handle_c2f: MPI_*_c2f and MPI_*_f2c (MPI-3.1 17.2.4) give back the same
+ * handle, for predefined handles and for objects the program made, and
+ * distinct objects get distinct Fortran numbers.  The handles that come
+ * back work: a communicator and an operation converted there and back
+ * carry an Allreduce, a datatype and a request a receive.
+ */
+#include "check.h"
+
+int main(int argc, char **argv)
+{
+    CHECK_MPI(MPI_Init(&argc, &argv));
+    int rank = world_rank();
+    int size = world_size();
+
+    /* Predefined handles. */
+    CHECK(MPI_Comm_f2c(MPI_Comm_c2f(MPI_COMM_WORLD)) == MPI_COMM_WORLD);
+    CHECK(MPI_Comm_f2c(MPI_Comm_c2f(MPI_COMM_SELF)) == MPI_COMM_SELF);
+    CHECK(MPI_Comm_f2c(MPI_Comm_c2f(MPI_COMM_NULL)) == MPI_COMM_NULL);
+    CHECK(MPI_Comm_c2f(MPI_COMM_WORLD) != MPI_Comm_c2f(MPI_COMM_SELF));
+    CHECK(MPI_Type_f2c(MPI_Type_c2f(MPI_INT)) == MPI_INT);
+    CHECK(MPI_Type_f2c(MPI_Type_c2f(MPI_DOUBLE)) == MPI_DOUBLE);
+    CHECK(MPI_Type_c2f(MPI_INT) != MPI_Type_c2f(MPI_DOUBLE));
+    CHECK(MPI_Op_f2c(MPI_Op_c2f(MPI_SUM)) == MPI_SUM);
+    CHECK(MPI_Group_f2c(MPI_Group_c2f(MPI_GROUP_EMPTY)) == MPI_GROUP_EMPTY);
+    CHECK(MPI_Request_f2c(MPI_Request_c2f(MPI_REQUEST_NULL)) == MPI_REQUEST_NULL);
+    CHECK(MPI_Errhandler_f2c(MPI_Errhandler_c2f(MPI_ERRORS_RETURN)) == MPI_ERRORS_RETURN);
+    CHECK(MPI_Info_f2c(MPI_Info_c2f(MPI_INFO_NULL)) == MPI_INFO_NULL);
+    CHECK(MPI_Message_f2c(MPI_Message_c2f(MPI_MESSAGE_NULL)) == MPI_MESSAGE_NULL);
+
+    /* Objects the program made. */
+    MPI_Comm dup1, dup2;
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup1));
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup2));
+    MPI_Fint f1 = MPI_Comm_c2f(dup1);
+    MPI_Fint f2 = MPI_Comm_c2f(dup2);
+    CHECK(f1 != f2);
+    CHECK(MPI_Comm_c2f(dup1) == f1); /* the same number every time */
+    CHECK(f1 != MPI_Comm_c2f(MPI_COMM_WORLD));
+    MPI_Comm back = MPI_Comm_f2c(f1);
+    CHECK(back == dup1);
+    CHECK(MPI_Comm_f2c(f2) == dup2);
+
+    MPI_Datatype pair;
+    CHECK_MPI(MPI_Type_contiguous(2, MPI_INT, &pair));
+    CHECK_MPI(MPI_Type_commit(&pair));
+    MPI_Datatype pair_back = MPI_Type_f2c(MPI_Type_c2f(pair));
+    CHECK(pair_back == pair);
+    MPI_Op op;
+    CHECK_MPI(MPI_Op_create(check_sum_ints, 1, &op));
+    MPI_Op op_back = MPI_Op_f2c(MPI_Op_c2f(op));
+    CHECK(op_back == op);
+    MPI_Group group;
+    CHECK_MPI(MPI_Comm_group(dup1, &group));
+    CHECK(MPI_Group_f2c(MPI_Group_c2f(group)) == group);
+    MPI_Info info;
+    CHECK_MPI(MPI_Info_create(&info));
+    CHECK(MPI_Info_f2c(MPI_Info_c2f(info)) == info);
+
+    /* The converted handles work. */
+    int in[2] = {rank, 1};
+    int out[2] = {-1, -1};
+    CHECK_MPI(MPI_Allreduce(in, out, 2, MPI_INT, op_back, back));
+    CHECKF(out[0] == size * (size - 1) / 2 && out[1] == size,
+           "Allreduce through converted handles gave %d %d", out[0], out[1]);
+
+    MPI_Request req;
+    int v[2] = {0, 0}, w[2] = {42, 43};
+    CHECK_MPI(MPI_Irecv(v, 1, pair_back, 0, 3, MPI_COMM_SELF, &req));
+    MPI_Request req_back = MPI_Request_f2c(MPI_Request_c2f(req));
+    CHECK(req_back == req);
+    CHECK_MPI(MPI_Send(w, 2, MPI_INT, 0, 3, MPI_COMM_SELF));
+    CHECK_MPI(MPI_Wait(&req_back, MPI_STATUS_IGNORE));
+    CHECKF(v[0] == 42 && v[1] == 43, "a receive of the converted pair type got %d %d", v[0], v[1]);
+
+    CHECK_MPI(MPI_Info_free(&info));
+    CHECK_MPI(MPI_Group_free(&group));
+    CHECK_MPI(MPI_Op_free(&op));
+    CHECK_MPI(MPI_Type_free(&pair));
+    CHECK_MPI(MPI_Comm_free(&dup2));
+    CHECK_MPI(MPI_Comm_free(&dup1));
+    CHECK_MPI(MPI_Finalize());
+    return 0;
+}
