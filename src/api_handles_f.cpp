@@ -8,6 +8,8 @@
 // time it is converted: kFirstNumber plus its place in a table of that
 // handle type, and keeps it.  MPI_*_f2c of a number that no handle got
 // gives the type's null handle.
+#include <climits>
+#include <cstdint>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -31,9 +33,17 @@ public:
         const auto v = reinterpret_cast<std::uintptr_t>(h);
         if (v < kPredefinedLimit) return static_cast<MPI_Fint>(v);
         std::lock_guard guard(lock_);  // MPI_THREAD_SERIALIZED: several threads, one at a time
-        auto [it, added] = number_.try_emplace(h, kFirstNumber + static_cast<MPI_Fint>(handles_.size()));
-        if (added) handles_.push_back(h);
-        return it->second;
+        auto found = number_.find(h);
+        if (found != number_.end()) return found->second;
+        // Every number an MPI_Fint can hold is taken (2^31 - 4096 distinct
+        // objects converted): the null handle's number, not an overflow.
+        if (handles_.size() >= static_cast<std::size_t>(INT_MAX - kFirstNumber)) {
+            return static_cast<MPI_Fint>(reinterpret_cast<std::uintptr_t>(null_));
+        }
+        const MPI_Fint f = kFirstNumber + static_cast<MPI_Fint>(handles_.size());
+        handles_.push_back(h);
+        number_.emplace(h, f);
+        return f;
     }
 
     Handle f2c(MPI_Fint f) {

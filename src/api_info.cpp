@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -68,36 +69,38 @@ const char* thread_level_name(int level) {
 }
 
 /// MPI_INFO_ENV (MPI-3.1 8.7.2): how this process was started; every key
-/// is one the standard reserves.  Built the first time it is asked for, and
-/// again once MPI runs if it was first asked for before.
+/// is one the standard reserves, and a value too long for an info (a very
+/// long command line) leaves its key out.  Built the first time it is asked
+/// for, and again once MPI runs if it was first asked for before.
 const Info& env_info() {
-    static Info* env = nullptr;
+    static std::unique_ptr<Info> env;
     static bool with_runtime = false;
     if (env != nullptr && (with_runtime || phase() != Phase::Running)) return *env;
-    delete env;
-    with_runtime = phase() == Phase::Running;
-    env = [] {
-        auto* e = new Info;
-        const std::vector<std::string> words = command_line();
-        if (!words.empty()) {
-            e->entries.emplace_back("command", words[0]);
-            std::string args;
-            for (std::size_t i = 1; i < words.size(); ++i) {
-                if (i > 1) args += ' ';
-                args += words[i];
-            }
-            e->entries.emplace_back("argv", args);
+    auto e = std::make_unique<Info>();
+    auto add = [&](const char* key, std::string value) {
+        if (value.size() < MPI_MAX_INFO_VAL) e->entries.emplace_back(key, std::move(value));
+    };
+    const std::vector<std::string> words = command_line();
+    if (!words.empty()) {
+        add("command", words[0]);
+        std::string args;
+        for (std::size_t i = 1; i < words.size(); ++i) {
+            if (i > 1) args += ' ';
+            args += words[i];
         }
-        if (phase() == Phase::Running) {
-            e->entries.emplace_back("maxprocs", std::to_string(runtime().world().size()));
-            e->entries.emplace_back("thread_level", thread_level_name(runtime().thread_level()));
-        }
-        char host[256] = {};
-        if (gethostname(host, sizeof host - 1) == 0) e->entries.emplace_back("host", host);
-        std::vector<char> cwd(4096);
-        if (getcwd(cwd.data(), cwd.size()) != nullptr) e->entries.emplace_back("wdir", cwd.data());
-        return e;
-    }();
+        add("argv", std::move(args));
+    }
+    const bool running_now = phase() == Phase::Running;
+    if (running_now) {
+        add("maxprocs", std::to_string(runtime().world().size()));
+        add("thread_level", thread_level_name(runtime().thread_level()));
+    }
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) == 0) add("host", host);
+    std::vector<char> cwd(4096);
+    if (getcwd(cwd.data(), cwd.size()) != nullptr) add("wdir", cwd.data());
+    env = std::move(e);  // only now: a throw above leaves the old one in place
+    with_runtime = running_now;
     return *env;
 }
 
@@ -105,9 +108,10 @@ std::string key_of(const char* key, const char* fn) {
     need(key, "key", fn);
     const std::size_t n = std::strlen(key);
     if (n == 0) throw MpiError(MPI_ERR_INFO_KEY, fmt::format("{}: key is empty", fn));
-    if (n > MPI_MAX_INFO_KEY) {
-        throw MpiError(MPI_ERR_INFO_KEY, fmt::format("{}: key of {} characters is longer than MPI_MAX_INFO_KEY ({})",
-                                                     fn, n, MPI_MAX_INFO_KEY));
+    if (n >= MPI_MAX_INFO_KEY) {
+        throw MpiError(MPI_ERR_INFO_KEY,
+                       fmt::format("{}: key of {} characters is too long (at most {}: MPI_MAX_INFO_KEY counts the NUL)",
+                                   fn, n, MPI_MAX_INFO_KEY - 1));
     }
     return std::string(key, n);
 }
@@ -166,10 +170,11 @@ int PMPI_Info_set(MPI_Info info, const char* key, const char* value) {
         std::string k = key_of(key, fn);
         need(value, "value", fn);
         const std::size_t n = std::strlen(value);
-        if (n > MPI_MAX_INFO_VAL) {
+        if (n >= MPI_MAX_INFO_VAL) {
             throw MpiError(MPI_ERR_INFO_VALUE,
-                           fmt::format("{}: the value of key \"{}\" has {} characters, more than MPI_MAX_INFO_VAL ({})",
-                                       fn, k, n, MPI_MAX_INFO_VAL));
+                           fmt::format("{}: the value of key \"{}\" has {} characters, more than {} (MPI_MAX_INFO_VAL "
+                                       "counts the NUL)",
+                                       fn, k, n, MPI_MAX_INFO_VAL - 1));
         }
         auto it = i.find(k);
         if (it != i.entries.end()) {
@@ -245,7 +250,7 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
                                                     nkeys, nkeys == 1 ? "" : "s"));
         }
         need(key, "key", fn);
-        copy_out(i.entries[static_cast<std::size_t>(n)].first, key, MPI_MAX_INFO_KEY);
+        copy_out(i.entries[static_cast<std::size_t>(n)].first, key, MPI_MAX_INFO_KEY - 1);
     });
 }
 #pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
@@ -255,9 +260,9 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
     return guard(MPI_COMM_WORLD, fn, [&] {
         const Info& i = info_of(info, fn);
         need(newinfo, "newinfo", fn);
-        auto* d = new Info;
+        auto d = std::make_unique<Info>();
         d->entries = i.entries;
-        *newinfo = reinterpret_cast<MPI_Info>(d);
+        *newinfo = reinterpret_cast<MPI_Info>(d.release());
     });
 }
 #pragma weak MPI_Info_dup = PMPI_Info_dup

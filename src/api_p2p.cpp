@@ -58,11 +58,14 @@ int ArrayErrors::result() const {
     std::string_view first = first_message_;
     const std::string prefix = std::string(fn_) + ": ";
     if (first.starts_with(prefix)) first.remove_prefix(prefix.size());
+    // The code is MPI_ERR_IN_STATUS itself (MPI-3.1 3.7.5: programs compare
+    // with it); the text is for MPI_ERRORS_ARE_FATAL's message.
     return raise(first_comm_,
                  MpiError(MPI_ERR_IN_STATUS,
                           fmt::format("{}: {} request{} failed (MPI_ERR_IN_STATUS: each status's MPI_ERROR "
                                       "has its error); the first, request {}: {}",
-                                      fn_, failed_, failed_ == 1 ? "" : "s", first_index_, first)));
+                                      fn_, failed_, failed_ == 1 ? "" : "s", first_index_, first)),
+                 MPI_ERR_IN_STATUS);
 }
 
 int retire(MPI_Request* handle, MPI_Status* status, const char* fn, ArrayErrors* errors, int index) {

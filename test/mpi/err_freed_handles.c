@@ -5,9 +5,9 @@
  * because its objects' memory is kept (src/handle_storage.hpp).  Run it in
  * the ASan build too: it must report no use-after-free.
  *
- * For a derived datatype, a duplicated communicator, a group, a user
- * operation and a user error handler: keep a copy of the handle, free the
- * object, call a function with the copy:
+ * For a derived datatype, a duplicated communicator, a group and a user
+ * operation: keep a copy of the handle, free the object, call a function
+ * with the copy:
  *   datatype -> MPI_ERR_TYPE, communicator -> MPI_ERR_COMM,
  *   group -> MPI_ERR_GROUP, operation -> MPI_ERR_OP,
  * and each message says the handle was freed.  Then new objects of each

@@ -30,10 +30,11 @@
  *    communicator and the code, the failing call then returns that code,
  *    and MPI_Comm_call_errhandler invokes it too.
  * 5. After all that the communicator still carries messages correctly.
- * 6. Calls that complete several requests (Waitall, Testall, Waitsome) with
- *    one truncated receive among them return MPI_ERR_IN_STATUS: the failed
- *    request's status has MPI_ERROR of class MPI_ERR_TRUNCATE, the others
- *    MPI_SUCCESS, and a user handler runs once, with MPI_ERR_IN_STATUS.
+ * 6. Calls that complete several requests (Waitall, Testall, Waitsome,
+ *    Testsome) with one truncated receive among them return
+ *    MPI_ERR_IN_STATUS: the failed request's status has MPI_ERROR of class
+ *    MPI_ERR_TRUNCATE, the others MPI_SUCCESS (or MPI_ERR_PENDING), and a
+ *    user handler runs once, with MPI_ERR_IN_STATUS.
  */
 #include "check.h"
 
@@ -355,8 +356,8 @@ static void post_one_truncation(MPI_Request req[4], int in[5], const int out[3],
 static void check_statuses(const char *call, int rc, MPI_Status st[4], MPI_Request req[4],
                            const int in[5])
 {
-    CHECKF(check_error_class(rc) == MPI_ERR_IN_STATUS, "%s returned class %d, not MPI_ERR_IN_STATUS",
-           call, check_error_class(rc));
+    CHECKF(rc == MPI_ERR_IN_STATUS, "%s returned %d (class %d), not MPI_ERR_IN_STATUS", call, rc,
+           check_error_class(rc));
     CHECKF(check_error_class(st[0].MPI_ERROR) == MPI_ERR_TRUNCATE,
            "%s: the truncated receive's status has class %d", call,
            check_error_class(st[0].MPI_ERROR));
@@ -418,14 +419,15 @@ static void check_array_errors(void)
                        "MPI_ERROR %d", indices[k], some[k].MPI_ERROR);
             }
         }
-        CHECKF(saw_failure ? check_error_class(rc) == MPI_ERR_IN_STATUS : rc == MPI_SUCCESS,
+        CHECKF(saw_failure ? rc == MPI_ERR_IN_STATUS : rc == MPI_SUCCESS,
                "MPI_Waitsome returned class %d (the failed request %s among those done)",
                check_error_class(rc), saw_failure ? "was" : "was not");
         done += outcount;
     }
     CHECK(truncated == 1);
 
-    /* A user handler runs once, with the class MPI_ERR_IN_STATUS. */
+    /* A user handler runs once per call, with MPI_ERR_IN_STATUS, and only
+     * for the call that completes the failed request. */
     MPI_Errhandler mine = MPI_ERRHANDLER_NULL;
     CHECK_MPI(MPI_Comm_create_errhandler(record_error, &mine));
     CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, mine));
@@ -433,10 +435,50 @@ static void check_array_errors(void)
     post_one_truncation(req, in, out, 600);
     rc = MPI_Waitall(4, req, st);
     CHECKF(handler_calls == 1, "the user handler ran %d times for one MPI_Waitall", handler_calls);
-    CHECKF(check_error_class(handler_code) == MPI_ERR_IN_STATUS,
-           "the user handler got class %d from MPI_Waitall", check_error_class(handler_code));
+    CHECKF(handler_code == MPI_ERR_IN_STATUS, "the user handler got %d (class %d) from MPI_Waitall",
+           handler_code, check_error_class(handler_code));
     CHECKF(rc == handler_code, "MPI_Waitall returned %d after the handler got %d", rc, handler_code);
     check_statuses("MPI_Waitall (user handler)", rc, st, req, in);
+
+    handler_calls = 0;
+    post_one_truncation(req, in, out, 600);
+    flag = 0;
+    while (!flag)
+        rc = MPI_Testall(4, req, &flag, st);
+    CHECKF(handler_calls == 1 && handler_code == MPI_ERR_IN_STATUS,
+           "MPI_Testall: the user handler ran %d times, last with %d", handler_calls, handler_code);
+    check_statuses("MPI_Testall (user handler)", rc, st, req, in);
+
+    /* Waitsome and Testsome: the handler runs for the one call whose
+     * completed requests include the failed receive. */
+    for (int use_test = 0; use_test < 2; ++use_test) {
+        const char *call = use_test ? "MPI_Testsome" : "MPI_Waitsome";
+        handler_calls = 0;
+        post_one_truncation(req, in, out, 600);
+        int left = 4, failures = 0;
+        while (left > 0) {
+            int outcount = 0, indices[4];
+            MPI_Status some[4];
+            int before = handler_calls;
+            rc = use_test ? MPI_Testsome(4, req, &outcount, indices, some)
+                          : MPI_Waitsome(4, req, &outcount, indices, some);
+            if (outcount == MPI_UNDEFINED)
+                break;
+            int failed_here = 0;
+            for (int k = 0; k < outcount; ++k)
+                failed_here |= indices[k] == 0;
+            failures += failed_here;
+            CHECKF(handler_calls - before == failed_here, "%s: the handler ran %d times in a call "
+                   "that completed %s the failed request", call, handler_calls - before,
+                   failed_here ? "" : "not");
+            CHECKF(failed_here ? rc == MPI_ERR_IN_STATUS && handler_code == MPI_ERR_IN_STATUS
+                               : rc == MPI_SUCCESS,
+                   "%s returned %d, the handler got %d", call, rc, handler_code);
+            left -= outcount;
+        }
+        CHECKF(failures == 1 && handler_calls == 1, "%s: %d failures, %d handler calls", call,
+               failures, handler_calls);
+    }
     CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     CHECK_MPI(MPI_Errhandler_free(&mine));
 }

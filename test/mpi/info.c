@@ -11,7 +11,9 @@
  * 3. MPI_Info_dup copies: changes to either do not show in the other.
  * 4. Under MPI_ERRORS_RETURN: a key of MPI_MAX_INFO_KEY + 1 characters is
  *    MPI_ERR_INFO_KEY, a value of MPI_MAX_INFO_VAL + 1 is
- *    MPI_ERR_INFO_VALUE, get_nthkey past the last key is MPI_ERR_ARG.
+ *    MPI_ERR_INFO_VALUE, get_nthkey past the last key is MPI_ERR_ARG; a
+ *    key of MPI_MAX_INFO_KEY - 1 characters and a value of
+ *    MPI_MAX_INFO_VAL - 1 are kept whole.
  * 5. MPI_Info_free sets the handle to MPI_INFO_NULL.
  * 6. MPI_INFO_ENV can be read; its "command", if there, is not empty.
  * 7. MPI_Comm_dup_with_info, MPI_Comm_set_info, MPI_Comm_get_info,
@@ -128,6 +130,15 @@ int main(int argc, char **argv)
     char key[MPI_MAX_INFO_KEY + 1];
     expect_class(MPI_Info_get_nthkey(info, 1, key), MPI_ERR_ARG, "get_nthkey past the last key");
     expect_keys(info, 1, a); /* nothing of the failed calls stayed */
+    /* The longest key and value every MPI takes (MPI_MAX_INFO_KEY - 1 and
+     * MPI_MAX_INFO_VAL - 1 characters) come back whole. */
+    long_key[MPI_MAX_INFO_KEY - 1] = '\0';
+    long_value[MPI_MAX_INFO_VAL - 1] = '\0';
+    CHECK_MPI(MPI_Info_set(info, long_key, long_value));
+    expect_value(info, long_key, long_value);
+    CHECK_MPI(MPI_Info_get_nthkey(info, 1, key));
+    CHECKF(strcmp(key, long_key) == 0, "the longest key came back with %d characters", (int)strlen(key));
+    CHECK_MPI(MPI_Info_delete(info, long_key));
 
     /* 5. */
     CHECK_MPI(MPI_Info_free(&copy));
