@@ -44,6 +44,18 @@ void destroy(Communicator* c, MPI_Comm handle, const char* fn) {
     delete c;
 }
 
+/// MPI_Comm_create and MPI_Comm_create_group: the group must be a subset of
+/// the communicator's.
+void check_subset(const Communicator& c, const Group& g, const char* fn) {
+    for (int r = 0; r < g.size(); ++r) {
+        const std::uint32_t w = g.world_rank(r);
+        if (std::find(c.world_ranks().begin(), c.world_ranks().end(), w) == c.world_ranks().end()) {
+            throw MpiError(MPI_ERR_GROUP,
+                           fmt::format("{}: group rank {} (world rank {}) is not in the communicator", fn, r, w));
+        }
+    }
+}
+
 /// MPI_Comm_dup and MPI_Comm_dup_with_info.
 void dup(MPI_Comm comm, MPI_Comm* newcomm, const char* fn) {
     Communicator& c = comm_of(comm, fn);
@@ -139,16 +151,11 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
         Communicator& c = comm_of(comm, fn);
         Group& g = group_of(group, fn);
         need(newcomm, "newcomm", fn);
-        // The group must be a subset of the communicator's.
+        check_subset(c, g, fn);
         int my_rank = MPI_UNDEFINED;
         std::uint32_t lowest = UINT32_MAX;
         for (int r = 0; r < g.size(); ++r) {
             const std::uint32_t w = g.world_rank(r);
-            if (std::find(c.world_ranks().begin(), c.world_ranks().end(), w) == c.world_ranks().end()) {
-                throw MpiError(MPI_ERR_GROUP, fmt::format("{}: group rank {} (world rank {}) is not in the "
-                                                          "communicator",
-                                                          fn, r, w));
-            }
             if (w == c.world_rank(c.rank())) my_rank = r;
             lowest = std::min(lowest, w);
         }
@@ -159,6 +166,21 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
     });
 }
 #pragma weak MPI_Comm_create = PMPI_Comm_create
+
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+    const char* fn = "MPI_Comm_create_group";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        Group& g = group_of(group, fn);
+        check_send_tag(tag, fn);
+        need(newcomm, "newcomm", fn);
+        check_subset(c, g, fn);
+        // Only the group's members call; a process outside it gets
+        // MPI_COMM_NULL at once (as with MPICH).
+        *newcomm = comm_handle(create_group(c, g.world_ranks(), tag));
+    });
+}
+#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
 
 int PMPI_Comm_free(MPI_Comm* comm) {
     const char* fn = "MPI_Comm_free";

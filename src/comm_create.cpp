@@ -16,8 +16,15 @@
 namespace shmpi {
 namespace {
 
-/// Contexts stay below this: coll_context() sets the top bit.
-constexpr std::uint32_t kContextLimit = 0x7fffffffu;
+/// Contexts stay below this: coll_context() sets the top bit, and
+/// group_context() the next one.
+constexpr std::uint32_t kContextLimit = 0x3fffffffu;
+
+/// Where MPI_Comm_create_group's members of a communicator with context
+/// `c` agree on the new context: on no communicator's point-to-point or
+/// collective context, so nothing else matches these messages; the user's
+/// tag tells apart concurrent calls on one parent.
+std::uint32_t group_context(std::uint32_t c) { return c | 0x40000000u; }
 
 void max_u32(const void* in, void* inout, std::int64_t count, const void* /*state*/) {
     const auto* a = static_cast<const std::uint32_t*>(in);
@@ -141,6 +148,40 @@ std::unique_ptr<Communicator> create_from_members(Communicator& parent, std::spa
     std::vector<std::uint32_t> world(members.size());
     for (std::size_t i = 0; i < members.size(); ++i) world[i] = parent.world_rank(members[i]);
     return make(parent, context, std::move(world), my_rank);
+}
+
+std::unique_ptr<Communicator> create_group(Communicator& parent, std::span<const std::uint32_t> world, int tag) {
+    const char* fn = "MPI_Comm_create_group";
+    const std::uint32_t me = parent.world_rank(parent.rank());
+    int my_rank = -1;
+    for (std::size_t i = 0; i < world.size(); ++i) {
+        if (world[i] == me) my_rank = static_cast<int>(i);
+    }
+    if (my_rank < 0) return nullptr;
+    // 1. The members' largest next_context, gathered by member 0 and sent
+    //    back (linear: the group may be any subset, and only it calls).
+    p2p::Engine& engine = parent.engine();
+    const std::uint32_t context = group_context(parent.context());
+    const dtype::Datatype& u32 = *dtype::predefined(MPI_UINT32_T);
+    std::uint32_t agreed = api::runtime().next_context();
+    const auto n = static_cast<int>(world.size());
+    if (my_rank == 0) {
+        for (int r = 1; r < n; ++r) {
+            std::uint32_t theirs = 0;
+            MPI_Status st;
+            engine.recv(context, r, tag, &theirs, 1, u32, st);
+            agreed = std::max(agreed, theirs);
+        }
+        for (int r = 1; r < n; ++r) {
+            engine.send(context, 0, tag, world[static_cast<std::size_t>(r)], &agreed, 1, u32, p2p::Mode::Standard);
+        }
+    } else {
+        engine.send(context, my_rank, tag, world[0], &agreed, 1, u32, p2p::Mode::Standard);
+        MPI_Status st;
+        engine.recv(context, 0, tag, &agreed, 1, u32, st);
+    }
+    // 2. Build it, in group order.
+    return make(parent, take_context(agreed, fn), std::vector<std::uint32_t>(world.begin(), world.end()), my_rank);
 }
 
 std::unique_ptr<Communicator> split(Communicator& parent, int color, int key) {

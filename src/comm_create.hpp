@@ -1,8 +1,9 @@
 // Making new communicators from an existing one (the parent): the members
 // agree on a context id no member uses for anything else, and each member
-// builds its Communicator.  Every function here is collective over the
-// parent: all its members call it, in the same order as their other
-// collectives on the parent.
+// builds its Communicator.  Every function here but create_group() is
+// collective over the parent: all its members call it, in the same order
+// as their other collectives on the parent.  create_group() is collective
+// over the new communicator's members only.
 //
 // Context ids.  Each process keeps the lowest context it has never used
 // (Runtime::next_context).  A new communicator takes the largest of its
@@ -24,6 +25,7 @@
 // runs the point-to-point algorithms, as every communicator did before.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <span>
 
@@ -38,6 +40,12 @@ namespace shmpi {
 /// on every rank alike before any communication, since all pass the same
 /// `members`.
 std::unique_ptr<Communicator> create_from_members(Communicator& parent, std::span<const int> members);
+
+/// MPI_Comm_create_group: collective over the members only, whose world
+/// ranks `world` lists in the new communicator's rank order (a subset of
+/// `parent`'s, checked by the caller).  `tag` tells concurrent calls on one
+/// parent apart.  Returns nullptr to a process not in `world`.
+std::unique_ptr<Communicator> create_group(Communicator& parent, std::span<const std::uint32_t> world, int tag);
 
 /// MPI_Comm_split: collective over `parent`; nullptr for color MPI_UNDEFINED.
 /// Members of one color are ordered by `key`, ties by their rank in

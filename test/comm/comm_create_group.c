@@ -1,0 +1,108 @@
+/*
+ * comm_create_group: MPI_Comm_create_group (MPI-3.1 6.4.2), called by the
+ * group's members only.
+ *
+ * 1. The even world ranks, in reverse order, make one communicator while
+ *    the odd ranks make another (disjoint groups, same tag, at the same
+ *    time): each has the group's size, ranks in the group's order, and
+ *    carries an Allreduce, a Bcast and a ring of messages.
+ * 2. Overlapping groups, called in the same order by every member: all
+ *    ranks with tag 11, then ranks {0, last} with tag 12.
+ * 3. The new communicators are isolated from the parent: a message sent
+ *    on one is not received on another with the same source and tag.
+ * (A group with a process outside the communicator: comm_errors, shmpi
+ * only, since MPICH 4.0 fails an assertion there.)
+ */
+#include "check.h"
+
+static void check_comm(MPI_Comm comm, const int *world_of, int n, const char *what)
+{
+    int size = -1, rank = -1, me = world_rank();
+    CHECK_MPI(MPI_Comm_size(comm, &size));
+    CHECK_MPI(MPI_Comm_rank(comm, &rank));
+    CHECKF(size == n, "%s: size %d, want %d", what, size, n);
+    CHECKF(rank >= 0 && rank < n && world_of[rank] == me, "%s: rank %d is not world rank %d's place",
+           what, rank, me);
+    int sum = -1, want = 0;
+    for (int i = 0; i < n; ++i)
+        want += world_of[i];
+    CHECK_MPI(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, comm));
+    CHECKF(sum == want, "%s: Allreduce of world ranks gave %d, want %d", what, sum, want);
+    int root_world = me;
+    CHECK_MPI(MPI_Bcast(&root_world, 1, MPI_INT, n - 1, comm));
+    CHECKF(root_world == world_of[n - 1], "%s: Bcast from the last rank gave %d", what, root_world);
+    int next = (rank + 1) % n, prev = (rank + n - 1) % n, got = -1;
+    CHECK_MPI(MPI_Sendrecv(&me, 1, MPI_INT, next, 5, &got, 1, MPI_INT, prev, 5, comm,
+                           MPI_STATUS_IGNORE));
+    CHECKF(got == world_of[prev], "%s: the ring gave %d from rank %d, want %d", what, got, prev,
+           world_of[prev]);
+}
+
+int main(int argc, char **argv)
+{
+    CHECK_MPI(MPI_Init(&argc, &argv));
+    int me = world_rank();
+    int n = world_size();
+    MPI_Group world_group;
+    CHECK_MPI(MPI_Comm_group(MPI_COMM_WORLD, &world_group));
+
+    /* 1. */
+    int parity = me % 2;
+    int members[64], count = 0;
+    CHECK(n <= 64);
+    for (int r = n - 1; r >= 0; --r)
+        if (r % 2 == parity)
+            members[count++] = r;
+    MPI_Group half;
+    CHECK_MPI(MPI_Group_incl(world_group, count, members, &half));
+    MPI_Comm half_comm = MPI_COMM_NULL;
+    CHECK_MPI(MPI_Comm_create_group(MPI_COMM_WORLD, half, 7, &half_comm));
+    CHECK(half_comm != MPI_COMM_NULL);
+    check_comm(half_comm, members, count, parity ? "odd ranks" : "even ranks");
+
+    /* 2. */
+    int all[64];
+    for (int r = 0; r < n; ++r)
+        all[r] = r;
+    MPI_Comm all_comm = MPI_COMM_NULL;
+    CHECK_MPI(MPI_Comm_create_group(MPI_COMM_WORLD, world_group, 11, &all_comm));
+    check_comm(all_comm, all, n, "every rank");
+    int ends[2] = {0, n - 1};
+    int nends = n > 1 ? 2 : 1;
+    MPI_Comm ends_comm = MPI_COMM_NULL;
+    if (me == 0 || me == n - 1) {
+        MPI_Group ends_group;
+        CHECK_MPI(MPI_Group_incl(world_group, nends, ends, &ends_group));
+        CHECK_MPI(MPI_Comm_create_group(all_comm, ends_group, 12, &ends_comm));
+        check_comm(ends_comm, ends, nends, "ranks 0 and last");
+        CHECK_MPI(MPI_Group_free(&ends_group));
+    }
+
+    /* 3. Rank 0 sends on all_comm first, then on MPI_COMM_WORLD, same tag;
+     * the last rank receives on MPI_COMM_WORLD first.  The world message
+     * must be the one it gets there. */
+    if (n > 1) {
+        int a = 100, w = 200, got = -1;
+        if (me == 0) {
+            MPI_Request r[2];
+            CHECK_MPI(MPI_Isend(&a, 1, MPI_INT, n - 1, 9, all_comm, &r[0]));
+            CHECK_MPI(MPI_Isend(&w, 1, MPI_INT, n - 1, 9, MPI_COMM_WORLD, &r[1]));
+            MPI_Status st[2];
+            CHECK_MPI(MPI_Waitall(2, r, st));
+        } else if (me == n - 1) {
+            CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECKF(got == 200, "on MPI_COMM_WORLD came %d", got);
+            CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, 0, 9, all_comm, MPI_STATUS_IGNORE));
+            CHECKF(got == 100, "on the new communicator came %d", got);
+        }
+    }
+
+    if (ends_comm != MPI_COMM_NULL)
+        CHECK_MPI(MPI_Comm_free(&ends_comm));
+    CHECK_MPI(MPI_Comm_free(&all_comm));
+    CHECK_MPI(MPI_Comm_free(&half_comm));
+    CHECK_MPI(MPI_Group_free(&half));
+    CHECK_MPI(MPI_Group_free(&world_group));
+    CHECK_MPI(MPI_Finalize());
+    return 0;
+}
