@@ -314,6 +314,9 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
 int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
 int MPI_Errhandler_free(MPI_Errhandler *errhandler);
 int MPI_Error_string(int errorcode, char *string, int *resultlen);
+int MPI_Add_error_class(int *errorclass);
+int MPI_Add_error_code(int errorclass, int *errorcode);
+int MPI_Add_error_string(int errorcode, const char *string);
 int MPI_Error_class(int errorcode, int *errorclass);
 /* MPI-1 spellings */
 int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
@@ -327,6 +330,9 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler);
 int PMPI_Error_string(int errorcode, char *string, int *resultlen);
+int PMPI_Add_error_class(int *errorclass);
+int PMPI_Add_error_code(int errorclass, int *errorcode);
+int PMPI_Add_error_string(int errorcode, const char *string);
 int PMPI_Error_class(int errorcode, int *errorclass);
 int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
@@ -832,8 +838,9 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
 
 /* ---- communicators, groups, attributes ---- */
 #define MPI_COMM_TYPE_SHARED 221
-/* More predefined attribute keys: MPI_APPNUM and MPI_UNIVERSE_SIZE are set on
- * MPI_COMM_WORLD; MPI_LASTUSEDCODE is reserved (not set). */
+/* More predefined attribute keys, set on MPI_COMM_WORLD: MPI_APPNUM,
+ * MPI_UNIVERSE_SIZE, and MPI_LASTUSEDCODE (the largest error class:
+ * MPI_ERR_LASTCODE until MPI_Add_error_class adds more). */
 #define MPI_APPNUM 505
 #define MPI_LASTUSEDCODE 506
 #define MPI_UNIVERSE_SIZE 507

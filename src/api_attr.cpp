@@ -49,12 +49,14 @@ struct Predefined {
     int wtime_is_global = 1;           // MPI_Wtime reads CLOCK_MONOTONIC, one clock per machine
     int appnum = 0;                    // one application
     int universe_size = 1;             // filled in from the job size
+    int last_used_code = MPI_ERR_LASTCODE;  // grows with MPI_Add_error_class/_code
 };
 
 /// Looks up a predefined attribute; returns nullptr for other keys.
 int* predefined_value(int key) {
     static Predefined p;
     p.universe_size = runtime().world().size();
+    p.last_used_code = last_used_code();
     switch (key) {
     case MPI_TAG_UB: return &p.tag_ub;
     case MPI_HOST: return &p.host;
@@ -62,6 +64,7 @@ int* predefined_value(int key) {
     case MPI_WTIME_IS_GLOBAL: return &p.wtime_is_global;
     case MPI_APPNUM: return &p.appnum;
     case MPI_UNIVERSE_SIZE: return &p.universe_size;
+    case MPI_LASTUSEDCODE: return &p.last_used_code;
     default: return nullptr;
     }
 }

@@ -123,13 +123,64 @@ int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
     const char* fn = "MPI_Error_string";
     return guard(MPI_COMM_WORLD, fn, [&] {
         if (string == nullptr || resultlen == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Error_string: string or resultlen is NULL");
+        if (error_class_of(errorcode) < 0) {
+            throw MpiError(MPI_ERR_ARG, fmt::format("{}: invalid error code {}", fn, errorcode));
+        }
+        // An added class or code without MPI_Add_error_string has "".
         std::string text = error_text(errorcode);
-        if (text.empty()) throw MpiError(MPI_ERR_ARG, fmt::format("{}: invalid error code {}", fn, errorcode));
         if (text.size() >= MPI_MAX_ERROR_STRING) text.resize(MPI_MAX_ERROR_STRING - 1);
         std::memcpy(string, text.c_str(), text.size() + 1);
         *resultlen = static_cast<int>(text.size());
     });
 }
 #pragma weak MPI_Error_string = PMPI_Error_string
+
+// ---- classes, codes and strings the program adds (MPI-3.1 8.5) ----
+
+int PMPI_Add_error_class(int* errorclass) {
+    const char* fn = "MPI_Add_error_class";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        running(fn);
+        if (errorclass == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: errorclass is NULL", fn));
+        *errorclass = add_error_class();
+    });
+}
+#pragma weak MPI_Add_error_class = PMPI_Add_error_class
+
+int PMPI_Add_error_code(int errorclass, int* errorcode) {
+    const char* fn = "MPI_Add_error_code";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        running(fn);
+        if (errorcode == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: errorcode is NULL", fn));
+        const int code = add_error_code(errorclass);
+        if (code < 0) {
+            throw MpiError(MPI_ERR_ARG, fmt::format("{}: errorclass {} is not an error class (predefined, other "
+                                                    "than MPI_SUCCESS, or from MPI_Add_error_class)",
+                                                    fn, errorclass));
+        }
+        *errorcode = code;
+    });
+}
+#pragma weak MPI_Add_error_code = PMPI_Add_error_code
+
+int PMPI_Add_error_string(int errorcode, const char* string) {
+    const char* fn = "MPI_Add_error_string";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        running(fn);
+        if (string == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: string is NULL", fn));
+        const std::size_t n = std::strlen(string);
+        if (n >= MPI_MAX_ERROR_STRING) {
+            throw MpiError(MPI_ERR_ARG, fmt::format("{}: string of {} characters is longer than {} "
+                                                    "(MPI_MAX_ERROR_STRING counts the NUL)",
+                                                    fn, n, MPI_MAX_ERROR_STRING - 1));
+        }
+        if (!set_error_string(errorcode, std::string(string, n))) {
+            throw MpiError(MPI_ERR_ARG, fmt::format("{}: {} is not a class or code from MPI_Add_error_class or "
+                                                    "MPI_Add_error_code (predefined ones keep their text)",
+                                                    fn, errorcode));
+        }
+    });
+}
+#pragma weak MPI_Add_error_string = PMPI_Add_error_string
 
 }  // extern "C"

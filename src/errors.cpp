@@ -1,7 +1,10 @@
 #include "errors.hpp"
 
+#include <algorithm>
 #include <array>
 #include <mutex>
+#include <string>
+#include <vector>
 
 namespace shmpi {
 namespace {
@@ -20,7 +23,21 @@ struct Remembered {
     /// that message.
     std::array<int, kSlots + 1> classes{};
     int next = 0;
+    /// Classes and codes the program added (MPI_Add_error_class/_code):
+    /// value MPI_ERR_LASTCODE + 1 + i is users[i].
+    struct User {
+        int cls;           ///< its class (its own value for a class)
+        std::string text;  ///< MPI_Add_error_string's; empty until then
+    };
+    std::vector<User> users;
 };
+
+/// The user entry behind `code`, or nullptr.  Caller holds the lock.
+Remembered::User* user_entry(Remembered& r, int code) {
+    if (code <= MPI_ERR_LASTCODE) return nullptr;
+    const auto i = static_cast<std::size_t>(code - MPI_ERR_LASTCODE - 1);
+    return i < r.users.size() ? &r.users[i] : nullptr;
+}
 
 Remembered& remembered() {
     static Remembered r;
@@ -79,6 +96,12 @@ int make_error_code(int error_class, const std::string& message) {
 int error_class_of(int code) {
     // MPI_ERR_LASTCODE is a valid code too (MPI-3.1 8.4), its own class.
     if (code == MPI_ERR_LASTCODE) return MPI_ERR_LASTCODE;
+    if (code > MPI_ERR_LASTCODE) {
+        Remembered& r = remembered();
+        std::lock_guard guard(r.lock);
+        const Remembered::User* u = user_entry(r, code);
+        return u != nullptr ? u->cls : -1;
+    }
     if (code < 0 || code > MPI_ERR_LASTCODE) return -1;
     const int cls = code % kStride;
     if (cls > MPI_ERR_ERRHANDLER) return -1;
@@ -88,6 +111,11 @@ int error_class_of(int code) {
 std::string error_text(int code) {
     const int cls = error_class_of(code);
     if (cls < 0) return {};
+    if (code > MPI_ERR_LASTCODE) {
+        Remembered& r = remembered();
+        std::lock_guard guard(r.lock);
+        return user_entry(r, code)->text;
+    }
     if (cls == MPI_ERR_LASTCODE) return "MPI_ERR_LASTCODE: the last error code";
     const char* base = class_text(cls);
     std::string generic = base != nullptr ? base : "MPI error class " + std::to_string(cls);
@@ -97,6 +125,43 @@ std::string error_text(int code) {
     std::lock_guard guard(r.lock);
     const std::string& m = r.messages[slot];
     return m.empty() || r.classes[slot] != cls ? generic : m;
+}
+
+int add_error_class() {
+    Remembered& r = remembered();
+    std::lock_guard guard(r.lock);
+    const int value = MPI_ERR_LASTCODE + 1 + static_cast<int>(r.users.size());
+    r.users.push_back({value, {}});
+    return value;
+}
+
+int add_error_code(int error_class) {
+    Remembered& r = remembered();
+    std::lock_guard guard(r.lock);
+    const Remembered::User* u = user_entry(r, error_class);
+    const bool predefined = error_class > MPI_SUCCESS && error_class <= MPI_ERR_ERRHANDLER;
+    if (!predefined && (u == nullptr || u->cls != error_class)) return -1;
+    const int value = MPI_ERR_LASTCODE + 1 + static_cast<int>(r.users.size());
+    r.users.push_back({error_class, {}});
+    return value;
+}
+
+bool set_error_string(int code, const std::string& text) {
+    Remembered& r = remembered();
+    std::lock_guard guard(r.lock);
+    Remembered::User* u = user_entry(r, code);
+    if (u == nullptr) return false;
+    u->text = text;
+    return true;
+}
+
+int last_used_code() {
+    Remembered& r = remembered();
+    std::lock_guard guard(r.lock);
+    // MPI-3.1 8.5: the largest error class, added ones included.
+    int last = MPI_ERR_LASTCODE;
+    for (const Remembered::User& u : r.users) last = std::max(last, u.cls);
+    return last;
 }
 
 }  // namespace shmpi

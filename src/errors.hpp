@@ -40,4 +40,20 @@ int error_class_of(int code);
 /// description; nullptr if `code` is not valid.
 std::string error_text(int code);
 
+/// MPI_Add_error_class: a new class, numbered after MPI_ERR_LASTCODE (the
+/// codes made by make_error_code() stay below it).
+int add_error_class();
+
+/// MPI_Add_error_code: a new code of `error_class` (predefined or added);
+/// -1 if `error_class` is neither.
+int add_error_code(int error_class);
+
+/// MPI_Add_error_string: the text of an added class or code; false if
+/// `code` is not one.
+bool set_error_string(int code, const std::string& text);
+
+/// MPI_LASTUSEDCODE: the largest error class so far (MPI-3.1 8.5), added
+/// ones included.
+int last_used_code();
+
 }  // namespace shmpi

@@ -92,4 +92,27 @@ TEST(ErrorCodes, AnOldCodeNeverShowsAnotherClassesMessage) {
     EXPECT_EQ(text.rfind("MPI_ERR_RANK", 0), 0u) << text;  // the class's own description
 }
 
+TEST(ErrorCodes, AddedClassesAndCodesHaveTheirClassAndText) {
+    const int cls = shmpi::add_error_class();
+    EXPECT_GT(cls, MPI_ERR_LASTCODE);
+    EXPECT_EQ(shmpi::error_class_of(cls), cls);
+    EXPECT_GE(shmpi::last_used_code(), cls);
+    const int code = shmpi::add_error_code(cls);
+    const int arg_code = shmpi::add_error_code(MPI_ERR_ARG);
+    EXPECT_NE(code, cls);
+    EXPECT_NE(arg_code, code);
+    EXPECT_EQ(shmpi::error_class_of(code), cls);
+    EXPECT_EQ(shmpi::error_class_of(arg_code), MPI_ERR_ARG);
+    EXPECT_EQ(shmpi::error_text(code), "");  // no string set yet
+    EXPECT_TRUE(shmpi::set_error_string(arg_code, "rejected by the application"));
+    EXPECT_EQ(shmpi::error_text(arg_code), "rejected by the application");
+    // Not classes: MPI_SUCCESS, a code, a value nobody made.
+    EXPECT_EQ(shmpi::add_error_code(MPI_SUCCESS), -1);
+    EXPECT_EQ(shmpi::add_error_code(code), -1);
+    EXPECT_EQ(shmpi::add_error_code(arg_code + 1000), -1);
+    // Predefined classes and codes keep their own texts.
+    EXPECT_FALSE(shmpi::set_error_string(MPI_ERR_ARG, "x"));
+    EXPECT_EQ(shmpi::error_class_of(arg_code + 1000), -1);
+}
+
 }  // namespace
