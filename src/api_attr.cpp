@@ -14,10 +14,6 @@ using namespace shmpi::api;
 
 namespace {
 
-void need(const void* p, const char* arg, const char* fn) {
-    if (p == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: {} is NULL", fn, arg));
-}
-
 bool predefined_key(int k) {
     return k == MPI_TAG_UB || k == MPI_HOST || k == MPI_IO || k == MPI_WTIME_IS_GLOBAL || k == MPI_APPNUM ||
            k == MPI_UNIVERSE_SIZE || k == MPI_LASTUSEDCODE;

@@ -31,10 +31,6 @@ MPI_Comm handle_of(Communicator& c) {
 
 namespace {
 
-void need(const void* p, const char* arg, const char* fn) {
-    if (p == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: {} is NULL", fn, arg));
-}
-
 /// Deletes a communicator the user made: attributes first (their delete
 /// callbacks may fail, and then nothing is freed), then its reference on
 /// the error handler.

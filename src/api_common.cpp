@@ -67,6 +67,10 @@ p2p::Request& request_of(MPI_Request handle, const char* fn) {
     return *reinterpret_cast<p2p::Request*>(handle);
 }
 
+void need(const void* p, const char* arg, const char* fn) {
+    if (p == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: {} is NULL", fn, arg));
+}
+
 void check_count(int count, const char* fn) {
     if (count < 0) throw MpiError(MPI_ERR_COUNT, fmt::format("{}: count {} is negative", fn, count));
 }

@@ -51,6 +51,8 @@ const dtype::Datatype& type_of(MPI_Datatype handle, const char* fn);
 /// Translates a request handle (not MPI_REQUEST_NULL); throws MPI_ERR_REQUEST.
 p2p::Request& request_of(MPI_Request handle, const char* fn);
 
+/// An output or input argument named `arg` must not be NULL (MPI_ERR_ARG).
+void need(const void* p, const char* arg, const char* fn);
 void check_count(int count, const char* fn);
 void check_send_tag(int tag, const char* fn);
 void check_recv_tag(int tag, const char* fn);

@@ -18,10 +18,6 @@ Group& empty_group() {
     return *g;
 }
 
-void need(const void* p, const char* arg, const char* fn) {
-    if (p == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: {} is NULL", fn, arg));
-}
-
 void check_n(int n, const char* fn) {
     if (n < 0) throw MpiError(MPI_ERR_ARG, fmt::format("{}: n = {} is negative", fn, n));
 }

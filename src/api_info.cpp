@@ -32,16 +32,16 @@ struct Info : HandleStorage {
     std::uint32_t magic = kMagic;
     std::vector<std::pair<std::string, std::string>> entries;
 
-    auto find(std::string_view key) {
-        return std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.first == key; });
+    /// The entry of `key` in `self`, const or not; end() if none.
+    template <class Self>
+    static auto find_in(Self& self, std::string_view key) {
+        return std::find_if(self.entries.begin(), self.entries.end(), [&](const auto& e) { return e.first == key; });
     }
+    auto find(std::string_view key) { return find_in(*this, key); }
+    auto find(std::string_view key) const { return find_in(*this, key); }
 };
 
 namespace {
-
-void need(const void* p, const char* arg, const char* fn) {
-    if (p == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: {} is NULL", fn, arg));
-}
 
 /// The words of this process's command line, from /proc (MPI_Init may have
 /// been given no argv).
@@ -207,7 +207,7 @@ int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int
         const std::string k = key_of(key, fn);
         if (valuelen < 0) throw MpiError(MPI_ERR_ARG, fmt::format("{}: valuelen {} is negative", fn, valuelen));
         need(flag, "flag", fn);
-        auto it = const_cast<Info&>(i).find(k);
+        auto it = i.find(k);
         *flag = it != i.entries.end() ? 1 : 0;
         if (*flag == 0) return;  // value is left as it was
         need(value, "value", fn);
@@ -223,7 +223,7 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* f
         const std::string k = key_of(key, fn);
         need(valuelen, "valuelen", fn);
         need(flag, "flag", fn);
-        auto it = const_cast<Info&>(i).find(k);
+        auto it = i.find(k);
         *flag = it != i.entries.end() ? 1 : 0;
         if (*flag != 0) *valuelen = static_cast<int>(it->second.size());
     });

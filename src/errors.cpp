@@ -32,6 +32,14 @@ struct Remembered {
     std::vector<User> users;
 };
 
+/// Adds a class (`cls` < 0: the entry's own value) or a code of class
+/// `cls`; returns its value.  Caller holds the lock.
+int add_user(Remembered& r, int cls) {
+    const int value = MPI_ERR_LASTCODE + 1 + static_cast<int>(r.users.size());
+    r.users.push_back({cls < 0 ? value : cls, {}});
+    return value;
+}
+
 /// The user entry behind `code`, or nullptr.  Caller holds the lock.
 Remembered::User* user_entry(Remembered& r, int code) {
     if (code <= MPI_ERR_LASTCODE) return nullptr;
@@ -102,7 +110,7 @@ int error_class_of(int code) {
         const Remembered::User* u = user_entry(r, code);
         return u != nullptr ? u->cls : -1;
     }
-    if (code < 0 || code > MPI_ERR_LASTCODE) return -1;
+    if (code < 0) return -1;
     const int cls = code % kStride;
     if (cls > MPI_ERR_ERRHANDLER) return -1;
     return cls;
@@ -130,9 +138,7 @@ std::string error_text(int code) {
 int add_error_class() {
     Remembered& r = remembered();
     std::lock_guard guard(r.lock);
-    const int value = MPI_ERR_LASTCODE + 1 + static_cast<int>(r.users.size());
-    r.users.push_back({value, {}});
-    return value;
+    return add_user(r, -1);
 }
 
 int add_error_code(int error_class) {
@@ -141,9 +147,7 @@ int add_error_code(int error_class) {
     const Remembered::User* u = user_entry(r, error_class);
     const bool predefined = error_class > MPI_SUCCESS && error_class <= MPI_ERR_ERRHANDLER;
     if (!predefined && (u == nullptr || u->cls != error_class)) return -1;
-    const int value = MPI_ERR_LASTCODE + 1 + static_cast<int>(r.users.size());
-    r.users.push_back({error_class, {}});
-    return value;
+    return add_user(r, error_class);
 }
 
 bool set_error_string(int code, const std::string& text) {
