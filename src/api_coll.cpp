@@ -2,24 +2,31 @@
 //
 // Each function checks its arguments (only those the standard makes
 // significant on this rank), translates handles and calls one function of
-// coll/typed.hpp.  MPI_IN_PLACE is accepted exactly where MPI-3.1 allows it
-// and is MPI_ERR_BUFFER elsewhere.
+// coll/typed.hpp, or for the nonblocking form (MPI_Ibcast ...) starts one of
+// coll/nonblocking.hpp after the very same checks.  MPI_IN_PLACE is accepted
+// exactly where MPI-3.1 allows it and is MPI_ERR_BUFFER elsewhere.
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "api_common.hpp"
+#include "api_requests.hpp"
+#include "coll/nonblocking.hpp"
 #include "coll/typed.hpp"
 #include "op.hpp"
 
 using namespace shmpi;
 using namespace shmpi::api;
 namespace typed = shmpi::coll::typed;
+namespace nbc = shmpi::coll::nbc;
 
 namespace {
 
-typed::Call call(Communicator& c, const char* fn) { return typed::Call{c, runtime().coll_selection(), fn}; }
+typed::Call call(Communicator& c, const char* fn) {
+    return typed::Call{c, runtime().coll_selection(), fn};
+}
 
 void check_root(const Communicator& c, int root, const char* fn) {
     if (root < 0 || root >= c.size()) {
@@ -47,13 +54,15 @@ const dtype::Datatype& type_arg(MPI_Datatype handle, const char* arg, const char
 void check_buf(const void* buf, std::int64_t count, const dtype::Datatype& t, const char* arg,
                const char* fn) {
     if (buf == MPI_IN_PLACE) {
-        throw MpiError(MPI_ERR_BUFFER, fmt::format("{}: {} is MPI_IN_PLACE, which {} does not allow here",
-                                                   fn, arg, fn));
+        throw MpiError(MPI_ERR_BUFFER,
+                       fmt::format("{}: {} is MPI_IN_PLACE, which {} does not allow here", fn, arg, fn));
     }
     std::int64_t bytes = 0;
     if (__builtin_mul_overflow(count, t.size, &bytes)) {
-        throw MpiError(MPI_ERR_COUNT, fmt::format("{}: {} holds {} elements of {} (size {} bytes): the byte count "
-                                                  "overflows 64 bits", fn, arg, count, t.name, t.size));
+        throw MpiError(MPI_ERR_COUNT,
+                       fmt::format("{}: {} holds {} elements of {} (size {} bytes): the byte count "
+                                   "overflows 64 bits",
+                                   fn, arg, count, t.name, t.size));
     }
     if (buf == nullptr && count > 0 && t.size > 0 && t.predefined) {
         throw MpiError(MPI_ERR_BUFFER,
@@ -121,10 +130,16 @@ struct ReductionArgs {
           binding(op::op_of(op, fn), datatype, type, count, fn) {}
 };
 
+/// The operation bound to its datatype, for a schedule to keep.
+nbc::Binding shared_binding(MPI_Op op, MPI_Datatype datatype, const dtype::Datatype& type, std::int64_t count,
+                            const char* fn) {
+    return std::make_shared<const op::Binding>(op::op_of(op, fn), datatype, type, count, fn);
+}
+
 /// Allreduce, Scan and Exscan share their checks.
-template <class Run>
+template <class Now, class Later>
 int everyone_reduces(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                     MPI_Comm comm, const char* fn, Run run) {
+                     MPI_Comm comm, Form form, const char* fn, Now now, Later later) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         const ReductionArgs a(count, datatype, op, fn);
@@ -133,41 +148,39 @@ int everyone_reduces(const void* sendbuf, void* recvbuf, int count, MPI_Datatype
             check_buf(sendbuf, count, a.type, "sendbuf", fn);
             check_alias(sendbuf, recvbuf, count * a.type.size, fn);
         }
-        run(call(c, fn), sendbuf, recvbuf, count, a.type, a.binding);
+        finish(
+            form, comm, fn, [&] { now(call(c, fn), sendbuf, recvbuf, count, a.type, a.binding); },
+            [&] {
+                return later(c, sendbuf, recvbuf, count, a.type,
+                             shared_binding(op, datatype, a.type, count, fn));
+            });
     });
 }
 
-}  // namespace
-
-extern "C" {
-
-int PMPI_Barrier(MPI_Comm comm) {
-    const char* fn = "MPI_Barrier";
+int barrier_call(MPI_Comm comm, Form form, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
-        typed::barrier(call(c, fn));
+        finish(
+            form, comm, fn, [&] { typed::barrier(call(c, fn)); }, [&] { return nbc::barrier(c); });
     });
 }
-#pragma weak MPI_Barrier = PMPI_Barrier
 
-int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-    const char* fn = "MPI_Bcast";
+int bcast_call(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, Form form,
+               const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         check_count_arg(count, "count", fn);
         const dtype::Datatype& t = type_arg(datatype, "datatype", fn);
         check_root(c, root, fn);
         check_buf(buffer, count, t, "buffer", fn);
-        typed::bcast(call(c, fn), buffer, count, t, root);
+        finish(
+            form, comm, fn, [&] { typed::bcast(call(c, fn), buffer, count, t, root); },
+            [&] { return nbc::bcast(c, buffer, count, t, root); });
     });
 }
-#pragma weak MPI_Bcast = PMPI_Bcast
 
-// ---------------------------------------------------------------- reductions
-
-int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                int root, MPI_Comm comm) {
-    const char* fn = "MPI_Reduce";
+int reduce_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm, Form form, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         const ReductionArgs a(count, datatype, op, fn);
@@ -181,32 +194,35 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         } else {
             check_buf(sendbuf, count, a.type, "sendbuf", fn);
         }
-        typed::reduce(call(c, fn), sendbuf, recvbuf, count, a.type, a.binding, root);
+        finish(
+            form, comm, fn,
+            [&] { typed::reduce(call(c, fn), sendbuf, recvbuf, count, a.type, a.binding, root); },
+            [&] {
+                return nbc::reduce(c, sendbuf, recvbuf, count, a.type,
+                                   shared_binding(op, datatype, a.type, count, fn), root);
+            });
     });
 }
-#pragma weak MPI_Reduce = PMPI_Reduce
 
-int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                   MPI_Comm comm) {
-    return everyone_reduces(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Allreduce", typed::allreduce);
+int allreduce_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, Form form, const char* fn) {
+    return everyone_reduces(sendbuf, recvbuf, count, datatype, op, comm, form, fn, typed::allreduce,
+                            nbc::allreduce);
 }
-#pragma weak MPI_Allreduce = PMPI_Allreduce
 
-int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-              MPI_Comm comm) {
-    return everyone_reduces(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Scan", typed::scan);
+int scan_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+              Form form, const char* fn) {
+    return everyone_reduces(sendbuf, recvbuf, count, datatype, op, comm, form, fn, typed::scan, nbc::scan);
 }
-#pragma weak MPI_Scan = PMPI_Scan
 
-int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                MPI_Comm comm) {
-    return everyone_reduces(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Exscan", typed::exscan);
+int exscan_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm, Form form, const char* fn) {
+    return everyone_reduces(sendbuf, recvbuf, count, datatype, op, comm, form, fn, typed::exscan,
+                            nbc::exscan);
 }
-#pragma weak MPI_Exscan = PMPI_Exscan
 
-int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
-                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-    const char* fn = "MPI_Reduce_scatter";
+int reduce_scatter_call(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm, Form form, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         check_counts(recvcounts, c.size(), "recvcounts", fn);
@@ -220,14 +236,17 @@ int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
             check_buf(sendbuf, total, t, "sendbuf", fn);
             check_alias(sendbuf, recvbuf, total * t.size, fn);
         }
-        typed::reduce_scatter(call(c, fn), sendbuf, recvbuf, recvcounts, t, b);
+        finish(
+            form, comm, fn, [&] { typed::reduce_scatter(call(c, fn), sendbuf, recvbuf, recvcounts, t, b); },
+            [&] {
+                return nbc::reduce_scatter(c, sendbuf, recvbuf, recvcounts, t,
+                                           shared_binding(op, datatype, t, total, fn));
+            });
     });
 }
-#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
 
-int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
-                              MPI_Op op, MPI_Comm comm) {
-    const char* fn = "MPI_Reduce_scatter_block";
+int reduce_scatter_block_call(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
+                              MPI_Op op, MPI_Comm comm, Form form, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         check_count_arg(recvcount, "recvcount", fn);
@@ -241,28 +260,18 @@ int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
             check_buf(sendbuf, total, t, "sendbuf", fn);
             check_alias(sendbuf, recvbuf, total * t.size, fn);
         }
-        typed::reduce_scatter_block(call(c, fn), sendbuf, recvbuf, recvcount, t, b);
+        finish(
+            form, comm, fn,
+            [&] { typed::reduce_scatter_block(call(c, fn), sendbuf, recvbuf, recvcount, t, b); },
+            [&] {
+                return nbc::reduce_scatter_block(c, sendbuf, recvbuf, recvcount, t,
+                                                 shared_binding(op, datatype, t, total, fn));
+            });
     });
 }
-#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
 
-int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
-    const char* fn = "MPI_Reduce_local";
-    return guard(MPI_COMM_WORLD, fn, [&] {
-        running(fn);
-        const ReductionArgs a(count, datatype, op, fn);
-        check_buf(inbuf, count, a.type, "inbuf", fn);
-        check_buf(inoutbuf, count, a.type, "inoutbuf", fn);
-        op::reduce_local(a.binding, inbuf, inoutbuf, count, a.type);
-    });
-}
-#pragma weak MPI_Reduce_local = PMPI_Reduce_local
-
-// ------------------------------------------------------------------ gathers
-
-int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    const char* fn = "MPI_Gather";
+int gather_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm, Form form, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         check_root(c, root, fn);
@@ -273,18 +282,20 @@ int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
             st = &buffer_arg(sendbuf, sendcount, sendcount, sendtype, kSend, fn);
         }
         if (is_root) {
-            rt = &buffer_arg(recvbuf, recvcount,
-                             static_cast<std::int64_t>(recvcount) * c.size(), recvtype, kRecv, fn);
+            rt = &buffer_arg(recvbuf, recvcount, static_cast<std::int64_t>(recvcount) * c.size(), recvtype,
+                             kRecv, fn);
             if (st != nullptr) check_alias(sendbuf, recvbuf, sendcount * st->size, fn);
         }
-        typed::gather(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcount, rt, root);
+        finish(
+            form, comm, fn,
+            [&] { typed::gather(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcount, rt, root); },
+            [&] { return nbc::gather(c, sendbuf, sendcount, st, recvbuf, recvcount, rt, root); });
     });
 }
-#pragma weak MPI_Gather = PMPI_Gather
 
-int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    const char* fn = "MPI_Gatherv";
+int gatherv_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 Form form, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         check_root(c, root, fn);
@@ -300,31 +311,36 @@ int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
             rt = &type_arg(recvtype, "recvtype", fn);
             check_buf(recvbuf, total_of(recvcounts, c.size()), *rt, "recvbuf", fn);
         }
-        typed::gatherv(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcounts, displs, rt, root);
+        finish(
+            form, comm, fn,
+            [&] {
+                typed::gatherv(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcounts, displs, rt, root);
+            },
+            [&] { return nbc::gatherv(c, sendbuf, sendcount, st, recvbuf, recvcounts, displs, rt, root); });
     });
 }
-#pragma weak MPI_Gatherv = PMPI_Gatherv
 
-int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                   MPI_Datatype recvtype, MPI_Comm comm) {
-    const char* fn = "MPI_Allgather";
+int allgather_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, Form form, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         const dtype::Datatype* st = nullptr;
         if (sendbuf != MPI_IN_PLACE) {
             st = &buffer_arg(sendbuf, sendcount, sendcount, sendtype, kSend, fn);
         }
-        const dtype::Datatype& rt = buffer_arg(recvbuf, recvcount,
-                                               static_cast<std::int64_t>(recvcount) * c.size(), recvtype, kRecv, fn);
+        const dtype::Datatype& rt = buffer_arg(
+            recvbuf, recvcount, static_cast<std::int64_t>(recvcount) * c.size(), recvtype, kRecv, fn);
         if (st != nullptr) check_alias(sendbuf, recvbuf, sendcount * st->size, fn);
-        typed::allgather(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcount, rt);
+        finish(
+            form, comm, fn,
+            [&] { typed::allgather(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcount, rt); },
+            [&] { return nbc::allgather(c, sendbuf, sendcount, st, recvbuf, recvcount, rt); });
     });
 }
-#pragma weak MPI_Allgather = PMPI_Allgather
 
-int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-    const char* fn = "MPI_Allgatherv";
+int allgatherv_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                    Form form, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         const dtype::Datatype* st = nullptr;
@@ -335,16 +351,15 @@ int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         check_array(displs, "displs", fn);
         const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
         check_buf(recvbuf, total_of(recvcounts, c.size()), rt, "recvbuf", fn);
-        typed::allgatherv(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcounts, displs, rt);
+        finish(
+            form, comm, fn,
+            [&] { typed::allgatherv(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcounts, displs, rt); },
+            [&] { return nbc::allgatherv(c, sendbuf, sendcount, st, recvbuf, recvcounts, displs, rt); });
     });
 }
-#pragma weak MPI_Allgatherv = PMPI_Allgatherv
 
-// ----------------------------------------------------------------- scatters
-
-int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    const char* fn = "MPI_Scatter";
+int scatter_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, Form form, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         check_root(c, root, fn);
@@ -352,21 +367,23 @@ int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         const dtype::Datatype* st = nullptr;
         const dtype::Datatype* rt = nullptr;
         if (is_root) {
-            st = &buffer_arg(sendbuf, sendcount,
-                             static_cast<std::int64_t>(sendcount) * c.size(), sendtype, kSend, fn);
+            st = &buffer_arg(sendbuf, sendcount, static_cast<std::int64_t>(sendcount) * c.size(), sendtype,
+                             kSend, fn);
         }
         if (!is_root || recvbuf != MPI_IN_PLACE) {
             rt = &buffer_arg(recvbuf, recvcount, recvcount, recvtype, kRecv, fn);
             if (is_root) check_alias(sendbuf, recvbuf, recvcount * rt->size, fn);
         }
-        typed::scatter(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcount, rt, root);
+        finish(
+            form, comm, fn,
+            [&] { typed::scatter(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcount, rt, root); },
+            [&] { return nbc::scatter(c, sendbuf, sendcount, st, recvbuf, recvcount, rt, root); });
     });
 }
-#pragma weak MPI_Scatter = PMPI_Scatter
 
-int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
-                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    const char* fn = "MPI_Scatterv";
+int scatterv_call(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, Form form,
+                  const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         check_root(c, root, fn);
@@ -382,35 +399,37 @@ int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[
         if (!is_root || recvbuf != MPI_IN_PLACE) {
             rt = &buffer_arg(recvbuf, recvcount, recvcount, recvtype, kRecv, fn);
         }
-        typed::scatterv(call(c, fn), sendbuf, sendcounts, displs, st, recvbuf, recvcount, rt, root);
+        finish(
+            form, comm, fn,
+            [&] {
+                typed::scatterv(call(c, fn), sendbuf, sendcounts, displs, st, recvbuf, recvcount, rt, root);
+            },
+            [&] { return nbc::scatterv(c, sendbuf, sendcounts, displs, st, recvbuf, recvcount, rt, root); });
     });
 }
-#pragma weak MPI_Scatterv = PMPI_Scatterv
 
-// -------------------------------------------------------------- all-to-all
-
-int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                  MPI_Datatype recvtype, MPI_Comm comm) {
-    const char* fn = "MPI_Alltoall";
+int alltoall_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm, Form form, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         const dtype::Datatype* st = nullptr;
         if (sendbuf != MPI_IN_PLACE) {
-            st = &buffer_arg(sendbuf, sendcount,
-                             static_cast<std::int64_t>(sendcount) * c.size(), sendtype, kSend, fn);
+            st = &buffer_arg(sendbuf, sendcount, static_cast<std::int64_t>(sendcount) * c.size(), sendtype,
+                             kSend, fn);
         }
-        const dtype::Datatype& rt = buffer_arg(recvbuf, recvcount,
-                                               static_cast<std::int64_t>(recvcount) * c.size(), recvtype, kRecv, fn);
+        const dtype::Datatype& rt = buffer_arg(
+            recvbuf, recvcount, static_cast<std::int64_t>(recvcount) * c.size(), recvtype, kRecv, fn);
         if (st != nullptr) check_alias(sendbuf, recvbuf, sendcount * st->size, fn);
-        typed::alltoall(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcount, rt);
+        finish(
+            form, comm, fn,
+            [&] { typed::alltoall(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcount, rt); },
+            [&] { return nbc::alltoall(c, sendbuf, sendcount, st, recvbuf, recvcount, rt); });
     });
 }
-#pragma weak MPI_Alltoall = PMPI_Alltoall
 
-int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+int alltoallv_call(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                   MPI_Comm comm) {
-    const char* fn = "MPI_Alltoallv";
+                   MPI_Comm comm, Form form, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         const dtype::Datatype* st = nullptr;
@@ -424,15 +443,21 @@ int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
         check_array(rdispls, "rdispls", fn);
         const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
         check_buf(recvbuf, total_of(recvcounts, c.size()), rt, "recvbuf", fn);
-        typed::alltoallv(call(c, fn), sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt);
+        finish(
+            form, comm, fn,
+            [&] {
+                typed::alltoallv(call(c, fn), sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls,
+                                 rt);
+            },
+            [&] {
+                return nbc::alltoallv(c, sendbuf, sendcounts, sdispls, st, recvbuf, recvcounts, rdispls, rt);
+            });
     });
 }
-#pragma weak MPI_Alltoallv = PMPI_Alltoallv
 
-int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                   const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
-    const char* fn = "MPI_Alltoallw";
+int alltoallw_call(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
+                   const MPI_Datatype recvtypes[], MPI_Comm comm, Form form, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         const auto n = static_cast<std::size_t>(c.size());
@@ -459,11 +484,265 @@ int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
         check_counts(recvcounts, c.size(), "recvcounts", fn);
         const std::vector<const dtype::Datatype*> rt =
             types_of(recvtypes, recvcounts, rdispls, recvbuf, "recvtypes", "rdispls", "recvbuf");
-        typed::alltoallw(call(c, fn), sendbuf, sendcounts, sdispls, st.empty() ? nullptr : st.data(), recvbuf,
-                         recvcounts, rdispls, rt.data());
+        finish(
+            form, comm, fn,
+            [&] {
+                typed::alltoallw(call(c, fn), sendbuf, sendcounts, sdispls, st.empty() ? nullptr : st.data(),
+                                 recvbuf, recvcounts, rdispls, rt.data());
+            },
+            [&] {
+                return nbc::alltoallw(c, sendbuf, sendcounts, sdispls, st.empty() ? nullptr : st.data(),
+                                      recvbuf, recvcounts, rdispls, rt.data());
+            });
     });
 }
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Barrier(MPI_Comm comm) {
+    return barrier_call(comm, kBlocking, "MPI_Barrier");
+}
+#pragma weak MPI_Barrier = PMPI_Barrier
+
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+    return barrier_call(comm, Form{true, request}, "MPI_Ibarrier");
+}
+#pragma weak MPI_Ibarrier = PMPI_Ibarrier
+
+int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+    return bcast_call(buffer, count, datatype, root, comm, kBlocking, "MPI_Bcast");
+}
+#pragma weak MPI_Bcast = PMPI_Bcast
+
+int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                MPI_Request* request) {
+    return bcast_call(buffer, count, datatype, root, comm, Form{true, request}, "MPI_Ibcast");
+}
+#pragma weak MPI_Ibcast = PMPI_Ibcast
+
+int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm) {
+    return reduce_call(sendbuf, recvbuf, count, datatype, op, root, comm, kBlocking, "MPI_Reduce");
+}
+#pragma weak MPI_Reduce = PMPI_Reduce
+
+int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                 MPI_Comm comm, MPI_Request* request) {
+    return reduce_call(sendbuf, recvbuf, count, datatype, op, root, comm, Form{true, request}, "MPI_Ireduce");
+}
+#pragma weak MPI_Ireduce = PMPI_Ireduce
+
+int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm) {
+    return allreduce_call(sendbuf, recvbuf, count, datatype, op, comm, kBlocking, "MPI_Allreduce");
+}
+#pragma weak MPI_Allreduce = PMPI_Allreduce
+
+int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    MPI_Comm comm, MPI_Request* request) {
+    return allreduce_call(sendbuf, recvbuf, count, datatype, op, comm, Form{true, request}, "MPI_Iallreduce");
+}
+#pragma weak MPI_Iallreduce = PMPI_Iallreduce
+
+int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm) {
+    return scan_call(sendbuf, recvbuf, count, datatype, op, comm, kBlocking, "MPI_Scan");
+}
+#pragma weak MPI_Scan = PMPI_Scan
+
+int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+               MPI_Request* request) {
+    return scan_call(sendbuf, recvbuf, count, datatype, op, comm, Form{true, request}, "MPI_Iscan");
+}
+#pragma weak MPI_Iscan = PMPI_Iscan
+
+int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm) {
+    return exscan_call(sendbuf, recvbuf, count, datatype, op, comm, kBlocking, "MPI_Exscan");
+}
+#pragma weak MPI_Exscan = PMPI_Exscan
+
+int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 MPI_Comm comm, MPI_Request* request) {
+    return exscan_call(sendbuf, recvbuf, count, datatype, op, comm, Form{true, request}, "MPI_Iexscan");
+}
+#pragma weak MPI_Iexscan = PMPI_Iexscan
+
+int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm) {
+    return reduce_scatter_call(sendbuf, recvbuf, recvcounts, datatype, op, comm, kBlocking,
+                               "MPI_Reduce_scatter");
+}
+#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
+
+int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+    return reduce_scatter_call(sendbuf, recvbuf, recvcounts, datatype, op, comm, Form{true, request},
+                               "MPI_Ireduce_scatter");
+}
+#pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
+
+int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
+                              MPI_Op op, MPI_Comm comm) {
+    return reduce_scatter_block_call(sendbuf, recvbuf, recvcount, datatype, op, comm, kBlocking,
+                                     "MPI_Reduce_scatter_block");
+}
+#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
+
+int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+    return reduce_scatter_block_call(sendbuf, recvbuf, recvcount, datatype, op, comm, Form{true, request},
+                                     "MPI_Ireduce_scatter_block");
+}
+#pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
+
+int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
+    const char* fn = "MPI_Reduce_local";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        running(fn);
+        const ReductionArgs a(count, datatype, op, fn);
+        check_buf(inbuf, count, a.type, "inbuf", fn);
+        check_buf(inoutbuf, count, a.type, "inoutbuf", fn);
+        op::reduce_local(a.binding, inbuf, inoutbuf, count, a.type);
+    });
+}
+#pragma weak MPI_Reduce_local = PMPI_Reduce_local
+
+int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    return gather_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, kBlocking,
+                       "MPI_Gather");
+}
+#pragma weak MPI_Gather = PMPI_Gather
+
+int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+    return gather_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                       Form{true, request}, "MPI_Igather");
+}
+#pragma weak MPI_Igather = PMPI_Igather
+
+int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    return gatherv_call(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
+                        kBlocking, "MPI_Gatherv");
+}
+#pragma weak MPI_Gatherv = PMPI_Gatherv
+
+int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request* request) {
+    return gatherv_call(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
+                        Form{true, request}, "MPI_Igatherv");
+}
+#pragma weak MPI_Igatherv = PMPI_Igatherv
+
+int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm) {
+    return allgather_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, kBlocking,
+                          "MPI_Allgather");
+}
+#pragma weak MPI_Allgather = PMPI_Allgather
+
+int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+    return allgather_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                          Form{true, request}, "MPI_Iallgather");
+}
+#pragma weak MPI_Iallgather = PMPI_Iallgather
+
+int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+    return allgatherv_call(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                           kBlocking, "MPI_Allgatherv");
+}
+#pragma weak MPI_Allgatherv = PMPI_Allgatherv
+
+int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request* request) {
+    return allgatherv_call(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                           Form{true, request}, "MPI_Iallgatherv");
+}
+#pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
+
+int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    return scatter_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, kBlocking,
+                        "MPI_Scatter");
+}
+#pragma weak MPI_Scatter = PMPI_Scatter
+
+int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+    return scatter_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                        Form{true, request}, "MPI_Iscatter");
+}
+#pragma weak MPI_Iscatter = PMPI_Iscatter
+
+int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    return scatterv_call(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                         kBlocking, "MPI_Scatterv");
+}
+#pragma weak MPI_Scatterv = PMPI_Scatterv
+
+int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   MPI_Request* request) {
+    return scatterv_call(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                         Form{true, request}, "MPI_Iscatterv");
+}
+#pragma weak MPI_Iscatterv = PMPI_Iscatterv
+
+int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm) {
+    return alltoall_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, kBlocking,
+                         "MPI_Alltoall");
+}
+#pragma weak MPI_Alltoall = PMPI_Alltoall
+
+int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+    return alltoall_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                         Form{true, request}, "MPI_Ialltoall");
+}
+#pragma weak MPI_Ialltoall = PMPI_Ialltoall
+
+int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                   MPI_Comm comm) {
+    return alltoallv_call(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                          comm, kBlocking, "MPI_Alltoallv");
+}
+#pragma weak MPI_Alltoallv = PMPI_Alltoallv
+
+int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                    MPI_Comm comm, MPI_Request* request) {
+    return alltoallv_call(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                          comm, Form{true, request}, "MPI_Ialltoallv");
+}
+#pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
+
+int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
+                   const MPI_Datatype recvtypes[], MPI_Comm comm) {
+    return alltoallw_call(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                          comm, kBlocking, "MPI_Alltoallw");
+}
 #pragma weak MPI_Alltoallw = PMPI_Alltoallw
+
+int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                    const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                    MPI_Request* request) {
+    return alltoallw_call(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                          comm, Form{true, request}, "MPI_Ialltoallw");
+}
+#pragma weak MPI_Ialltoallw = PMPI_Ialltoallw
 
 // ----------------------------------------------------------- operations
 

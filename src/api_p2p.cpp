@@ -24,6 +24,10 @@ std::uint64_t status_bytes(const MPI_Status& s) {
 
 /// The error a finished request reports, as an MpiError naming `fn`.
 MpiError request_error(const Request& r, const char* fn) {
+    if (r.type == Request::Type::Task) {
+        const auto& t = static_cast<const p2p::Task&>(r);
+        return MpiError(r.status.MPI_ERROR, fmt::format("{}: {}: {}", fn, t.origin, t.error));
+    }
     return MpiError(r.status.MPI_ERROR,
                     fmt::format("{}: message from rank {} with tag {} has {} bytes but the receive "
                                 "buffer holds only {} (count {} of {})",
@@ -481,6 +485,12 @@ int PMPI_Request_free(MPI_Request* request) {
             throw MpiError(MPI_ERR_REQUEST, "MPI_Request_free: request is MPI_REQUEST_NULL");
         }
         Request& r = request_of(*request, fn);
+        if (r.type == Request::Type::Task) {
+            throw MpiError(MPI_ERR_REQUEST, fmt::format("{}: request {:#x} belongs to a nonblocking collective, "
+                                                        "which cannot be freed (MPI-3.1 5.12); complete it "
+                                                        "with a wait or a test",
+                                                        fn, reinterpret_cast<std::uintptr_t>(*request)));
+        }
         if (r.type == Request::Type::Persistent) {
             // An active communication goes on and completes unseen.
             auto* p = static_cast<Persistent*>(&r);

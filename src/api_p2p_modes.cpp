@@ -376,6 +376,11 @@ int PMPI_Cancel(MPI_Request* request) {
                            fmt::format("{}: persistent request {:#x} is not active", fn,
                                        reinterpret_cast<std::uintptr_t>(*request)));
         }
+        if (r->type == Request::Type::Task) {
+            throw MpiError(MPI_ERR_REQUEST, fmt::format("{}: request {:#x} belongs to a nonblocking collective, "
+                                                        "which cannot be cancelled (MPI-3.1 5.12)",
+                                                        fn, reinterpret_cast<std::uintptr_t>(*request)));
+        }
         // A receive not yet matched is cancelled; anything else completes
         // as it would have (MPI-3.1 3.8.4 allows either).  The user still
         // completes the request with a wait or a test.

@@ -80,4 +80,28 @@ const dtype::Datatype& check_send(Communicator& c, const void* buf, int count, M
 p2p::Request* start_bsend(Communicator& c, const void* buf, int count, const dtype::Datatype& t,
                           int dest, int tag, const char* fn);
 
+/// Whether a call is the blocking form or the nonblocking one (MPI_Ibcast
+/// ...), whose request goes to `*request`.  Both make the same checks.
+struct Form {
+    bool nonblocking = false;
+    MPI_Request* request = nullptr;
+};
+constexpr Form kBlocking{};
+
+/// The last step of every collective (api_coll.cpp, api_topo.cpp), once its arguments are checked: run
+/// it now (`now`), or start it (`later` returns the started schedule's
+/// request) and hand its request to the user.
+template <class Now, class Later>
+void finish(Form form, MPI_Comm comm, const char* fn, Now&& now, Later&& later) {
+    if (!form.nonblocking) {
+        now();
+        return;
+    }
+    need(form.request, "request", fn);
+    p2p::Request* r = later();
+    static_cast<p2p::Task*>(r)->origin = fn;
+    r->comm_handle = comm;
+    *form.request = reinterpret_cast<MPI_Request>(r);
+}
+
 }  // namespace shmpi::api

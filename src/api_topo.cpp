@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "api_common.hpp"
+#include "api_requests.hpp"
 #include "api_info.hpp"
+#include "coll/nonblocking.hpp"
 #include "topo/create.hpp"
 #include "topo/dims_create.hpp"
 #include "topo/neighbor.hpp"
@@ -22,6 +24,7 @@
 using namespace shmpi;
 using namespace shmpi::api;
 using topo::Topology;
+namespace nbc = shmpi::coll::nbc;
 
 namespace {
 
@@ -130,6 +133,145 @@ const int* weights_arg(const int* w, int n, const char* arg, const char* fn) {
         if (w[i] < 0) throw MpiError(MPI_ERR_ARG, fmt::format("{}: {}[{}] is {} (negative)", fn, arg, i, w[i]));
     }
     return w;
+}
+
+// ------------------------------------------------ neighbourhood collectives
+// The blocking form and the nonblocking one (MPI_Ineighbor_*) make the same
+// checks; finish() runs the exchange now or starts it.
+
+int neighbor_allgather_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm, Form form, const char* fn) {
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        const topo::Neighborhood nb = any_topo_of(c, fn).neighborhood(c.rank());
+        check_not_in_place(sendbuf, "sendbuf", fn);
+        check_count_arg(sendcount, "sendcount", fn);
+        check_count_arg(recvcount, "recvcount", fn);
+        const dtype::Datatype& st = type_arg(sendtype, "sendtype", fn);
+        const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
+        const std::vector<topo::Block> send(nb.destinations.size(), topo::Block{sendbuf, sendcount, &st});
+        std::vector<topo::Block> recv;
+        for (std::size_t i = 0; i < nb.sources.size(); ++i) {
+            recv.push_back(
+                {at(recvbuf, static_cast<std::int64_t>(i) * recvcount * rt.extent), recvcount, &rt});
+        }
+        finish(
+            form, comm, fn, [&] { topo::neighbor_exchange(c, nb, send, recv, fn); },
+            [&] { return nbc::neighbor_exchange(c, nb, send, recv); });
+    });
+}
+
+int neighbor_allgatherv_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                             Form form, const char* fn) {
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        const topo::Neighborhood nb = any_topo_of(c, fn).neighborhood(c.rank());
+        check_not_in_place(sendbuf, "sendbuf", fn);
+        check_count_arg(sendcount, "sendcount", fn);
+        check_counts(recvcounts, nb.sources.size(), "recvcounts", fn);
+        check_array(displs, nb.sources.size(), "displs", fn);
+        const dtype::Datatype& st = type_arg(sendtype, "sendtype", fn);
+        const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
+        const std::vector<topo::Block> send(nb.destinations.size(), topo::Block{sendbuf, sendcount, &st});
+        std::vector<topo::Block> recv;
+        for (std::size_t i = 0; i < nb.sources.size(); ++i) {
+            recv.push_back(
+                {at(recvbuf, static_cast<std::int64_t>(displs[i]) * rt.extent), recvcounts[i], &rt});
+        }
+        finish(
+            form, comm, fn, [&] { topo::neighbor_exchange(c, nb, send, recv, fn); },
+            [&] { return nbc::neighbor_exchange(c, nb, send, recv); });
+    });
+}
+
+int neighbor_alltoall_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, Form form, const char* fn) {
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        const topo::Neighborhood nb = any_topo_of(c, fn).neighborhood(c.rank());
+        check_not_in_place(sendbuf, "sendbuf", fn);
+        check_count_arg(sendcount, "sendcount", fn);
+        check_count_arg(recvcount, "recvcount", fn);
+        const dtype::Datatype& st = type_arg(sendtype, "sendtype", fn);
+        const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
+        std::vector<topo::Block> send;
+        for (std::size_t i = 0; i < nb.destinations.size(); ++i) {
+            send.push_back(
+                {at(sendbuf, static_cast<std::int64_t>(i) * sendcount * st.extent), sendcount, &st});
+        }
+        std::vector<topo::Block> recv;
+        for (std::size_t i = 0; i < nb.sources.size(); ++i) {
+            recv.push_back(
+                {at(recvbuf, static_cast<std::int64_t>(i) * recvcount * rt.extent), recvcount, &rt});
+        }
+        finish(
+            form, comm, fn, [&] { topo::neighbor_exchange(c, nb, send, recv, fn); },
+            [&] { return nbc::neighbor_exchange(c, nb, send, recv); });
+    });
+}
+
+int neighbor_alltoallv_call(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                            MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                            MPI_Datatype recvtype, MPI_Comm comm, Form form, const char* fn) {
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        const topo::Neighborhood nb = any_topo_of(c, fn).neighborhood(c.rank());
+        check_not_in_place(sendbuf, "sendbuf", fn);
+        check_counts(sendcounts, nb.destinations.size(), "sendcounts", fn);
+        check_array(sdispls, nb.destinations.size(), "sdispls", fn);
+        check_counts(recvcounts, nb.sources.size(), "recvcounts", fn);
+        check_array(rdispls, nb.sources.size(), "rdispls", fn);
+        const dtype::Datatype& st = type_arg(sendtype, "sendtype", fn);
+        const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
+        std::vector<topo::Block> send;
+        for (std::size_t i = 0; i < nb.destinations.size(); ++i) {
+            send.push_back(
+                {at(sendbuf, static_cast<std::int64_t>(sdispls[i]) * st.extent), sendcounts[i], &st});
+        }
+        std::vector<topo::Block> recv;
+        for (std::size_t i = 0; i < nb.sources.size(); ++i) {
+            recv.push_back(
+                {at(recvbuf, static_cast<std::int64_t>(rdispls[i]) * rt.extent), recvcounts[i], &rt});
+        }
+        finish(
+            form, comm, fn, [&] { topo::neighbor_exchange(c, nb, send, recv, fn); },
+            [&] { return nbc::neighbor_exchange(c, nb, send, recv); });
+    });
+}
+
+int neighbor_alltoallw_call(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                            Form form, const char* fn) {
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        const topo::Neighborhood nb = any_topo_of(c, fn).neighborhood(c.rank());
+        check_not_in_place(sendbuf, "sendbuf", fn);
+        const std::size_t no = nb.destinations.size();
+        const std::size_t ni = nb.sources.size();
+        check_counts(sendcounts, no, "sendcounts", fn);
+        check_counts(recvcounts, ni, "recvcounts", fn);
+        if (no > 0 && (sdispls == nullptr || sendtypes == nullptr)) {
+            throw MpiError(MPI_ERR_ARG, fmt::format("{}: sdispls or sendtypes is NULL", fn));
+        }
+        if (ni > 0 && (rdispls == nullptr || recvtypes == nullptr)) {
+            throw MpiError(MPI_ERR_ARG, fmt::format("{}: rdispls or recvtypes is NULL", fn));
+        }
+        std::vector<topo::Block> send;
+        for (std::size_t i = 0; i < no; ++i) {
+            send.push_back(
+                {at(sendbuf, sdispls[i]), sendcounts[i], &type_arg(sendtypes[i], "sendtypes", fn)});
+        }
+        std::vector<topo::Block> recv;
+        for (std::size_t i = 0; i < ni; ++i) {
+            recv.push_back(
+                {at(recvbuf, rdispls[i]), recvcounts[i], &type_arg(recvtypes[i], "recvtypes", fn)});
+        }
+        finish(
+            form, comm, fn, [&] { topo::neighbor_exchange(c, nb, send, recv, fn); },
+            [&] { return nbc::neighbor_exchange(c, nb, send, recv); });
+    });
 }
 
 }  // namespace
@@ -466,127 +608,80 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int
 
 int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    const char* fn = "MPI_Neighbor_allgather";
-    return guard(comm, fn, [&] {
-        Communicator& c = comm_of(comm, fn);
-        const topo::Neighborhood nb = any_topo_of(c, fn).neighborhood(c.rank());
-        check_not_in_place(sendbuf, "sendbuf", fn);
-        check_count_arg(sendcount, "sendcount", fn);
-        check_count_arg(recvcount, "recvcount", fn);
-        const dtype::Datatype& st = type_arg(sendtype, "sendtype", fn);
-        const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
-        const std::vector<topo::Block> send(nb.destinations.size(), topo::Block{sendbuf, sendcount, &st});
-        std::vector<topo::Block> recv;
-        for (std::size_t i = 0; i < nb.sources.size(); ++i) {
-            recv.push_back({at(recvbuf, static_cast<std::int64_t>(i) * recvcount * rt.extent), recvcount, &rt});
-        }
-        topo::neighbor_exchange(c, nb, send, recv, fn);
-    });
+    return neighbor_allgather_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                   kBlocking, "MPI_Neighbor_allgather");
 }
 #pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
 
+int PMPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+    return neighbor_allgather_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                   Form{true, request}, "MPI_Ineighbor_allgather");
+}
+#pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
+
 int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-    const char* fn = "MPI_Neighbor_allgatherv";
-    return guard(comm, fn, [&] {
-        Communicator& c = comm_of(comm, fn);
-        const topo::Neighborhood nb = any_topo_of(c, fn).neighborhood(c.rank());
-        check_not_in_place(sendbuf, "sendbuf", fn);
-        check_count_arg(sendcount, "sendcount", fn);
-        check_counts(recvcounts, nb.sources.size(), "recvcounts", fn);
-        check_array(displs, nb.sources.size(), "displs", fn);
-        const dtype::Datatype& st = type_arg(sendtype, "sendtype", fn);
-        const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
-        const std::vector<topo::Block> send(nb.destinations.size(), topo::Block{sendbuf, sendcount, &st});
-        std::vector<topo::Block> recv;
-        for (std::size_t i = 0; i < nb.sources.size(); ++i) {
-            recv.push_back({at(recvbuf, static_cast<std::int64_t>(displs[i]) * rt.extent), recvcounts[i], &rt});
-        }
-        topo::neighbor_exchange(c, nb, send, recv, fn);
-    });
+                             const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                             MPI_Comm comm) {
+    return neighbor_allgatherv_call(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                                    kBlocking, "MPI_Neighbor_allgatherv");
 }
 #pragma weak MPI_Neighbor_allgatherv = PMPI_Neighbor_allgatherv
 
-int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                           MPI_Datatype recvtype, MPI_Comm comm) {
-    const char* fn = "MPI_Neighbor_alltoall";
-    return guard(comm, fn, [&] {
-        Communicator& c = comm_of(comm, fn);
-        const topo::Neighborhood nb = any_topo_of(c, fn).neighborhood(c.rank());
-        check_not_in_place(sendbuf, "sendbuf", fn);
-        check_count_arg(sendcount, "sendcount", fn);
-        check_count_arg(recvcount, "recvcount", fn);
-        const dtype::Datatype& st = type_arg(sendtype, "sendtype", fn);
-        const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
-        std::vector<topo::Block> send;
-        for (std::size_t i = 0; i < nb.destinations.size(); ++i) {
-            send.push_back({at(sendbuf, static_cast<std::int64_t>(i) * sendcount * st.extent), sendcount, &st});
-        }
-        std::vector<topo::Block> recv;
-        for (std::size_t i = 0; i < nb.sources.size(); ++i) {
-            recv.push_back({at(recvbuf, static_cast<std::int64_t>(i) * recvcount * rt.extent), recvcount, &rt});
-        }
-        topo::neighbor_exchange(c, nb, send, recv, fn);
-    });
+int PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                              const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                              MPI_Comm comm, MPI_Request* request) {
+    return neighbor_allgatherv_call(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                                    Form{true, request}, "MPI_Ineighbor_allgatherv");
+}
+#pragma weak MPI_Ineighbor_allgatherv = PMPI_Ineighbor_allgatherv
+
+int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+    return neighbor_alltoall_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, kBlocking,
+                                  "MPI_Neighbor_alltoall");
 }
 #pragma weak MPI_Neighbor_alltoall = PMPI_Neighbor_alltoall
 
-int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                            void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                            MPI_Comm comm) {
-    const char* fn = "MPI_Neighbor_alltoallv";
-    return guard(comm, fn, [&] {
-        Communicator& c = comm_of(comm, fn);
-        const topo::Neighborhood nb = any_topo_of(c, fn).neighborhood(c.rank());
-        check_not_in_place(sendbuf, "sendbuf", fn);
-        check_counts(sendcounts, nb.destinations.size(), "sendcounts", fn);
-        check_array(sdispls, nb.destinations.size(), "sdispls", fn);
-        check_counts(recvcounts, nb.sources.size(), "recvcounts", fn);
-        check_array(rdispls, nb.sources.size(), "rdispls", fn);
-        const dtype::Datatype& st = type_arg(sendtype, "sendtype", fn);
-        const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
-        std::vector<topo::Block> send;
-        for (std::size_t i = 0; i < nb.destinations.size(); ++i) {
-            send.push_back({at(sendbuf, static_cast<std::int64_t>(sdispls[i]) * st.extent), sendcounts[i], &st});
-        }
-        std::vector<topo::Block> recv;
-        for (std::size_t i = 0; i < nb.sources.size(); ++i) {
-            recv.push_back({at(recvbuf, static_cast<std::int64_t>(rdispls[i]) * rt.extent), recvcounts[i], &rt});
-        }
-        topo::neighbor_exchange(c, nb, send, recv, fn);
-    });
+int PMPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+    return neighbor_alltoall_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                  Form{true, request}, "MPI_Ineighbor_alltoall");
+}
+#pragma weak MPI_Ineighbor_alltoall = PMPI_Ineighbor_alltoall
+
+int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                            MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                            MPI_Datatype recvtype, MPI_Comm comm) {
+    return neighbor_alltoallv_call(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                                   recvtype, comm, kBlocking, "MPI_Neighbor_alltoallv");
 }
 #pragma weak MPI_Neighbor_alltoallv = PMPI_Neighbor_alltoallv
+
+int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                             MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Request* request) {
+    return neighbor_alltoallv_call(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                                   recvtype, comm, Form{true, request}, "MPI_Ineighbor_alltoallv");
+}
+#pragma weak MPI_Ineighbor_alltoallv = PMPI_Ineighbor_alltoallv
 
 int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                             const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
-    const char* fn = "MPI_Neighbor_alltoallw";
-    return guard(comm, fn, [&] {
-        Communicator& c = comm_of(comm, fn);
-        const topo::Neighborhood nb = any_topo_of(c, fn).neighborhood(c.rank());
-        check_not_in_place(sendbuf, "sendbuf", fn);
-        const std::size_t no = nb.destinations.size();
-        const std::size_t ni = nb.sources.size();
-        check_counts(sendcounts, no, "sendcounts", fn);
-        check_counts(recvcounts, ni, "recvcounts", fn);
-        if (no > 0 && (sdispls == nullptr || sendtypes == nullptr)) {
-            throw MpiError(MPI_ERR_ARG, fmt::format("{}: sdispls or sendtypes is NULL", fn));
-        }
-        if (ni > 0 && (rdispls == nullptr || recvtypes == nullptr)) {
-            throw MpiError(MPI_ERR_ARG, fmt::format("{}: rdispls or recvtypes is NULL", fn));
-        }
-        std::vector<topo::Block> send;
-        for (std::size_t i = 0; i < no; ++i) {
-            send.push_back({at(sendbuf, sdispls[i]), sendcounts[i], &type_arg(sendtypes[i], "sendtypes", fn)});
-        }
-        std::vector<topo::Block> recv;
-        for (std::size_t i = 0; i < ni; ++i) {
-            recv.push_back({at(recvbuf, rdispls[i]), recvcounts[i], &type_arg(recvtypes[i], "recvtypes", fn)});
-        }
-        topo::neighbor_exchange(c, nb, send, recv, fn);
-    });
+    return neighbor_alltoallw_call(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                                   recvtypes, comm, kBlocking, "MPI_Neighbor_alltoallw");
 }
 #pragma weak MPI_Neighbor_alltoallw = PMPI_Neighbor_alltoallw
+
+int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                             const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                             MPI_Request* request) {
+    return neighbor_alltoallw_call(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                                   recvtypes, comm, Form{true, request}, "MPI_Ineighbor_alltoallw");
+}
+#pragma weak MPI_Ineighbor_alltoallw = PMPI_Ineighbor_alltoallw
 
 }  // extern "C"

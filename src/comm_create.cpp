@@ -16,8 +16,8 @@
 namespace shmpi {
 namespace {
 
-/// Contexts stay below this: coll_context() sets the top bit, and
-/// group_context() the next one.
+/// Contexts stay below this: coll_context() sets the top bit,
+/// group_context() the next one and nbc_context() both.
 constexpr std::uint32_t kContextLimit = 0x3fffffffu;
 
 /// Where MPI_Comm_create_group's members of a communicator with context

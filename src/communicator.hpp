@@ -49,6 +49,15 @@ public:
     /// The context of this communicator's collective traffic, so that it
     /// never matches a point-to-point receive.
     std::uint32_t coll_context() const { return context_ | 0x80000000u; }
+    /// The context of this communicator's nonblocking collectives
+    /// (coll/nonblocking.hpp), apart from both of the above.
+    std::uint32_t nbc_context() const { return context_ | 0xc0000000u; }
+    /// The tag of this member's next nonblocking collective: members start
+    /// them in the same order (MPI-3.1 5.12), so the k-th call of every
+    /// member gets the same tag.  Kept below 2^24 (coll/nonblocking.cpp
+    /// adds a sub-tag of 6 bits below it); after 2^24 calls it wraps, which
+    /// is safe because a pair's messages with one tag never overtake.
+    std::int32_t next_nbc_tag() { return static_cast<std::int32_t>(nbc_calls_++ & 0xffffffu); }
     const std::vector<std::uint32_t>& world_ranks() const { return world_; }
     std::uint32_t world_rank(int r) const { return world_[static_cast<std::size_t>(r)]; }
     /// The name set by MPI_Comm_set_name ("" for none, as MPI_Comm_get_name
@@ -123,6 +132,7 @@ private:
     shm::PoolEntry* pool_entry_ = nullptr;      ///< that region's control words
     std::shared_ptr<const topo::Topology> topology_;
     attr::Store attributes_;
+    std::uint32_t nbc_calls_ = 0;  ///< nonblocking collectives started on it
 };
 
 /// The status of a receive from MPI_PROC_NULL: source MPI_PROC_NULL, tag

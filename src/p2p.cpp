@@ -551,6 +551,29 @@ void Engine::complete(Request* r) {
     if (r->freed && !r->on_stack) drop(r);
 }
 
+void Engine::start(Task* t) {
+    tasks_.push_back(t);
+    if (!in_tasks_) advance_tasks();
+}
+
+bool Engine::advance_tasks() {
+    in_tasks_ = true;
+    bool did = false;
+    for (std::size_t i = 0; i < tasks_.size();) {
+        Task* t = tasks_[i];
+        did = t->advance() || did;
+        if (!t->done) {
+            ++i;
+            continue;
+        }
+        tasks_[i] = tasks_.back();
+        tasks_.pop_back();
+        if (t->freed) drop(t);
+    }
+    in_tasks_ = false;
+    return did;
+}
+
 void Engine::release(Request* r) {
     if (r->done) {
         drop(r);
@@ -579,6 +602,10 @@ Request* Engine::new_request() {
 }
 
 void Engine::drop(Request* r) {
+    if (r->type == Request::Type::Task) {
+        delete static_cast<Task*>(r);
+        return;
+    }
     if (!kReuseRequests || spare_requests_.size() >= kSpareRequests) {
         delete r;
         return;
@@ -640,6 +667,7 @@ bool Engine::progress(std::uint32_t skip) {
     if (out_stream_.req != nullptr) did = advance_out_stream() || did;
     // Backwards: an entry that completes is replaced by the last one.
     for (std::size_t i = in_streams_.size(); i-- > 0;) did = advance_in_stream(i) || did;
+    if (!tasks_.empty() && !in_tasks_) did = advance_tasks() || did;
     return did;
 }
 

@@ -149,6 +149,10 @@ public:
     /// Gives up the caller's ownership of `r`: deleted now if done, else when
     /// it completes.
     void release(Request* r);
+    /// Takes `t` into progress(): from now on every progress() call (and so
+    /// every wait of this engine, in any MPI call) advances it until it is
+    /// done.  Advances it once at once.  The caller owns it as any request.
+    void start(Task* t);
     /// A new request, in the memory of a deleted one when there is some:
     /// nonblocking calls allocate nothing in steady state.  Every request
     /// that reaches release() must come from here or from plain `new`.
@@ -239,6 +243,13 @@ private:
     static constexpr std::size_t kSpareRequests = 64;
     /// Ends `r`'s life; its memory goes to spare_requests_ or back to the heap.
     void drop(Request* r);
+
+    /// Tasks not done yet, in no particular order.
+    std::vector<Task*> tasks_;
+    /// progress() is advancing tasks_ now: a task that sends or receives
+    /// calls progress() again, which must not advance the tasks again.
+    bool in_tasks_ = false;
+    bool advance_tasks();
 
     /// Our streamed send: at most one at a time, since we have one stream
     /// buffer.  `req` holds a reference on `type`.

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "dtype/datatype.hpp"
 
@@ -26,7 +27,8 @@ using QueueHook = boost::intrusive::list_base_hook<>;
 struct Request : QueueHook {
     /// Persistent: a request of MPI_Send_init and friends, which the C
     /// boundary keeps (api_requests.hpp); the engine never sees one.
-    enum class Type : std::uint8_t { Send, Recv, Persistent };
+    /// Task: a Task below.
+    enum class Type : std::uint8_t { Send, Recv, Persistent, Task };
     static constexpr std::uint32_t kMagic = 0x52455155;  // "REQU"
 
     std::uint32_t magic = kMagic;
@@ -72,6 +74,28 @@ struct Request : QueueHook {
     std::uint64_t incoming = 0;   ///< bytes the matched message carries
     std::uint64_t arrived = 0;    ///< bytes of it seen so far
     std::uint32_t src_world = 0;  ///< sender's world rank, once matched
+};
+
+/// Work that the engine's progress() moves on besides single messages: a
+/// nonblocking collective's schedule (coll/schedule.hpp).  It is a Request,
+/// so that the user completes it with the same waits and tests; the engine
+/// deletes it (through the virtual destructor) once it is done and released.
+class Task : public Request {
+public:
+    Task() { type = Type::Task; }
+    Task(const Task&) = delete;
+    Task& operator=(const Task&) = delete;
+    virtual ~Task() = default;
+    /// Moves the work on as far as it can without waiting, and sets `done`
+    /// when it is finished.  Runs inside Engine::progress(): it may start
+    /// sends and receives, never wait for one.  Must not throw.  True if
+    /// it did anything.
+    virtual bool advance() = 0;
+    /// What went wrong, when status.MPI_ERROR is set (without the MPI
+    /// function's name, which the C boundary adds).
+    std::string error;
+    /// The MPI function that started it ("MPI_Igather"), for messages.
+    const char* origin = "a nonblocking collective";
 };
 
 }  // namespace shmpi::p2p

@@ -1,0 +1,88 @@
+// The nonblocking collectives (MPI_Ibarrier ...): each call builds this
+// member's Schedule (coll/schedule.hpp) and starts it; the request it
+// returns completes in later waits and tests, while the program goes on.
+//
+// Same arguments and conventions as coll/typed.hpp (checked by the C
+// boundary; MPI_IN_PLACE as the standard places it; datatypes a rank does
+// not use may be null), except that reductions take their operation as a
+// shared binding the schedule keeps.
+//
+// Algorithms: point-to-point messages on the communicator's nbc_context(),
+// so the shared-memory state of the blocking collectives is never touched
+// and the two kinds may be freely interleaved (docs/COLLECTIVES.md):
+//   barrier          dissemination, ceil(log2 n) rounds of empty messages
+//   bcast            binomial tree from the root
+//   reduce, allreduce  the canonical fold of coll.hpp as a tree (member lo
+//                    of [lo, hi) takes fold(mid, hi) from member mid), so the
+//                    bits equal the blocking calls'; allreduce then
+//                    broadcasts member 0's result down a binomial tree
+//   reduce_scatter(_block)  the fold of the whole vector, then member 0
+//                    sends each member its block
+//   scan, exscan     a chain: member r takes the prefix of 0..r-1 from r-1
+//                    and passes on the prefix of 0..r
+//   gather(v), scatter(v)  the root exchanges one message with each member
+//   allgather(v), alltoall(v/w)  one message each way between every pair
+// Every member's own block is copied locally.  The buffers of MPI_IN_PLACE
+// calls that others' data overwrites (all-to-all) are packed at the call.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "communicator.hpp"
+#include "dtype/datatype.hpp"
+#include "op.hpp"
+#include "p2p.hpp"
+#include "topo/neighbor.hpp"
+
+namespace shmpi::coll::nbc {
+
+using Binding = std::shared_ptr<const op::Binding>;
+
+p2p::Request* barrier(Communicator& c);
+p2p::Request* bcast(Communicator& c, void* buf, std::int64_t count, const dtype::Datatype& type, int root);
+
+p2p::Request* reduce(Communicator& c, const void* send, void* recv, std::int64_t count,
+                     const dtype::Datatype& type, Binding op, int root);
+p2p::Request* allreduce(Communicator& c, const void* send, void* recv, std::int64_t count,
+                        const dtype::Datatype& type, Binding op);
+p2p::Request* reduce_scatter(Communicator& c, const void* send, void* recv, const int* counts,
+                             const dtype::Datatype& type, Binding op);
+p2p::Request* reduce_scatter_block(Communicator& c, const void* send, void* recv, std::int64_t count,
+                                   const dtype::Datatype& type, Binding op);
+p2p::Request* scan(Communicator& c, const void* send, void* recv, std::int64_t count,
+                   const dtype::Datatype& type, Binding op);
+p2p::Request* exscan(Communicator& c, const void* send, void* recv, std::int64_t count,
+                     const dtype::Datatype& type, Binding op);
+
+p2p::Request* gather(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+                     void* recv, std::int64_t rcount, const dtype::Datatype* rtype, int root);
+p2p::Request* gatherv(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+                      void* recv, const int* rcounts, const int* displs, const dtype::Datatype* rtype,
+                      int root);
+p2p::Request* scatter(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+                      void* recv, std::int64_t rcount, const dtype::Datatype* rtype, int root);
+p2p::Request* scatterv(Communicator& c, const void* send, const int* scounts, const int* displs,
+                       const dtype::Datatype* stype, void* recv, std::int64_t rcount,
+                       const dtype::Datatype* rtype, int root);
+p2p::Request* allgather(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+                        void* recv, std::int64_t rcount, const dtype::Datatype& rtype);
+p2p::Request* allgatherv(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+                         void* recv, const int* rcounts, const int* displs, const dtype::Datatype& rtype);
+p2p::Request* alltoall(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+                       void* recv, std::int64_t rcount, const dtype::Datatype& rtype);
+p2p::Request* alltoallv(Communicator& c, const void* send, const int* scounts, const int* sdispls,
+                        const dtype::Datatype* stype, void* recv, const int* rcounts, const int* rdispls,
+                        const dtype::Datatype& rtype);
+/// Displacements in bytes; `stypes` unused (may be null) for MPI_IN_PLACE.
+p2p::Request* alltoallw(Communicator& c, const void* send, const int* scounts, const int* sdispls,
+                        const dtype::Datatype* const* stypes, void* recv, const int* rcounts,
+                        const int* rdispls, const dtype::Datatype* const* rtypes);
+
+/// The nonblocking neighbourhood collectives: topo::neighbor_exchange's
+/// messages as one round of a schedule.
+p2p::Request* neighbor_exchange(Communicator& c, const topo::Neighborhood& nb,
+                                std::span<const topo::Block> send, std::span<const topo::Block> recv);
+
+}  // namespace shmpi::coll::nbc
