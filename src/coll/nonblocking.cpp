@@ -307,8 +307,14 @@ p2p::Request* exscan(Communicator& c, const void* send, void* recv, std::int64_t
 
 // ------------------------------------------------------- gathers, scatters
 
-p2p::Request* gather(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
-                     void* recv, std::int64_t rcount, const dtype::Datatype* rtype, int root) {
+namespace {
+
+/// Gather's and gatherv's schedule: the root's block r is `count(r)`
+/// elements of `rtype` at `where(r)`.
+template <class Count, class Where>
+p2p::Request* gather_blocks(Communicator& c, const void* send, std::int64_t scount,
+                            const dtype::Datatype* stype, const dtype::Datatype* rtype, int root, Count count,
+                            Where where) {
     auto s = make(c);
     if (stype != nullptr) s->hold(*stype);
     if (c.rank() != root) {
@@ -316,67 +322,62 @@ p2p::Request* gather(Communicator& c, const void* send, std::int64_t scount, con
         return start(std::move(s));
     }
     s->hold(*rtype);
-    const std::int64_t block = rcount * rtype->extent;
     for (int r = 0; r < s->size(); ++r) {
-        if (r != root) s->recv(r, at(recv, r * block), rcount, *rtype);
+        if (r != root) s->recv(r, where(r), count(r), *rtype);
     }
-    if (send != MPI_IN_PLACE) copy_own(*s, send, scount, *stype, at(recv, root * block), rcount, *rtype);
+    if (send != MPI_IN_PLACE) copy_own(*s, send, scount, *stype, where(root), count(root), *rtype);
     return start(std::move(s));
+}
+
+/// Scatter's and scatterv's schedule: the root's block r is `count(r)`
+/// elements of `stype` at `where(r)`.
+template <class Count, class Where>
+p2p::Request* scatter_blocks(Communicator& c, const dtype::Datatype* stype, void* recv, std::int64_t rcount,
+                             const dtype::Datatype* rtype, int root, Count count, Where where) {
+    auto s = make(c);
+    if (rtype != nullptr) s->hold(*rtype);
+    if (c.rank() != root) {
+        s->recv(root, recv, rcount, *rtype);
+        return start(std::move(s));
+    }
+    s->hold(*stype);
+    for (int r = 0; r < s->size(); ++r) {
+        if (r != root) s->send(r, where(r), count(r), *stype);
+    }
+    if (recv != MPI_IN_PLACE) copy_own(*s, where(root), count(root), *stype, recv, rcount, *rtype);
+    return start(std::move(s));
+}
+
+}  // namespace
+
+p2p::Request* gather(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+                     void* recv, std::int64_t rcount, const dtype::Datatype* rtype, int root) {
+    return gather_blocks(
+        c, send, scount, stype, rtype, root, [&](int) { return rcount; },
+        [&](int r) { return at(recv, r * rcount * rtype->extent); });
 }
 
 p2p::Request* gatherv(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
                       void* recv, const int* rcounts, const int* displs, const dtype::Datatype* rtype,
                       int root) {
-    auto s = make(c);
-    if (stype != nullptr) s->hold(*stype);
-    if (c.rank() != root) {
-        s->send(root, send, scount, *stype);
-        return start(std::move(s));
-    }
-    s->hold(*rtype);
-    for (int r = 0; r < s->size(); ++r) {
-        if (r != root) s->recv(r, at(recv, displs[r] * rtype->extent), rcounts[r], *rtype);
-    }
-    if (send != MPI_IN_PLACE) {
-        copy_own(*s, send, scount, *stype, at(recv, displs[root] * rtype->extent), rcounts[root], *rtype);
-    }
-    return start(std::move(s));
+    return gather_blocks(
+        c, send, scount, stype, rtype, root, [&](int r) { return std::int64_t{rcounts[r]}; },
+        [&](int r) { return at(recv, displs[r] * rtype->extent); });
 }
 
 p2p::Request* scatter(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
                       void* recv, std::int64_t rcount, const dtype::Datatype* rtype, int root) {
-    auto s = make(c);
-    if (rtype != nullptr) s->hold(*rtype);
-    if (c.rank() != root) {
-        s->recv(root, recv, rcount, *rtype);
-        return start(std::move(s));
-    }
-    s->hold(*stype);
-    const std::int64_t block = scount * stype->extent;
-    for (int r = 0; r < s->size(); ++r) {
-        if (r != root) s->send(r, at(send, r * block), scount, *stype);
-    }
-    if (recv != MPI_IN_PLACE) copy_own(*s, at(send, root * block), scount, *stype, recv, rcount, *rtype);
-    return start(std::move(s));
+    return scatter_blocks(
+        c, stype, recv, rcount, rtype, root, [&](int) { return scount; },
+        [&](int r) { return at(send, r * scount * stype->extent); });
 }
 
 p2p::Request* scatterv(Communicator& c, const void* send, const int* scounts, const int* displs,
                        const dtype::Datatype* stype, void* recv, std::int64_t rcount,
                        const dtype::Datatype* rtype, int root) {
-    auto s = make(c);
-    if (rtype != nullptr) s->hold(*rtype);
-    if (c.rank() != root) {
-        s->recv(root, recv, rcount, *rtype);
-        return start(std::move(s));
-    }
-    s->hold(*stype);
-    for (int r = 0; r < s->size(); ++r) {
-        if (r != root) s->send(r, at(send, displs[r] * stype->extent), scounts[r], *stype);
-    }
-    if (recv != MPI_IN_PLACE) {
-        copy_own(*s, at(send, displs[root] * stype->extent), scounts[root], *stype, recv, rcount, *rtype);
-    }
-    return start(std::move(s));
+    return scatter_blocks(
+        c, stype, recv, rcount, rtype, root, [&](int r) { return std::int64_t{scounts[r]}; },
+        [&](int r) { return at(send, displs[r] * stype->extent); });
 }
 
 // ------------------------------------------------- allgathers, all-to-all
@@ -397,52 +398,46 @@ void exchange_all(Schedule& s, To&& block_to, From&& block_from) {
     }
 }
 
+/// Allgather's and allgatherv's schedule: block r of the receive buffer is
+/// `count(r)` elements of `rtype` at `where(r)`.
+template <class Count, class Where>
+p2p::Request* allgather_blocks(Communicator& c, const void* send, std::int64_t scount,
+                               const dtype::Datatype* stype, const dtype::Datatype& rtype, Count count,
+                               Where where) {
+    auto s = make(c);
+    s->hold(rtype);
+    const int me = c.rank();
+    if (send != MPI_IN_PLACE) {
+        s->hold(*stype);
+        copy_own(*s, send, scount, *stype, where(me), count(me), rtype);
+    }
+    exchange_all(
+        *s,
+        [&](int to) {
+            if (send == MPI_IN_PLACE) {
+                s->send(to, where(me), count(me), rtype);
+            } else {
+                s->send(to, send, scount, *stype);
+            }
+        },
+        [&](int from) { s->recv(from, where(from), count(from), rtype); });
+    return start(std::move(s));
+}
+
 }  // namespace
 
 p2p::Request* allgather(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
                         void* recv, std::int64_t rcount, const dtype::Datatype& rtype) {
-    auto s = make(c);
-    s->hold(rtype);
-    const std::int64_t block = rcount * rtype.extent;
-    void* own = at(recv, c.rank() * block);
-    if (send != MPI_IN_PLACE) {
-        s->hold(*stype);
-        copy_own(*s, send, scount, *stype, own, rcount, rtype);
-    }
-    exchange_all(
-        *s,
-        [&](int to) {
-            if (send == MPI_IN_PLACE) {
-                s->send(to, own, rcount, rtype);
-            } else {
-                s->send(to, send, scount, *stype);
-            }
-        },
-        [&](int from) { s->recv(from, at(recv, from * block), rcount, rtype); });
-    return start(std::move(s));
+    return allgather_blocks(
+        c, send, scount, stype, rtype, [&](int) { return rcount; },
+        [&](int r) { return at(recv, r * rcount * rtype.extent); });
 }
 
 p2p::Request* allgatherv(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
                          void* recv, const int* rcounts, const int* displs, const dtype::Datatype& rtype) {
-    auto s = make(c);
-    s->hold(rtype);
-    const int me = c.rank();
-    void* own = at(recv, displs[me] * rtype.extent);
-    if (send != MPI_IN_PLACE) {
-        s->hold(*stype);
-        copy_own(*s, send, scount, *stype, own, rcounts[me], rtype);
-    }
-    exchange_all(
-        *s,
-        [&](int to) {
-            if (send == MPI_IN_PLACE) {
-                s->send(to, own, rcounts[me], rtype);
-            } else {
-                s->send(to, send, scount, *stype);
-            }
-        },
-        [&](int from) { s->recv(from, at(recv, displs[from] * rtype.extent), rcounts[from], rtype); });
-    return start(std::move(s));
+    return allgather_blocks(
+        c, send, scount, stype, rtype, [&](int r) { return std::int64_t{rcounts[r]}; },
+        [&](int r) { return at(recv, displs[r] * rtype.extent); });
 }
 
 p2p::Request* alltoall(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
