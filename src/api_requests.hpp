@@ -88,9 +88,10 @@ struct Form {
 };
 constexpr Form kBlocking{};
 
-/// The last step of every collective (api_coll.cpp, api_topo.cpp), once its arguments are checked: run
-/// it now (`now`), or start it (`later` returns the started schedule's
-/// request) and hand its request to the user.
+/// The last step of every collective (api_coll.cpp, api_topo.cpp), once
+/// its arguments are checked: run it now (`now`), or start it (`later`
+/// returns the started schedule, a p2p::Task) and hand its request to the
+/// user.
 template <class Now, class Later>
 void finish(Form form, MPI_Comm comm, const char* fn, Now&& now, Later&& later) {
     if (!form.nonblocking) {
