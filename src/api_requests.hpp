@@ -99,8 +99,11 @@ void finish(Form form, MPI_Comm comm, const char* fn, Now&& now, Later&& later) 
         return;
     }
     need(form.request, "request", fn);
-    p2p::Request* r = later();
-    static_cast<p2p::Task*>(r)->origin = fn;
+    p2p::Task* t = later();
+    t->origin = fn;
+    // The handle is the address of the Request part, which is not the
+    // Task's own (Task adds a vtable pointer in front of it).
+    p2p::Request* r = t;
     r->comm_handle = comm;
     *form.request = reinterpret_cast<MPI_Request>(r);
 }

@@ -23,8 +23,16 @@ std::unique_ptr<Schedule> make(Communicator& c) {
                                       c.world_ranks());
 }
 
-p2p::Request* start(std::unique_ptr<Schedule> s) {
+p2p::Task* start(std::unique_ptr<Schedule> s) {
     return s.release()->start();
+}
+
+/// A reduction's schedule: it holds the datatype and the operation.
+std::unique_ptr<Schedule> make_reduction(Communicator& c, const dtype::Datatype& type, const Binding& op) {
+    auto s = make(c);
+    s->hold(type);
+    s->keep(op);
+    return s;
 }
 
 std::byte* at(void* buf, std::int64_t offset) {
@@ -158,7 +166,7 @@ void scatter_result(Schedule& s, std::byte* result, const std::vector<std::int64
 
 }  // namespace
 
-p2p::Request* barrier(Communicator& c) {
+p2p::Task* barrier(Communicator& c) {
     auto s = make(c);
     const int n = s->size();
     const int r = s->rank();
@@ -170,7 +178,7 @@ p2p::Request* barrier(Communicator& c) {
     return start(std::move(s));
 }
 
-p2p::Request* bcast(Communicator& c, void* buf, std::int64_t count, const dtype::Datatype& type, int root) {
+p2p::Task* bcast(Communicator& c, void* buf, std::int64_t count, const dtype::Datatype& type, int root) {
     auto s = make(c);
     s->hold(type);
     binomial_bcast(*s, root, buf, count, type, 0);
@@ -179,11 +187,9 @@ p2p::Request* bcast(Communicator& c, void* buf, std::int64_t count, const dtype:
 
 // ---------------------------------------------------------------- reductions
 
-p2p::Request* reduce(Communicator& c, const void* send, void* recv, std::int64_t count,
+p2p::Task* reduce(Communicator& c, const void* send, void* recv, std::int64_t count,
                      const dtype::Datatype& type, Binding op, int root) {
-    auto s = make(c);
-    s->hold(type);
-    s->keep(op);
+    auto s = make_reduction(c, type, op);
     const std::int64_t bytes = count * type.size;
     if (s->size() == 1) {
         if (send != MPI_IN_PLACE) copy_own(*s, send, count, type, recv, count, type);
@@ -204,11 +210,9 @@ p2p::Request* reduce(Communicator& c, const void* send, void* recv, std::int64_t
     return start(std::move(s));
 }
 
-p2p::Request* allreduce(Communicator& c, const void* send, void* recv, std::int64_t count,
+p2p::Task* allreduce(Communicator& c, const void* send, void* recv, std::int64_t count,
                         const dtype::Datatype& type, Binding op) {
-    auto s = make(c);
-    s->hold(type);
-    s->keep(op);
+    auto s = make_reduction(c, type, op);
     const std::int64_t bytes = count * type.size;
     if (s->size() == 1) {
         if (send != MPI_IN_PLACE) copy_own(*s, send, count, type, recv, count, type);
@@ -229,11 +233,9 @@ p2p::Request* allreduce(Communicator& c, const void* send, void* recv, std::int6
     return start(std::move(s));
 }
 
-p2p::Request* reduce_scatter(Communicator& c, const void* send, void* recv, const int* counts,
+p2p::Task* reduce_scatter(Communicator& c, const void* send, void* recv, const int* counts,
                              const dtype::Datatype& type, Binding op) {
-    auto s = make(c);
-    s->hold(type);
-    s->keep(op);
+    auto s = make_reduction(c, type, op);
     const int n = s->size();
     std::vector<std::int64_t> offsets(static_cast<std::size_t>(n));
     std::int64_t total = 0;
@@ -251,17 +253,15 @@ p2p::Request* reduce_scatter(Communicator& c, const void* send, void* recv, cons
     return start(std::move(s));
 }
 
-p2p::Request* reduce_scatter_block(Communicator& c, const void* send, void* recv, std::int64_t count,
+p2p::Task* reduce_scatter_block(Communicator& c, const void* send, void* recv, std::int64_t count,
                                    const dtype::Datatype& type, Binding op) {
     const std::vector<int> counts(static_cast<std::size_t>(c.size()), static_cast<int>(count));
     return reduce_scatter(c, send, recv, counts.data(), type, std::move(op));
 }
 
-p2p::Request* scan(Communicator& c, const void* send, void* recv, std::int64_t count,
+p2p::Task* scan(Communicator& c, const void* send, void* recv, std::int64_t count,
                    const dtype::Datatype& type, Binding op) {
-    auto s = make(c);
-    s->hold(type);
-    s->keep(op);
+    auto s = make_reduction(c, type, op);
     const std::int64_t bytes = count * type.size;
     const int n = s->size();
     const int r = s->rank();
@@ -280,11 +280,9 @@ p2p::Request* scan(Communicator& c, const void* send, void* recv, std::int64_t c
     return start(std::move(s));
 }
 
-p2p::Request* exscan(Communicator& c, const void* send, void* recv, std::int64_t count,
+p2p::Task* exscan(Communicator& c, const void* send, void* recv, std::int64_t count,
                      const dtype::Datatype& type, Binding op) {
-    auto s = make(c);
-    s->hold(type);
-    s->keep(op);
+    auto s = make_reduction(c, type, op);
     const std::int64_t bytes = count * type.size;
     const int n = s->size();
     const int r = s->rank();
@@ -312,7 +310,7 @@ namespace {
 /// Gather's and gatherv's schedule: the root's block r is `count(r)`
 /// elements of `rtype` at `where(r)`.
 template <class Count, class Where>
-p2p::Request* gather_blocks(Communicator& c, const void* send, std::int64_t scount,
+p2p::Task* gather_blocks(Communicator& c, const void* send, std::int64_t scount,
                             const dtype::Datatype* stype, const dtype::Datatype* rtype, int root, Count count,
                             Where where) {
     auto s = make(c);
@@ -332,7 +330,7 @@ p2p::Request* gather_blocks(Communicator& c, const void* send, std::int64_t scou
 /// Scatter's and scatterv's schedule: the root's block r is `count(r)`
 /// elements of `stype` at `where(r)`.
 template <class Count, class Where>
-p2p::Request* scatter_blocks(Communicator& c, const dtype::Datatype* stype, void* recv, std::int64_t rcount,
+p2p::Task* scatter_blocks(Communicator& c, const dtype::Datatype* stype, void* recv, std::int64_t rcount,
                              const dtype::Datatype* rtype, int root, Count count, Where where) {
     auto s = make(c);
     if (rtype != nullptr) s->hold(*rtype);
@@ -350,14 +348,14 @@ p2p::Request* scatter_blocks(Communicator& c, const dtype::Datatype* stype, void
 
 }  // namespace
 
-p2p::Request* gather(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+p2p::Task* gather(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
                      void* recv, std::int64_t rcount, const dtype::Datatype* rtype, int root) {
     return gather_blocks(
         c, send, scount, stype, rtype, root, [&](int) { return rcount; },
         [&](int r) { return at(recv, r * rcount * rtype->extent); });
 }
 
-p2p::Request* gatherv(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+p2p::Task* gatherv(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
                       void* recv, const int* rcounts, const int* displs, const dtype::Datatype* rtype,
                       int root) {
     return gather_blocks(
@@ -365,14 +363,14 @@ p2p::Request* gatherv(Communicator& c, const void* send, std::int64_t scount, co
         [&](int r) { return at(recv, displs[r] * rtype->extent); });
 }
 
-p2p::Request* scatter(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+p2p::Task* scatter(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
                       void* recv, std::int64_t rcount, const dtype::Datatype* rtype, int root) {
     return scatter_blocks(
         c, stype, recv, rcount, rtype, root, [&](int) { return scount; },
         [&](int r) { return at(send, r * scount * stype->extent); });
 }
 
-p2p::Request* scatterv(Communicator& c, const void* send, const int* scounts, const int* displs,
+p2p::Task* scatterv(Communicator& c, const void* send, const int* scounts, const int* displs,
                        const dtype::Datatype* stype, void* recv, std::int64_t rcount,
                        const dtype::Datatype* rtype, int root) {
     return scatter_blocks(
@@ -401,7 +399,7 @@ void exchange_all(Schedule& s, To&& block_to, From&& block_from) {
 /// Allgather's and allgatherv's schedule: block r of the receive buffer is
 /// `count(r)` elements of `rtype` at `where(r)`.
 template <class Count, class Where>
-p2p::Request* allgather_blocks(Communicator& c, const void* send, std::int64_t scount,
+p2p::Task* allgather_blocks(Communicator& c, const void* send, std::int64_t scount,
                                const dtype::Datatype* stype, const dtype::Datatype& rtype, Count count,
                                Where where) {
     auto s = make(c);
@@ -426,21 +424,21 @@ p2p::Request* allgather_blocks(Communicator& c, const void* send, std::int64_t s
 
 }  // namespace
 
-p2p::Request* allgather(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+p2p::Task* allgather(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
                         void* recv, std::int64_t rcount, const dtype::Datatype& rtype) {
     return allgather_blocks(
         c, send, scount, stype, rtype, [&](int) { return rcount; },
         [&](int r) { return at(recv, r * rcount * rtype.extent); });
 }
 
-p2p::Request* allgatherv(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+p2p::Task* allgatherv(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
                          void* recv, const int* rcounts, const int* displs, const dtype::Datatype& rtype) {
     return allgather_blocks(
         c, send, scount, stype, rtype, [&](int r) { return std::int64_t{rcounts[r]}; },
         [&](int r) { return at(recv, displs[r] * rtype.extent); });
 }
 
-p2p::Request* alltoall(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+p2p::Task* alltoall(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
                        void* recv, std::int64_t rcount, const dtype::Datatype& rtype) {
     auto s = make(c);
     s->hold(rtype);
@@ -465,7 +463,7 @@ p2p::Request* alltoall(Communicator& c, const void* send, std::int64_t scount, c
     return start(std::move(s));
 }
 
-p2p::Request* alltoallv(Communicator& c, const void* send, const int* scounts, const int* sdispls,
+p2p::Task* alltoallv(Communicator& c, const void* send, const int* scounts, const int* sdispls,
                         const dtype::Datatype* stype, void* recv, const int* rcounts, const int* rdispls,
                         const dtype::Datatype& rtype) {
     auto s = make(c);
@@ -490,7 +488,7 @@ p2p::Request* alltoallv(Communicator& c, const void* send, const int* scounts, c
     return start(std::move(s));
 }
 
-p2p::Request* alltoallw(Communicator& c, const void* send, const int* scounts, const int* sdispls,
+p2p::Task* alltoallw(Communicator& c, const void* send, const int* scounts, const int* sdispls,
                         const dtype::Datatype* const* stypes, void* recv, const int* rcounts,
                         const int* rdispls, const dtype::Datatype* const* rtypes) {
     auto s = make(c);
@@ -517,7 +515,7 @@ p2p::Request* alltoallw(Communicator& c, const void* send, const int* scounts, c
     return start(std::move(s));
 }
 
-p2p::Request* neighbor_exchange(Communicator& c, const topo::Neighborhood& nb,
+p2p::Task* neighbor_exchange(Communicator& c, const topo::Neighborhood& nb,
                                 std::span<const topo::Block> send, std::span<const topo::Block> recv) {
     auto s = make(c);
     // The direction in the sub-tag, as topo/neighbor.cpp does it in the tag

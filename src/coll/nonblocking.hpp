@@ -40,49 +40,49 @@ namespace shmpi::coll::nbc {
 
 using Binding = std::shared_ptr<const op::Binding>;
 
-p2p::Request* barrier(Communicator& c);
-p2p::Request* bcast(Communicator& c, void* buf, std::int64_t count, const dtype::Datatype& type, int root);
+p2p::Task* barrier(Communicator& c);
+p2p::Task* bcast(Communicator& c, void* buf, std::int64_t count, const dtype::Datatype& type, int root);
 
-p2p::Request* reduce(Communicator& c, const void* send, void* recv, std::int64_t count,
+p2p::Task* reduce(Communicator& c, const void* send, void* recv, std::int64_t count,
                      const dtype::Datatype& type, Binding op, int root);
-p2p::Request* allreduce(Communicator& c, const void* send, void* recv, std::int64_t count,
+p2p::Task* allreduce(Communicator& c, const void* send, void* recv, std::int64_t count,
                         const dtype::Datatype& type, Binding op);
-p2p::Request* reduce_scatter(Communicator& c, const void* send, void* recv, const int* counts,
+p2p::Task* reduce_scatter(Communicator& c, const void* send, void* recv, const int* counts,
                              const dtype::Datatype& type, Binding op);
-p2p::Request* reduce_scatter_block(Communicator& c, const void* send, void* recv, std::int64_t count,
+p2p::Task* reduce_scatter_block(Communicator& c, const void* send, void* recv, std::int64_t count,
                                    const dtype::Datatype& type, Binding op);
-p2p::Request* scan(Communicator& c, const void* send, void* recv, std::int64_t count,
+p2p::Task* scan(Communicator& c, const void* send, void* recv, std::int64_t count,
                    const dtype::Datatype& type, Binding op);
-p2p::Request* exscan(Communicator& c, const void* send, void* recv, std::int64_t count,
+p2p::Task* exscan(Communicator& c, const void* send, void* recv, std::int64_t count,
                      const dtype::Datatype& type, Binding op);
 
-p2p::Request* gather(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+p2p::Task* gather(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
                      void* recv, std::int64_t rcount, const dtype::Datatype* rtype, int root);
-p2p::Request* gatherv(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+p2p::Task* gatherv(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
                       void* recv, const int* rcounts, const int* displs, const dtype::Datatype* rtype,
                       int root);
-p2p::Request* scatter(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+p2p::Task* scatter(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
                       void* recv, std::int64_t rcount, const dtype::Datatype* rtype, int root);
-p2p::Request* scatterv(Communicator& c, const void* send, const int* scounts, const int* displs,
+p2p::Task* scatterv(Communicator& c, const void* send, const int* scounts, const int* displs,
                        const dtype::Datatype* stype, void* recv, std::int64_t rcount,
                        const dtype::Datatype* rtype, int root);
-p2p::Request* allgather(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+p2p::Task* allgather(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
                         void* recv, std::int64_t rcount, const dtype::Datatype& rtype);
-p2p::Request* allgatherv(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+p2p::Task* allgatherv(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
                          void* recv, const int* rcounts, const int* displs, const dtype::Datatype& rtype);
-p2p::Request* alltoall(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
+p2p::Task* alltoall(Communicator& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
                        void* recv, std::int64_t rcount, const dtype::Datatype& rtype);
-p2p::Request* alltoallv(Communicator& c, const void* send, const int* scounts, const int* sdispls,
+p2p::Task* alltoallv(Communicator& c, const void* send, const int* scounts, const int* sdispls,
                         const dtype::Datatype* stype, void* recv, const int* rcounts, const int* rdispls,
                         const dtype::Datatype& rtype);
 /// Displacements in bytes; `stypes` unused (may be null) for MPI_IN_PLACE.
-p2p::Request* alltoallw(Communicator& c, const void* send, const int* scounts, const int* sdispls,
+p2p::Task* alltoallw(Communicator& c, const void* send, const int* scounts, const int* sdispls,
                         const dtype::Datatype* const* stypes, void* recv, const int* rcounts,
                         const int* rdispls, const dtype::Datatype* const* rtypes);
 
 /// The nonblocking neighbourhood collectives: topo::neighbor_exchange's
 /// messages as one round of a schedule.
-p2p::Request* neighbor_exchange(Communicator& c, const topo::Neighborhood& nb,
+p2p::Task* neighbor_exchange(Communicator& c, const topo::Neighborhood& nb,
                                 std::span<const topo::Block> send, std::span<const topo::Block> recv);
 
 }  // namespace shmpi::coll::nbc

@@ -74,7 +74,7 @@ void Schedule::hold(const dtype::Datatype& t) {
     types_.emplace_back(&t);
 }
 
-p2p::Request* Schedule::start() {
+p2p::Task* Schedule::start() {
     if (rounds_.back().empty() && rounds_.size() > 1) rounds_.pop_back();
     engine_.start(this);
     return this;

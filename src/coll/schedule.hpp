@@ -68,8 +68,8 @@ public:
     int size() const { return static_cast<int>(world_.size()); }
 
     /// Hands the schedule to the engine, which starts its first round now.
-    /// Returns it as the request the user waits on.
-    p2p::Request* start();
+    /// Returns it: the request the user waits on.
+    p2p::Task* start();
 
     bool advance() override;
 
