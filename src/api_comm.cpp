@@ -20,6 +20,32 @@ MPI_Comm comm_handle(std::unique_ptr<Communicator> c) {
     return reinterpret_cast<MPI_Comm>(c.release());
 }
 
+bool add_comm_hold(MPI_Comm comm) {
+    if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF || comm == MPI_COMM_NULL) return false;
+    reinterpret_cast<Communicator*>(comm)->add_hold();
+    return true;
+}
+
+void drop_comm_hold(MPI_Comm comm) {
+    auto* c = reinterpret_cast<Communicator*>(comm);
+    if (c->drop_hold() == 0 && c->lingering()) {
+        // MPI_Comm_free ran its attribute callbacks already.
+        release(c->errhandler());
+        delete c;
+    }
+}
+
+void hold_comm(p2p::Request& r, MPI_Comm comm) {
+    r.comm_handle = comm;
+    r.holds_comm = add_comm_hold(comm);
+}
+
+void drop_comm(p2p::Request& r) {
+    if (!r.holds_comm) return;
+    r.holds_comm = false;
+    drop_comm_hold(r.comm_handle);
+}
+
 MPI_Comm handle_of(Communicator& c) {
     Runtime& rt = runtime();
     if (&c == &rt.world()) return MPI_COMM_WORLD;
@@ -33,9 +59,14 @@ namespace {
 
 /// Deletes a communicator the user made: attributes first (their delete
 /// callbacks may fail, and then nothing is freed), then its reference on
-/// the error handler.
+/// the error handler.  While requests still hold it (hold_comm()), it only
+/// lingers, and the last drop_comm() deletes it.
 void destroy(Communicator* c, MPI_Comm handle, const char* fn) {
     c->attributes().clear(handle, fn);
+    if (c->holds() > 0) {
+        c->linger();
+        return;
+    }
     release(c->errhandler());
     delete c;
 }

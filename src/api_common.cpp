@@ -32,7 +32,7 @@ Communicator& comm_of(MPI_Comm handle, const char* fn) {
     if (handle == MPI_COMM_NULL) throw MpiError(MPI_ERR_COMM, fmt::format("{}: communicator is MPI_COMM_NULL", fn));
     if (v < kPredefinedLimit) throw MpiError(MPI_ERR_COMM, fmt::format("{}: invalid communicator {:#x}", fn, v));
     const std::uint32_t magic = reinterpret_cast<const Communicator*>(handle)->magic();
-    if (magic == kFreedMagic) {
+    if (magic == kFreedMagic || magic == Communicator::kLingerMagic) {
         throw MpiError(MPI_ERR_COMM, fmt::format("{}: communicator {:#x} has been freed (MPI_Comm_free)", fn, v));
     }
     if (magic != Communicator::kMagic) throw MpiError(MPI_ERR_COMM, fmt::format("{}: invalid communicator {:#x}", fn, v));
@@ -142,7 +142,10 @@ int raise(MPI_Comm comm, const MpiError& e, int code) {
             target = comm;
         } else if (comm != MPI_COMM_WORLD && comm != MPI_COMM_NULL &&
                    reinterpret_cast<std::uintptr_t>(comm) >= kPredefinedLimit &&
-                   reinterpret_cast<const Communicator*>(comm)->magic() == Communicator::kMagic) {
+                   (reinterpret_cast<const Communicator*>(comm)->magic() == Communicator::kMagic ||
+                    reinterpret_cast<const Communicator*>(comm)->magic() == Communicator::kLingerMagic)) {
+            // A lingering communicator (freed while requests hold it) still
+            // handles those requests' errors.
             c = reinterpret_cast<Communicator*>(comm);
             target = comm;
         }

@@ -45,6 +45,19 @@ inline constexpr std::uintptr_t kPredefinedLimit = 0x1000;
 
 /// Translates a communicator handle; throws MPI_ERR_COMM naming `fn`.
 Communicator& comm_of(MPI_Comm handle, const char* fn);
+/// Makes request `r` report its errors to `comm`'s error handler, and keeps
+/// a communicator the user made alive for it: MPI_Comm_free of a
+/// communicator that requests still hold only marks it freed
+/// (Communicator::linger()).  Every request the C boundary hands out gets
+/// one hold (a persistent request for its whole life, its starts none).
+void hold_comm(p2p::Request& r, MPI_Comm comm);
+/// Ends `r`'s hold, when its handle goes (completion, MPI_Request_free):
+/// deletes a freed communicator with its last hold.
+void drop_comm(p2p::Request& r);
+/// The same for holders other than requests: true if `comm` is one the
+/// user made (predefined ones are never freed and need no hold).
+bool add_comm_hold(MPI_Comm comm);
+void drop_comm_hold(MPI_Comm comm);
 /// Translates a datatype handle; throws MPI_ERR_TYPE naming `fn`.  Checks
 /// that the type is committed and may carry data (not MPI_LB/MPI_UB).
 const dtype::Datatype& type_of(MPI_Datatype handle, const char* fn);

@@ -51,9 +51,15 @@ int ArrayErrors::defer(int index, MPI_Comm comm, const MpiError& e) {
     if (failed_++ == 0) {
         first_index_ = index;
         first_comm_ = comm;
+        // result() raises on it after the request's own hold is gone.
+        holds_first_ = add_comm_hold(comm);
         first_message_ = e.what();
     }
     return make_error_code(e.error_class(), e.what());
+}
+
+ArrayErrors::~ArrayErrors() {
+    if (holds_first_) drop_comm_hold(first_comm_);
 }
 
 int ArrayErrors::result() const {
@@ -84,6 +90,7 @@ int retire(MPI_Request* handle, MPI_Status* status, const char* fn, ArrayErrors*
         st.MPI_ERROR = rc;
     }
     put_status(status, st);
+    drop_comm(*r);  // after the error handler ran: this may delete a freed communicator
     runtime().engine().release(r);
     if (p != nullptr) {
         p->active = nullptr;
@@ -121,7 +128,7 @@ int start_send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
         const dtype::Datatype& t = check_send(c, buf, count, type, dest, tag, fn);
         if (request == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: request is NULL", fn));
         Request* r = c.isend(buf, count, t, dest, tag, mode);
-        r->comm_handle = comm;
+        hold_comm(*r, comm);
         *request = reinterpret_cast<MPI_Request>(r);
     });
 }
@@ -196,7 +203,7 @@ int PMPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI
         check_source(c, source, fn);
         if (request == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Irecv: request is NULL");
         Request* r = c.irecv(buf, count, t, source, tag);
-        r->comm_handle = comm;
+        hold_comm(*r, comm);
         *request = reinterpret_cast<MPI_Request>(r);
     });
 }
@@ -220,7 +227,7 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
         check_dest(c, dest, fn);
         check_source(c, source, fn);
         Request* r = c.irecv(recvbuf, recvcount, rt, source, recvtag);
-        r->comm_handle = comm;
+        hold_comm(*r, comm);
         c.send(sendbuf, sendcount, st, dest, sendtag, Mode::Standard);
         c.engine().wait(*r);
         MPI_Request h = reinterpret_cast<MPI_Request>(r);
@@ -249,7 +256,7 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int
         dtype::pack(t, buf, count, copy.get());
         const dtype::Datatype& byte = *dtype::predefined(MPI_BYTE);
         Request* r = c.irecv(buf, count, t, source, recvtag);
-        r->comm_handle = comm;
+        hold_comm(*r, comm);
         c.send(copy.get(), bytes, byte, dest, sendtag, Mode::Standard);
         c.engine().wait(*r);
         MPI_Request h = reinterpret_cast<MPI_Request>(r);
@@ -495,8 +502,10 @@ int PMPI_Request_free(MPI_Request* request) {
             // An active communication goes on and completes unseen.
             auto* p = static_cast<Persistent*>(&r);
             if (p->active != nullptr) rt.engine().release(p->active);
+            drop_comm(*p);
             delete p;
         } else {
+            drop_comm(r);  // nothing reports its errors any more
             rt.engine().release(&r);
         }
         *request = MPI_REQUEST_NULL;

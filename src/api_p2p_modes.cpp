@@ -88,7 +88,7 @@ int init_persistent(Persistent::Op op, const void* buf, int count, MPI_Datatype 
         check_request_out(request, fn);
         auto* p = new Persistent;
         p->type = Request::Type::Persistent;
-        p->comm_handle = comm;
+        hold_comm(*p, comm);
         p->type_info = t;
         p->type_hold = dtype::Ref(t);  // a derived type stays valid if the user frees it
         p->op = op;
@@ -122,9 +122,12 @@ Persistent& inactive_persistent(MPI_Request handle, const char* fn) {
     return p;
 }
 
-/// Starts one more communication of `p`.
+/// Starts one more communication of `p`.  Its communicator may have been
+/// freed since the init call: `p` holds it (hold_comm()), and the
+/// operations of a request made before MPI_Comm_free go on as usual.
 void start(Persistent& p, const char* fn) {
-    Communicator& c = comm_of(p.comm_handle, fn);
+    Communicator& c =
+        p.holds_comm ? *reinterpret_cast<Communicator*>(p.comm_handle) : comm_of(p.comm_handle, fn);
     const dtype::Datatype& t = *p.type_info;
     Request* r = nullptr;
     switch (p.op) {
@@ -141,7 +144,7 @@ void start(Persistent& p, const char* fn) {
             r = c.irecv(p.buf, p.count, t, p.peer, p.msg_tag);
             break;
     }
-    r->comm_handle = p.comm_handle;
+    r->comm_handle = p.comm_handle;  // held by `p`, not by each start
     p.active = r;
 }
 
@@ -191,7 +194,7 @@ Request* receive_message(void* buf, int count, MPI_Datatype type, MPI_Message* m
     const dtype::Datatype& t = type_of(type, fn);
     check_buffer(buf, count, t, fn);
     Request* r = c.imrecv(m != nullptr ? m->message : nullptr, buf, count, t);
-    r->comm_handle = m != nullptr ? m->comm : MPI_COMM_SELF;
+    hold_comm(*r, m != nullptr ? m->comm : MPI_COMM_SELF);
     if (m != nullptr) {
         m->magic = 0;
         delete m;
@@ -224,7 +227,7 @@ int PMPI_Irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag
         const dtype::Datatype& t = check_send(c, buf, count, type, dest, tag, fn);
         check_request_out(request, fn);
         Request* r = c.isend(buf, count, t, dest, tag, Mode::Standard);
-        r->comm_handle = comm;
+        hold_comm(*r, comm);
         *request = reinterpret_cast<MPI_Request>(r);
     });
 }
@@ -287,7 +290,7 @@ int PMPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag
         const dtype::Datatype& t = check_send(c, buf, count, type, dest, tag, fn);
         check_request_out(request, fn);
         Request* r = start_bsend(c, buf, count, t, dest, tag, fn);
-        r->comm_handle = comm;
+        hold_comm(*r, comm);
         *request = reinterpret_cast<MPI_Request>(r);
     });
 }

@@ -39,6 +39,9 @@ MPI_Status empty_status();
 class ArrayErrors {
 public:
     explicit ArrayErrors(const char* fn) : fn_(fn) {}
+    ~ArrayErrors();
+    ArrayErrors(const ArrayErrors&) = delete;
+    ArrayErrors& operator=(const ArrayErrors&) = delete;
     /// Records request `index`'s error `e`, raised on `comm`'s requests;
     /// returns a code for its status.  No handler runs.
     int defer(int index, MPI_Comm comm, const MpiError& e);
@@ -52,6 +55,7 @@ private:
     int failed_ = 0;
     int first_index_ = -1;
     MPI_Comm first_comm_ = MPI_COMM_WORLD;
+    bool holds_first_ = false;  ///< we hold first_comm_ (add_comm_hold())
     std::string first_message_;
 };
 
@@ -104,7 +108,7 @@ void finish(Form form, MPI_Comm comm, const char* fn, Now&& now, Later&& later) 
     // The handle is the address of the Request part, which is not the
     // Task's own (Task adds a vtable pointer in front of it).
     p2p::Request* r = t;
-    r->comm_handle = comm;
+    hold_comm(*r, comm);
     *form.request = reinterpret_cast<MPI_Request>(r);
 }
 

@@ -18,19 +18,30 @@ Communicator::Communicator(p2p::Engine& engine, std::uint32_t context,
 
 Communicator::~Communicator() {
     magic_ = 0;
+    leave_pool_region();
+}
+
+void Communicator::linger() {
+    magic_ = kLingerMagic;
+    leave_pool_region();
+}
+
+void Communicator::leave_pool_region() {
     team_.shm = nullptr;
     pool_team_.reset();
     if (pool_entry_ == nullptr) return;
     // Why every member has finished with every other member's data in the
     // region when the count reaches 0: MPI_Comm_free is collective, and
-    // shmpi has no nonblocking collectives, so each member decrements only
-    // after it returned from its last collective on this communicator, and
-    // a member returns from a collective only after it has read all it
-    // needed from the others (a root that only publishes returns early, but
-    // its readers decrement after their reads).  The last decrement thus
-    // follows every member's last access to the region; its acquire gathers
-    // them (every decrement releases its member's flag stores), and the
-    // release store of 0 hands them all to the next claimer's acquire.
+    // only the blocking collectives use the region (the nonblocking ones
+    // travel as point-to-point messages and never touch it), so each member
+    // decrements only after it returned from its last collective that used
+    // the region, and a member returns from a collective only after it has
+    // read all it needed from the others (a root that only publishes
+    // returns early, but its readers decrement after their reads).  The
+    // last decrement thus follows every member's last access to the region;
+    // its acquire gathers them (every decrement releases its member's flag
+    // stores), and the release store of 0 hands them all to the next
+    // claimer's acquire.
     if (pool_entry_->users.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         pool_entry_->owner.store(0, std::memory_order_release);
     }

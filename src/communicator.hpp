@@ -34,6 +34,10 @@ namespace shmpi {
 class Communicator : public HandleStorage {
 public:
     static constexpr std::uint32_t kMagic = 0x434f4d4d;  // "COMM"
+    /// The magic of a communicator that MPI_Comm_free freed while requests
+    /// still report their errors to it (see linger()): its handle is freed
+    /// for every call, its error handler still serves those requests.
+    static constexpr std::uint32_t kLingerMagic = 0x4c494e47;  // "LING"
 
     /// `world_ranks[r]` is the world rank of rank r; `my_rank` indexes it.
     Communicator(p2p::Engine& engine, std::uint32_t context, std::vector<std::uint32_t> world_ranks,
@@ -116,6 +120,22 @@ public:
     /// MPI_Comm_free deletes them.
     attr::Store& attributes() { return attributes_; }
 
+    // Requests (and calls completing them) that report their errors to
+    // this communicator; the C boundary counts them (api::hold_comm()).
+    // MPI-3.1 6.4.3: operations pending when MPI_Comm_free is called
+    // complete normally, so such a request must still find this
+    // communicator's error handler.
+    int holds() const { return holds_; }
+    void add_hold() { ++holds_; }
+    /// Returns the holds left.
+    int drop_hold() { return --holds_; }
+    /// MPI_Comm_free while requests hold it: gives back the pool region
+    /// now (the free is collective, as the destructor's reasoning needs)
+    /// and marks the handle freed (kLingerMagic); the C boundary deletes
+    /// it when the last hold goes.
+    void linger();
+    bool lingering() const { return magic_ == kLingerMagic; }
+
     Communicator(const Communicator&) = delete;  // team_ points at world_
     Communicator& operator=(const Communicator&) = delete;
 
@@ -133,6 +153,11 @@ private:
     std::shared_ptr<const topo::Topology> topology_;
     attr::Store attributes_;
     std::uint32_t nbc_calls_ = 0;  ///< nonblocking collectives started on it
+    int holds_ = 0;                ///< see holds()
+
+    /// Drops the team over a pool region and counts this member out of the
+    /// region's users (the last one frees it).
+    void leave_pool_region();
 };
 
 /// The status of a receive from MPI_PROC_NULL: source MPI_PROC_NULL, tag

@@ -46,6 +46,9 @@ struct Request : QueueHook {
     /// The communicator it belongs to, for its error handler; set by the C
     /// boundary and never used below it.
     MPI_Comm comm_handle = MPI_COMM_NULL;
+    /// The C boundary counts this request among comm_handle's holds
+    /// (api::hold_comm()).
+    bool holds_comm = false;
     /// Key in the engine's token table while a peer may still refer to it.
     std::uint64_t token = 0;
 
