@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <optional>
 
 #include "api_comm.hpp"
 #include "api_common.hpp"
@@ -144,6 +145,37 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
     });
 }
 #pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+    const char* fn = "MPI_Comm_idup";
+    return guard(comm, fn, [&] {
+        Communicator& c = comm_of(comm, fn);
+        need(newcomm, "newcomm", fn);
+        need(request, "request", fn);
+        // The duplicate's attributes are the parent's at this call, as
+        // MPI_Comm_dup's are at its.  A failing copy callback fails this
+        // member's duplicate only, reported by the request, which still
+        // takes part so that no member waits for it.
+        std::unique_ptr<Communicator> child = idup_child(c);
+        std::optional<MpiError> failed;
+        try {
+            c.attributes().copy_into(handle_of(c), child->attributes(),
+                                     reinterpret_cast<MPI_Comm>(child.get()), fn);
+        } catch (const MpiError& e) {
+            failed = e;
+        }
+        // *newcomm is written when the request completes (inside a wait or
+        // test, or any call that moves the engine on).
+        p2p::Task* t =
+            start_idup(c, std::move(child), std::move(failed),
+                       [newcomm](std::unique_ptr<Communicator> d) { *newcomm = comm_handle(std::move(d)); });
+        t->origin = fn;
+        p2p::Request* r = t;  // the handle is the Request part (see finish())
+        hold_comm(*r, comm);
+        *request = reinterpret_cast<MPI_Request>(r);
+    });
+}
+#pragma weak MPI_Comm_idup = PMPI_Comm_idup
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
     const char* fn = "MPI_Comm_split";

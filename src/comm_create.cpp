@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
 #include "api_common.hpp"
 #include "coll/linear.hpp"
+#include "coll/schedule.hpp"
 #include "coll/shm_team.hpp"
 #include "errors.hpp"
 #include "runtime.hpp"
@@ -16,9 +18,14 @@
 namespace shmpi {
 namespace {
 
-/// Contexts stay below this: coll_context() sets the top bit,
-/// group_context() the next one and nbc_context() both.
-constexpr std::uint32_t kContextLimit = 0x3fffffffu;
+/// Agreed contexts stay below this; the ones above come from the segment
+/// (Runtime::take_shared_context(), for MPI_Comm_idup), and contexts end at
+/// shm::kContextEnd: coll_context() sets the top bit, group_context() the
+/// next one and nbc_context() both.
+constexpr std::uint32_t kContextLimit = shm::kSharedContextBase;
+/// What an MPI_Comm_idup's duplicate carries until rank 0's offer arrives;
+/// Runtime::take_shared_context() never hands it out.
+constexpr std::uint32_t kIdupPendingContext = shm::kContextEnd - 1;
 
 /// Where MPI_Comm_create_group's members of a communicator with context
 /// `c` agree on the new context: on no communicator's point-to-point or
@@ -86,6 +93,24 @@ RegionOffer claim_region(const shm::Segment& seg, const Communicator& c, const c
     return offer;  // the pool is exhausted: linear algorithms
 }
 
+/// Every member of `c`, with the same `offer` from rank 0's claim_region():
+/// builds this member's team over the region offered, if any.
+void attach_region(Communicator& c, const RegionOffer& offer) {
+    Runtime& rt = api::runtime();
+    const shm::Segment* seg = rt.transport().segment();
+    if (seg == nullptr || offer.region < 0 ||
+        static_cast<std::uint32_t>(offer.region) >= seg->pool_regions()) {
+        return;
+    }
+    shm::CollRegion region = seg->pool_region(static_cast<std::uint32_t>(offer.region));
+    region.count = static_cast<std::uint32_t>(c.size());
+    std::optional<bool> single_copy;
+    if (offer.single_copy != 0) single_copy = offer.single_copy == 1;
+    c.hold_pool_region(coll::ShmTeam::for_pool(rt.transport(), rt.engine(), region, c.rank(), c.world_ranks(),
+                                               offer.first_call, single_copy),
+                       seg->pool_entry(static_cast<std::uint32_t>(offer.region)));
+}
+
 /// Collective over the new communicator `c` (every member, right after
 /// building it): gives it a shared-memory team over a region of the pool
 /// when one is free; otherwise it keeps the point-to-point algorithms.
@@ -98,14 +123,7 @@ void share_pool_region(Communicator& c) {
     RegionOffer offer;
     if (c.rank() == 0) offer = claim_region(*seg, c, rt.world_shm());
     coll::bcast_linear(c.team(), &offer, sizeof offer, 0);
-    if (offer.region < 0 || static_cast<std::uint32_t>(offer.region) >= seg->pool_regions()) return;
-    shm::CollRegion region = seg->pool_region(static_cast<std::uint32_t>(offer.region));
-    region.count = static_cast<std::uint32_t>(c.size());
-    std::optional<bool> single_copy;
-    if (offer.single_copy != 0) single_copy = offer.single_copy == 1;
-    c.hold_pool_region(coll::ShmTeam::for_pool(rt.transport(), rt.engine(), region, c.rank(), c.world_ranks(),
-                                               offer.first_call, single_copy),
-                       seg->pool_entry(static_cast<std::uint32_t>(offer.region)));
+    attach_region(c, offer);
 }
 
 std::unique_ptr<Communicator> make(Communicator& parent, std::uint32_t context,
@@ -182,6 +200,102 @@ std::unique_ptr<Communicator> create_group(Communicator& parent, std::span<const
     }
     // 2. Build it, in group order.
     return make(parent, take_context(agreed, fn), std::vector<std::uint32_t>(world.begin(), world.end()), my_rank);
+}
+
+std::unique_ptr<Communicator> idup_child(Communicator& parent) {
+    auto c = std::make_unique<Communicator>(parent.engine(), kIdupPendingContext, parent.world_ranks(),
+                                            parent.rank(), "");
+    c->set_errhandler(parent.errhandler());
+    api::retain(parent.errhandler());  // dropped by MPI_Comm_free
+    c->set_topology(parent.topology());
+    return c;
+}
+
+p2p::Task* start_idup(Communicator& parent, std::unique_ptr<Communicator> child,
+                      std::optional<MpiError> failed,
+                      std::function<void(std::unique_ptr<Communicator>)> deliver) {
+    const char* fn = "MPI_Comm_idup";
+    Runtime& rt = api::runtime();
+    // A request's message gets "MPI_Wait: MPI_Comm_idup: " put in front.
+    const auto unprefixed = [fn](const MpiError& e) {
+        std::string text = e.what();
+        const std::string prefix = std::string(fn) + ": ";
+        if (text.starts_with(prefix)) text.erase(0, prefix.size());
+        return text;
+    };
+    // What rank 0 tells the others: the context and the collective region.
+    struct Offer {
+        std::uint32_t context = 0;
+        std::uint32_t failed = 0;  ///< 1: rank 0 found no context (its request says why)
+        RegionOffer region;
+    };
+    auto s =
+        std::make_unique<coll::Schedule>(parent.engine(), parent.nbc_context(), parent.next_nbc_tag() << 6,
+                                         parent.rank(), parent.world_ranks());
+    auto* offer = reinterpret_cast<Offer*>(s->scratch(sizeof(Offer)));
+    new (offer) Offer{};
+    coll::Schedule* self = s.get();
+    const bool failed_here = failed.has_value();
+    if (failed_here) self->report(failed->error_class(), unprefixed(*failed));
+    if (parent.rank() == 0 && failed_here) {
+        // Without its rank 0 the duplicate is nothing: it fails everywhere.
+        offer->failed = 1;
+    } else if (parent.rank() == 0) {
+        // Rank 0 decides now, without waiting for anyone: a context nobody
+        // has, and a free region of the pool (claim_region() is a
+        // compare-exchange; see its comment for why the region is quiescent).
+        try {
+            offer->context = rt.take_shared_context(fn);
+            child->assign_context(offer->context);
+            const shm::Segment* seg = rt.transport().segment();
+            if (child->size() >= 2 && seg != nullptr && seg->pool_regions() > 0) {
+                offer->region = claim_region(*seg, *child, rt.world_shm());
+            }
+        } catch (const MpiError& e) {
+            // The others still get an offer, so that none of them waits for
+            // one that never comes; each reports the failure.
+            offer->failed = 1;
+            self->report(e.error_class(), unprefixed(e));
+        }
+    }
+    if (parent.rank() == 0) {
+        for (int r = 1; r < parent.size(); ++r) s->send_bytes(r, offer, sizeof(Offer));
+    } else {
+        s->recv_bytes(0, offer, sizeof(Offer));
+    }
+    s->next_round();
+    // Then every member finishes its duplicate.  The work runs inside the
+    // engine's progress, where nothing may throw.
+    // std::function needs a copyable callable: the duplicate waits in a
+    // shared box, which the work empties.
+    auto box = std::make_shared<std::unique_ptr<Communicator>>(std::move(child));
+    s->local([self, offer, box, failed_here, deliver = std::move(deliver)] {
+        std::unique_ptr<Communicator> c = std::move(*box);
+        if (offer->failed != 0) {
+            self->report(MPI_ERR_INTERN, "rank 0 of the communicator could not make the duplicate");
+            api::release(c->errhandler());
+            deliver(nullptr);
+            return;
+        }
+        try {
+            c->assign_context(offer->context);
+            // Also when this member failed: the region counts it among its
+            // users, and deleting the duplicate counts it out again (as
+            // MPI_Comm_dup does when a copy callback fails).
+            attach_region(*c, offer->region);
+        } catch (const std::exception& e) {
+            // Only allocation can fail here; the duplicate still works, with
+            // the point-to-point collectives.
+            self->report(MPI_ERR_INTERN, e.what());
+        }
+        if (failed_here) {
+            api::release(c->errhandler());
+            deliver(nullptr);
+            return;
+        }
+        deliver(std::move(c));
+    });
+    return s.release()->start();
 }
 
 std::unique_ptr<Communicator> split(Communicator& parent, int color, int key) {

@@ -10,7 +10,9 @@
 // parent's members' values, and each of them moves its own past it.  A
 // process therefore never belongs to two communicators with the same
 // context; communicators made by one split share a context, but their
-// members are disjoint and never send to each other on it.
+// members are disjoint and never send to each other on it.  MPI_Comm_idup
+// cannot wait for that agreement: its rank 0 takes an id from a range of
+// its own (shm::kSharedContextBase up), counted in the segment.
 //
 // A new communicator inherits the parent's error handler (with a reference
 // on it, dropped by MPI_Comm_free) and nothing else: no name, no
@@ -26,10 +28,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "communicator.hpp"
+#include "errors.hpp"
 
 namespace shmpi {
 
@@ -46,6 +51,23 @@ std::unique_ptr<Communicator> create_from_members(Communicator& parent, std::spa
 /// `parent`'s, checked by the caller).  `tag` tells concurrent calls on one
 /// parent apart.  Returns nullptr to a process not in `world`.
 std::unique_ptr<Communicator> create_group(Communicator& parent, std::span<const std::uint32_t> world, int tag);
+
+/// MPI_Comm_idup, step 1: this member's duplicate of `parent` as far as it
+/// can be built at once (members, rank, error handler, topology; the caller
+/// copies the attributes), without a context.
+std::unique_ptr<Communicator> idup_child(Communicator& parent);
+/// MPI_Comm_idup, step 2, collective over `parent` but nonblocking: rank 0
+/// takes a context from the segment (Runtime::take_shared_context(): no
+/// agreement, so no waiting) and a region of the pool, and sends both to
+/// the other members in a schedule on the parent's nbc_context(); each
+/// member then gives `child` its context and team and hands it to
+/// `deliver` (nullptr, with the error in the request, when rank 0 found no
+/// context or when this member `failed` already, e.g. in an attribute copy
+/// callback: it still takes part, so that nobody waits for it).  Returns
+/// the started schedule.
+p2p::Task* start_idup(Communicator& parent, std::unique_ptr<Communicator> child,
+                      std::optional<MpiError> failed,
+                      std::function<void(std::unique_ptr<Communicator>)> deliver);
 
 /// MPI_Comm_split: collective over `parent`; nullptr for color MPI_UNDEFINED.
 /// Members of one color are ordered by `key`, ties by their rank in

@@ -50,6 +50,12 @@ public:
     int rank() const { return rank_; }
     int size() const { return static_cast<int>(world_.size()); }
     std::uint32_t context() const { return context_; }
+    /// MPI_Comm_idup's duplicate learns its context after it was built
+    /// (comm_create.cpp); nothing uses the communicator before that.
+    void assign_context(std::uint32_t context) {
+        context_ = context;
+        team_.context = coll_context();
+    }
     /// The context of this communicator's collective traffic, so that it
     /// never matches a point-to-point receive.
     std::uint32_t coll_context() const { return context_ | 0x80000000u; }

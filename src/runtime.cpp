@@ -1,6 +1,10 @@
 #include "runtime.hpp"
 
+#include <fmt/format.h>
+
 #include <numeric>
+
+#include "errors.hpp"
 
 namespace shmpi {
 
@@ -25,6 +29,28 @@ Runtime::Runtime(int thread_level)
 }
 
 Runtime::~Runtime() = default;
+
+std::uint32_t Runtime::take_shared_context(const char* fn) {
+    std::uint32_t c = 0;
+    if (const shm::Segment* seg = transport_->segment()) {
+        // Relaxed: only the increment's atomicity matters (no two callers
+        // get one id); the id is sent to the members, nothing else is
+        // published with it.  Past the end it keeps counting, harmlessly.
+        c = seg->header().next_shared_context.fetch_add(1, std::memory_order_relaxed);
+    } else {
+        c = next_shared_context_;
+        if (c < shm::kContextEnd - 1) ++next_shared_context_;
+    }
+    // kContextEnd - 1 itself is never handed out: an idup's duplicate
+    // carries it while it waits for its own (comm_create.cpp).
+    if (c < shm::kSharedContextBase || c >= shm::kContextEnd - 1) {
+        throw MpiError(MPI_ERR_INTERN,
+                       fmt::format("{}: out of context ids for nonblocking communicator constructions "
+                                   "(all {} are taken)",
+                                   fn, shm::kContextEnd - 1 - shm::kSharedContextBase));
+    }
+    return c;
+}
 
 void Runtime::finalize() {
     // 1. Our sends, including freed and buffered ones, are all in rings or

@@ -42,6 +42,11 @@ public:
     /// The lowest context id this process has never used (comm_create.cpp
     /// agrees on new contexts from it and moves it past each one it takes).
     std::uint32_t& next_context() { return next_context_; }
+    /// A context id that no process has taken, taken without asking anyone
+    /// (MPI_Comm_idup's rank 0; shm::kSharedContextBase and up): from the
+    /// segment, or from this process's own counter in a singleton.  Throws
+    /// MpiError (MPI_ERR_INTERN, naming `fn`) once the range is used up.
+    std::uint32_t take_shared_context(const char* fn);
 
     /// MPI_Finalize: completes outgoing traffic, then waits for every rank
     /// (a barrier on an internal context), then marks this rank finalized.
@@ -60,6 +65,7 @@ private:
     std::thread::id main_thread_;
     coll::Selection coll_selection_;
     std::uint32_t next_context_ = kFirstFreeContext;
+    std::uint32_t next_shared_context_ = shm::kSharedContextBase;  ///< singletons only
 };
 
 }  // namespace shmpi

@@ -43,8 +43,17 @@ inline constexpr std::size_t kLine = 128;
 
 inline constexpr std::uint64_t kMagic = 0x47455349504d4853ull;  // "SHMPISEG"
 // 3: RankSlot place fields; 4: stream line; 5: the pool of collective regions;
-// 6: the header's awake line
-inline constexpr std::uint32_t kLayoutVersion = 7;
+// 6: the header's awake line; 8: next_shared_context
+inline constexpr std::uint32_t kLayoutVersion = 8;
+
+/// Context ids: those below kSharedContextBase are agreed on by the members
+/// of a new communicator (the largest of their counters, comm_create.cpp);
+/// those from kSharedContextBase to kContextEnd - 1 come from the
+/// segment's next_shared_context, for MPI_Comm_idup, which cannot wait for
+/// an agreement.  Context ids stay below kContextEnd because the collective
+/// contexts set bit 31 and bit 30 (Communicator::coll_context()).
+inline constexpr std::uint32_t kSharedContextBase = 0x20000000u;
+inline constexpr std::uint32_t kContextEnd = 0x40000000u;
 
 /// Job-wide state values of SegmentHeader::abort_state.
 enum AbortState : std::uint32_t { kRunning = 0, kAborting = 1 };
@@ -110,6 +119,15 @@ struct alignas(kLine) SegmentHeader {
     /// need our CPU, so the wait yields instead of spinning.  A stale or
     /// corrupted value only picks the wrong one of those two ways to wait.
     alignas(kLine) std::atomic<std::int32_t> awake;
+
+    // ---- job-wide, mutable: own line, changed once per MPI_Comm_idup ----
+    /// The next context id of the range that nonblocking communicator
+    /// constructions take without agreeing with anyone (comm_create.cpp,
+    /// kSharedContextBase up).  Set by the launcher; taken with a relaxed
+    /// fetch_add by the new communicator's rank 0, who sends it to the other
+    /// members: the atomic increment alone makes every id unique, and
+    /// nothing else is published with it.
+    alignas(kLine) std::atomic<std::uint32_t> next_shared_context;
 };
 
 struct alignas(kLine) RankSlot {

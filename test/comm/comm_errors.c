@@ -39,6 +39,17 @@ static void expect_error(int rc, int cls, const char *fn, const char *text, cons
 #endif
 }
 
+#ifdef SHMPI
+/* A copy callback that fails on rank `*extra` (-1: every rank). */
+static int copy_fails(MPI_Comm old, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    (void)old, (void)keyval, (void)in, (void)out;
+    const int who = *(const int *)extra;
+    *flag = 0;
+    return who < 0 || who == world_rank() ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+#endif
+
 int main(int argc, char **argv)
 {
     CHECK_MPI(MPI_Init(&argc, &argv));
@@ -51,6 +62,14 @@ int main(int argc, char **argv)
     MPI_Comm c = MPI_COMM_WORLD, out;
     EXPECT(MPI_Comm_free(&c), MPI_ERR_COMM, "MPI_Comm_free", "MPI_COMM_WORLD");
     EXPECT(MPI_Comm_dup(MPI_COMM_NULL, &out), MPI_ERR_COMM, "MPI_Comm_dup", "MPI_COMM_NULL");
+    MPI_Request req = MPI_REQUEST_NULL;
+    EXPECT(MPI_Comm_idup(MPI_COMM_NULL, &out, &req), MPI_ERR_COMM, "MPI_Comm_idup", "MPI_COMM_NULL");
+    CHECK(req == MPI_REQUEST_NULL);
+#ifdef SHMPI
+    /* MPICH does not check its output arguments. */
+    EXPECT(MPI_Comm_idup(MPI_COMM_WORLD, &out, NULL), MPI_ERR_ARG, "MPI_Comm_idup", "request is NULL");
+    EXPECT(MPI_Comm_idup(MPI_COMM_WORLD, NULL, &req), MPI_ERR_ARG, "MPI_Comm_idup", "newcomm is NULL");
+#endif
     int x = 0;
     EXPECT(MPI_Comm_compare(MPI_COMM_WORLD, MPI_COMM_NULL, &x), MPI_ERR_COMM, "MPI_Comm_compare", "MPI_COMM_NULL");
     EXPECT(MPI_Comm_split(MPI_COMM_NULL, 0, 0, &out), MPI_ERR_COMM, "MPI_Comm_split", "MPI_COMM_NULL");
@@ -117,6 +136,40 @@ int main(int argc, char **argv)
     EXPECT(MPI_Comm_free_keyval(&ck), MPI_ERR_KEYVAL, "MPI_Comm_free_keyval", "keyval");
 
 #ifdef SHMPI
+    /* MPI_Comm_idup whose copy callback fails (where such an error shows is
+     * the implementation's choice; shmpi reports it with the request).  On
+     * rank 0, every rank's duplicate fails; on another rank, only its own.
+     * Nobody waits forever, and the parent works afterwards. */
+    for (int who = 0; who < (size > 1 ? 2 : 1); ++who) {
+        int fk;
+        CHECK_MPI(MPI_Comm_create_keyval(copy_fails, MPI_COMM_NULL_DELETE_FN, &fk, &who));
+        MPI_Comm parent, d = MPI_COMM_WORLD;
+        CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &parent)); /* MPI_ERRORS_RETURN, from the world */
+        CHECK_MPI(MPI_Comm_set_attr(parent, fk, NULL));
+        MPI_Request r;
+        CHECK_MPI(MPI_Comm_idup(parent, &d, &r));
+        const int rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+        if (rank == who) {
+            EXPECT(rc, MPI_ERR_OTHER, "MPI_Comm_idup", "copy callback");
+        } else if (who == 0) {
+            EXPECT(rc, MPI_ERR_INTERN, "MPI_Comm_idup", "rank 0 of the communicator could not make the duplicate");
+        } else {
+            CHECK_MPI(rc);
+        }
+        CHECK(r == MPI_REQUEST_NULL);
+        if (rank == who || who == 0) {
+            CHECKF(d == MPI_COMM_NULL, "a failed MPI_Comm_idup left a communicator");
+        } else {
+            CHECK(d != MPI_COMM_NULL);
+            CHECK_MPI(MPI_Comm_free(&d));
+        }
+        int one = 1, sum = 0;
+        CHECK_MPI(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, parent));
+        CHECK(sum == size);
+        CHECK_MPI(MPI_Comm_free(&parent));
+        CHECK_MPI(MPI_Comm_free_keyval(&fk));
+    }
+
     /* Collective misuse that shmpi reports the same way on every rank. */
     EXPECT(MPI_Comm_split(MPI_COMM_WORLD, -5, 0, &out), MPI_ERR_ARG, "MPI_Comm_split", "color -5");
     EXPECT(MPI_Comm_split_type(MPI_COMM_WORLD, 12345, 0, MPI_INFO_NULL, &out), MPI_ERR_ARG,
