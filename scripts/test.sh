@@ -18,7 +18,8 @@
 #   SHMPI_CI_MPICH_MAX_RANKS  largest rank count of the MPICH run (default 8;
 #                     0 runs every count of the tables)
 #   SHMPI_CI_ASAN_SUITES, SHMPI_CI_TSAN_SUITES
-#                     their suites (default: 'unit mpi' and 'unit'; see below)
+#                     their suites (default: 'unit mpi comm coll_nbc' and
+#                     'unit'; see below)
 set -uo pipefail
 
 repo=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
@@ -77,17 +78,20 @@ else
 fi
 
 # Sanitizers (scripts/sanitizers.sh, own build directories build-asan and
-# build-tsan).  CI has 30 minutes on a 2-core machine and the steps above
-# take about 20 of them, so CI runs a subset, building just the targets its
-# tests need.  Measured here (CPU time, as the machine was shared):
-#   ASan+UBSan, suites unit and mpi: build 7.6 CPU-minutes (about 4 minutes
-#     on 2 idle cores), 149 tests in about 1 minute;
-#   TSan, suite unit: build 2.5 CPU-minutes (about 1.5 minutes), 11 tests in
-#     about 25 seconds.  TSan sees the threads of one process (the ring and
-#     flag stress tests); the ranks share memory between processes, which it
-#     cannot see, so multi-rank suites gain little under it.
-# The rank-heavy suites (coll, comm, topo, soak, limits: 8- to 64-rank
-# programs, 3 to 15 times slower under ASan) run with
+# build-tsan, at -Og).  CI has 30 minutes on a 2-core machine and the steps
+# above take about 15 of them, so CI runs a subset, building just the
+# targets its tests need.  Measured here:
+#   ASan+UBSan, suites unit and mpi: build 643 CPU-seconds (1272 at -O2),
+#     about 3.5 minutes on 2 cores; 211 tests in about 2 minutes; suites
+#     comm (59 tests: communicator life cycles, MPI_Comm_idup) and coll_nbc
+#     (20: the nonblocking collectives) add 30 s of build and 25 s of tests;
+#   TSan, suite unit: build 2.5 CPU-minutes at -O2 (about 1.5 minutes), 13
+#     tests in about 25 seconds.  TSan sees the threads of one process (the
+#     ring and flag stress tests); the ranks share memory between
+#     processes, which it cannot see, so multi-rank suites gain little
+#     under it.
+# The rank-heavy suites (coll, topo, soak, limits: 8- to 64-rank programs,
+# 3 to 15 times slower under ASan) run with
 #   scripts/sanitizers.sh            (every suite, both sanitizers)
 # or here with SHMPI_CI_ASAN_SUITES / SHMPI_CI_TSAN_SUITES.
 san_kinds=${SHMPI_CI_SANITIZERS:-asan tsan}
@@ -97,7 +101,7 @@ if [[ $# -gt 0 ]]; then
 elif [[ $san_kinds == none ]]; then
     san_result="skipped: SHMPI_CI_SANITIZERS=none"
 else
-    asan_suites=${SHMPI_CI_ASAN_SUITES:-unit mpi}
+    asan_suites=${SHMPI_CI_ASAN_SUITES:-unit mpi comm coll_nbc}
     tsan_suites=${SHMPI_CI_TSAN_SUITES:-unit}
     step "Sanitizers: scripts/sanitizers.sh $san_kinds (ASan: $asan_suites; TSan: $tsan_suites)"
     # shellcheck disable=SC2086  # a list of sanitizer names
