@@ -163,6 +163,8 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
                                      reinterpret_cast<MPI_Comm>(child.get()), fn);
         } catch (const MpiError& e) {
             failed = e;
+        } catch (const std::bad_alloc&) {
+            failed = MpiError(MPI_ERR_NO_MEM, std::string(fn) + ": out of memory");
         }
         // *newcomm is written when the request completes (inside a wait or
         // test, or any call that moves the engine on).

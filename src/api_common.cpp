@@ -131,7 +131,11 @@ void release(MPI_Errhandler e) {
     }
 }
 
-int raise(MPI_Comm comm, const MpiError& e, int code) {
+namespace {
+
+/// raise() and raise_on_request(): `lingering` says whether a communicator
+/// freed while requests hold it may still handle the error.
+int raise_on(MPI_Comm comm, const MpiError& e, int code, bool lingering) {
     MPI_Errhandler eh = MPI_ERRORS_ARE_FATAL;
     MPI_Comm target = MPI_COMM_WORLD;
     if (phase() == Phase::Running) {
@@ -141,13 +145,12 @@ int raise(MPI_Comm comm, const MpiError& e, int code) {
             c = &rt.self();
             target = comm;
         } else if (comm != MPI_COMM_WORLD && comm != MPI_COMM_NULL &&
-                   reinterpret_cast<std::uintptr_t>(comm) >= kPredefinedLimit &&
-                   (reinterpret_cast<const Communicator*>(comm)->magic() == Communicator::kMagic ||
-                    reinterpret_cast<const Communicator*>(comm)->magic() == Communicator::kLingerMagic)) {
-            // A lingering communicator (freed while requests hold it) still
-            // handles those requests' errors.
-            c = reinterpret_cast<Communicator*>(comm);
-            target = comm;
+                   reinterpret_cast<std::uintptr_t>(comm) >= kPredefinedLimit) {
+            const std::uint32_t magic = reinterpret_cast<const Communicator*>(comm)->magic();
+            if (magic == Communicator::kMagic || (lingering && magic == Communicator::kLingerMagic)) {
+                c = reinterpret_cast<Communicator*>(comm);
+                target = comm;
+            }
         }
         eh = c->errhandler();
     }
@@ -161,6 +164,16 @@ int raise(MPI_Comm comm, const MpiError& e, int code) {
     std::fflush(stderr);
     if (phase() == Phase::Running) runtime().transport().abort_job(1, shm::kAbortFatal);
     _exit(1);
+}
+
+}  // namespace
+
+int raise(MPI_Comm comm, const MpiError& e, int code) {
+    return raise_on(comm, e, code, false);
+}
+
+int raise_on_request(MPI_Comm comm, const MpiError& e, int code) {
+    return raise_on(comm, e, code, true);
 }
 
 }  // namespace shmpi::api

@@ -96,6 +96,12 @@ void release(MPI_Errhandler e);
 /// MPI_ERRORS_ARE_FATAL / MPI_ERRORS_ABORT, calls a user handler, and returns
 /// the error code (`code` when given, else a new one for `e`).
 int raise(MPI_Comm comm, const MpiError& e, int code = -1);
+/// raise() for the error of a request (its completion, or the completion of
+/// several): the request's communicator handles it even after
+/// MPI_Comm_free (it lingers while requests hold it).  Everything else
+/// made on a freed handle goes to MPI_COMM_WORLD's handler, so a handler
+/// that calls MPI with the freed handle it was given cannot recurse.
+int raise_on_request(MPI_Comm comm, const MpiError& e, int code = -1);
 
 /// Runs `body`; turns what it throws into an error code through `comm`'s
 /// error handler.  The one place an error crosses the C boundary.

@@ -70,12 +70,13 @@ int ArrayErrors::result() const {
     if (first.starts_with(prefix)) first.remove_prefix(prefix.size());
     // The code is MPI_ERR_IN_STATUS itself (MPI-3.1 3.7.5: programs compare
     // with it); the text is for MPI_ERRORS_ARE_FATAL's message.
-    return raise(first_comm_,
-                 MpiError(MPI_ERR_IN_STATUS,
-                          fmt::format("{}: {} request{} failed (MPI_ERR_IN_STATUS: each status's MPI_ERROR "
-                                      "has its error); the first, request {}: {}",
-                                      fn_, failed_, failed_ == 1 ? "" : "s", first_index_, first)),
-                 MPI_ERR_IN_STATUS);
+    return raise_on_request(
+        first_comm_,
+        MpiError(MPI_ERR_IN_STATUS,
+                 fmt::format("{}: {} request{} failed (MPI_ERR_IN_STATUS: each status's MPI_ERROR "
+                             "has its error); the first, request {}: {}",
+                             fn_, failed_, failed_ == 1 ? "" : "s", first_index_, first)),
+        MPI_ERR_IN_STATUS);
 }
 
 int retire(MPI_Request* handle, MPI_Status* status, const char* fn, ArrayErrors* errors, int index) {
@@ -86,7 +87,8 @@ int retire(MPI_Request* handle, MPI_Status* status, const char* fn, ArrayErrors*
     MPI_Status st = r->status;
     if (st.MPI_ERROR != MPI_SUCCESS) {
         const MpiError e = request_error(*r, fn);
-        rc = errors != nullptr ? errors->defer(index, r->comm_handle, e) : raise(r->comm_handle, e);
+        rc =
+            errors != nullptr ? errors->defer(index, r->comm_handle, e) : raise_on_request(r->comm_handle, e);
         st.MPI_ERROR = rc;
     }
     put_status(status, st);

@@ -161,17 +161,23 @@ MPI_Comm comm_for(MPI_Request handle) {
 }
 
 /// What an MPI_Message handle points at: a message a matched probe took out
-/// of the queue, until MPI_Mrecv or MPI_Imrecv receives it.
+/// of the queue, until MPI_Mrecv or MPI_Imrecv receives it.  It holds its
+/// communicator (add_comm_hold()), as a request does, and hands the hold
+/// to the receive's request: a message probed before MPI_Comm_free is still
+/// received on it.
 struct Message : HandleStorage {
     static constexpr std::uint32_t kMagic = 0x4d534748;  // "MSGH"
     std::uint32_t magic = kMagic;
     p2p::Unexpected* message = nullptr;
     MPI_Comm comm = MPI_COMM_NULL;
+    bool holds_comm = false;
 };
 
 MPI_Message message_handle(p2p::Unexpected* u, MPI_Comm comm) {
     if (u == nullptr) return MPI_MESSAGE_NO_PROC;
-    return reinterpret_cast<MPI_Message>(new Message{{}, Message::kMagic, u, comm});
+    auto* m = new Message{{}, Message::kMagic, u, comm, false};
+    m->holds_comm = add_comm_hold(comm);
+    return reinterpret_cast<MPI_Message>(m);
 }
 
 /// Receives the message behind `*message` (MPI_Mrecv, MPI_Imrecv) and sets
@@ -189,15 +195,21 @@ Request* receive_message(void* buf, int count, MPI_Datatype type, MPI_Message* m
                                        fn, v));
         }
     }
-    Communicator& c = comm_of(m != nullptr ? m->comm : MPI_COMM_SELF, fn);
+    // A held communicator may have been freed since the probe: it lingers.
+    Communicator& c = m != nullptr && m->holds_comm ? *reinterpret_cast<Communicator*>(m->comm)
+                                                    : comm_of(m != nullptr ? m->comm : MPI_COMM_SELF, fn);
     check_count(count, fn);
     const dtype::Datatype& t = type_of(type, fn);
     check_buffer(buf, count, t, fn);
     Request* r = c.imrecv(m != nullptr ? m->message : nullptr, buf, count, t);
-    hold_comm(*r, m != nullptr ? m->comm : MPI_COMM_SELF);
     if (m != nullptr) {
+        // The message's hold becomes the request's.
+        r->comm_handle = m->comm;
+        r->holds_comm = m->holds_comm;
         m->magic = 0;
         delete m;
+    } else {
+        hold_comm(*r, MPI_COMM_SELF);
     }
     *message = MPI_MESSAGE_NULL;
     return r;

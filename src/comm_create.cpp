@@ -269,10 +269,17 @@ p2p::Task* start_idup(Communicator& parent, std::unique_ptr<Communicator> child,
     // std::function needs a copyable callable: the duplicate waits in a
     // shared box, which the work empties.
     auto box = std::make_shared<std::unique_ptr<Communicator>>(std::move(child));
-    s->local([self, offer, box, failed_here, deliver = std::move(deliver)] {
+    s->local([self, offer, box, failed_here, fn, deliver = std::move(deliver)] {
         std::unique_ptr<Communicator> c = std::move(*box);
         if (offer->failed != 0) {
             self->report(MPI_ERR_INTERN, "rank 0 of the communicator could not make the duplicate");
+            // The copies made at the call get their delete callbacks, as
+            // MPI_Comm_free would run them (a failing one changes nothing:
+            // the request reports an error already).
+            try {
+                c->attributes().clear(reinterpret_cast<MPI_Comm>(c.get()), fn);
+            } catch (const std::exception&) {
+            }
             api::release(c->errhandler());
             deliver(nullptr);
             return;

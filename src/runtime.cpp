@@ -31,11 +31,12 @@ Runtime::Runtime(int thread_level)
 Runtime::~Runtime() = default;
 
 std::uint32_t Runtime::take_shared_context(const char* fn) {
-    std::uint32_t c = 0;
+    std::uint64_t c = 0;
     if (const shm::Segment* seg = transport_->segment()) {
         // Relaxed: only the increment's atomicity matters (no two callers
         // get one id); the id is sent to the members, nothing else is
-        // published with it.  Past the end it keeps counting, harmlessly.
+        // published with it.  Past the end it keeps counting (64 bits:
+        // it never wraps back into the range), and every caller fails.
         c = seg->header().next_shared_context.fetch_add(1, std::memory_order_relaxed);
     } else {
         c = next_shared_context_;
@@ -49,7 +50,7 @@ std::uint32_t Runtime::take_shared_context(const char* fn) {
                                    "(all {} are taken)",
                                    fn, shm::kContextEnd - 1 - shm::kSharedContextBase));
     }
-    return c;
+    return static_cast<std::uint32_t>(c);
 }
 
 void Runtime::finalize() {

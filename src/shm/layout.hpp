@@ -127,7 +127,8 @@ struct alignas(kLine) SegmentHeader {
     /// fetch_add by the new communicator's rank 0, who sends it to the other
     /// members: the atomic increment alone makes every id unique, and
     /// nothing else is published with it.
-    alignas(kLine) std::atomic<std::uint32_t> next_shared_context;
+    /// 64 bits, so that it never wraps around to ids handed out before.
+    alignas(kLine) std::atomic<std::uint64_t> next_shared_context;
 };
 
 struct alignas(kLine) RankSlot {

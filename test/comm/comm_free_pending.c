@@ -15,11 +15,16 @@
  *      twice after it, and carry their data.
  *   D. A nonblocking barrier and a nonblocking allreduce started before the
  *      free complete after it with the right result.
+ *   E. A message taken by MPI_Mprobe before the free is received by
+ *      MPI_Mrecv after it.
+ *   F. The freed communicator's handler, called for a request's error,
+ *      uses the handle it is given: that call fails (the handle is freed)
+ *      and goes to MPI_COMM_WORLD's handler, not back into this one.
  *
  * Ring neighbours: each rank receives from the previous one and sends to
  * the next (itself with one rank).
  *
- * A and B are under #ifdef SHMPI: which handler sees a wait's error is
+ * A, B and F are under #ifdef SHMPI: which handler sees a wait's error is
  * where implementations differ.  MPI-3.1 8.3 attaches an error to the
  * communication object of the call; Open MPI 4.1 calls the request's
  * communicator's handler, but once the communicator is freed it reports
@@ -72,7 +77,19 @@ static MPI_Request truncating_recv(MPI_Comm c, int *in, int prev, int next, int 
     return req;
 }
 
-/* A and B. */
+static int calls_nosy = 0;
+static int nosy_rank_rc = MPI_SUCCESS;
+
+/* Asks the communicator it was called for for its rank. */
+static void nosy_handler(MPI_Comm *comm, int *code, ...)
+{
+    (void)code;
+    ++calls_nosy;
+    int r = -1;
+    nosy_rank_rc = MPI_Comm_rank(*comm, &r);
+}
+
+/* A, B and F. */
 static void handler_cases(int n, int next, int prev)
 {
     const int rank = world_rank();
@@ -127,6 +144,21 @@ static void handler_cases(int n, int next, int prev)
         CHECKF(self_in == 42, "the good receive got %d", self_in);
         CHECK_MPI(MPI_Comm_free(&later));
     }
+
+    /* F. */
+    {
+        CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+        MPI_Comm old = dup_with(nosy_handler);
+        int in = -1;
+        MPI_Request req = truncating_recv(old, &in, prev, next, 15);
+        CHECK_MPI(MPI_Comm_free(&old));
+        const int rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+        CHECKF(check_error_class(rc) == MPI_ERR_TRUNCATE, "class %d", check_error_class(rc));
+        CHECKF(calls_nosy == 1, "the handler ran %d times", calls_nosy);
+        CHECKF(check_error_class(nosy_rank_rc) == MPI_ERR_COMM, "MPI_Comm_rank on the freed handle: class %d",
+               check_error_class(nosy_rank_rc));
+        CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    }
 }
 #endif
 
@@ -173,6 +205,24 @@ int main(int argc, char **argv)
         CHECK_MPI(MPI_Comm_free(&old));
         CHECK_MPI(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
         CHECKF(sum == n * (n + 1) / 2, "Iallreduce: %d, want %d", sum, n * (n + 1) / 2);
+    }
+
+    /* E. */
+    {
+        MPI_Comm old;
+        CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &old));
+        int out = 100 + rank, in = -1;
+        MPI_Request sr;
+        CHECK_MPI(MPI_Isend(&out, 1, MPI_INT, next, 16, old, &sr));
+        MPI_Message msg;
+        MPI_Status st;
+        CHECK_MPI(MPI_Mprobe(prev, 16, old, &msg, &st));
+        CHECK_MPI(MPI_Comm_free(&old));
+        CHECK_MPI(MPI_Mrecv(&in, 1, MPI_INT, &msg, &st));
+        CHECKF(in == 100 + prev, "Mrecv after the free got %d, want %d", in, 100 + prev);
+        CHECK(msg == MPI_MESSAGE_NULL);
+        /* Only now: a standard send may wait for its receive. */
+        CHECK_MPI(MPI_Wait(&sr, MPI_STATUS_IGNORE));
     }
 
     CHECK_MPI(MPI_Finalize());
