@@ -474,6 +474,32 @@ int PMPI_Pcontrol(const int level, ...);
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
 int PMPI_Free_mem(void *base);
 
+/* ---- generalized requests (MPI-3.1 12.2) and setting a status (12.3) ----
+ * An operation the program carries out itself, behind a request that every
+ * wait and test completes once MPI_Grequest_complete has been called.  The
+ * callbacks get extra_state; query_fn fills the status with
+ * MPI_Status_set_elements(_x) and MPI_Status_set_cancelled (and the
+ * MPI_SOURCE and MPI_TAG fields). */
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+
+int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                       MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                       MPI_Request *request);
+int MPI_Grequest_complete(MPI_Request request);
+int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
+int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
+int MPI_Status_set_cancelled(MPI_Status *status, int flag);
+
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                        MPI_Request *request);
+int PMPI_Grequest_complete(MPI_Request request);
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag);
+
 /* ---- datatypes (the part the runtime needs; the constructors come with
  * the datatype engine) ---- */
 int MPI_Type_size(MPI_Datatype datatype, int *size);

@@ -17,11 +17,6 @@ using shmpi::p2p::Request;
 
 namespace {
 
-std::uint64_t status_bytes(const MPI_Status& s) {
-    return static_cast<std::uint32_t>(s.shmpi_count_lo) |
-           (static_cast<std::uint64_t>(static_cast<std::uint32_t>(s.shmpi_count_hi)) << 32);
-}
-
 /// The error a finished request reports, as an MpiError naming `fn`.
 MpiError request_error(const Request& r, const char* fn) {
     if (r.type == Request::Type::Task) {
@@ -47,7 +42,7 @@ MPI_Status empty_status() {
     return s;
 }
 
-int ArrayErrors::defer(int index, MPI_Comm comm, const MpiError& e) {
+int ArrayErrors::defer(int index, MPI_Comm comm, const MpiError& e, int code) {
     if (failed_++ == 0) {
         first_index_ = index;
         first_comm_ = comm;
@@ -55,7 +50,7 @@ int ArrayErrors::defer(int index, MPI_Comm comm, const MpiError& e) {
         holds_first_ = add_comm_hold(comm);
         first_message_ = e.what();
     }
-    return make_error_code(e.error_class(), e.what());
+    return code >= 0 ? code : make_error_code(e.error_class(), e.what());
 }
 
 ArrayErrors::~ArrayErrors() {
@@ -84,14 +79,18 @@ int retire(MPI_Request* handle, MPI_Status* status, const char* fn, ArrayErrors*
     Persistent* p = r->type == Request::Type::Persistent ? static_cast<Persistent*>(r) : nullptr;
     if (p != nullptr) r = p->active;
     int rc = MPI_SUCCESS;
-    MPI_Status st = r->status;
-    if (st.MPI_ERROR != MPI_SUCCESS) {
-        const MpiError e = request_error(*r, fn);
-        rc =
-            errors != nullptr ? errors->defer(index, r->comm_handle, e) : raise_on_request(r->comm_handle, e);
-        st.MPI_ERROR = rc;
+    if (Generalized* g = generalized_of(r)) {
+        rc = conclude(*g, status, fn, errors, index);
+    } else {
+        MPI_Status st = r->status;
+        if (st.MPI_ERROR != MPI_SUCCESS) {
+            const MpiError e = request_error(*r, fn);
+            rc = errors != nullptr ? errors->defer(index, r->comm_handle, e)
+                                   : raise_on_request(r->comm_handle, e);
+            st.MPI_ERROR = rc;
+        }
+        put_status(status, st);
     }
-    put_status(status, st);
     drop_comm(*r);  // after the error handler ran: this may delete a freed communicator
     runtime().engine().release(r);
     if (p != nullptr) {
@@ -487,13 +486,27 @@ int PMPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
 
 int PMPI_Request_free(MPI_Request* request) {
     const char* fn = "MPI_Request_free";
-    return guard(MPI_COMM_WORLD, fn, [&] {
+    int rc = MPI_SUCCESS;
+    const int outer = guard(MPI_COMM_WORLD, fn, [&] {
         Runtime& rt = running(fn);
         if (request == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Request_free: request is NULL");
         if (*request == MPI_REQUEST_NULL) {
             throw MpiError(MPI_ERR_REQUEST, "MPI_Request_free: request is MPI_REQUEST_NULL");
         }
         Request& r = request_of(*request, fn);
+        if (Generalized* g = generalized_of(&r)) {
+            // free_fn runs once the request is both freed and complete
+            // (MPI-3.1 12.2): here if MPI_Grequest_complete came first, else
+            // in MPI_Grequest_complete.  The engine deletes the request
+            // after that, once it has seen it done.
+            if (g->completed()) {
+                const int code = g->free_state();
+                if (code != MPI_SUCCESS) rc = callback_failed(*g, "free_fn", code, fn);
+            }
+            rt.engine().release(g);
+            *request = MPI_REQUEST_NULL;
+            return;
+        }
         if (r.type == Request::Type::Task) {
             throw MpiError(MPI_ERR_REQUEST, fmt::format("{}: request {:#x} belongs to a nonblocking collective, "
                                                         "which cannot be freed (MPI-3.1 5.12); complete it "
@@ -512,12 +525,14 @@ int PMPI_Request_free(MPI_Request* request) {
         }
         *request = MPI_REQUEST_NULL;
     });
+    return outer != MPI_SUCCESS ? outer : rc;
 }
 #pragma weak MPI_Request_free = PMPI_Request_free
 
 int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
     const char* fn = "MPI_Request_get_status";
-    return guard(MPI_COMM_WORLD, fn, [&] {
+    int rc = MPI_SUCCESS;
+    const int outer = guard(MPI_COMM_WORLD, fn, [&] {
         Runtime& rt = running(fn);
         if (flag == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Request_get_status: flag is NULL");
         Request* r = active_of(request, fn);
@@ -528,10 +543,19 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
         }
         if (!r->done) rt.engine().progress();
         *flag = r->done ? 1 : 0;
+        if (!r->done) return;
         // The request stays the user's: a later wait or test frees it and
-        // reports its error, if any.
-        if (r->done) put_status(status, r->status);
+        // reports its error, if any.  A generalized request's status comes
+        // from query_fn, which runs again then; free_fn does not run here.
+        if (Generalized* g = generalized_of(r)) {
+            MPI_Status own;
+            const int code = g->query(status != MPI_STATUS_IGNORE ? *status : own);
+            if (code != MPI_SUCCESS) rc = callback_failed(*g, "query_fn", code, fn);
+            return;
+        }
+        put_status(status, r->status);
     });
+    return outer != MPI_SUCCESS ? outer : rc;
 }
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
 

@@ -380,7 +380,8 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
 
 int PMPI_Cancel(MPI_Request* request) {
     const char* fn = "MPI_Cancel";
-    return guard(MPI_COMM_WORLD, fn, [&] {
+    int rc = MPI_SUCCESS;
+    const int outer = guard(MPI_COMM_WORLD, fn, [&] {
         Runtime& rt = running(fn);
         if (request == nullptr || *request == MPI_REQUEST_NULL) {
             throw MpiError(MPI_ERR_REQUEST, fmt::format("{}: request is MPI_REQUEST_NULL", fn));
@@ -390,6 +391,14 @@ int PMPI_Cancel(MPI_Request* request) {
             throw MpiError(MPI_ERR_REQUEST,
                            fmt::format("{}: persistent request {:#x} is not active", fn,
                                        reinterpret_cast<std::uintptr_t>(*request)));
+        }
+        if (Generalized* g = generalized_of(r)) {
+            // Cancelling is the program's business (MPI-3.1 12.2): cancel_fn
+            // learns whether MPI_Grequest_complete was called, and query_fn
+            // later reports whether it worked (MPI_Status_set_cancelled).
+            const int code = g->cancel();
+            if (code != MPI_SUCCESS) rc = callback_failed(*g, "cancel_fn", code, fn);
+            return;
         }
         if (r->type == Request::Type::Task) {
             throw MpiError(MPI_ERR_REQUEST, fmt::format("{}: request {:#x} belongs to a nonblocking collective, "
@@ -401,6 +410,7 @@ int PMPI_Cancel(MPI_Request* request) {
         // completes the request with a wait or a test.
         rt.engine().cancel(r);
     });
+    return outer != MPI_SUCCESS ? outer : rc;
 }
 #pragma weak MPI_Cancel = PMPI_Cancel
 

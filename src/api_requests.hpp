@@ -1,10 +1,11 @@
 // Requests at the C boundary: what an MPI_Request handle stands for, shared
-// by request completion (api_p2p.cpp) and the other send modes and
-// persistent requests (api_p2p_modes.cpp).
+// by request completion (api_p2p.cpp), the other send modes and persistent
+// requests (api_p2p_modes.cpp) and generalized requests (api_grequest.cpp).
 #pragma once
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <string>
 
 #include "api_common.hpp"
@@ -28,9 +29,73 @@ struct Persistent : p2p::Request {
     p2p::Request* active = nullptr;
 };
 
+/// A generalized request (MPI_Grequest_start, MPI-3.1 12.2): an operation
+/// the program carries out itself and declares finished with
+/// MPI_Grequest_complete.  A Task, so that it lives and dies like a
+/// nonblocking collective: every wait and test completes it, the engine
+/// deletes it once it is done and released.  The library calls the
+/// program's three callbacks with `extra_state`: query_fn when a wait, test
+/// or MPI_Request_get_status reports its status, free_fn once it is both
+/// complete and released (by a wait or test, or by MPI_Request_free), and
+/// cancel_fn in MPI_Cancel.
+class Generalized final : public p2p::Task {
+public:
+    Generalized(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
+                MPI_Grequest_cancel_function* cancel_fn, void* extra_state);
+
+    /// Turns MPI_Grequest_complete's mark into `done`.  Only the engine sets
+    /// `done` on a Task: it takes a Task off its list when it sees it done,
+    /// and a wait may delete the request right after.
+    bool advance() override;
+
+    /// MPI_Grequest_complete: the operation is finished.  `done` follows at
+    /// the engine's next progress(), which every wait and test makes.
+    void complete() { completed_ = true; }
+    /// MPI_Grequest_complete has been called.
+    bool completed() const { return completed_; }
+
+    /// Sets `status` to the empty status, then lets query_fn fill it in;
+    /// returns query_fn's code.
+    int query(MPI_Status& status);
+    /// free_fn: the program may let go of `extra_state`; returns its code.
+    int free_state();
+    /// cancel_fn, told whether MPI_Grequest_complete was called; returns
+    /// its code.
+    int cancel();
+
+private:
+    MPI_Grequest_query_function* query_fn_;
+    MPI_Grequest_free_function* free_fn_;
+    MPI_Grequest_cancel_function* cancel_fn_;
+    void* extra_state_;
+    /// Set by MPI_Grequest_complete, read by advance() in a later MPI call.
+    /// Not atomic: shmpi provides MPI_THREAD_SERIALIZED at most, so no
+    /// thread may call MPI_Grequest_complete while another is inside an MPI
+    /// call, a wait included.  A wait on a request not complete yet can
+    /// therefore only end with the job; meanwhile it waits as every wait
+    /// does (progress for the other ranks, sleeps on the doorbell, leaves
+    /// when the job is aborting).
+    bool completed_ = false;
+};
+
+/// The generalized request `r` is, or nullptr (also for nullptr).
+Generalized* generalized_of(p2p::Request* r);
+
 /// The status of a wait on a null or inactive request: source
 /// MPI_ANY_SOURCE, tag MPI_ANY_TAG, no error, count 0.
 MPI_Status empty_status();
+
+/// The bytes a status reports (MPI_Get_count and MPI_Get_elements read
+/// them; MPI_Status_set_elements writes them): a 64-bit count kept in the
+/// two private halves shmpi_count_lo and shmpi_count_hi.
+inline std::uint64_t status_bytes(const MPI_Status& s) {
+    return static_cast<std::uint32_t>(s.shmpi_count_lo) |
+           (static_cast<std::uint64_t>(static_cast<std::uint32_t>(s.shmpi_count_hi)) << 32);
+}
+inline void set_status_bytes(MPI_Status& s, std::uint64_t bytes) {
+    s.shmpi_count_lo = static_cast<int>(bytes & 0xffffffffu);
+    s.shmpi_count_hi = static_cast<int>(bytes >> 32);
+}
 
 /// The errors of a call that completes several requests (Waitall, Testall,
 /// Waitsome, Testsome).  MPI-3.1 3.7.5: each failed request's status gets
@@ -43,8 +108,9 @@ public:
     ArrayErrors(const ArrayErrors&) = delete;
     ArrayErrors& operator=(const ArrayErrors&) = delete;
     /// Records request `index`'s error `e`, raised on `comm`'s requests;
-    /// returns a code for its status.  No handler runs.
-    int defer(int index, MPI_Comm comm, const MpiError& e);
+    /// returns a code for its status: `code` when given, else a new one.
+    /// No handler runs.
+    int defer(int index, MPI_Comm comm, const MpiError& e, int code = -1);
     /// MPI_SUCCESS if nothing failed, else MPI_ERR_IN_STATUS (or the
     /// handler's code) after the first failed request's communicator's
     /// error handler has seen it.
@@ -66,6 +132,22 @@ private:
 /// error is recorded there as request `index`'s and no handler runs.
 int retire(MPI_Request* handle, MPI_Status* status, const char* fn, ArrayErrors* errors = nullptr,
            int index = 0);
+
+/// The last step of a wait or test that completes generalized request `g`
+/// (retire() calls it): query_fn fills `status` (a status of our own for
+/// MPI_STATUS_IGNORE), then free_fn runs.  A callback's error code is what
+/// the call reports (MPI-3.1 12.2), free_fn's when both fail; it goes to
+/// `errors` or through the error handler as in retire(), and into the
+/// status's MPI_ERROR.  Returns the code to report.  The caller releases `g`.
+int conclude(Generalized& g, MPI_Status* status, const char* fn, ArrayErrors* errors, int index);
+
+/// Reports `code`, which `what` (a callback of generalized request `g`,
+/// with any detail) returned inside `fn`: the MPI call returns the
+/// callback's own code (MPI-3.1 12.2), or a new one of class MPI_ERR_OTHER
+/// when it is not an MPI error code.  Runs the error handler and returns
+/// the code, or, with `errors`, records it there as request `index`'s.
+int callback_failed(const Generalized& g, const std::string& what, int code, const char* fn,
+                    ArrayErrors* errors = nullptr, int index = 0);
 
 /// The engine request `handle` stands for now: nullptr for MPI_REQUEST_NULL
 /// and for an inactive persistent request.  Throws MPI_ERR_REQUEST naming

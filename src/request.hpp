@@ -80,9 +80,11 @@ struct Request : QueueHook {
 };
 
 /// Work that the engine's progress() moves on besides single messages: a
-/// nonblocking collective's schedule (coll/schedule.hpp).  It is a Request,
-/// so that the user completes it with the same waits and tests; the engine
-/// deletes it (through the virtual destructor) once it is done and released.
+/// nonblocking collective's schedule (coll/schedule.hpp), or a generalized
+/// request waiting for MPI_Grequest_complete (api_requests.hpp).  It is a
+/// Request, so that the user completes it with the same waits and tests;
+/// the engine deletes it (through the virtual destructor) once it is done
+/// and released.
 class Task : public Request {
 public:
     Task() { type = Type::Task; }

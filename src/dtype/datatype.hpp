@@ -298,4 +298,12 @@ std::int64_t count_in(const Datatype& type, std::int64_t bytes);
 /// `type`, or MPI_UNDEFINED when `bytes` ends inside a basic element.
 std::int64_t elements_in(const Datatype& type, std::int64_t bytes);
 
+/// MPI_Status_set_elements: the bytes of the first `elements` (>= 0) basic
+/// elements of a stream of `type`, so that elements_in(type, bytes) gives
+/// `elements` back and count_in(type, bytes) gives elements / type.elements
+/// when that divides, else MPI_UNDEFINED.  `type` must hold basic elements
+/// (type.elements > 0) unless `elements` is 0.  -1 when the bytes would
+/// not fit in an std::int64_t.
+std::int64_t bytes_of_elements(const Datatype& type, std::int64_t elements);
+
 }  // namespace shmpi::dtype

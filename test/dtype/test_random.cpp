@@ -1,7 +1,7 @@
 // Thousands of random nested datatypes against the reference flattening:
-// size, bounds, basic type and element counts, and byte-exact pack and
-// unpack, whole and resumed from random offsets in random pieces, and the
-// memory segments of random parts of the stream.
+// size, bounds, basic type and element counts (bytes to elements and back),
+// and byte-exact pack and unpack, whole and resumed from random offsets in
+// random pieces, and the memory segments of random parts of the stream.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -128,6 +128,19 @@ void check_counts(const ref::Map& m, const Datatype& t, std::int64_t count, std:
         EXPECT_EQ(shmpi::dtype::elements_in(t, bytes), ref::elements(m, bytes)) << bytes << " bytes";
         const std::int64_t want = t.size == 0 ? 0 : (bytes % t.size == 0 ? bytes / t.size : MPI_UNDEFINED);
         EXPECT_EQ(shmpi::dtype::count_in(t, bytes), want);
+    }
+    // MPI_Status_set_elements' inverse: the bytes of the first n basic
+    // elements, which the reference adds up entry by entry, and which
+    // elements_in() turns back into n.
+    const auto per = static_cast<std::int64_t>(m.entries.size());
+    if (per == 0) return;
+    for (int i = 0; i < 8; ++i) {
+        const auto n = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(count * per + 1));
+        std::int64_t want = (n / per) * m.size();
+        for (std::int64_t e = 0; e < n % per; ++e) want += m.entries[static_cast<std::size_t>(e)].len;
+        const std::int64_t bytes = shmpi::dtype::bytes_of_elements(t, n);
+        EXPECT_EQ(bytes, want) << n << " basic elements";
+        EXPECT_EQ(shmpi::dtype::elements_in(t, bytes), n) << n << " basic elements";
     }
 }
 
