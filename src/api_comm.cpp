@@ -299,6 +299,18 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
 }
 #pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
 
+int PMPI_Comm_get_parent(MPI_Comm* parent) {
+    const char* fn = "MPI_Comm_get_parent";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        running(fn);
+        need(parent, "parent", fn);
+        // Programs ask to learn whether MPI_Comm_spawn started them; shmpi
+        // spawns nothing, so no process has a parent (MPI-3.1 10.3.2).
+        *parent = MPI_COMM_NULL;
+    });
+}
+#pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
+
 int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
     const char* fn = "MPI_Comm_set_name";
     return guard(comm, fn, [&] {

@@ -9,7 +9,9 @@
 // handle type, and keeps it.  MPI_*_f2c of a number that no handle got
 // gives the type's null handle.
 #include <climits>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -107,5 +109,34 @@ SHMPI_HANDLE_CONVERSION(File, MPI_File, MPI_FILE_NULL)
 #pragma weak MPI_File_c2f = PMPI_File_c2f
 #pragma weak MPI_File_f2c = PMPI_File_f2c
 #undef SHMPI_HANDLE_CONVERSION
+
+// A Fortran status is the C one, integer for integer: MPI_Status is eight
+// ints with the public fields first, in MPI_F_SOURCE/_TAG/_ERROR order.
+static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint) &&
+                  offsetof(MPI_Status, MPI_SOURCE) == MPI_F_SOURCE * sizeof(MPI_Fint) &&
+                  offsetof(MPI_Status, MPI_TAG) == MPI_F_TAG * sizeof(MPI_Fint) &&
+                  offsetof(MPI_Status, MPI_ERROR) == MPI_F_ERROR * sizeof(MPI_Fint),
+              "MPI_Status_c2f copies the C status into MPI_F_STATUS_SIZE integers");
+
+int PMPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status) {
+    const char* fn = "MPI_Status_c2f";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        // MPI-3.1 17.2.5: MPI_STATUS_IGNORE is not a status to convert.
+        need(c_status, "c_status (MPI_STATUS_IGNORE?)", fn);
+        need(f_status, "f_status", fn);
+        std::memcpy(f_status, c_status, sizeof(MPI_Status));
+    });
+}
+#pragma weak MPI_Status_c2f = PMPI_Status_c2f
+
+int PMPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status) {
+    const char* fn = "MPI_Status_f2c";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        need(f_status, "f_status (MPI_F_STATUS_IGNORE?)", fn);
+        need(c_status, "c_status", fn);
+        std::memcpy(c_status, f_status, sizeof(MPI_Status));
+    });
+}
+#pragma weak MPI_Status_f2c = PMPI_Status_f2c
 
 }  // extern "C"

@@ -3,7 +3,9 @@
  * handle, for predefined handles and for objects the program made, and
  * distinct objects get distinct Fortran numbers.  The handles that come
  * back work: a communicator and an operation converted there and back
- * carry an Allreduce, a datatype and a request a receive.
+ * carry an Allreduce, a datatype and a request a receive.  A status
+ * converted there and back keeps its fields and count, and
+ * MPI_Comm_get_parent says no process has a parent.
  */
 #include "check.h"
 
@@ -72,6 +74,29 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Send(w, 2, MPI_INT, 0, 3, MPI_COMM_SELF));
     CHECK_MPI(MPI_Wait(&req_back, MPI_STATUS_IGNORE));
     CHECKF(v[0] == 42 && v[1] == 43, "a receive of the converted pair type got %d %d", v[0], v[1]);
+
+    /* A status there and back (MPI_Status_c2f/_f2c, 17.2.5): the public
+     * fields sit at MPI_F_SOURCE, _TAG and _ERROR, and the count survives. */
+    {
+        double d[5] = {1, 2, 3, 4, 5}, e[5];
+        MPI_Status st;
+        CHECK_MPI(MPI_Sendrecv(d, 3, MPI_DOUBLE, 0, 77, e, 5, MPI_DOUBLE, 0, 77, MPI_COMM_SELF, &st));
+        MPI_Fint f[MPI_F_STATUS_SIZE];
+        CHECK_MPI(MPI_Status_c2f(&st, f));
+        CHECKF(f[MPI_F_SOURCE] == 0 && f[MPI_F_TAG] == 77, "Fortran status: source %d tag %d",
+               (int)f[MPI_F_SOURCE], (int)f[MPI_F_TAG]);
+        MPI_Status st2;
+        CHECK_MPI(MPI_Status_f2c(f, &st2));
+        int count = -1;
+        CHECK_MPI(MPI_Get_count(&st2, MPI_DOUBLE, &count));
+        CHECKF(st2.MPI_SOURCE == 0 && st2.MPI_TAG == 77 && count == 3,
+               "status back from Fortran: source %d tag %d count %d", st2.MPI_SOURCE, st2.MPI_TAG, count);
+    }
+
+    /* No process here was started by MPI_Comm_spawn. */
+    MPI_Comm parent = MPI_COMM_WORLD;
+    CHECK_MPI(MPI_Comm_get_parent(&parent));
+    CHECK(parent == MPI_COMM_NULL);
 
     CHECK_MPI(MPI_Info_free(&info));
     CHECK_MPI(MPI_Group_free(&group));
