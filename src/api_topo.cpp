@@ -137,7 +137,34 @@ const int* weights_arg(const int* w, int n, const char* arg, const char* fn) {
 
 // ------------------------------------------------ neighbourhood collectives
 // The blocking form and the nonblocking one (MPI_Ineighbor_*) make the same
-// checks; finish() runs the exchange now or starts it.
+// checks; exchange() runs the exchange now or starts it.
+
+/// `n` blocks of `count` elements of `t` each, one after the other from `buf`.
+std::vector<topo::Block> strided_blocks(const void* buf, std::size_t n, int count, const dtype::Datatype& t) {
+    std::vector<topo::Block> b;
+    for (std::size_t i = 0; i < n; ++i)
+        b.push_back({at(buf, static_cast<std::int64_t>(i) * count * t.extent), count, &t});
+    return b;
+}
+
+/// `n` blocks of `t`: the i-th has counts[i] elements, displs[i] extents
+/// from `buf`.
+std::vector<topo::Block> placed_blocks(const void* buf, std::size_t n, const int counts[], const int displs[],
+                                       const dtype::Datatype& t) {
+    std::vector<topo::Block> b;
+    for (std::size_t i = 0; i < n; ++i)
+        b.push_back({at(buf, static_cast<std::int64_t>(displs[i]) * t.extent), counts[i], &t});
+    return b;
+}
+
+/// The last step of every neighbourhood collective: send[i] to the i-th
+/// destination, recv[i] from the i-th source, now or as a started schedule.
+void exchange(Form form, MPI_Comm comm, Communicator& c, const topo::Neighborhood& nb,
+              const std::vector<topo::Block>& send, const std::vector<topo::Block>& recv, const char* fn) {
+    finish(
+        form, comm, fn, [&] { topo::neighbor_exchange(c, nb, send, recv, fn); },
+        [&] { return nbc::neighbor_exchange(c, nb, send, recv); });
+}
 
 int neighbor_allgather_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, Form form, const char* fn) {
@@ -150,14 +177,8 @@ int neighbor_allgather_call(const void* sendbuf, int sendcount, MPI_Datatype sen
         const dtype::Datatype& st = type_arg(sendtype, "sendtype", fn);
         const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
         const std::vector<topo::Block> send(nb.destinations.size(), topo::Block{sendbuf, sendcount, &st});
-        std::vector<topo::Block> recv;
-        for (std::size_t i = 0; i < nb.sources.size(); ++i) {
-            recv.push_back(
-                {at(recvbuf, static_cast<std::int64_t>(i) * recvcount * rt.extent), recvcount, &rt});
-        }
-        finish(
-            form, comm, fn, [&] { topo::neighbor_exchange(c, nb, send, recv, fn); },
-            [&] { return nbc::neighbor_exchange(c, nb, send, recv); });
+        const std::vector<topo::Block> recv = strided_blocks(recvbuf, nb.sources.size(), recvcount, rt);
+        exchange(form, comm, c, nb, send, recv, fn);
     });
 }
 
@@ -174,14 +195,9 @@ int neighbor_allgatherv_call(const void* sendbuf, int sendcount, MPI_Datatype se
         const dtype::Datatype& st = type_arg(sendtype, "sendtype", fn);
         const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
         const std::vector<topo::Block> send(nb.destinations.size(), topo::Block{sendbuf, sendcount, &st});
-        std::vector<topo::Block> recv;
-        for (std::size_t i = 0; i < nb.sources.size(); ++i) {
-            recv.push_back(
-                {at(recvbuf, static_cast<std::int64_t>(displs[i]) * rt.extent), recvcounts[i], &rt});
-        }
-        finish(
-            form, comm, fn, [&] { topo::neighbor_exchange(c, nb, send, recv, fn); },
-            [&] { return nbc::neighbor_exchange(c, nb, send, recv); });
+        const std::vector<topo::Block> recv =
+            placed_blocks(recvbuf, nb.sources.size(), recvcounts, displs, rt);
+        exchange(form, comm, c, nb, send, recv, fn);
     });
 }
 
@@ -195,19 +211,9 @@ int neighbor_alltoall_call(const void* sendbuf, int sendcount, MPI_Datatype send
         check_count_arg(recvcount, "recvcount", fn);
         const dtype::Datatype& st = type_arg(sendtype, "sendtype", fn);
         const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
-        std::vector<topo::Block> send;
-        for (std::size_t i = 0; i < nb.destinations.size(); ++i) {
-            send.push_back(
-                {at(sendbuf, static_cast<std::int64_t>(i) * sendcount * st.extent), sendcount, &st});
-        }
-        std::vector<topo::Block> recv;
-        for (std::size_t i = 0; i < nb.sources.size(); ++i) {
-            recv.push_back(
-                {at(recvbuf, static_cast<std::int64_t>(i) * recvcount * rt.extent), recvcount, &rt});
-        }
-        finish(
-            form, comm, fn, [&] { topo::neighbor_exchange(c, nb, send, recv, fn); },
-            [&] { return nbc::neighbor_exchange(c, nb, send, recv); });
+        const std::vector<topo::Block> send = strided_blocks(sendbuf, nb.destinations.size(), sendcount, st);
+        const std::vector<topo::Block> recv = strided_blocks(recvbuf, nb.sources.size(), recvcount, rt);
+        exchange(form, comm, c, nb, send, recv, fn);
     });
 }
 
@@ -224,19 +230,11 @@ int neighbor_alltoallv_call(const void* sendbuf, const int sendcounts[], const i
         check_array(rdispls, nb.sources.size(), "rdispls", fn);
         const dtype::Datatype& st = type_arg(sendtype, "sendtype", fn);
         const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
-        std::vector<topo::Block> send;
-        for (std::size_t i = 0; i < nb.destinations.size(); ++i) {
-            send.push_back(
-                {at(sendbuf, static_cast<std::int64_t>(sdispls[i]) * st.extent), sendcounts[i], &st});
-        }
-        std::vector<topo::Block> recv;
-        for (std::size_t i = 0; i < nb.sources.size(); ++i) {
-            recv.push_back(
-                {at(recvbuf, static_cast<std::int64_t>(rdispls[i]) * rt.extent), recvcounts[i], &rt});
-        }
-        finish(
-            form, comm, fn, [&] { topo::neighbor_exchange(c, nb, send, recv, fn); },
-            [&] { return nbc::neighbor_exchange(c, nb, send, recv); });
+        const std::vector<topo::Block> send =
+            placed_blocks(sendbuf, nb.destinations.size(), sendcounts, sdispls, st);
+        const std::vector<topo::Block> recv =
+            placed_blocks(recvbuf, nb.sources.size(), recvcounts, rdispls, rt);
+        exchange(form, comm, c, nb, send, recv, fn);
     });
 }
 
@@ -268,9 +266,7 @@ int neighbor_alltoallw_call(const void* sendbuf, const int sendcounts[], const M
             recv.push_back(
                 {at(recvbuf, rdispls[i]), recvcounts[i], &type_arg(recvtypes[i], "recvtypes", fn)});
         }
-        finish(
-            form, comm, fn, [&] { topo::neighbor_exchange(c, nb, send, recv, fn); },
-            [&] { return nbc::neighbor_exchange(c, nb, send, recv); });
+        exchange(form, comm, c, nb, send, recv, fn);
     });
 }
 

@@ -131,6 +131,20 @@ std::byte* fold(Schedule& s, std::byte* mine, std::int64_t bytes, const op::Bind
     return acc;
 }
 
+/// The start of Ireduce, Iallreduce and Ireduce_scatter: this member's
+/// `count` elements (from `send`, or `recv` for MPI_IN_PLACE) packed now and
+/// folded towards member 0 (fold(); never null).  A team of one has nothing
+/// to fold: its contribution is copied into `recv`, and nullptr comes back.
+std::byte* pack_and_fold(Schedule& s, const void* send, void* recv, std::int64_t count,
+                         const dtype::Datatype& type, const op::Binding& op) {
+    if (s.size() == 1) {
+        if (send != MPI_IN_PLACE) copy_own(s, send, count, type, recv, count, type);
+        return nullptr;
+    }
+    std::byte* mine = pack_now(s, send == MPI_IN_PLACE ? recv : send, count, type);
+    return fold(s, mine, count * type.size, op);
+}
+
 /// This member's part of a binomial-tree broadcast of `count` elements of
 /// `t` at `buf` from `root`: the receive from its parent, then (next round)
 /// the sends to its children, largest subtree first.
@@ -191,12 +205,8 @@ p2p::Task* reduce(Communicator& c, const void* send, void* recv, std::int64_t co
                      const dtype::Datatype& type, Binding op, int root) {
     auto s = make_reduction(c, type, op);
     const std::int64_t bytes = count * type.size;
-    if (s->size() == 1) {
-        if (send != MPI_IN_PLACE) copy_own(*s, send, count, type, recv, count, type);
-        return start(std::move(s));
-    }
-    std::byte* mine = pack_now(*s, send == MPI_IN_PLACE ? recv : send, count, type);
-    std::byte* result = fold(*s, mine, bytes, *op);
+    std::byte* result = pack_and_fold(*s, send, recv, count, type, *op);
+    if (result == nullptr) return start(std::move(s));
     s->next_round();
     if (s->rank() == 0) {
         if (root == 0) {
@@ -214,12 +224,8 @@ p2p::Task* allreduce(Communicator& c, const void* send, void* recv, std::int64_t
                         const dtype::Datatype& type, Binding op) {
     auto s = make_reduction(c, type, op);
     const std::int64_t bytes = count * type.size;
-    if (s->size() == 1) {
-        if (send != MPI_IN_PLACE) copy_own(*s, send, count, type, recv, count, type);
-        return start(std::move(s));
-    }
-    std::byte* mine = pack_now(*s, send == MPI_IN_PLACE ? recv : send, count, type);
-    std::byte* result = fold(*s, mine, bytes, *op);
+    std::byte* result = pack_and_fold(*s, send, recv, count, type, *op);
+    if (result == nullptr) return start(std::move(s));
     s->next_round();
     // Member 0's result goes down a binomial tree as dense bytes; members
     // with a contiguous type take it straight into their buffer.
@@ -243,12 +249,8 @@ p2p::Task* reduce_scatter(Communicator& c, const void* send, void* recv, const i
         offsets[static_cast<std::size_t>(r)] = total * type.size;
         total += counts[r];
     }
-    if (n == 1) {
-        if (send != MPI_IN_PLACE) copy_own(*s, send, counts[0], type, recv, counts[0], type);
-        return start(std::move(s));
-    }
-    std::byte* mine = pack_now(*s, send == MPI_IN_PLACE ? recv : send, total, type);
-    std::byte* result = fold(*s, mine, total * type.size, *op);
+    std::byte* result = pack_and_fold(*s, send, recv, total, type, *op);  // total == counts[0] alone
+    if (result == nullptr) return start(std::move(s));
     scatter_result(*s, result, offsets, counts, type, recv);
     return start(std::move(s));
 }
