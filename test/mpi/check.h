@@ -98,6 +98,20 @@ static inline int check_error_class(int code)
     return cls;
 }
 
+/* `rc`, returned by the call `what` under MPI_ERRORS_RETURN, must be an
+ * error of class `cls` whose message (MPI_Error_string) contains `text`:
+ * for checks of shmpi's own messages. */
+static inline void check_error_says(int rc, int cls, const char *what, const char *text)
+{
+    CHECKF(rc != MPI_SUCCESS, "%s returned MPI_SUCCESS", what);
+    CHECKF(check_error_class(rc) == cls, "%s: class %d, expected %d", what, check_error_class(rc),
+           cls);
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    CHECK_MPI(MPI_Error_string(rc, msg, &len));
+    CHECKF(strstr(msg, text) != NULL, "%s: the message does not say \"%s\": %s", what, text, msg);
+}
+
 static inline int world_rank(void)
 {
     int rank = -1;
