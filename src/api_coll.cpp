@@ -137,11 +137,164 @@ nbc::Binding shared_binding(MPI_Op op, MPI_Datatype datatype, const dtype::Datat
 }
 
 /// Allreduce, Scan and Exscan share their checks.
+// ------------------------------------------------------ intercommunicators
+//
+// The same calls on an intercommunicator (MPI-3.1 5.2.2): the rooted ones
+// take MPI_ROOT at the root, MPI_PROC_NULL at the rest of its group and the
+// root's rank in the other group; the arrays of counts and displacements
+// that describe the other group's blocks have one entry per remote rank;
+// MPI_IN_PLACE is not allowed (check_buf() refuses it).  Each builds one
+// schedule of coll/nonblocking.hpp; the blocking form waits for it at once.
+
+/// What a rank does in a rooted call on an intercommunicator.
+enum class Role { Root, Idle, Member };
+
+Role inter_role(const Communicator& c, int root, const char* fn) {
+    if (root == MPI_ROOT) return Role::Root;
+    if (root == MPI_PROC_NULL) return Role::Idle;
+    if (root < 0 || root >= c.peer_count()) {
+        throw MpiError(MPI_ERR_ROOT,
+                       fmt::format("{}: root {} is not MPI_ROOT, MPI_PROC_NULL or a rank of the remote group "
+                                   "of {} (ranks 0 to {})",
+                                   fn, root, c.label(), c.peer_count() - 1));
+    }
+    return Role::Member;
+}
+
+/// The blocking form: runs the schedule to its end now; its error, if any,
+/// is this call's.
+void run_now(Communicator& c, p2p::Task* t, const char* fn) {
+    p2p::Engine& engine = c.engine();
+    engine.wait(*t);
+    const int error_class = t->status.MPI_ERROR;
+    const std::string text = t->error;
+    engine.release(t);
+    if (error_class != MPI_SUCCESS) throw MpiError(error_class, fmt::format("{}: {}", fn, text));
+}
+
+template <class Later>
+void inter_finish(Communicator& c, MPI_Comm comm, Form form, const char* fn, Later later) {
+    finish(
+        form, comm, fn, [&] { run_now(c, later(), fn); }, later);
+}
+
+const std::byte* block_at(const void* buf, std::int64_t offset) {
+    return static_cast<const std::byte*>(buf) + offset;
+}
+
+/// One piece per remote rank: `count(r)` elements of `type(r)` at `where(r)`.
+template <class Count, class Where, class Type>
+std::vector<nbc::Piece> pieces(const Communicator& c, Count count, Where where, Type type) {
+    std::vector<nbc::Piece> v(static_cast<std::size_t>(c.peer_count()));
+    for (int r = 0; r < c.peer_count(); ++r) v[static_cast<std::size_t>(r)] = {where(r), count(r), type(r)};
+    return v;
+}
+
+/// Equal blocks of `count` elements of `t`, block r at r * count extents.
+std::vector<nbc::Piece> equal_pieces(const Communicator& c, const void* buf, std::int64_t count,
+                                     const dtype::Datatype& t) {
+    return pieces(
+        c, [&](int) { return count; }, [&](int r) { return block_at(buf, r * count * t.extent); },
+        [&](int) { return &t; });
+}
+
+/// Blocks of counts[r] elements of `t` at displs[r] extents.
+std::vector<nbc::Piece> placed_pieces(const Communicator& c, const void* buf, const int* counts,
+                                      const int* displs, const dtype::Datatype& t) {
+    return pieces(
+        c, [&](int r) { return std::int64_t{counts[r]}; },
+        [&](int r) { return block_at(buf, displs[r] * t.extent); }, [&](int) { return &t; });
+}
+
+/// The same buffer to every remote rank.
+std::vector<nbc::Piece> same_piece(const Communicator& c, const void* buf, std::int64_t count,
+                                   const dtype::Datatype& t) {
+    return std::vector<nbc::Piece>(static_cast<std::size_t>(c.peer_count()), nbc::Piece{buf, count, &t});
+}
+
+/// A single piece, to or from remote rank `r`.
+std::vector<nbc::Piece> one_piece(const Communicator& c, int r, const void* buf, std::int64_t count,
+                                  const dtype::Datatype& t) {
+    std::vector<nbc::Piece> v(static_cast<std::size_t>(c.peer_count()));
+    v[static_cast<std::size_t>(r)] = {buf, count, &t};
+    return v;
+}
+
+void inter_bcast(Communicator& c, void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                 Form form, const char* fn) {
+    const Role role = inter_role(c, root, fn);
+    std::vector<nbc::Piece> sends;
+    std::vector<nbc::Piece> recvs;
+    if (role != Role::Idle) {
+        check_count_arg(count, "count", fn);
+        const dtype::Datatype& t = type_arg(datatype, "datatype", fn);
+        check_buf(buffer, count, t, "buffer", fn);
+        if (role == Role::Root) {
+            sends = same_piece(c, buffer, count, t);
+        } else {
+            recvs = one_piece(c, root, buffer, count, t);
+        }
+    }
+    inter_finish(c, comm, form, fn, [&] { return nbc::inter_exchange(c, sends, recvs); });
+}
+
+void inter_reduce(Communicator& c, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, int root, MPI_Comm comm, Form form, const char* fn) {
+    const Role role = inter_role(c, root, fn);
+    if (role == Role::Idle) {
+        inter_finish(c, comm, form, fn, [&] { return nbc::inter_exchange(c, {}, {}); });
+        return;
+    }
+    const ReductionArgs a(count, datatype, op, fn);
+    if (role == Role::Root) {
+        check_buf(recvbuf, count, a.type, "recvbuf", fn);
+    } else {
+        check_buf(sendbuf, count, a.type, "sendbuf", fn);
+    }
+    inter_finish(c, comm, form, fn, [&] {
+        return nbc::inter_reduce(c, sendbuf, recvbuf, count, a.type,
+                                 shared_binding(op, datatype, a.type, count, fn), root);
+    });
+}
+
+void inter_allreduce(Communicator& c, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm, Form form, const char* fn) {
+    const ReductionArgs a(count, datatype, op, fn);
+    check_buf(sendbuf, count, a.type, "sendbuf", fn);
+    check_buf(recvbuf, count, a.type, "recvbuf", fn);
+    check_alias(sendbuf, recvbuf, count * a.type.size, fn);
+    inter_finish(c, comm, form, fn, [&] {
+        return nbc::inter_allreduce(c, sendbuf, recvbuf, count, a.type,
+                                    shared_binding(op, datatype, a.type, count, fn));
+    });
+}
+
+/// Reduce_scatter and Reduce_scatter_block: `counts` are the local group's.
+void inter_reduce_scatter(Communicator& c, const void* sendbuf, void* recvbuf, const int* counts,
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, Form form, const char* fn) {
+    const std::int64_t total = total_of(counts, c.size());
+    const dtype::Datatype& t = type_arg(datatype, "datatype", fn);
+    const op::Binding b(op::op_of(op, fn), datatype, t, total, fn);
+    check_buf(sendbuf, total, t, "sendbuf", fn);
+    check_buf(recvbuf, counts[c.rank()], t, "recvbuf", fn);
+    check_alias(sendbuf, recvbuf, total * t.size, fn);
+    inter_finish(c, comm, form, fn, [&] {
+        return nbc::inter_reduce_scatter(c, sendbuf, recvbuf, counts, t,
+                                         shared_binding(op, datatype, t, total, fn));
+    });
+}
+
+/// Scan and Exscan are defined on intracommunicators only; Allreduce on
+/// an intercommunicator is inter_allreduce().
 template <class Now, class Later>
 int everyone_reduces(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                     MPI_Comm comm, Form form, const char* fn, Now now, Later later) {
+                     MPI_Comm comm, Form form, const char* fn, Now now, Later later, bool allreduce = false) {
     return guard(comm, fn, [&] {
-        Communicator& c = comm_of(comm, fn);
+        Communicator& c = allreduce ? comm_of(comm, fn) : intracomm_of(comm, fn);
+        if (c.inter()) {
+            inter_allreduce(c, sendbuf, recvbuf, count, datatype, op, comm, form, fn);
+            return;
+        }
         const ReductionArgs a(count, datatype, op, fn);
         check_buf(recvbuf, count, a.type, "recvbuf", fn);
         if (sendbuf != MPI_IN_PLACE) {
@@ -160,6 +313,10 @@ int everyone_reduces(const void* sendbuf, void* recvbuf, int count, MPI_Datatype
 int barrier_call(MPI_Comm comm, Form form, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
+        if (c.inter()) {
+            inter_finish(c, comm, form, fn, [&] { return nbc::inter_barrier(c); });
+            return;
+        }
         finish(
             form, comm, fn, [&] { typed::barrier(call(c, fn)); }, [&] { return nbc::barrier(c); });
     });
@@ -169,6 +326,10 @@ int bcast_call(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
                const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
+        if (c.inter()) {
+            inter_bcast(c, buffer, count, datatype, root, comm, form, fn);
+            return;
+        }
         check_count_arg(count, "count", fn);
         const dtype::Datatype& t = type_arg(datatype, "datatype", fn);
         check_root(c, root, fn);
@@ -183,6 +344,10 @@ int reduce_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
                 MPI_Comm comm, Form form, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
+        if (c.inter()) {
+            inter_reduce(c, sendbuf, recvbuf, count, datatype, op, root, comm, form, fn);
+            return;
+        }
         const ReductionArgs a(count, datatype, op, fn);
         check_root(c, root, fn);
         if (c.rank() == root) {
@@ -207,7 +372,7 @@ int reduce_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
 int allreduce_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm, Form form, const char* fn) {
     return everyone_reduces(sendbuf, recvbuf, count, datatype, op, comm, form, fn, typed::allreduce,
-                            nbc::allreduce);
+                            nbc::allreduce, true);
 }
 
 int scan_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
@@ -226,6 +391,10 @@ int reduce_scatter_call(const void* sendbuf, void* recvbuf, const int recvcounts
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         check_counts(recvcounts, c.size(), "recvcounts", fn);
+        if (c.inter()) {
+            inter_reduce_scatter(c, sendbuf, recvbuf, recvcounts, datatype, op, comm, form, fn);
+            return;
+        }
         const std::int64_t total = total_of(recvcounts, c.size());
         const dtype::Datatype& t = type_arg(datatype, "datatype", fn);
         const op::Binding b(op::op_of(op, fn), datatype, t, total, fn);
@@ -250,6 +419,11 @@ int reduce_scatter_block_call(const void* sendbuf, void* recvbuf, int recvcount,
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         check_count_arg(recvcount, "recvcount", fn);
+        if (c.inter()) {
+            const std::vector<int> counts(static_cast<std::size_t>(c.size()), recvcount);
+            inter_reduce_scatter(c, sendbuf, recvbuf, counts.data(), datatype, op, comm, form, fn);
+            return;
+        }
         const std::int64_t total = static_cast<std::int64_t>(recvcount) * c.size();
         const dtype::Datatype& t = type_arg(datatype, "datatype", fn);
         const op::Binding b(op::op_of(op, fn), datatype, t, total, fn);
@@ -274,6 +448,22 @@ int gather_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
                 MPI_Datatype recvtype, int root, MPI_Comm comm, Form form, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
+        if (c.inter()) {
+            std::vector<nbc::Piece> sends;
+            std::vector<nbc::Piece> recvs;
+            const Role role = inter_role(c, root, fn);
+            if (role == Role::Root) {
+                const dtype::Datatype& rt =
+                    buffer_arg(recvbuf, recvcount, static_cast<std::int64_t>(recvcount) * c.peer_count(),
+                               recvtype, kRecv, fn);
+                recvs = equal_pieces(c, recvbuf, recvcount, rt);
+            } else if (role == Role::Member) {
+                sends = one_piece(c, root, sendbuf, sendcount,
+                                  buffer_arg(sendbuf, sendcount, sendcount, sendtype, kSend, fn));
+            }
+            inter_finish(c, comm, form, fn, [&] { return nbc::inter_exchange(c, sends, recvs); });
+            return;
+        }
         check_root(c, root, fn);
         const bool is_root = c.rank() == root;
         const dtype::Datatype* st = nullptr;
@@ -298,6 +488,23 @@ int gatherv_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
                  Form form, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
+        if (c.inter()) {
+            std::vector<nbc::Piece> sends;
+            std::vector<nbc::Piece> recvs;
+            const Role role = inter_role(c, root, fn);
+            if (role == Role::Root) {
+                check_counts(recvcounts, c.peer_count(), "recvcounts", fn);
+                check_array(displs, "displs", fn);
+                const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
+                check_buf(recvbuf, total_of(recvcounts, c.peer_count()), rt, "recvbuf", fn);
+                recvs = placed_pieces(c, recvbuf, recvcounts, displs, rt);
+            } else if (role == Role::Member) {
+                sends = one_piece(c, root, sendbuf, sendcount,
+                                  buffer_arg(sendbuf, sendcount, sendcount, sendtype, kSend, fn));
+            }
+            inter_finish(c, comm, form, fn, [&] { return nbc::inter_exchange(c, sends, recvs); });
+            return;
+        }
         check_root(c, root, fn);
         const bool is_root = c.rank() == root;
         const dtype::Datatype* st = nullptr;
@@ -324,6 +531,16 @@ int allgather_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    MPI_Datatype recvtype, MPI_Comm comm, Form form, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
+        if (c.inter()) {
+            const dtype::Datatype& st = buffer_arg(sendbuf, sendcount, sendcount, sendtype, kSend, fn);
+            const dtype::Datatype& rt =
+                buffer_arg(recvbuf, recvcount, static_cast<std::int64_t>(recvcount) * c.peer_count(),
+                           recvtype, kRecv, fn);
+            const std::vector<nbc::Piece> sends = same_piece(c, sendbuf, sendcount, st);
+            const std::vector<nbc::Piece> recvs = equal_pieces(c, recvbuf, recvcount, rt);
+            inter_finish(c, comm, form, fn, [&] { return nbc::inter_exchange(c, sends, recvs); });
+            return;
+        }
         const dtype::Datatype* st = nullptr;
         if (sendbuf != MPI_IN_PLACE) {
             st = &buffer_arg(sendbuf, sendcount, sendcount, sendtype, kSend, fn);
@@ -343,6 +560,17 @@ int allgatherv_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
                     Form form, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
+        if (c.inter()) {
+            const dtype::Datatype& st = buffer_arg(sendbuf, sendcount, sendcount, sendtype, kSend, fn);
+            check_counts(recvcounts, c.peer_count(), "recvcounts", fn);
+            check_array(displs, "displs", fn);
+            const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
+            check_buf(recvbuf, total_of(recvcounts, c.peer_count()), rt, "recvbuf", fn);
+            const std::vector<nbc::Piece> sends = same_piece(c, sendbuf, sendcount, st);
+            const std::vector<nbc::Piece> recvs = placed_pieces(c, recvbuf, recvcounts, displs, rt);
+            inter_finish(c, comm, form, fn, [&] { return nbc::inter_exchange(c, sends, recvs); });
+            return;
+        }
         const dtype::Datatype* st = nullptr;
         if (sendbuf != MPI_IN_PLACE) {
             st = &buffer_arg(sendbuf, sendcount, sendcount, sendtype, kSend, fn);
@@ -362,6 +590,22 @@ int scatter_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Datatype recvtype, int root, MPI_Comm comm, Form form, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
+        if (c.inter()) {
+            std::vector<nbc::Piece> sends;
+            std::vector<nbc::Piece> recvs;
+            const Role role = inter_role(c, root, fn);
+            if (role == Role::Root) {
+                const dtype::Datatype& st =
+                    buffer_arg(sendbuf, sendcount, static_cast<std::int64_t>(sendcount) * c.peer_count(),
+                               sendtype, kSend, fn);
+                sends = equal_pieces(c, sendbuf, sendcount, st);
+            } else if (role == Role::Member) {
+                recvs = one_piece(c, root, recvbuf, recvcount,
+                                  buffer_arg(recvbuf, recvcount, recvcount, recvtype, kRecv, fn));
+            }
+            inter_finish(c, comm, form, fn, [&] { return nbc::inter_exchange(c, sends, recvs); });
+            return;
+        }
         check_root(c, root, fn);
         const bool is_root = c.rank() == root;
         const dtype::Datatype* st = nullptr;
@@ -386,6 +630,23 @@ int scatterv_call(const void* sendbuf, const int sendcounts[], const int displs[
                   const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
+        if (c.inter()) {
+            std::vector<nbc::Piece> sends;
+            std::vector<nbc::Piece> recvs;
+            const Role role = inter_role(c, root, fn);
+            if (role == Role::Root) {
+                check_counts(sendcounts, c.peer_count(), "sendcounts", fn);
+                check_array(displs, "displs", fn);
+                const dtype::Datatype& st = type_arg(sendtype, "sendtype", fn);
+                check_buf(sendbuf, total_of(sendcounts, c.peer_count()), st, "sendbuf", fn);
+                sends = placed_pieces(c, sendbuf, sendcounts, displs, st);
+            } else if (role == Role::Member) {
+                recvs = one_piece(c, root, recvbuf, recvcount,
+                                  buffer_arg(recvbuf, recvcount, recvcount, recvtype, kRecv, fn));
+            }
+            inter_finish(c, comm, form, fn, [&] { return nbc::inter_exchange(c, sends, recvs); });
+            return;
+        }
         check_root(c, root, fn);
         const bool is_root = c.rank() == root;
         const dtype::Datatype* st = nullptr;
@@ -412,6 +673,15 @@ int alltoall_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Datatype recvtype, MPI_Comm comm, Form form, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
+        if (c.inter()) {
+            const std::int64_t n = c.peer_count();
+            const dtype::Datatype& st = buffer_arg(sendbuf, sendcount, sendcount * n, sendtype, kSend, fn);
+            const dtype::Datatype& rt = buffer_arg(recvbuf, recvcount, recvcount * n, recvtype, kRecv, fn);
+            const std::vector<nbc::Piece> sends = equal_pieces(c, sendbuf, sendcount, st);
+            const std::vector<nbc::Piece> recvs = equal_pieces(c, recvbuf, recvcount, rt);
+            inter_finish(c, comm, form, fn, [&] { return nbc::inter_exchange(c, sends, recvs); });
+            return;
+        }
         const dtype::Datatype* st = nullptr;
         if (sendbuf != MPI_IN_PLACE) {
             st = &buffer_arg(sendbuf, sendcount, static_cast<std::int64_t>(sendcount) * c.size(), sendtype,
@@ -432,6 +702,21 @@ int alltoallv_call(const void* sendbuf, const int sendcounts[], const int sdispl
                    MPI_Comm comm, Form form, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
+        if (c.inter()) {
+            const int n = c.peer_count();
+            check_counts(sendcounts, n, "sendcounts", fn);
+            check_array(sdispls, "sdispls", fn);
+            const dtype::Datatype& st = type_arg(sendtype, "sendtype", fn);
+            check_buf(sendbuf, total_of(sendcounts, n), st, "sendbuf", fn);
+            check_counts(recvcounts, n, "recvcounts", fn);
+            check_array(rdispls, "rdispls", fn);
+            const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
+            check_buf(recvbuf, total_of(recvcounts, n), rt, "recvbuf", fn);
+            const std::vector<nbc::Piece> sends = placed_pieces(c, sendbuf, sendcounts, sdispls, st);
+            const std::vector<nbc::Piece> recvs = placed_pieces(c, recvbuf, recvcounts, rdispls, rt);
+            inter_finish(c, comm, form, fn, [&] { return nbc::inter_exchange(c, sends, recvs); });
+            return;
+        }
         const dtype::Datatype* st = nullptr;
         if (sendbuf != MPI_IN_PLACE) {
             check_counts(sendcounts, c.size(), "sendcounts", fn);
@@ -460,7 +745,8 @@ int alltoallw_call(const void* sendbuf, const int sendcounts[], const int sdispl
                    const MPI_Datatype recvtypes[], MPI_Comm comm, Form form, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
-        const auto n = static_cast<std::size_t>(c.size());
+        // On an intercommunicator every array has one entry per remote rank.
+        const auto n = static_cast<std::size_t>(c.peer_count());
         // One datatype per peer on each side, each checked with its buffer
         // (displacements are in bytes, so each block is its own buffer).
         auto types_of = [&](const MPI_Datatype* handles, const int* counts, const int* displs,
@@ -477,13 +763,25 @@ int alltoallw_call(const void* sendbuf, const int sendcounts[], const int sdispl
             return types;
         };
         std::vector<const dtype::Datatype*> st;
-        if (sendbuf != MPI_IN_PLACE) {
-            check_counts(sendcounts, c.size(), "sendcounts", fn);
+        if (sendbuf != MPI_IN_PLACE || c.inter()) {
+            check_counts(sendcounts, c.peer_count(), "sendcounts", fn);
             st = types_of(sendtypes, sendcounts, sdispls, sendbuf, "sendtypes", "sdispls", "sendbuf");
         }
-        check_counts(recvcounts, c.size(), "recvcounts", fn);
+        check_counts(recvcounts, c.peer_count(), "recvcounts", fn);
         const std::vector<const dtype::Datatype*> rt =
             types_of(recvtypes, recvcounts, rdispls, recvbuf, "recvtypes", "rdispls", "recvbuf");
+        if (c.inter()) {
+            const std::vector<nbc::Piece> sends = pieces(
+                c, [&](int r) { return std::int64_t{sendcounts[r]}; },
+                [&](int r) { return block_at(sendbuf, sdispls[r]); },
+                [&](int r) { return st[static_cast<std::size_t>(r)]; });
+            const std::vector<nbc::Piece> recvs = pieces(
+                c, [&](int r) { return std::int64_t{recvcounts[r]}; },
+                [&](int r) { return block_at(recvbuf, rdispls[r]); },
+                [&](int r) { return rt[static_cast<std::size_t>(r)]; });
+            inter_finish(c, comm, form, fn, [&] { return nbc::inter_exchange(c, sends, recvs); });
+            return;
+        }
         finish(
             form, comm, fn,
             [&] {

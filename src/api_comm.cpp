@@ -72,6 +72,21 @@ void destroy(Communicator* c, MPI_Comm handle, const char* fn) {
     delete c;
 }
 
+/// The calls defined on intercommunicators only: an intracommunicator is
+/// MPI_ERR_COMM.
+Communicator& inter_of(MPI_Comm handle, const char* fn) {
+    Communicator& c = comm_of(handle, fn);
+    if (!c.inter()) {
+        throw MpiError(MPI_ERR_COMM,
+                       fmt::format("{}: {} is an intracommunicator; {} needs an intercommunicator", fn,
+                                   handle == MPI_COMM_WORLD  ? std::string("MPI_COMM_WORLD")
+                                   : handle == MPI_COMM_SELF ? std::string("MPI_COMM_SELF")
+                                                             : c.label(),
+                                   fn));
+    }
+    return c;
+}
+
 /// MPI_Comm_create and MPI_Comm_create_group: the group must be a subset of
 /// the communicator's.
 void check_subset(const Communicator& c, const Group& g, const char* fn) {
@@ -89,9 +104,14 @@ void dup(MPI_Comm comm, MPI_Comm* newcomm, const char* fn) {
     Communicator& c = comm_of(comm, fn);
     need(newcomm, "newcomm", fn);
     // 1. Same members, same order, a new context (collective).
-    std::vector<int> members(static_cast<std::size_t>(c.size()));
-    std::iota(members.begin(), members.end(), 0);
-    std::unique_ptr<Communicator> d = create_from_members(c, members);
+    std::unique_ptr<Communicator> d;
+    if (c.inter()) {
+        d = dup_inter(c);
+    } else {
+        std::vector<int> members(static_cast<std::size_t>(c.size()));
+        std::iota(members.begin(), members.end(), 0);
+        d = create_from_members(c, members);
+    }
     // 2. What a duplicate inherits besides the error handler.
     d->set_topology(c.topology());
     Communicator* raw = d.release();
@@ -149,7 +169,7 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
     const char* fn = "MPI_Comm_idup";
     return guard(comm, fn, [&] {
-        Communicator& c = comm_of(comm, fn);
+        Communicator& c = intracomm_of(comm, fn);
         need(newcomm, "newcomm", fn);
         need(request, "request", fn);
         // The duplicate's attributes are the parent's at this call, as
@@ -184,7 +204,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         need(newcomm, "newcomm", fn);
-        *newcomm = comm_handle(split(c, color, key));
+        *newcomm = comm_handle(c.inter() ? split_inter(c, color, key) : split(c, color, key));
     });
 }
 #pragma weak MPI_Comm_split = PMPI_Comm_split
@@ -192,7 +212,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
     const char* fn = "MPI_Comm_split_type";
     return guard(comm, fn, [&] {
-        Communicator& c = comm_of(comm, fn);
+        Communicator& c = intracomm_of(comm, fn);
         need(newcomm, "newcomm", fn);
         check_info_arg(info, fn);  // checked; no hints are used
         if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
@@ -212,13 +232,18 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
         Communicator& c = comm_of(comm, fn);
         Group& g = group_of(group, fn);
         need(newcomm, "newcomm", fn);
-        check_subset(c, g, fn);
+        check_subset(c, g, fn);  // on an intercommunicator, of the local group
         int my_rank = MPI_UNDEFINED;
         std::uint32_t lowest = UINT32_MAX;
         for (int r = 0; r < g.size(); ++r) {
             const std::uint32_t w = g.world_rank(r);
             if (w == c.world_rank(c.rank())) my_rank = r;
             lowest = std::min(lowest, w);
+        }
+        if (c.inter()) {
+            // Each group names its side (MPI-3.1 6.4.2): one color.
+            *newcomm = comm_handle(split_inter(c, my_rank == MPI_UNDEFINED ? MPI_UNDEFINED : 0, my_rank));
+            return;
         }
         // A split with one color per group (its lowest world rank), ordered
         // by group rank: this also serves MPI-2.2's disjoint groups.
@@ -231,7 +256,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
     const char* fn = "MPI_Comm_create_group";
     return guard(comm, fn, [&] {
-        Communicator& c = comm_of(comm, fn);
+        Communicator& c = intracomm_of(comm, fn);
         Group& g = group_of(group, fn);
         check_send_tag(tag, fn);
         need(newcomm, "newcomm", fn);
@@ -267,14 +292,24 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
             *result = MPI_IDENT;
             return;
         }
-        if (a.world_ranks() == b.world_ranks()) {
+        // An intercommunicator compares both its groups (MPI-3.1 6.6.1);
+        // it is never like an intracommunicator.
+        if (a.inter() != b.inter()) {
+            *result = MPI_UNEQUAL;
+            return;
+        }
+        if (a.world_ranks() == b.world_ranks() && a.peers() == b.peers()) {
             *result = MPI_CONGRUENT;
             return;
         }
-        std::vector<std::uint32_t> x = a.world_ranks(), y = b.world_ranks();
-        std::sort(x.begin(), x.end());
-        std::sort(y.begin(), y.end());
-        *result = x == y ? MPI_SIMILAR : MPI_UNEQUAL;
+        const auto same_members = [](std::vector<std::uint32_t> x, std::vector<std::uint32_t> y) {
+            std::sort(x.begin(), x.end());
+            std::sort(y.begin(), y.end());
+            return x == y;
+        };
+        const bool similar =
+            same_members(a.world_ranks(), b.world_ranks()) && same_members(a.peers(), b.peers());
+        *result = similar ? MPI_SIMILAR : MPI_UNEQUAL;
     });
 }
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare
@@ -292,12 +327,66 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
 int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
     const char* fn = "MPI_Comm_test_inter";
     return guard(comm, fn, [&] {
-        comm_of(comm, fn);
+        const Communicator& c = comm_of(comm, fn);
         need(flag, "flag", fn);
-        *flag = 0;  // shmpi has intracommunicators only
+        *flag = c.inter() ? 1 : 0;
     });
 }
 #pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+
+int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
+    const char* fn = "MPI_Comm_remote_size";
+    return guard(comm, fn, [&] {
+        const Communicator& c = inter_of(comm, fn);
+        need(size, "size", fn);
+        *size = c.peer_count();
+    });
+}
+#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
+
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
+    const char* fn = "MPI_Comm_remote_group";
+    return guard(comm, fn, [&] {
+        const Communicator& c = inter_of(comm, fn);
+        need(group, "group", fn);
+        *group = group_handle(c.peers());
+    });
+}
+#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
+
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
+                          int tag, MPI_Comm* newintercomm) {
+    const char* fn = "MPI_Intercomm_create";
+    return guard(local_comm, fn, [&] {
+        Communicator& local = intracomm_of(local_comm, fn);
+        need(newintercomm, "newintercomm", fn);
+        // peer_comm matters at the local leader only (MPI-3.1 6.6.2), and
+        // there the leader checks it before telling its group.
+        // A bad one there is still told to the group, so nobody waits.
+        Communicator* peer = nullptr;
+        std::optional<MpiError> peer_error;
+        if (local.rank() == local_leader && peer_comm != MPI_COMM_NULL) {
+            try {
+                peer = &comm_of(peer_comm, fn);
+            } catch (const MpiError& e) {
+                peer_error = e;
+            }
+        }
+        *newintercomm = comm_handle(intercomm_create(local, local_leader, peer, remote_leader, tag,
+                                                     peer_error ? &*peer_error : nullptr));
+    });
+}
+#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
+
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
+    const char* fn = "MPI_Intercomm_merge";
+    return guard(intercomm, fn, [&] {
+        Communicator& c = inter_of(intercomm, fn);
+        need(newintracomm, "newintracomm", fn);
+        *newintracomm = comm_handle(intercomm_merge(c, high != 0));
+    });
+}
+#pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
 
 int PMPI_Comm_get_parent(MPI_Comm* parent) {
     const char* fn = "MPI_Comm_get_parent";

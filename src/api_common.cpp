@@ -39,6 +39,16 @@ Communicator& comm_of(MPI_Comm handle, const char* fn) {
     return *reinterpret_cast<Communicator*>(handle);
 }
 
+Communicator& intracomm_of(MPI_Comm handle, const char* fn) {
+    Communicator& c = comm_of(handle, fn);
+    if (c.inter()) {
+        throw MpiError(
+            MPI_ERR_COMM,
+            fmt::format("{}: {} is an intercommunicator; {} needs an intracommunicator", fn, c.label(), fn));
+    }
+    return c;
+}
+
 const dtype::Datatype& type_of(MPI_Datatype handle, const char* fn) {
     if (handle == MPI_DATATYPE_NULL) throw MpiError(MPI_ERR_TYPE, fmt::format("{}: datatype is MPI_DATATYPE_NULL", fn));
     const dtype::Datatype* t = dtype::lookup(handle);
@@ -90,7 +100,11 @@ void check_recv_tag(int tag, const char* fn) {
 
 void check_dest(const Communicator& c, int rank, const char* fn) {
     if (rank == MPI_PROC_NULL) return;
-    if (rank < 0 || rank >= c.size()) {
+    if (rank < 0 || rank >= c.peer_count()) {
+        if (c.inter()) {
+            throw MpiError(MPI_ERR_RANK, fmt::format("{}: invalid rank {} (remote group size {})", fn, rank,
+                                                     c.peer_count()));
+        }
         throw MpiError(MPI_ERR_RANK, fmt::format("{}: invalid rank {} (communicator size {})", fn, rank, c.size()));
     }
 }

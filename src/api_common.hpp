@@ -45,6 +45,9 @@ inline constexpr std::uintptr_t kPredefinedLimit = 0x1000;
 
 /// Translates a communicator handle; throws MPI_ERR_COMM naming `fn`.
 Communicator& comm_of(MPI_Comm handle, const char* fn);
+/// comm_of() for the calls MPI-3.1 defines on intracommunicators only (or
+/// that shmpi offers on them only): an intercommunicator is MPI_ERR_COMM.
+Communicator& intracomm_of(MPI_Comm handle, const char* fn);
 /// Makes request `r` report its errors to `comm`'s error handler, and keeps
 /// a communicator the user made alive for it: MPI_Comm_free of a
 /// communicator that requests still hold only marks it freed

@@ -291,7 +291,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
                      MPI_Comm* comm_cart) {
     const char* fn = "MPI_Cart_create";
     return guard(comm_old, fn, [&] {
-        Communicator& c = comm_of(comm_old, fn);
+        Communicator& c = intracomm_of(comm_old, fn);
         check_out(comm_cart, "comm_cart", fn);
         const topo::CartShape shape = topo::check_cart(ndims, dims, periods, c.size(), fn);
         *comm_cart = handle_of(topo::cart_create(c, shape, reorder != 0));
@@ -409,7 +409,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
                       MPI_Comm* comm_graph) {
     const char* fn = "MPI_Graph_create";
     return guard(comm_old, fn, [&] {
-        Communicator& c = comm_of(comm_old, fn);
+        Communicator& c = intracomm_of(comm_old, fn);
         check_out(comm_graph, "comm_graph", fn);
         const topo::GraphShape g = topo::check_graph(nnodes, index, edges, c.size(), fn);
         *comm_graph = handle_of(topo::graph_create(c, g, reorder != 0));
@@ -501,7 +501,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     const char* fn = "MPI_Dist_graph_create_adjacent";
     (void)reorder;  // the ranks keep their order
     return guard(comm_old, fn, [&] {
-        Communicator& c = comm_of(comm_old, fn);
+        Communicator& c = intracomm_of(comm_old, fn);
         check_info_arg(info, fn);  // checked; no hints are used
         check_out(comm_dist_graph, "comm_dist_graph", fn);
         if (indegree < 0) throw MpiError(MPI_ERR_ARG, fmt::format("{}: indegree is {} (negative)", fn, indegree));
@@ -531,7 +531,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     const char* fn = "MPI_Dist_graph_create";
     (void)reorder;  // the ranks keep their order
     return guard(comm_old, fn, [&] {
-        Communicator& c = comm_of(comm_old, fn);
+        Communicator& c = intracomm_of(comm_old, fn);
         check_info_arg(info, fn);  // checked; no hints are used
         check_out(comm_dist_graph, "comm_dist_graph", fn);
         if (n < 0) throw MpiError(MPI_ERR_ARG, fmt::format("{}: n is {} (negative)", fn, n));

@@ -6,6 +6,8 @@
 #include <functional>
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "api_common.hpp"
@@ -342,6 +344,242 @@ std::unique_ptr<Communicator> split(Communicator& parent, int color, int key) {
         if (members[i] == parent.rank()) my_rank = static_cast<int>(i);
     }
     return make(parent, context, std::move(world), my_rank);
+}
+
+namespace {
+
+/// The largest next_context over both groups of an intercommunicator whose
+/// local group is `local` (any intracommunicator of them, e.g. local()):
+/// the linear allreduce over the local group, then `exchange`, which the
+/// local rank 0 runs to swap its group's value for the remote group's,
+/// then a broadcast from local rank 0.  Also carries one word more each
+/// way (`mine`, returned as `.second`: the remote leader's).
+template <class Exchange>
+std::pair<std::uint32_t, std::uint32_t> agree_across(Communicator& local, std::uint32_t mine,
+                                                     Exchange exchange) {
+    const std::uint32_t next = api::runtime().next_context();
+    std::uint32_t group_max = 0;
+    const coll::Reduction red{max_u32, nullptr, true, sizeof(std::uint32_t)};
+    coll::allreduce_linear(local.team(), &next, &group_max, 1, red);
+    std::uint32_t words[2] = {group_max, mine};
+    if (local.rank() == 0) {
+        std::uint32_t theirs[2] = {0, 0};
+        exchange(words, theirs);
+        words[0] = std::max(group_max, theirs[0]);
+        words[1] = theirs[1];
+    }
+    coll::bcast_linear(local.team(), words, sizeof words, 0);
+    return {words[0], words[1]};
+}
+
+/// `out_bytes` at `mine` to the remote group's rank 0, and `in_bytes` from
+/// it into `theirs`, over `inter`'s collective context (which its
+/// collectives never use: they travel on nbc_context() and on local()'s
+/// contexts).
+void swap_with_remote_leader(Communicator& inter, const void* mine, std::int64_t out_bytes, void* theirs,
+                             std::int64_t in_bytes) {
+    p2p::Engine& engine = inter.engine();
+    const dtype::Datatype& byte = *dtype::predefined(MPI_BYTE);
+    p2p::Request* r = engine.isend(inter.coll_context(), inter.rank(), 0, inter.peer_world(0), mine,
+                                   out_bytes, byte, p2p::Mode::Standard);
+    MPI_Status st;
+    engine.recv(inter.coll_context(), 0, 0, theirs, in_bytes, byte, st);
+    engine.wait(*r);
+    engine.release(r);
+}
+
+/// agree_across() for an intercommunicator `inter`, through its leaders.
+std::pair<std::uint32_t, std::uint32_t> agree_across(Communicator& inter, std::uint32_t mine) {
+    return agree_across(*inter.local(), mine, [&](const std::uint32_t* out, std::uint32_t* in) {
+        swap_with_remote_leader(inter, out, 2 * sizeof(std::uint32_t), in, 2 * sizeof(std::uint32_t));
+    });
+}
+
+}  // namespace
+
+std::unique_ptr<Communicator> intercomm_create(Communicator& local, int local_leader, Communicator* peer,
+                                               int remote_leader, int tag, const MpiError* peer_error) {
+    const char* fn = "MPI_Intercomm_create";
+    if (local_leader < 0 || local_leader >= local.size()) {
+        throw MpiError(MPI_ERR_RANK, fmt::format("{}: local_leader {} is not a rank of local_comm (size {})",
+                                                 fn, local_leader, local.size()));
+    }
+    // 1. The local group's largest next_context, at the leader.
+    const std::uint32_t next = api::runtime().next_context();
+    std::uint32_t group_max = 0;
+    const coll::Reduction red{max_u32, nullptr, true, sizeof(std::uint32_t)};
+    coll::allreduce_linear(local.team(), &next, &group_max, 1, red);
+    // 2. The leaders swap {group size, largest next_context} and then their
+    //    groups' world ranks over `peer`.  What the leader tells its group:
+    //    {status, remote size, agreed context}, status 0 for success, else
+    //    the error class, with the message that follows.
+    std::uint32_t head[3] = {0, 0, 0};
+    std::vector<std::uint32_t> remote;
+    std::string failure;
+    if (local.rank() == local_leader) {
+        std::uint32_t mine[2] = {static_cast<std::uint32_t>(local.size()), group_max};
+        p2p::Request* sent[2] = {nullptr, nullptr};
+        try {
+            if (peer_error != nullptr) throw *peer_error;
+            if (peer == nullptr)
+                throw MpiError(MPI_ERR_COMM, fmt::format("{}: peer_comm is MPI_COMM_NULL", fn));
+            if (remote_leader < 0 || remote_leader >= peer->peer_count()) {
+                throw MpiError(MPI_ERR_RANK,
+                               fmt::format("{}: remote_leader {} is not a rank of peer_comm (size {})", fn,
+                                           remote_leader, peer->peer_count()));
+            }
+            if (peer->peer_world(remote_leader) == local.world_rank(local.rank())) {
+                throw MpiError(MPI_ERR_RANK,
+                               fmt::format("{}: remote_leader {} is this process, the local leader; "
+                                           "the two groups must be disjoint",
+                                           fn, remote_leader));
+            }
+            if (tag < 0) {
+                throw MpiError(MPI_ERR_TAG,
+                               fmt::format("{}: invalid tag {} (tags go from 0 to MPI_TAG_UB)", fn, tag));
+            }
+            std::uint32_t theirs[2] = {0, 0};
+            const dtype::Datatype& u32 = *dtype::predefined(MPI_UINT32_T);
+            p2p::Engine& engine = peer->engine();
+            const std::uint32_t ctx = peer->context();
+            const std::uint32_t to = peer->peer_world(remote_leader);
+            sent[0] = engine.isend(ctx, peer->rank(), tag, to, mine, 2, u32, p2p::Mode::Standard);
+            sent[1] = engine.isend(ctx, peer->rank(), tag, to, local.world_ranks().data(), local.size(), u32,
+                                   p2p::Mode::Standard);
+            MPI_Status st;
+            engine.recv(ctx, remote_leader, tag, theirs, 2, u32, st);
+            remote.resize(theirs[0]);
+            engine.recv(ctx, remote_leader, tag, remote.data(), static_cast<std::int64_t>(remote.size()), u32,
+                        st);
+            for (const std::uint32_t w : remote) {
+                if (std::find(local.world_ranks().begin(), local.world_ranks().end(), w) !=
+                    local.world_ranks().end()) {
+                    throw MpiError(MPI_ERR_COMM,
+                                   fmt::format("{}: world rank {} is in both the local and the remote "
+                                               "group; the groups must be disjoint",
+                                               fn, w));
+                }
+            }
+            head[1] = theirs[0];
+            head[2] = std::max(group_max, theirs[1]);
+        } catch (const MpiError& e) {
+            head[0] = static_cast<std::uint32_t>(e.error_class());
+            failure = e.what();
+        }
+        // The sends read `mine`: they end before it goes.
+        for (p2p::Request* r : sent) {
+            if (r == nullptr) continue;
+            peer->engine().wait(*r);
+            peer->engine().release(r);
+        }
+    }
+    // 3. The leader tells its group.
+    coll::bcast_linear(local.team(), head, sizeof head, local_leader);
+    if (head[0] != 0) {
+        std::uint32_t length = static_cast<std::uint32_t>(failure.size());
+        coll::bcast_linear(local.team(), &length, sizeof length, local_leader);
+        failure.resize(length);
+        coll::bcast_linear(local.team(), failure.data(), length, local_leader);
+        if (local.rank() == local_leader) throw MpiError(static_cast<int>(head[0]), failure);
+        throw MpiError(static_cast<int>(head[0]),
+                       fmt::format("{}: the local leader (rank {}) failed: {}", fn, local_leader, failure));
+    }
+    remote.resize(head[1]);
+    coll::bcast_linear(local.team(), remote.data(),
+                       static_cast<std::int64_t>(remote.size() * sizeof(std::uint32_t)), local_leader);
+    // 4. Two contexts, the agreed one and the next, for local().
+    const std::uint32_t context = take_context(head[2] + 1, fn) - 1;
+    auto c = Communicator::make_inter(local.engine(), context, local.world_ranks(), local.rank(),
+                                      std::move(remote));
+    c->set_errhandler(local.errhandler());
+    api::retain(local.errhandler());  // dropped by MPI_Comm_free
+    return c;
+}
+
+std::unique_ptr<Communicator> intercomm_merge(Communicator& inter, bool high) {
+    const char* fn = "MPI_Intercomm_merge";
+    // The leaders swap their group's high flag with the agreement; ties go
+    // to the lower leader's world rank.
+    const auto [agreed, remote_high] = agree_across(inter, high ? 1 : 0);
+    bool first = false;
+    if (high != (remote_high != 0)) {
+        first = !high;
+    } else {
+        first = inter.world_rank(0) < inter.peer_world(0);
+    }
+    std::vector<std::uint32_t> world;
+    const std::vector<std::uint32_t>& lo = first ? inter.world_ranks() : inter.peers();
+    const std::vector<std::uint32_t>& hi = first ? inter.peers() : inter.world_ranks();
+    world.insert(world.end(), lo.begin(), lo.end());
+    world.insert(world.end(), hi.begin(), hi.end());
+    const int my_rank = first ? inter.rank() : static_cast<int>(lo.size()) + inter.rank();
+    return make(inter, take_context(agreed, fn), std::move(world), my_rank);
+}
+
+std::unique_ptr<Communicator> dup_inter(Communicator& inter) {
+    const char* fn = "MPI_Comm_dup";
+    const std::uint32_t agreed = agree_across(inter, 0).first;
+    const std::uint32_t context = take_context(agreed + 1, fn) - 1;
+    auto c =
+        Communicator::make_inter(inter.engine(), context, inter.world_ranks(), inter.rank(), inter.peers());
+    c->set_errhandler(inter.errhandler());
+    api::retain(inter.errhandler());  // dropped by MPI_Comm_free
+    return c;
+}
+
+std::unique_ptr<Communicator> split_inter(Communicator& inter, int color, int key) {
+    const char* fn = "MPI_Comm_split";
+    // 1. The contexts, agreed over both groups.
+    const std::uint32_t agreed = agree_across(inter, 0).first;
+    const std::uint32_t context = take_context(agreed + 1, fn) - 1;
+    // 2. Each group's (color, key) table: gathered in the group, swapped by
+    //    the leaders, and the other group's handed to every member.
+    struct Entry {
+        std::int32_t color;
+        std::int32_t key;
+    };
+    Communicator& local = *inter.local();
+    const Entry mine{color, key};
+    std::vector<Entry> here(static_cast<std::size_t>(inter.size()));
+    std::vector<Entry> there(static_cast<std::size_t>(inter.peer_count()));
+    coll::allgather_linear(local.team(), &mine, sizeof(Entry), here.data());
+    if (inter.rank() == 0) {
+        swap_with_remote_leader(inter, here.data(), static_cast<std::int64_t>(here.size() * sizeof(Entry)),
+                                there.data(), static_cast<std::int64_t>(there.size() * sizeof(Entry)));
+    }
+    coll::bcast_linear(local.team(), there.data(), static_cast<std::int64_t>(there.size() * sizeof(Entry)),
+                       0);
+    if (color == MPI_UNDEFINED) return nullptr;
+    if (color < 0) {
+        throw MpiError(MPI_ERR_ARG,
+                       fmt::format("{}: color {} is negative (must be >= 0 or MPI_UNDEFINED)", fn, color));
+    }
+    // 3. The members of my color on each side, by key, ties by rank.
+    const auto members_of = [color](const std::vector<Entry>& table,
+                                    const std::vector<std::uint32_t>& world) {
+        std::vector<int> ranks;
+        for (std::size_t r = 0; r < table.size(); ++r) {
+            if (table[r].color == color) ranks.push_back(static_cast<int>(r));
+        }
+        std::stable_sort(ranks.begin(), ranks.end(), [&](int a, int b) {
+            return table[static_cast<std::size_t>(a)].key < table[static_cast<std::size_t>(b)].key;
+        });
+        std::vector<std::uint32_t> out;
+        for (const int r : ranks) out.push_back(world[static_cast<std::size_t>(r)]);
+        return out;
+    };
+    std::vector<std::uint32_t> local_world = members_of(here, inter.world_ranks());
+    std::vector<std::uint32_t> remote_world = members_of(there, inter.peers());
+    // A color with no member on the other side makes no intercommunicator.
+    if (remote_world.empty()) return nullptr;
+    const std::uint32_t me = inter.world_rank(inter.rank());
+    const auto at = std::find(local_world.begin(), local_world.end(), me);
+    const int my_rank = static_cast<int>(at - local_world.begin());
+    auto c = Communicator::make_inter(inter.engine(), context, std::move(local_world), my_rank,
+                                      std::move(remote_world));
+    c->set_errhandler(inter.errhandler());
+    api::retain(inter.errhandler());  // dropped by MPI_Comm_free
+    return c;
 }
 
 }  // namespace shmpi

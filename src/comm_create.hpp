@@ -75,4 +75,40 @@ p2p::Task* start_idup(Communicator& parent, std::unique_ptr<Communicator> child,
 /// MPI_UNDEFINED, after taking part in the exchange so that no rank hangs.
 std::unique_ptr<Communicator> split(Communicator& parent, int color, int key);
 
+// ---- Intercommunicators (MPI-3.1 6.6) ----
+//
+// Context ids.  An intercommunicator takes two: its own and, for its
+// local() group, the next one.  Both groups agree on them as the
+// intracommunicator constructions do, over both groups' members: each
+// group finds its largest next_context (a linear allreduce over its local
+// group), the two leaders exchange theirs, and each leader broadcasts the
+// larger to its group.
+
+/// MPI_Intercomm_create: collective over `local`; the two leaders
+/// (`local_leader` of each local communicator) also talk over `peer`
+/// (significant at the leader only: `peer` may be null elsewhere, and
+/// `peer_error`, when given, is why the leader has none), with
+/// `tag`, where `remote_leader` is the other leader's rank.  Throws
+/// MpiError on every member of `local` alike: a bad local_leader everywhere
+/// before any communication; a bad peer, remote_leader or tag, or groups
+/// that overlap, once the leader has told its members.
+std::unique_ptr<Communicator> intercomm_create(Communicator& local, int local_leader, Communicator* peer,
+                                               int remote_leader, int tag,
+                                               const MpiError* peer_error = nullptr);
+
+/// MPI_Intercomm_merge: collective over both groups of `inter`.  The group
+/// whose members pass high = false comes first; when both pass the same
+/// value, the group whose leader has the lower world rank does.
+std::unique_ptr<Communicator> intercomm_merge(Communicator& inter, bool high);
+
+/// MPI_Comm_split of an intercommunicator (MPI-3.1 6.4.2): an
+/// intercommunicator between the members of each color in the two groups,
+/// each side ordered by key, ties by rank; nullptr for MPI_UNDEFINED and
+/// for a color with no member in the other group.  MPI_Comm_create on an
+/// intercommunicator is this split with one color.
+std::unique_ptr<Communicator> split_inter(Communicator& inter, int color, int key);
+
+/// MPI_Comm_dup of an intercommunicator: same groups, new contexts.
+std::unique_ptr<Communicator> dup_inter(Communicator& inter);
+
 }  // namespace shmpi

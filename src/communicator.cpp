@@ -16,6 +16,15 @@ Communicator::Communicator(p2p::Engine& engine, std::uint32_t context,
     team_.world = &world_;
 }
 
+std::unique_ptr<Communicator> Communicator::make_inter(p2p::Engine& engine, std::uint32_t context,
+                                                       std::vector<std::uint32_t> local_world, int my_rank,
+                                                       std::vector<std::uint32_t> remote_world) {
+    auto c = std::make_unique<Communicator>(engine, context, local_world, my_rank, "");
+    c->remote_ = std::move(remote_world);
+    c->local_ = std::make_unique<Communicator>(engine, context + 1, std::move(local_world), my_rank, "");
+    return c;
+}
+
 Communicator::~Communicator() {
     magic_ = 0;
     leave_pool_region();
@@ -75,13 +84,13 @@ p2p::Request* Communicator::isend(const void* buf, std::int64_t count, const dty
         r->status = null_status();
         return r;
     }
-    return engine_.isend(context_, rank_, tag, world_rank(dest), buf, count, type, mode);
+    return engine_.isend(context_, rank_, tag, peer_world(dest), buf, count, type, mode);
 }
 
 void Communicator::send(const void* buf, std::int64_t count, const dtype::Datatype& type, int dest,
                         int tag, p2p::Mode mode) {
     if (dest == MPI_PROC_NULL) return;
-    engine_.send(context_, rank_, tag, world_rank(dest), buf, count, type, mode);
+    engine_.send(context_, rank_, tag, peer_world(dest), buf, count, type, mode);
 }
 
 p2p::Request* Communicator::irecv(void* buf, std::int64_t count, const dtype::Datatype& type,
@@ -103,7 +112,7 @@ std::uint64_t Communicator::recv(void* buf, std::int64_t count, const dtype::Dat
         return 0;
     }
     // -1: any source (the engine's fast path needs a named one).
-    const std::int64_t src_world = source == MPI_ANY_SOURCE ? -1 : std::int64_t{world_rank(source)};
+    const std::int64_t src_world = source == MPI_ANY_SOURCE ? -1 : std::int64_t{peer_world(source)};
     return engine_.recv(context_, source, tag, buf, count, type, status, src_world);
 }
 

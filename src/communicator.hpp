@@ -4,6 +4,15 @@
 // MPI_Cart_create and friends, a virtual topology.  Point-to-point calls go
 // through it to the engine, with ranks translated to world ranks.  New
 // communicators come from comm_create.hpp.
+//
+// An intercommunicator (MPI-3.1 6.6) has two groups: the local one, which
+// rank(), size(), world_ranks() and the team describe as for an
+// intracommunicator, and the remote one, which point-to-point calls
+// address: a destination or source rank is a rank of the remote group, and
+// a message carries its sender's rank in the sender's own group.  Its
+// collectives (coll/nonblocking.hpp, "Intercommunicators") also need the
+// local group alone: local() is that group as an intracommunicator of its
+// own, on the context after this one.
 #pragma once
 
 #include <mpi.h>
@@ -42,6 +51,12 @@ public:
     /// `world_ranks[r]` is the world rank of rank r; `my_rank` indexes it.
     Communicator(p2p::Engine& engine, std::uint32_t context, std::vector<std::uint32_t> world_ranks,
                  int my_rank, std::string name);
+    /// An intercommunicator: the local group `local_world` (this process is
+    /// rank `my_rank` of it) and the remote group `remote_world`, on
+    /// `context`; its local() intracommunicator takes `context` + 1.
+    static std::unique_ptr<Communicator> make_inter(p2p::Engine& engine, std::uint32_t context,
+                                                    std::vector<std::uint32_t> local_world, int my_rank,
+                                                    std::vector<std::uint32_t> remote_world);
     /// Clears the magic, so that a freed handle reads as invalid, and gives
     /// back the pool region this communicator holds (see hold_pool_region()).
     ~Communicator();
@@ -70,6 +85,17 @@ public:
     std::int32_t next_nbc_tag() { return static_cast<std::int32_t>(nbc_calls_++ & 0xffffffu); }
     const std::vector<std::uint32_t>& world_ranks() const { return world_; }
     std::uint32_t world_rank(int r) const { return world_[static_cast<std::size_t>(r)]; }
+
+    /// Whether this is an intercommunicator.
+    bool inter() const { return local_ != nullptr; }
+    /// The group point-to-point ranks name: the remote group of an
+    /// intercommunicator, else the communicator's own.
+    const std::vector<std::uint32_t>& peers() const { return inter() ? remote_ : world_; }
+    int peer_count() const { return static_cast<int>(peers().size()); }
+    std::uint32_t peer_world(int r) const { return peers()[static_cast<std::size_t>(r)]; }
+    /// An intercommunicator's local group as an intracommunicator (never
+    /// handed to the user); null for an intracommunicator.
+    Communicator* local() const { return local_.get(); }
     /// The name set by MPI_Comm_set_name ("" for none, as MPI_Comm_get_name
     /// must report).
     const std::string& name() const { return name_; }
@@ -160,6 +186,8 @@ private:
     attr::Store attributes_;
     std::uint32_t nbc_calls_ = 0;  ///< nonblocking collectives started on it
     int holds_ = 0;                ///< see holds()
+    std::vector<std::uint32_t> remote_;    ///< an intercommunicator's remote group (world ranks)
+    std::unique_ptr<Communicator> local_;  ///< an intercommunicator's local group, see local()
 
     /// Drops the team over a pool region and counts this member out of the
     /// region's users (the last one frees it).

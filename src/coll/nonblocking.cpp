@@ -540,4 +540,124 @@ p2p::Task* neighbor_exchange(Communicator& c, const topo::Neighborhood& nb,
     return start(std::move(s));
 }
 
+// ------------------------------------------------------ intercommunicators
+
+namespace {
+
+/// A schedule of `c`'s local group (its own context) that also reaches the
+/// remote group on `c`'s nbc_context(), both with the tag of `c`'s call.
+std::unique_ptr<Schedule> make_inter(Communicator& c) {
+    Communicator& local = *c.local();
+    auto s = std::make_unique<Schedule>(c.engine(), local.nbc_context(), c.next_nbc_tag() << 6, c.rank(),
+                                        local.world_ranks());
+    s->set_remote(c.nbc_context(), c.peers());
+    return s;
+}
+
+/// Allreduce's and reduce-scatter's start on an intercommunicator: this
+/// group's fold of `count` elements at local rank 0, swapped there for the
+/// other group's.  Returns the other group's fold on local rank 0 (ready in
+/// the round after), nullptr elsewhere.
+std::byte* swap_folds(Schedule& s, const void* send, std::int64_t count, const dtype::Datatype& type,
+                      const op::Binding& op) {
+    const std::int64_t bytes = count * type.size;
+    std::byte* mine = pack_now(s, send, count, type);
+    std::byte* acc = fold(s, mine, bytes, op);
+    if (s.rank() != 0) return nullptr;
+    std::byte* theirs = s.scratch(bytes);
+    s.send_remote_bytes(0, acc, bytes);
+    s.recv_remote_bytes(0, theirs, bytes);
+    return theirs;
+}
+
+}  // namespace
+
+p2p::Task* inter_barrier(Communicator& c) {
+    auto s = make_inter(c);
+    if (s->rank() != 0) {
+        s->send_bytes(0, nullptr, 0);
+        s->next_round();
+        s->recv_bytes(0, nullptr, 0, kResult);
+        return start(std::move(s));
+    }
+    for (int r = 1; r < s->size(); ++r) s->recv_bytes(r, nullptr, 0);
+    s->next_round();
+    // Every member of this group has arrived: tell the other group's rank 0,
+    // and wait until it says the same of its group.
+    s->send_remote_bytes(0, nullptr, 0);
+    s->recv_remote_bytes(0, nullptr, 0);
+    s->next_round();
+    for (int r = 1; r < s->size(); ++r) s->send_bytes(r, nullptr, 0, kResult);
+    return start(std::move(s));
+}
+
+p2p::Task* inter_exchange(Communicator& c, const std::vector<Piece>& sends, const std::vector<Piece>& recvs) {
+    auto s = make_inter(c);
+    for (std::size_t r = 0; r < recvs.size(); ++r) {
+        const Piece& p = recvs[r];
+        if (p.type == nullptr) continue;
+        s->hold(*p.type);
+        s->recv_remote(static_cast<int>(r), const_cast<void*>(p.buf), p.count, *p.type);
+    }
+    for (std::size_t r = 0; r < sends.size(); ++r) {
+        const Piece& p = sends[r];
+        if (p.type == nullptr) continue;
+        s->hold(*p.type);
+        s->send_remote(static_cast<int>(r), p.buf, p.count, *p.type);
+    }
+    return start(std::move(s));
+}
+
+p2p::Task* inter_reduce(Communicator& c, const void* send, void* recv, std::int64_t count,
+                        const dtype::Datatype& type, Binding op, int root) {
+    auto s = make_inter(c);
+    s->hold(type);
+    s->keep(op);
+    if (root == MPI_PROC_NULL) return start(std::move(s));
+    if (root == MPI_ROOT) {
+        // The other group's fold comes from its rank 0.
+        s->recv_remote(0, recv, count, type);
+        return start(std::move(s));
+    }
+    const std::int64_t bytes = count * type.size;
+    std::byte* acc = fold(*s, pack_now(*s, send, count, type), bytes, *op);
+    // Sent in the round of the fold's last combine, after it has run.
+    if (s->rank() == 0) s->send_remote_bytes(root, acc, bytes);
+    return start(std::move(s));
+}
+
+p2p::Task* inter_allreduce(Communicator& c, const void* send, void* recv, std::int64_t count,
+                           const dtype::Datatype& type, Binding op) {
+    auto s = make_inter(c);
+    s->hold(type);
+    s->keep(op);
+    const std::int64_t bytes = count * type.size;
+    std::byte* theirs = swap_folds(*s, send, count, type, *op);
+    s->next_round();
+    if (s->rank() == 0) {
+        for (int r = 1; r < s->size(); ++r) s->send_bytes(r, theirs, bytes, kResult);
+        unpack_later(*s, theirs, bytes, type, recv);
+    } else {
+        s->recv(0, recv, count, type, kResult);
+    }
+    return start(std::move(s));
+}
+
+p2p::Task* inter_reduce_scatter(Communicator& c, const void* send, void* recv, const int* counts,
+                                const dtype::Datatype& type, Binding op) {
+    auto s = make_inter(c);
+    s->hold(type);
+    s->keep(op);
+    const int n = s->size();
+    std::vector<std::int64_t> offsets(static_cast<std::size_t>(n));
+    std::int64_t total = 0;
+    for (int r = 0; r < n; ++r) {
+        offsets[static_cast<std::size_t>(r)] = total * type.size;
+        total += counts[r];
+    }
+    std::byte* theirs = swap_folds(*s, send, total, type, *op);
+    scatter_result(*s, theirs, offsets, counts, type, recv);
+    return start(std::move(s));
+}
+
 }  // namespace shmpi::coll::nbc

@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "communicator.hpp"
 #include "dtype/datatype.hpp"
@@ -84,5 +85,48 @@ p2p::Task* alltoallw(Communicator& c, const void* send, const int* scounts, cons
 /// messages as one round of a schedule.
 p2p::Task* neighbor_exchange(Communicator& c, const topo::Neighborhood& nb,
                                 std::span<const topo::Block> send, std::span<const topo::Block> recv);
+
+// ---- Intercommunicators (MPI-3.1 5.2.2) ----
+//
+// Each call runs on the intercommunicator's local() group (its own context)
+// and on the intercommunicator's nbc_context() for the messages between the
+// groups (Schedule::set_remote()).  The data moves directly where it can:
+//   barrier          the local group gathers at its rank 0, the two rank 0s
+//                    swap empty messages, and each tells its group
+//   exchange()       one round of messages with remote ranks: bcast (the
+//                    root to every remote rank), gather(v), scatter(v),
+//                    allgather(v), alltoall(v/w) are all this
+//   reduce           the contributing group folds its members' data
+//                    towards its rank 0 (the canonical fold of coll.hpp,
+//                    so in rank order), which sends it to the root
+//   allreduce, reduce_scatter(_block)  each group folds its data at its
+//                    rank 0; the two rank 0s swap their folds, and each
+//                    hands its group the other group's (whole, or block by
+//                    block)
+// MPI_IN_PLACE does not exist on intercommunicators; the C boundary
+// refuses it.  Blocking calls are these schedules, waited for at once.
+
+/// A block of a message: `count` elements of `type` at `buf`.
+struct Piece {
+    const void* buf = nullptr;
+    std::int64_t count = 0;
+    const dtype::Datatype* type = nullptr;
+};
+
+p2p::Task* inter_barrier(Communicator& c);
+/// One round: `sends[r]` goes to remote rank r and `recvs[r]` comes from it,
+/// for every r whose piece has a type (the others exchange nothing).
+/// Either vector may be empty.
+p2p::Task* inter_exchange(Communicator& c, const std::vector<Piece>& sends, const std::vector<Piece>& recvs);
+/// `root` as the C call takes it: MPI_ROOT on the root, MPI_PROC_NULL on
+/// the rest of its group, and the root's rank in the other group.
+p2p::Task* inter_reduce(Communicator& c, const void* send, void* recv, std::int64_t count,
+                        const dtype::Datatype& type, Binding op, int root);
+p2p::Task* inter_allreduce(Communicator& c, const void* send, void* recv, std::int64_t count,
+                           const dtype::Datatype& type, Binding op);
+/// `counts` are the local group's: each member folds its sum of elements,
+/// and the result, the other group's fold, is scattered by them.
+p2p::Task* inter_reduce_scatter(Communicator& c, const void* send, void* recv, const int* counts,
+                                const dtype::Datatype& type, Binding op);
 
 }  // namespace shmpi::coll::nbc

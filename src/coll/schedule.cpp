@@ -65,6 +65,30 @@ void Schedule::recv_bytes(int peer, void* buf, std::int64_t bytes, int sub) {
     recv(peer, buf, bytes, byte_type(), sub);
 }
 
+void Schedule::set_remote(std::uint32_t context, std::vector<std::uint32_t> world) {
+    remote_context_ = context;
+    remote_world_ = std::move(world);
+}
+
+void Schedule::send_remote(int peer, const void* buf, std::int64_t count, const dtype::Datatype& type,
+                           int sub) {
+    send(peer, buf, count, type, sub);
+    rounds_.back().back().remote = true;
+}
+
+void Schedule::recv_remote(int peer, void* buf, std::int64_t count, const dtype::Datatype& type, int sub) {
+    recv(peer, buf, count, type, sub);
+    rounds_.back().back().remote = true;
+}
+
+void Schedule::send_remote_bytes(int peer, const void* buf, std::int64_t bytes, int sub) {
+    send_remote(peer, buf, bytes, byte_type(), sub);
+}
+
+void Schedule::recv_remote_bytes(int peer, void* buf, std::int64_t bytes, int sub) {
+    recv_remote(peer, buf, bytes, byte_type(), sub);
+}
+
 std::byte* Schedule::scratch(std::int64_t bytes) {
     scratch_.emplace_back(new std::byte[static_cast<std::size_t>(std::max<std::int64_t>(bytes, 1))]);
     return scratch_.back().get();
@@ -100,15 +124,18 @@ void Schedule::begin_round() {
                            fmt::format("local work of round {} failed: {}", round_, e.what()));
                 }
                 break;
-            case Kind::Send:
-                posted_.push_back(
-                    {engine_.isend(context_, rank_, tag_ + s.sub, world_[static_cast<std::size_t>(s.peer)],
-                                   s.buf, s.count, *s.type, p2p::Mode::Standard),
-                     &s});
+            case Kind::Send: {
+                const std::vector<std::uint32_t>& world = s.remote ? remote_world_ : world_;
+                posted_.push_back({engine_.isend(s.remote ? remote_context_ : context_, rank_, tag_ + s.sub,
+                                                 world[static_cast<std::size_t>(s.peer)], s.buf, s.count,
+                                                 *s.type, p2p::Mode::Standard),
+                                   &s});
                 break;
+            }
             case Kind::Recv:
-                posted_.push_back(
-                    {engine_.irecv(context_, s.peer, tag_ + s.sub, s.buf, s.count, *s.type), &s});
+                posted_.push_back({engine_.irecv(s.remote ? remote_context_ : context_, s.peer, tag_ + s.sub,
+                                                 s.buf, s.count, *s.type),
+                                   &s});
                 break;
         }
     }
@@ -120,9 +147,11 @@ void Schedule::check(const Posted& p) {
     const auto want = static_cast<std::uint64_t>(p.step->count * p.step->type->size);
     if (got == want && p.req->status.MPI_ERROR == MPI_SUCCESS) return;
     report(got > want ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT,
-           fmt::format("rank {} sent {} bytes to rank {}, which expected {} (the datatype signatures of the "
+           fmt::format("{} sent {} bytes to rank {}, which expected {} (the datatype signatures of the "
                        "two calls differ)",
-                       p.step->peer, got, rank_, want));
+                       p.step->remote ? fmt::format("remote rank {}", p.step->peer)
+                                      : fmt::format("rank {}", p.step->peer),
+                       got, rank_, want));
 }
 
 bool Schedule::advance() {

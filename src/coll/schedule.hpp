@@ -52,6 +52,19 @@ public:
     /// Dense bytes (MPI_BYTE).
     void send_bytes(int peer, const void* buf, std::int64_t bytes, int sub = 0);
     void recv_bytes(int peer, void* buf, std::int64_t bytes, int sub = 0);
+
+    /// An intercommunicator's schedule: the team above is the local group
+    /// (on its own context), and the remote group, whose world ranks are
+    /// `world`, is reached on `context` with the same tag.  This member is
+    /// rank() to both: a message carries its sender's rank in the sender's
+    /// own group.
+    void set_remote(std::uint32_t context, std::vector<std::uint32_t> world);
+    /// send() and recv() with rank `peer` of the remote group.
+    void send_remote(int peer, const void* buf, std::int64_t count, const dtype::Datatype& type, int sub = 0);
+    void recv_remote(int peer, void* buf, std::int64_t count, const dtype::Datatype& type, int sub = 0);
+    void send_remote_bytes(int peer, const void* buf, std::int64_t bytes, int sub = 0);
+    void recv_remote_bytes(int peer, void* buf, std::int64_t bytes, int sub = 0);
+    int remote_size() const { return static_cast<int>(remote_world_.size()); }
     /// Memory that lives as long as the schedule (never null, even for 0).
     std::byte* scratch(std::int64_t bytes);
     /// Keeps `t` alive as long as the schedule (the user may free it).
@@ -79,6 +92,7 @@ private:
         Kind kind = Kind::Local;
         int peer = 0;
         int sub = 0;
+        bool remote = false;  ///< to or from the remote group (set_remote())
         void* buf = nullptr;
         std::int64_t count = 0;
         const dtype::Datatype* type = nullptr;
@@ -98,6 +112,8 @@ private:
     std::int32_t tag_;
     int rank_;
     std::vector<std::uint32_t> world_;
+    std::uint32_t remote_context_ = 0;
+    std::vector<std::uint32_t> remote_world_;
     std::vector<std::vector<Step>> rounds_{1};
     std::size_t round_ = 0;       ///< the round running now
     bool round_begun_ = false;    ///< its local work ran and its messages are started
