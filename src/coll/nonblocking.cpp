@@ -163,6 +163,20 @@ void binomial_bcast(Schedule& s, int root, void* buf, std::int64_t count, const 
     }
 }
 
+/// Where reduce-scatter's blocks of `counts` elements of `type` start in
+/// the dense result of the fold (`offsets`, one per member of `n`); returns
+/// the elements of the whole vector.
+std::int64_t block_offsets(const int* counts, int n, const dtype::Datatype& type,
+                           std::vector<std::int64_t>& offsets) {
+    offsets.assign(static_cast<std::size_t>(n), 0);
+    std::int64_t total = 0;
+    for (int r = 0; r < n; ++r) {
+        offsets[static_cast<std::size_t>(r)] = total * type.size;
+        total += counts[r];
+    }
+    return total;
+}
+
 /// Reduce-scatter's work once the fold is laid out: member 0 sends each
 /// member its block of the result, whose dense offsets are `offsets`.
 void scatter_result(Schedule& s, std::byte* result, const std::vector<std::int64_t>& offsets,
@@ -242,13 +256,8 @@ p2p::Task* allreduce(Communicator& c, const void* send, void* recv, std::int64_t
 p2p::Task* reduce_scatter(Communicator& c, const void* send, void* recv, const int* counts,
                              const dtype::Datatype& type, Binding op) {
     auto s = make_reduction(c, type, op);
-    const int n = s->size();
-    std::vector<std::int64_t> offsets(static_cast<std::size_t>(n));
-    std::int64_t total = 0;
-    for (int r = 0; r < n; ++r) {
-        offsets[static_cast<std::size_t>(r)] = total * type.size;
-        total += counts[r];
-    }
+    std::vector<std::int64_t> offsets;
+    const std::int64_t total = block_offsets(counts, s->size(), type, offsets);
     std::byte* result = pack_and_fold(*s, send, recv, total, type, *op);  // total == counts[0] alone
     if (result == nullptr) return start(std::move(s));
     scatter_result(*s, result, offsets, counts, type, recv);
@@ -648,13 +657,8 @@ p2p::Task* inter_reduce_scatter(Communicator& c, const void* send, void* recv, c
     auto s = make_inter(c);
     s->hold(type);
     s->keep(op);
-    const int n = s->size();
-    std::vector<std::int64_t> offsets(static_cast<std::size_t>(n));
-    std::int64_t total = 0;
-    for (int r = 0; r < n; ++r) {
-        offsets[static_cast<std::size_t>(r)] = total * type.size;
-        total += counts[r];
-    }
+    std::vector<std::int64_t> offsets;
+    const std::int64_t total = block_offsets(counts, s->size(), type, offsets);
     std::byte* theirs = swap_folds(*s, send, total, type, *op);
     scatter_result(*s, theirs, offsets, counts, type, recv);
     return start(std::move(s));

@@ -29,122 +29,7 @@
  *      first group sends after its tests.  Then the same with the groups'
  *      roles swapped.
  */
-#include "check.h"
-
-#define MAXN 64
-#define POISON (-999999)
-
-struct ic {
-    const char *name;
-    MPI_Comm comm;
-    int side, lrank, size[2];
-    int world[2][MAXN]; /* world[g][i]: the world rank of rank i of group g */
-};
-
-static int lsize(const struct ic *c)
-{
-    return c->size[c->side];
-}
-
-static int rsize(const struct ic *c)
-{
-    return c->size[1 - c->side];
-}
-
-static int rw(const struct ic *c, int j)
-{
-    return c->world[1 - c->side][j];
-}
-
-static void make_ic(struct ic *c, int parity)
-{
-    const int n = world_size(), me = world_rank();
-    memset(c, 0, sizeof *c);
-    c->name = parity ? "parity" : "thirds";
-    for (int pass = 0; pass < n; ++pass) {
-        const int w = parity ? n - 1 - pass : pass;
-        const int g = parity ? w % 2 : (w >= n / 3 + 1);
-        if (w == me) {
-            c->side = g;
-            c->lrank = c->size[g];
-        }
-        c->world[g][c->size[g]++] = w;
-    }
-    MPI_Comm local;
-    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, c->side, c->lrank, &local));
-    CHECK_MPI(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, c->world[1 - c->side][0], 78,
-                                   &c->comm));
-    CHECK_MPI(MPI_Comm_free(&local));
-}
-
-static int val(int a, int b, int i)
-{
-    return a * 10000 + b * 100 + i + 1;
-}
-
-/* Decimal concatenation (digits 1..9): associative, not commutative. */
-static long long digits_of(long long v)
-{
-    long long p = 1;
-    while (p <= v)
-        p *= 10;
-    return p;
-}
-
-static void concat_op(void *in, void *inout, int *len, MPI_Datatype *type)
-{
-    (void)type;
-    long long *a = (long long *)in, *b = (long long *)inout;
-    for (int i = 0; i < *len; ++i)
-        b[i] = a[i] * digits_of(b[i]) + b[i];
-}
-
-static MPI_Op concat;
-
-static long long digit(int w, int i)
-{
-    return (w + 3 * i) % 9 + 1;
-}
-
-/* The concatenation of group g's digits at element i. */
-static long long concat_of(const struct ic *c, int g, int i)
-{
-    long long acc = 0;
-    for (int j = 0; j < c->size[g]; ++j)
-        acc = acc * 10 + digit(c->world[g][j], i);
-    return acc;
-}
-
-static int sum_of(const struct ic *c, int g, int i)
-{
-    int acc = 0;
-    for (int j = 0; j < c->size[g]; ++j)
-        acc += val(c->world[g][j], 0, i);
-    return acc;
-}
-
-static int root_arg(const struct ic *c, int rside, int root)
-{
-    if (c->side != rside)
-        return root;
-    return c->lrank == root ? MPI_ROOT : MPI_PROC_NULL;
-}
-
-static int is_root(const struct ic *c, int rside, int root)
-{
-    return c->side == rside && c->lrank == root;
-}
-
-static int reverse_displs(const int *counts, int m, int *displs)
-{
-    int pos = 0;
-    for (int j = m - 1; j >= 0; --j) {
-        pos += 1;
-        displs[j] = pos;
-        pos += counts[j];
-    }
-    return pos + 1;
-}
+#include "intercomm.h"
 
 /* ---- operations in flight ----
  *
@@ -267,19 +152,12 @@ static void s_igather(const struct ic *c, int rside, int root, int count, int se
             out[i] = val(world_rank(), seq, i);
         CHECK_MPI(MPI_Igather(out, count, MPI_INT, NULL, 0, MPI_INT, arg, c->comm, req_of(p)));
     } else if (here) {
-        for (int j = 0; j < rsize(c); ++j)
-            for (int i = 0; i < count; ++i)
-                ((int *)p->want)[j * count + i] = val(rw(c, j), seq, i);
+        want_blocks(c, p->want, count, seq);
         CHECK_MPI(MPI_Igather(NULL, 0, MPI_INT, p->buf, count, MPI_INT, arg, c->comm, req_of(p)));
     } else {
         CHECK_MPI(MPI_Igather(NULL, 0, MPI_INT, NULL, 0, MPI_INT, arg, c->comm, req_of(p)));
     }
     ++np;
-}
-
-static int vcount(int j, int seq)
-{
-    return (j + seq) % 3;
 }
 
 static void s_igatherv(const struct ic *c, int rside, int root, int seq)
@@ -308,9 +186,7 @@ static void s_igatherv(const struct ic *c, int rside, int root, int seq)
     struct pending *p = new_pending(c, "igatherv", len, 0);
     memcpy(p->counts[0], counts, sizeof counts);
     memcpy(p->counts[1], displs, sizeof displs);
-    for (int j = 0; j < rsize(c); ++j)
-        for (int i = 0; i < counts[j]; ++i)
-            ((int *)p->want)[displs[j] + i] = val(rw(c, j), seq, i);
+    want_blocksv(c, p->want, counts, displs, seq, 0);
     CHECK_MPI(MPI_Igatherv(NULL, 0, MPI_INT, p->buf, p->counts[0], p->counts[1], MPI_INT, arg,
                            c->comm, req_of(p)));
     ++np;
@@ -378,16 +254,9 @@ static void s_iallgather(const struct ic *c, const int sc[2], int seq)
     int *out = p->send = check_malloc(mine * sizeof(int));
     for (int i = 0; i < mine; ++i)
         out[i] = val(world_rank(), seq, i);
-    for (int j = 0; j < rsize(c); ++j)
-        for (int i = 0; i < theirs; ++i)
-            ((int *)p->want)[j * theirs + i] = val(rw(c, j), seq, i);
+    want_blocks(c, p->want, theirs, seq);
     CHECK_MPI(MPI_Iallgather(out, mine, MPI_INT, p->buf, theirs, MPI_INT, c->comm, req_of(p)));
     ++np;
-}
-
-static int agv_count(int g, int r, int seq)
-{
-    return (r + g + seq) % 3;
 }
 
 static void s_iallgatherv(const struct ic *c, int seq)
@@ -403,9 +272,7 @@ static void s_iallgatherv(const struct ic *c, int seq)
     int *out = p->send = check_malloc(mine * sizeof(int));
     for (int i = 0; i < mine; ++i)
         out[i] = val(world_rank(), seq, i);
-    for (int j = 0; j < rsize(c); ++j)
-        for (int i = 0; i < counts[j]; ++i)
-            ((int *)p->want)[displs[j] + i] = val(rw(c, j), seq, i);
+    want_blocksv(c, p->want, counts, displs, seq, 0);
     CHECK_MPI(MPI_Iallgatherv(out, mine, MPI_INT, p->buf, p->counts[0], p->counts[1], MPI_INT,
                               c->comm, req_of(p)));
     ++np;
@@ -416,19 +283,12 @@ static void s_ialltoall(const struct ic *c, const int sc[2])
     const int mine = sc[c->side], theirs = sc[1 - c->side], me = world_rank();
     struct pending *p = new_pending(c, "ialltoall", rsize(c) * theirs + 1, 0);
     int *out = p->send = check_malloc((size_t)rsize(c) * mine * sizeof(int));
-    for (int j = 0; j < rsize(c); ++j) {
+    for (int j = 0; j < rsize(c); ++j)
         for (int i = 0; i < mine; ++i)
             out[j * mine + i] = val(me, rw(c, j), i);
-        for (int i = 0; i < theirs; ++i)
-            ((int *)p->want)[j * theirs + i] = val(rw(c, j), me, i);
-    }
+    want_blocks(c, p->want, theirs, me);
     CHECK_MPI(MPI_Ialltoall(out, mine, MPI_INT, p->buf, theirs, MPI_INT, c->comm, req_of(p)));
     ++np;
-}
-
-static int a2av_count(int a, int b)
-{
-    return (a + 2 * b) % 3;
 }
 
 static void s_ialltoallv(const struct ic *c)
@@ -447,12 +307,10 @@ static void s_ialltoallv(const struct ic *c)
     memcpy(p->counts[2], rc, sizeof rc);
     memcpy(p->counts[3], rd, sizeof rd);
     int *out = p->send = check_malloc(slen * sizeof(int));
-    for (int j = 0; j < m; ++j) {
+    for (int j = 0; j < m; ++j)
         for (int i = 0; i < sc[j]; ++i)
             out[sd[j] + i] = val(me, rw(c, j), i);
-        for (int i = 0; i < rc[j]; ++i)
-            ((int *)p->want)[rd[j] + i] = val(rw(c, j), me, i);
-    }
+    want_blocksv(c, p->want, rc, rd, me, 0);
     CHECK_MPI(MPI_Ialltoallv(out, p->counts[0], p->counts[1], MPI_INT, p->buf, p->counts[2],
                              p->counts[3], MPI_INT, c->comm, req_of(p)));
     ++np;
@@ -486,27 +344,11 @@ static void s_ialltoallw(const struct ic *c)
         p->types[1][j] = MPI_INT;
         for (int i = 0; i < sints[j]; ++i)
             out[sidx[j] + i] = val(me, rw(c, j), i + 50);
-        for (int i = 0; i < rc[j]; ++i)
-            ((int *)p->want)[ridx[j] + i] = val(rw(c, j), me, i + 50);
     }
+    want_blocksv(c, p->want, rc, ridx, me, 50);
     CHECK_MPI(MPI_Ialltoallw(out, p->counts[0], p->counts[1], p->types[0], p->buf, p->counts[2],
                              p->counts[3], p->types[1], c->comm, req_of(p)));
     ++np;
-}
-
-/* This rank's contribution to a reduction: digits (for concat) or values. */
-static void *contribution(int count, int ll)
-{
-    if (ll) {
-        long long *v = check_malloc(count * sizeof(long long));
-        for (int i = 0; i < count; ++i)
-            v[i] = digit(world_rank(), i);
-        return v;
-    }
-    int *v = check_malloc(count * sizeof(int));
-    for (int i = 0; i < count; ++i)
-        v[i] = val(world_rank(), 0, i);
-    return v;
 }
 
 /* want[i] = the reduction over the other group of element first + i. */
@@ -565,21 +407,11 @@ static void s_ireduce_scatter_block(const struct ic *c, int k, int ll)
     ++np;
 }
 
-/* recvcounts 0, 2, 4, ... with the rest of `total` to the last rank (group
- * 0), the same reversed (group 1); the same total in both groups. */
+/* recvcounts of different sizes (rs_counts). */
 static void s_ireduce_scatter(const struct ic *c, int ll)
 {
-    const int big = c->size[0] > c->size[1] ? c->size[0] : c->size[1];
-    const int total = (big - 1) * (big - 2) + 3, m = lsize(c);
-    int counts[MAXN], sum = 0;
-    for (int i = 0; i < m - 1; ++i) {
-        counts[c->side == 0 ? i : m - 1 - i] = 2 * i;
-        sum += 2 * i;
-    }
-    counts[c->side == 0 ? m - 1 : 0] = total - sum;
-    int first = 0;
-    for (int i = 0; i < c->lrank; ++i)
-        first += counts[i];
+    int counts[MAXN], first;
+    const int total = rs_counts(c, counts, &first);
     struct pending *p = new_pending(c, "ireduce_scatter", counts[c->lrank] + 1, ll);
     memcpy(p->counts[0], counts, sizeof counts);
     p->send = contribution(total, ll);
@@ -661,17 +493,11 @@ static void check_waits(const struct ic *c, int first)
 
 int main(int argc, char **argv)
 {
-    CHECK_MPI(MPI_Init(&argc, &argv));
-    const int n = world_size();
-    CHECKF(n <= 24, "written for at most 24 ranks");
-    if (n < 2) {
-        CHECK_MPI(MPI_Finalize());
+    if (!ic_init(&argc, &argv))
         return 0;
-    }
-    CHECK_MPI(MPI_Op_create(concat_op, 0, &concat));
     struct ic a, b;
-    make_ic(&a, 0);
-    make_ic(&b, 1);
+    make_ic(&a, 0, 78);
+    make_ic(&b, 1, 78);
 
     /* A, twice. */
     for (int round = 0; round < 2; ++round) {
@@ -688,7 +514,6 @@ int main(int argc, char **argv)
 
     CHECK_MPI(MPI_Comm_free(&a.comm));
     CHECK_MPI(MPI_Comm_free(&b.comm));
-    CHECK_MPI(MPI_Op_free(&concat));
-    CHECK_MPI(MPI_Finalize());
+    ic_finalize();
     return 0;
 }
