@@ -169,7 +169,7 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
     const char* fn = "MPI_Comm_idup";
     return guard(comm, fn, [&] {
-        Communicator& c = intracomm_of(comm, fn);
+        Communicator& c = comm_of(comm, fn);
         need(newcomm, "newcomm", fn);
         need(request, "request", fn);
         // The duplicate's attributes are the parent's at this call, as

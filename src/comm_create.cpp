@@ -25,8 +25,9 @@ namespace {
 /// shm::kContextEnd: coll_context() sets the top bit, group_context() the
 /// next one and nbc_context() both.
 constexpr std::uint32_t kContextLimit = shm::kSharedContextBase;
-/// What an MPI_Comm_idup's duplicate carries until rank 0's offer arrives;
-/// Runtime::take_shared_context() never hands it out.
+/// What an MPI_Comm_idup's duplicate carries until rank 0's offer arrives
+/// (an intercommunicator's, this one less 1, and its local group this one);
+/// Runtime::take_shared_context() never hands out either.
 constexpr std::uint32_t kIdupPendingContext = shm::kContextEnd - 1;
 
 /// Where MPI_Comm_create_group's members of a communicator with context
@@ -205,8 +206,10 @@ std::unique_ptr<Communicator> create_group(Communicator& parent, std::span<const
 }
 
 std::unique_ptr<Communicator> idup_child(Communicator& parent) {
-    auto c = std::make_unique<Communicator>(parent.engine(), kIdupPendingContext, parent.world_ranks(),
-                                            parent.rank(), "");
+    auto c = parent.inter() ? Communicator::make_inter(parent.engine(), kIdupPendingContext - 1,
+                                                       parent.world_ranks(), parent.rank(), parent.peers())
+                            : std::make_unique<Communicator>(parent.engine(), kIdupPendingContext,
+                                                             parent.world_ranks(), parent.rank(), "");
     c->set_errhandler(parent.errhandler());
     api::retain(parent.errhandler());  // dropped by MPI_Comm_free
     c->set_topology(parent.topology());
@@ -231,26 +234,36 @@ p2p::Task* start_idup(Communicator& parent, std::unique_ptr<Communicator> child,
         std::uint32_t failed = 0;  ///< 1: rank 0 found no context (its request says why)
         RegionOffer region;
     };
-    auto s =
-        std::make_unique<coll::Schedule>(parent.engine(), parent.nbc_context(), parent.next_nbc_tag() << 6,
-                                         parent.rank(), parent.world_ranks());
+    // An intercommunicator's schedule runs on its local group and reaches
+    // the remote group's rank 0 (coll::Schedule::set_remote()).
+    const bool inter = parent.inter();
+    Communicator& group = inter ? *parent.local() : parent;
+    auto s = std::make_unique<coll::Schedule>(parent.engine(), group.nbc_context(),
+                                              parent.next_nbc_tag() << 6, parent.rank(), group.world_ranks());
+    if (inter) s->set_remote(parent.nbc_context(), parent.peers());
+    // Who decides: rank 0; of an intercommunicator, the rank 0 of the group
+    // whose rank 0 has the lower world rank, and it also tells the other
+    // group's rank 0, which passes the offer on to its group.
+    const bool leader = parent.rank() == 0;
+    const bool decides = leader && (!inter || parent.world_rank(0) < parent.peer_world(0));
     auto* offer = reinterpret_cast<Offer*>(s->scratch(sizeof(Offer)));
     new (offer) Offer{};
     coll::Schedule* self = s.get();
     const bool failed_here = failed.has_value();
     if (failed_here) self->report(failed->error_class(), unprefixed(*failed));
-    if (parent.rank() == 0 && failed_here) {
+    if (decides && failed_here) {
         // Without its rank 0 the duplicate is nothing: it fails everywhere.
         offer->failed = 1;
-    } else if (parent.rank() == 0) {
+    } else if (decides) {
         // Rank 0 decides now, without waiting for anyone: a context nobody
-        // has, and a free region of the pool (claim_region() is a
+        // has (two for an intercommunicator: its own and its local group's),
+        // and a free region of the pool (claim_region() is a
         // compare-exchange; see its comment for why the region is quiescent).
         try {
-            offer->context = rt.take_shared_context(fn);
+            offer->context = rt.take_shared_context(fn, inter ? 2 : 1);
             child->assign_context(offer->context);
             const shm::Segment* seg = rt.transport().segment();
-            if (child->size() >= 2 && seg != nullptr && seg->pool_regions() > 0) {
+            if (!inter && child->size() >= 2 && seg != nullptr && seg->pool_regions() > 0) {
                 offer->region = claim_region(*seg, *child, rt.world_shm());
             }
         } catch (const MpiError& e) {
@@ -260,7 +273,12 @@ p2p::Task* start_idup(Communicator& parent, std::unique_ptr<Communicator> child,
             self->report(e.error_class(), unprefixed(e));
         }
     }
-    if (parent.rank() == 0) {
+    if (inter && decides) s->send_remote_bytes(0, offer, sizeof(Offer));
+    if (inter && leader && !decides) {
+        s->recv_remote_bytes(0, offer, sizeof(Offer));
+        s->next_round();
+    }
+    if (leader) {
         for (int r = 1; r < parent.size(); ++r) s->send_bytes(r, offer, sizeof(Offer));
     } else {
         s->recv_bytes(0, offer, sizeof(Offer));

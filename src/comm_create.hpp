@@ -64,7 +64,10 @@ std::unique_ptr<Communicator> idup_child(Communicator& parent);
 /// `deliver` (nullptr, with the error in the request, when rank 0 found no
 /// context or when this member `failed` already, e.g. in an attribute copy
 /// callback: it still takes part, so that nobody waits for it).  Returns
-/// the started schedule.
+/// the started schedule.  An intercommunicator's duplicate takes two
+/// contexts and no region; the rank 0 of the group whose rank 0 has the
+/// lower world rank decides, and the other group's rank 0 passes its offer
+/// on.
 p2p::Task* start_idup(Communicator& parent, std::unique_ptr<Communicator> child,
                       std::optional<MpiError> failed,
                       std::function<void(std::unique_ptr<Communicator>)> deliver);

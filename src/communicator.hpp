@@ -66,10 +66,12 @@ public:
     int size() const { return static_cast<int>(world_.size()); }
     std::uint32_t context() const { return context_; }
     /// MPI_Comm_idup's duplicate learns its context after it was built
-    /// (comm_create.cpp); nothing uses the communicator before that.
+    /// (comm_create.cpp); nothing uses the communicator before that.  An
+    /// intercommunicator's local() takes the next one.
     void assign_context(std::uint32_t context) {
         context_ = context;
         team_.context = coll_context();
+        if (local_) local_->assign_context(context + 1);
     }
     /// The context of this communicator's collective traffic, so that it
     /// never matches a point-to-point receive.

@@ -30,21 +30,21 @@ Runtime::Runtime(int thread_level)
 
 Runtime::~Runtime() = default;
 
-std::uint32_t Runtime::take_shared_context(const char* fn) {
+std::uint32_t Runtime::take_shared_context(const char* fn, std::uint32_t count) {
     std::uint64_t c = 0;
     if (const shm::Segment* seg = transport_->segment()) {
         // Relaxed: only the increment's atomicity matters (no two callers
         // get one id); the id is sent to the members, nothing else is
         // published with it.  Past the end it keeps counting (64 bits:
         // it never wraps back into the range), and every caller fails.
-        c = seg->header().next_shared_context.fetch_add(1, std::memory_order_relaxed);
+        c = seg->header().next_shared_context.fetch_add(count, std::memory_order_relaxed);
     } else {
         c = next_shared_context_;
-        if (c < shm::kContextEnd - 1) ++next_shared_context_;
+        if (c + count <= shm::kContextEnd - 2) next_shared_context_ += count;
     }
-    // kContextEnd - 1 itself is never handed out: an idup's duplicate
-    // carries it while it waits for its own (comm_create.cpp).
-    if (c < shm::kSharedContextBase || c >= shm::kContextEnd - 1) {
+    // kContextEnd - 2 and - 1 are never handed out: an idup's duplicate
+    // carries them while it waits for its own (comm_create.cpp).
+    if (c < shm::kSharedContextBase || c + count > shm::kContextEnd - 2) {
         throw MpiError(MPI_ERR_INTERN,
                        fmt::format("{}: out of context ids for nonblocking communicator constructions "
                                    "(all {} are taken)",

@@ -44,9 +44,10 @@ public:
     std::uint32_t& next_context() { return next_context_; }
     /// A context id that no process has taken, taken without asking anyone
     /// (MPI_Comm_idup's rank 0; shm::kSharedContextBase and up): from the
-    /// segment, or from this process's own counter in a singleton.  Throws
+    /// segment, or from this process's own counter in a singleton.  With
+    /// `count` > 1, that many consecutive ids, the first returned.  Throws
     /// MpiError (MPI_ERR_INTERN, naming `fn`) once the range is used up.
-    std::uint32_t take_shared_context(const char* fn);
+    std::uint32_t take_shared_context(const char* fn, std::uint32_t count = 1);
 
     /// MPI_Finalize: completes outgoing traffic, then waits for every rank
     /// (a barrier on an internal context), then marks this rank finalized.

@@ -1,8 +1,10 @@
 /*
- * MPI_Comm_split and MPI_Comm_create on an intercommunicator (MPI-3.1
- * 6.4.2): the result connects the members of one color (or of the group
- * each side passes) in the two groups.  Needs two nonempty groups, so with
- * one rank it only initialises and finalises.
+ * MPI_Comm_split, MPI_Comm_create and MPI_Comm_idup on an
+ * intercommunicator (MPI-3.1 6.4.2): the result of a split or create
+ * connects the members of one color (or of the group each side passes) in
+ * the two groups; an idup is a new intercommunicator with the same two
+ * groups.  Needs two nonempty groups, so with one rank it only initialises
+ * and finalises.
  *
  * The groups: world ranks [0, n/3 + 1) (A) and the rest (B), joined by
  * MPI_Intercomm_create over MPI_COMM_WORLD.
@@ -16,6 +18,11 @@
  *            two rank 0s get a 1-to-1 intercommunicator, the others
  *            MPI_COMM_NULL; with an empty group on one side everybody gets
  *            MPI_COMM_NULL.
+ *   idup     two MPI_Comm_idup of the intercommunicator in flight at once,
+ *            beside an MPI_Ibarrier on it, completed by one MPI_Waitall:
+ *            both are intercommunicators congruent to it, and traffic on
+ *            each stays on it (the same tag on both, received in the
+ *            opposite order).
  */
 #include "check.h"
 
@@ -134,6 +141,48 @@ static void check_create(MPI_Comm inter, int in_a, int na, int empty_b)
     CHECK_MPI(MPI_Group_free(&local));
 }
 
+static void check_idup(MPI_Comm inter, int in_a, int na)
+{
+    int lrank, rsize;
+    CHECK_MPI(MPI_Comm_rank(inter, &lrank));
+    CHECK_MPI(MPI_Comm_remote_size(inter, &rsize));
+    MPI_Comm d[2];
+    MPI_Request reqs[3];
+    CHECK_MPI(MPI_Comm_idup(inter, &d[0], &reqs[0]));
+    CHECK_MPI(MPI_Ibarrier(inter, &reqs[1]));
+    CHECK_MPI(MPI_Comm_idup(inter, &d[1], &reqs[2]));
+    CHECK_MPI(MPI_Waitall(3, reqs, MPI_STATUSES_IGNORE));
+    for (int k = 0; k < 2; k++) {
+        int flag, result;
+        CHECK_MPI(MPI_Comm_test_inter(d[k], &flag));
+        CHECKF(flag == 1, "duplicate %d is not an intercommunicator", k);
+        CHECK_MPI(MPI_Comm_compare(inter, d[k], &result));
+        CHECKF(result == MPI_CONGRUENT, "duplicate %d compares as %d, not MPI_CONGRUENT", k, result);
+    }
+    /* Local rank r talks to remote rank r (when there is one): one message
+     * on each duplicate with the same tag, received in the opposite order. */
+    const int partner = lrank < rsize ? lrank : MPI_PROC_NULL;
+    int got[2] = {-1, -1}, sent[2] = {g_rank * 10, g_rank * 10 + 1};
+    MPI_Request rr[4];
+    CHECK_MPI(MPI_Irecv(&got[1], 1, MPI_INT, partner, 3, d[1], &rr[0]));
+    CHECK_MPI(MPI_Irecv(&got[0], 1, MPI_INT, partner, 3, d[0], &rr[1]));
+    CHECK_MPI(MPI_Isend(&sent[0], 1, MPI_INT, partner, 3, d[0], &rr[2]));
+    CHECK_MPI(MPI_Isend(&sent[1], 1, MPI_INT, partner, 3, d[1], &rr[3]));
+    CHECK_MPI(MPI_Waitall(4, rr, MPI_STATUSES_IGNORE));
+    if (partner != MPI_PROC_NULL) {
+        const int w = world_of(!in_a, partner, na);
+        CHECKF(got[0] == w * 10 && got[1] == w * 10 + 1, "got %d and %d from world rank %d", got[0], got[1], w);
+    }
+    /* And a collective on each. */
+    for (int k = 0; k < 2; k++) {
+        int biggest = -1;
+        CHECK_MPI(MPI_Allreduce(&g_rank, &biggest, 1, MPI_INT, MPI_MAX, d[k]));
+        const int expect = in_a ? g_size - 1 : na - 1;
+        CHECKF(biggest == expect, "allreduce on duplicate %d gave %d, expected %d", k, biggest, expect);
+        CHECK_MPI(MPI_Comm_free(&d[k]));
+    }
+}
+
 int main(int argc, char **argv)
 {
     CHECK_MPI(MPI_Init(&argc, &argv));
@@ -148,6 +197,7 @@ int main(int argc, char **argv)
         check_split(inter, in_a, na);
         check_create(inter, in_a, na, 0);
         check_create(inter, in_a, na, 1);
+        check_idup(inter, in_a, na);
         /* The parent still works after all that. */
         int sum = -1, expect = 0;
         CHECK_MPI(MPI_Allreduce(&g_rank, &sum, 1, MPI_INT, MPI_SUM, inter));
