@@ -222,10 +222,22 @@ public:
     void notify(int m) { notify(std::span<const int>(&m, 1)); }
     void notify_all();
 
-    bool has_released(int m, std::uint64_t step) const {
+    bool has_released(int m, std::uint64_t step) {
         // Acquire: pairs with the owner's release(); what it published for
         // `step` is visible once we see it.
-        return reached(line(m, step).release.load(std::memory_order_acquire), step);
+        if (!reached(line(m, step).release.load(std::memory_order_acquire), step)) return false;
+        // A member publishes for a call only after it returned from every
+        // earlier one, having read all it needed there and stored its gather
+        // flag (every reader an algorithm names does so in the same call).
+        // So m has gathered every step before this call: a later claim()
+        // need not fetch m's gather line, which m may just have written
+        // (in a loop of Allreduces that fetch was a second cross-CPU
+        // transfer on every call).  The same acquire orders those reads of
+        // m before our later overwrites.
+        const std::uint64_t before = ((step >> kStepBits) << kStepBits) - 1;
+        std::uint64_t& seen = seen_gather_[static_cast<std::size_t>(m)];
+        if (before - seen < (std::uint64_t{1} << 62)) seen = before;
+        return true;
     }
     bool has_gathered(int m, std::uint64_t step) {
         std::uint64_t& seen = seen_gather_[static_cast<std::size_t>(m)];
