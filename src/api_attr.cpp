@@ -150,27 +150,27 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn,
     return create_comm_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state,
                               "MPI_Comm_create_keyval");
 }
-#pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval
+SHMPI_WEAK_ALIAS(Comm_create_keyval);
 
 int PMPI_Comm_free_keyval(int* comm_keyval) {
     return free_keyval(comm_keyval, attr::Kind::Comm, "MPI_Comm_free_keyval");
 }
-#pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
+SHMPI_WEAK_ALIAS(Comm_free_keyval);
 
 int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) {
     return comm_set(comm, comm_keyval, attribute_val, "MPI_Comm_set_attr");
 }
-#pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
+SHMPI_WEAK_ALIAS(Comm_set_attr);
 
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) {
     return comm_get(comm, comm_keyval, attribute_val, flag, "MPI_Comm_get_attr");
 }
-#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
+SHMPI_WEAK_ALIAS(Comm_get_attr);
 
 int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
     return comm_delete(comm, comm_keyval, "MPI_Comm_delete_attr");
 }
-#pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
+SHMPI_WEAK_ALIAS(Comm_delete_attr);
 
 // MPI-1 spellings: the same operations (MPI_Copy_function has the type of
 // MPI_Comm_copy_attr_function).
@@ -179,23 +179,23 @@ int PMPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_f
                        void* extra_state) {
     return create_comm_keyval(copy_fn, delete_fn, keyval, extra_state, "MPI_Keyval_create");
 }
-#pragma weak MPI_Keyval_create = PMPI_Keyval_create
+SHMPI_WEAK_ALIAS(Keyval_create);
 
 int PMPI_Keyval_free(int* keyval) { return free_keyval(keyval, attr::Kind::Comm, "MPI_Keyval_free"); }
-#pragma weak MPI_Keyval_free = PMPI_Keyval_free
+SHMPI_WEAK_ALIAS(Keyval_free);
 
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) {
     return comm_set(comm, keyval, attribute_val, "MPI_Attr_put");
 }
-#pragma weak MPI_Attr_put = PMPI_Attr_put
+SHMPI_WEAK_ALIAS(Attr_put);
 
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
     return comm_get(comm, keyval, attribute_val, flag, "MPI_Attr_get");
 }
-#pragma weak MPI_Attr_get = PMPI_Attr_get
+SHMPI_WEAK_ALIAS(Attr_get);
 
 int PMPI_Attr_delete(MPI_Comm comm, int keyval) { return comm_delete(comm, keyval, "MPI_Attr_delete"); }
-#pragma weak MPI_Attr_delete = PMPI_Attr_delete
+SHMPI_WEAK_ALIAS(Attr_delete);
 
 // -------------------------------------------------------------- datatypes
 
@@ -214,12 +214,12 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
         *type_keyval = attr::create_keyval(k);
     });
 }
-#pragma weak MPI_Type_create_keyval = PMPI_Type_create_keyval
+SHMPI_WEAK_ALIAS(Type_create_keyval);
 
 int PMPI_Type_free_keyval(int* type_keyval) {
     return free_keyval(type_keyval, attr::Kind::Type, "MPI_Type_free_keyval");
 }
-#pragma weak MPI_Type_free_keyval = PMPI_Type_free_keyval
+SHMPI_WEAK_ALIAS(Type_free_keyval);
 
 int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) {
     const char* fn = "MPI_Type_set_attr";
@@ -228,7 +228,7 @@ int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_v
         t.attributes.set(datatype, keyval_of(type_keyval, attr::Kind::Type, fn), attribute_val, fn);
     });
 }
-#pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
+SHMPI_WEAK_ALIAS(Type_set_attr);
 
 int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag) {
     const char* fn = "MPI_Type_get_attr";
@@ -240,7 +240,7 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_v
         *flag = t.attributes.get(k, static_cast<void**>(attribute_val)) ? 1 : 0;
     });
 }
-#pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
+SHMPI_WEAK_ALIAS(Type_get_attr);
 
 int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
     const char* fn = "MPI_Type_delete_attr";
@@ -249,6 +249,6 @@ int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
         t.attributes.erase(datatype, keyval_of(type_keyval, attr::Kind::Type, fn), fn);
     });
 }
-#pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
+SHMPI_WEAK_ALIAS(Type_delete_attr);
 
 }  // extern "C"

@@ -802,99 +802,99 @@ extern "C" {
 int PMPI_Barrier(MPI_Comm comm) {
     return barrier_call(comm, kBlocking, "MPI_Barrier");
 }
-#pragma weak MPI_Barrier = PMPI_Barrier
+SHMPI_WEAK_ALIAS(Barrier);
 
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
     return barrier_call(comm, Form{true, request}, "MPI_Ibarrier");
 }
-#pragma weak MPI_Ibarrier = PMPI_Ibarrier
+SHMPI_WEAK_ALIAS(Ibarrier);
 
 int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
     return bcast_call(buffer, count, datatype, root, comm, kBlocking, "MPI_Bcast");
 }
-#pragma weak MPI_Bcast = PMPI_Bcast
+SHMPI_WEAK_ALIAS(Bcast);
 
 int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                 MPI_Request* request) {
     return bcast_call(buffer, count, datatype, root, comm, Form{true, request}, "MPI_Ibcast");
 }
-#pragma weak MPI_Ibcast = PMPI_Ibcast
+SHMPI_WEAK_ALIAS(Ibcast);
 
 int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                 MPI_Comm comm) {
     return reduce_call(sendbuf, recvbuf, count, datatype, op, root, comm, kBlocking, "MPI_Reduce");
 }
-#pragma weak MPI_Reduce = PMPI_Reduce
+SHMPI_WEAK_ALIAS(Reduce);
 
 int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                  MPI_Comm comm, MPI_Request* request) {
     return reduce_call(sendbuf, recvbuf, count, datatype, op, root, comm, Form{true, request}, "MPI_Ireduce");
 }
-#pragma weak MPI_Ireduce = PMPI_Ireduce
+SHMPI_WEAK_ALIAS(Ireduce);
 
 int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm) {
     return allreduce_call(sendbuf, recvbuf, count, datatype, op, comm, kBlocking, "MPI_Allreduce");
 }
-#pragma weak MPI_Allreduce = PMPI_Allreduce
+SHMPI_WEAK_ALIAS(Allreduce);
 
 int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                     MPI_Comm comm, MPI_Request* request) {
     return allreduce_call(sendbuf, recvbuf, count, datatype, op, comm, Form{true, request}, "MPI_Iallreduce");
 }
-#pragma weak MPI_Iallreduce = PMPI_Iallreduce
+SHMPI_WEAK_ALIAS(Iallreduce);
 
 int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm) {
     return scan_call(sendbuf, recvbuf, count, datatype, op, comm, kBlocking, "MPI_Scan");
 }
-#pragma weak MPI_Scan = PMPI_Scan
+SHMPI_WEAK_ALIAS(Scan);
 
 int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                MPI_Request* request) {
     return scan_call(sendbuf, recvbuf, count, datatype, op, comm, Form{true, request}, "MPI_Iscan");
 }
-#pragma weak MPI_Iscan = PMPI_Iscan
+SHMPI_WEAK_ALIAS(Iscan);
 
 int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm) {
     return exscan_call(sendbuf, recvbuf, count, datatype, op, comm, kBlocking, "MPI_Exscan");
 }
-#pragma weak MPI_Exscan = PMPI_Exscan
+SHMPI_WEAK_ALIAS(Exscan);
 
 int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  MPI_Comm comm, MPI_Request* request) {
     return exscan_call(sendbuf, recvbuf, count, datatype, op, comm, Form{true, request}, "MPI_Iexscan");
 }
-#pragma weak MPI_Iexscan = PMPI_Iexscan
+SHMPI_WEAK_ALIAS(Iexscan);
 
 int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
                         MPI_Op op, MPI_Comm comm) {
     return reduce_scatter_call(sendbuf, recvbuf, recvcounts, datatype, op, comm, kBlocking,
                                "MPI_Reduce_scatter");
 }
-#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
+SHMPI_WEAK_ALIAS(Reduce_scatter);
 
 int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
                          MPI_Op op, MPI_Comm comm, MPI_Request* request) {
     return reduce_scatter_call(sendbuf, recvbuf, recvcounts, datatype, op, comm, Form{true, request},
                                "MPI_Ireduce_scatter");
 }
-#pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
+SHMPI_WEAK_ALIAS(Ireduce_scatter);
 
 int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
                               MPI_Op op, MPI_Comm comm) {
     return reduce_scatter_block_call(sendbuf, recvbuf, recvcount, datatype, op, comm, kBlocking,
                                      "MPI_Reduce_scatter_block");
 }
-#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
+SHMPI_WEAK_ALIAS(Reduce_scatter_block);
 
 int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
                                MPI_Op op, MPI_Comm comm, MPI_Request* request) {
     return reduce_scatter_block_call(sendbuf, recvbuf, recvcount, datatype, op, comm, Form{true, request},
                                      "MPI_Ireduce_scatter_block");
 }
-#pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
+SHMPI_WEAK_ALIAS(Ireduce_scatter_block);
 
 int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
     const char* fn = "MPI_Reduce_local";
@@ -906,28 +906,28 @@ int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype
         op::reduce_local(a.binding, inbuf, inoutbuf, count, a.type);
     });
 }
-#pragma weak MPI_Reduce_local = PMPI_Reduce_local
+SHMPI_WEAK_ALIAS(Reduce_local);
 
 int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
     return gather_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, kBlocking,
                        "MPI_Gather");
 }
-#pragma weak MPI_Gather = PMPI_Gather
+SHMPI_WEAK_ALIAS(Gather);
 
 int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
     return gather_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
                        Form{true, request}, "MPI_Igather");
 }
-#pragma weak MPI_Igather = PMPI_Igather
+SHMPI_WEAK_ALIAS(Igather);
 
 int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
     return gatherv_call(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
                         kBlocking, "MPI_Gatherv");
 }
-#pragma weak MPI_Gatherv = PMPI_Gatherv
+SHMPI_WEAK_ALIAS(Gatherv);
 
 int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
@@ -935,28 +935,28 @@ int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     return gatherv_call(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
                         Form{true, request}, "MPI_Igatherv");
 }
-#pragma weak MPI_Igatherv = PMPI_Igatherv
+SHMPI_WEAK_ALIAS(Igatherv);
 
 int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm) {
     return allgather_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, kBlocking,
                           "MPI_Allgather");
 }
-#pragma weak MPI_Allgather = PMPI_Allgather
+SHMPI_WEAK_ALIAS(Allgather);
 
 int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
     return allgather_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                           Form{true, request}, "MPI_Iallgather");
 }
-#pragma weak MPI_Iallgather = PMPI_Iallgather
+SHMPI_WEAK_ALIAS(Iallgather);
 
 int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
     return allgatherv_call(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                            kBlocking, "MPI_Allgatherv");
 }
-#pragma weak MPI_Allgatherv = PMPI_Allgatherv
+SHMPI_WEAK_ALIAS(Allgatherv);
 
 int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
@@ -964,28 +964,28 @@ int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     return allgatherv_call(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                            Form{true, request}, "MPI_Iallgatherv");
 }
-#pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
+SHMPI_WEAK_ALIAS(Iallgatherv);
 
 int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
     return scatter_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, kBlocking,
                         "MPI_Scatter");
 }
-#pragma weak MPI_Scatter = PMPI_Scatter
+SHMPI_WEAK_ALIAS(Scatter);
 
 int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
     return scatter_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
                         Form{true, request}, "MPI_Iscatter");
 }
-#pragma weak MPI_Iscatter = PMPI_Iscatter
+SHMPI_WEAK_ALIAS(Iscatter);
 
 int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
     return scatterv_call(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
                          kBlocking, "MPI_Scatterv");
 }
-#pragma weak MPI_Scatterv = PMPI_Scatterv
+SHMPI_WEAK_ALIAS(Scatterv);
 
 int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                    void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
@@ -993,21 +993,21 @@ int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs
     return scatterv_call(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
                          Form{true, request}, "MPI_Iscatterv");
 }
-#pragma weak MPI_Iscatterv = PMPI_Iscatterv
+SHMPI_WEAK_ALIAS(Iscatterv);
 
 int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm) {
     return alltoall_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, kBlocking,
                          "MPI_Alltoall");
 }
-#pragma weak MPI_Alltoall = PMPI_Alltoall
+SHMPI_WEAK_ALIAS(Alltoall);
 
 int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
     return alltoall_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                          Form{true, request}, "MPI_Ialltoall");
 }
-#pragma weak MPI_Ialltoall = PMPI_Ialltoall
+SHMPI_WEAK_ALIAS(Ialltoall);
 
 int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
@@ -1015,7 +1015,7 @@ int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
     return alltoallv_call(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                           comm, kBlocking, "MPI_Alltoallv");
 }
-#pragma weak MPI_Alltoallv = PMPI_Alltoallv
+SHMPI_WEAK_ALIAS(Alltoallv);
 
 int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                     void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
@@ -1023,7 +1023,7 @@ int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdisp
     return alltoallv_call(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                           comm, Form{true, request}, "MPI_Ialltoallv");
 }
-#pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
+SHMPI_WEAK_ALIAS(Ialltoallv);
 
 int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
                    const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
@@ -1031,7 +1031,7 @@ int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
     return alltoallw_call(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                           comm, kBlocking, "MPI_Alltoallw");
 }
-#pragma weak MPI_Alltoallw = PMPI_Alltoallw
+SHMPI_WEAK_ALIAS(Alltoallw);
 
 int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
                     const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
@@ -1040,7 +1040,7 @@ int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdisp
     return alltoallw_call(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                           comm, Form{true, request}, "MPI_Ialltoallw");
 }
-#pragma weak MPI_Ialltoallw = PMPI_Ialltoallw
+SHMPI_WEAK_ALIAS(Ialltoallw);
 
 // ----------------------------------------------------------- operations
 
@@ -1053,7 +1053,7 @@ int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
         *op = op::create(user_fn, commute != 0);
     });
 }
-#pragma weak MPI_Op_create = PMPI_Op_create
+SHMPI_WEAK_ALIAS(Op_create);
 
 int PMPI_Op_free(MPI_Op* op) {
     const char* fn = "MPI_Op_free";
@@ -1064,7 +1064,7 @@ int PMPI_Op_free(MPI_Op* op) {
         *op = MPI_OP_NULL;
     });
 }
-#pragma weak MPI_Op_free = PMPI_Op_free
+SHMPI_WEAK_ALIAS(Op_free);
 
 int PMPI_Op_commutative(MPI_Op op, int* commute) {
     const char* fn = "MPI_Op_commutative";
@@ -1075,6 +1075,6 @@ int PMPI_Op_commutative(MPI_Op op, int* commute) {
         *commute = o.commutative ? 1 : 0;
     });
 }
-#pragma weak MPI_Op_commutative = PMPI_Op_commutative
+SHMPI_WEAK_ALIAS(Op_commutative);
 
 }  // extern "C"

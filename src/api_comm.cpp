@@ -139,7 +139,7 @@ int PMPI_Comm_rank(MPI_Comm comm, int* rank) {
         *rank = c.rank();
     });
 }
-#pragma weak MPI_Comm_rank = PMPI_Comm_rank
+SHMPI_WEAK_ALIAS(Comm_rank);
 
 int PMPI_Comm_size(MPI_Comm comm, int* size) {
     const char* fn = "MPI_Comm_size";
@@ -149,13 +149,13 @@ int PMPI_Comm_size(MPI_Comm comm, int* size) {
         *size = c.size();
     });
 }
-#pragma weak MPI_Comm_size = PMPI_Comm_size
+SHMPI_WEAK_ALIAS(Comm_size);
 
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
     const char* fn = "MPI_Comm_dup";
     return guard(comm, fn, [&] { dup(comm, newcomm, fn); });
 }
-#pragma weak MPI_Comm_dup = PMPI_Comm_dup
+SHMPI_WEAK_ALIAS(Comm_dup);
 
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
     const char* fn = "MPI_Comm_dup_with_info";
@@ -164,7 +164,7 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
         dup(comm, newcomm, fn);
     });
 }
-#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+SHMPI_WEAK_ALIAS(Comm_dup_with_info);
 
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
     const char* fn = "MPI_Comm_idup";
@@ -197,7 +197,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
         *request = reinterpret_cast<MPI_Request>(r);
     });
 }
-#pragma weak MPI_Comm_idup = PMPI_Comm_idup
+SHMPI_WEAK_ALIAS(Comm_idup);
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
     const char* fn = "MPI_Comm_split";
@@ -207,7 +207,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
         *newcomm = comm_handle(c.inter() ? split_inter(c, color, key) : split(c, color, key));
     });
 }
-#pragma weak MPI_Comm_split = PMPI_Comm_split
+SHMPI_WEAK_ALIAS(Comm_split);
 
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
     const char* fn = "MPI_Comm_split_type";
@@ -224,7 +224,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
         *newcomm = comm_handle(split(c, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key));
     });
 }
-#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
+SHMPI_WEAK_ALIAS(Comm_split_type);
 
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
     const char* fn = "MPI_Comm_create";
@@ -251,7 +251,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
         *newcomm = comm_handle(split(c, color, my_rank));
     });
 }
-#pragma weak MPI_Comm_create = PMPI_Comm_create
+SHMPI_WEAK_ALIAS(Comm_create);
 
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
     const char* fn = "MPI_Comm_create_group";
@@ -266,7 +266,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* ne
         *newcomm = comm_handle(create_group(c, g.world_ranks(), tag));
     });
 }
-#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
+SHMPI_WEAK_ALIAS(Comm_create_group);
 
 int PMPI_Comm_free(MPI_Comm* comm) {
     const char* fn = "MPI_Comm_free";
@@ -280,7 +280,7 @@ int PMPI_Comm_free(MPI_Comm* comm) {
         *comm = MPI_COMM_NULL;
     });
 }
-#pragma weak MPI_Comm_free = PMPI_Comm_free
+SHMPI_WEAK_ALIAS(Comm_free);
 
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
     const char* fn = "MPI_Comm_compare";
@@ -312,7 +312,7 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
         *result = similar ? MPI_SIMILAR : MPI_UNEQUAL;
     });
 }
-#pragma weak MPI_Comm_compare = PMPI_Comm_compare
+SHMPI_WEAK_ALIAS(Comm_compare);
 
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
     const char* fn = "MPI_Comm_group";
@@ -322,7 +322,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
         *group = group_handle(c.world_ranks());
     });
 }
-#pragma weak MPI_Comm_group = PMPI_Comm_group
+SHMPI_WEAK_ALIAS(Comm_group);
 
 int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
     const char* fn = "MPI_Comm_test_inter";
@@ -332,7 +332,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
         *flag = c.inter() ? 1 : 0;
     });
 }
-#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+SHMPI_WEAK_ALIAS(Comm_test_inter);
 
 int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
     const char* fn = "MPI_Comm_remote_size";
@@ -342,7 +342,7 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
         *size = c.peer_count();
     });
 }
-#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
+SHMPI_WEAK_ALIAS(Comm_remote_size);
 
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
     const char* fn = "MPI_Comm_remote_group";
@@ -352,7 +352,7 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
         *group = group_handle(c.peers());
     });
 }
-#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
+SHMPI_WEAK_ALIAS(Comm_remote_group);
 
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
                           int tag, MPI_Comm* newintercomm) {
@@ -376,7 +376,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
                                                      peer_error ? &*peer_error : nullptr));
     });
 }
-#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
+SHMPI_WEAK_ALIAS(Intercomm_create);
 
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
     const char* fn = "MPI_Intercomm_merge";
@@ -386,7 +386,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
         *newintracomm = comm_handle(intercomm_merge(c, high != 0));
     });
 }
-#pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
+SHMPI_WEAK_ALIAS(Intercomm_merge);
 
 int PMPI_Comm_get_parent(MPI_Comm* parent) {
     const char* fn = "MPI_Comm_get_parent";
@@ -398,7 +398,7 @@ int PMPI_Comm_get_parent(MPI_Comm* parent) {
         *parent = MPI_COMM_NULL;
     });
 }
-#pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
+SHMPI_WEAK_ALIAS(Comm_get_parent);
 
 int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
     const char* fn = "MPI_Comm_set_name";
@@ -409,7 +409,7 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
         c.set_name(std::string(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1)));
     });
 }
-#pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
+SHMPI_WEAK_ALIAS(Comm_set_name);
 
 int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
     const char* fn = "MPI_Comm_get_name";
@@ -423,6 +423,6 @@ int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
         *resultlen = static_cast<int>(n);
     });
 }
-#pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
+SHMPI_WEAK_ALIAS(Comm_get_name);
 
 }  // extern "C"

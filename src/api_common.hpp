@@ -2,8 +2,9 @@
 // argument checks, and the single place where an MpiError becomes an error
 // code through the communicator's error handler.
 //
-// Every MPI_X is defined as PMPI_X with `#pragma weak MPI_X = PMPI_X`, so a
-// profiling library can define MPI_X itself and call PMPI_X.
+// Every MPI_X is defined as PMPI_X with a weak alias MPI_X
+// (SHMPI_WEAK_ALIAS), so a profiling library can define MPI_X itself and
+// call PMPI_X.
 #pragma once
 
 #include <mpi.h>
@@ -16,6 +17,15 @@
 #include "errors.hpp"
 #include "handle_storage.hpp"
 #include "runtime.hpp"
+
+/// Defines MPI_<name> as a weak alias of PMPI_<name>, which this file
+/// must define: one address, two names, and a profiling library's own
+/// MPI_<name> takes precedence (when linking statically too).  Assembler,
+/// not `#pragma weak` or `__attribute__((weak, alias))`: GCC's link-time
+/// optimisation, which libshmpi uses (src/meson.build), makes both into
+/// strong symbols when it links the shared library (GCC 12), while top-level
+/// assembler goes through it unchanged.  test/profiling checks the result.
+#define SHMPI_WEAK_ALIAS(name) asm(".weak MPI_" #name "\n\t.set MPI_" #name ", PMPI_" #name)
 
 namespace shmpi::api {
 

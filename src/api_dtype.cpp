@@ -114,7 +114,7 @@ int PMPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype* newtype) {
     const char* fn = "MPI_Type_contiguous";
     return construct(fn, newtype, [&] { return dtype::make_contiguous(count, any_type(old, fn, "oldtype"), fn); });
 }
-#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
+SHMPI_WEAK_ALIAS(Type_contiguous);
 
 int PMPI_Type_vector(int count, int blocklen, int stride, MPI_Datatype old, MPI_Datatype* newtype) {
     const char* fn = "MPI_Type_vector";
@@ -122,17 +122,17 @@ int PMPI_Type_vector(int count, int blocklen, int stride, MPI_Datatype old, MPI_
         return dtype::make_vector(count, blocklen, stride, any_type(old, fn, "oldtype"), fn);
     });
 }
-#pragma weak MPI_Type_vector = PMPI_Type_vector
+SHMPI_WEAK_ALIAS(Type_vector);
 
 int PMPI_Type_create_hvector(int count, int blocklen, MPI_Aint stride, MPI_Datatype old, MPI_Datatype* newtype) {
     return hvector("MPI_Type_create_hvector", count, blocklen, stride, old, newtype);
 }
-#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
+SHMPI_WEAK_ALIAS(Type_create_hvector);
 
 int PMPI_Type_hvector(int count, int blocklen, MPI_Aint stride, MPI_Datatype old, MPI_Datatype* newtype) {
     return hvector("MPI_Type_hvector", count, blocklen, stride, old, newtype);
 }
-#pragma weak MPI_Type_hvector = PMPI_Type_hvector
+SHMPI_WEAK_ALIAS(Type_hvector);
 
 int PMPI_Type_indexed(int count, const int blocklens[], const int displs[], MPI_Datatype old,
                       MPI_Datatype* newtype) {
@@ -141,19 +141,19 @@ int PMPI_Type_indexed(int count, const int blocklens[], const int displs[], MPI_
         return dtype::make_indexed(count, blocklens, displs, any_type(old, fn, "oldtype"), fn);
     });
 }
-#pragma weak MPI_Type_indexed = PMPI_Type_indexed
+SHMPI_WEAK_ALIAS(Type_indexed);
 
 int PMPI_Type_create_hindexed(int count, const int blocklens[], const MPI_Aint displs[], MPI_Datatype old,
                               MPI_Datatype* newtype) {
     return hindexed("MPI_Type_create_hindexed", count, blocklens, displs, old, newtype);
 }
-#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
+SHMPI_WEAK_ALIAS(Type_create_hindexed);
 
 int PMPI_Type_hindexed(int count, int blocklens[], MPI_Aint displs[], MPI_Datatype old,
                        MPI_Datatype* newtype) {
     return hindexed("MPI_Type_hindexed", count, blocklens, displs, old, newtype);
 }
-#pragma weak MPI_Type_hindexed = PMPI_Type_hindexed
+SHMPI_WEAK_ALIAS(Type_hindexed);
 
 int PMPI_Type_create_indexed_block(int count, int blocklen, const int displs[], MPI_Datatype old,
                                    MPI_Datatype* newtype) {
@@ -162,7 +162,7 @@ int PMPI_Type_create_indexed_block(int count, int blocklen, const int displs[], 
         return dtype::make_indexed_block(count, blocklen, displs, any_type(old, fn, "oldtype"), fn);
     });
 }
-#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
+SHMPI_WEAK_ALIAS(Type_create_indexed_block);
 
 int PMPI_Type_create_hindexed_block(int count, int blocklen, const MPI_Aint displs[], MPI_Datatype old,
                                     MPI_Datatype* newtype) {
@@ -171,31 +171,31 @@ int PMPI_Type_create_hindexed_block(int count, int blocklen, const MPI_Aint disp
         return dtype::make_hindexed_block(count, blocklen, displs, any_type(old, fn, "oldtype"), fn);
     });
 }
-#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
+SHMPI_WEAK_ALIAS(Type_create_hindexed_block);
 
 int PMPI_Type_create_struct(int count, const int blocklens[], const MPI_Aint displs[],
                             const MPI_Datatype types[], MPI_Datatype* newtype) {
     return create_struct("MPI_Type_create_struct", count, blocklens, displs, types, newtype);
 }
-#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
+SHMPI_WEAK_ALIAS(Type_create_struct);
 
 int PMPI_Type_struct(int count, int blocklens[], MPI_Aint displs[], MPI_Datatype types[],
                      MPI_Datatype* newtype) {
     return create_struct("MPI_Type_struct", count, blocklens, displs, types, newtype);
 }
-#pragma weak MPI_Type_struct = PMPI_Type_struct
+SHMPI_WEAK_ALIAS(Type_struct);
 
 int PMPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
     const char* fn = "MPI_Type_create_resized";
     return construct(fn, newtype, [&] { return dtype::make_resized(any_type(old, fn, "oldtype"), lb, extent, fn); });
 }
-#pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
+SHMPI_WEAK_ALIAS(Type_create_resized);
 
 int PMPI_Type_dup(MPI_Datatype old, MPI_Datatype* newtype) {
     const char* fn = "MPI_Type_dup";
     return construct(fn, newtype, [&] { return dtype::make_dup(any_type(old, fn, "oldtype"), fn); });
 }
-#pragma weak MPI_Type_dup = PMPI_Type_dup
+SHMPI_WEAK_ALIAS(Type_dup);
 
 int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
                               MPI_Datatype old, MPI_Datatype* newtype) {
@@ -204,7 +204,7 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[]
         return dtype::make_subarray(ndims, sizes, subsizes, starts, order, any_type(old, fn, "oldtype"), fn);
     });
 }
-#pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
+SHMPI_WEAK_ALIAS(Type_create_subarray);
 
 int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[],
                             const int dargs[], const int psizes[], int order, MPI_Datatype old,
@@ -215,7 +215,7 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], c
                                   any_type(old, fn, "oldtype"), fn);
     });
 }
-#pragma weak MPI_Type_create_darray = PMPI_Type_create_darray
+SHMPI_WEAK_ALIAS(Type_create_darray);
 
 // -------------------------------------------------------- commit and free
 
@@ -226,7 +226,7 @@ int PMPI_Type_commit(MPI_Datatype* type) {
         dtype::commit(any_type(*type, fn));
     });
 }
-#pragma weak MPI_Type_commit = PMPI_Type_commit
+SHMPI_WEAK_ALIAS(Type_commit);
 
 int PMPI_Type_free(MPI_Datatype* type) {
     const char* fn = "MPI_Type_free";
@@ -236,7 +236,7 @@ int PMPI_Type_free(MPI_Datatype* type) {
         *type = MPI_DATATYPE_NULL;
     });
 }
-#pragma weak MPI_Type_free = PMPI_Type_free
+SHMPI_WEAK_ALIAS(Type_free);
 
 // ---------------------------------------------------------------- queries
 
@@ -248,7 +248,7 @@ int PMPI_Type_size_x(MPI_Datatype type, MPI_Count* size) {
         *size = t.size;
     });
 }
-#pragma weak MPI_Type_size_x = PMPI_Type_size_x
+SHMPI_WEAK_ALIAS(Type_size_x);
 
 int PMPI_Type_size(MPI_Datatype type, int* size) {
     const char* fn = "MPI_Type_size";
@@ -258,7 +258,7 @@ int PMPI_Type_size(MPI_Datatype type, int* size) {
         *size = to_int_or_undefined(t.size);
     });
 }
-#pragma weak MPI_Type_size = PMPI_Type_size
+SHMPI_WEAK_ALIAS(Type_size);
 
 int PMPI_Type_get_extent(MPI_Datatype type, MPI_Aint* lb, MPI_Aint* extent) {
     const char* fn = "MPI_Type_get_extent";
@@ -270,7 +270,7 @@ int PMPI_Type_get_extent(MPI_Datatype type, MPI_Aint* lb, MPI_Aint* extent) {
         *extent = t.extent;
     });
 }
-#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
+SHMPI_WEAK_ALIAS(Type_get_extent);
 
 int PMPI_Type_get_extent_x(MPI_Datatype type, MPI_Count* lb, MPI_Count* extent) {
     const char* fn = "MPI_Type_get_extent_x";
@@ -282,7 +282,7 @@ int PMPI_Type_get_extent_x(MPI_Datatype type, MPI_Count* lb, MPI_Count* extent) 
         *extent = t.extent;
     });
 }
-#pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
+SHMPI_WEAK_ALIAS(Type_get_extent_x);
 
 int PMPI_Type_get_true_extent(MPI_Datatype type, MPI_Aint* true_lb, MPI_Aint* true_extent) {
     const char* fn = "MPI_Type_get_true_extent";
@@ -294,7 +294,7 @@ int PMPI_Type_get_true_extent(MPI_Datatype type, MPI_Aint* true_lb, MPI_Aint* tr
         *true_extent = t.true_extent;
     });
 }
-#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
+SHMPI_WEAK_ALIAS(Type_get_true_extent);
 
 int PMPI_Type_get_true_extent_x(MPI_Datatype type, MPI_Count* true_lb, MPI_Count* true_extent) {
     const char* fn = "MPI_Type_get_true_extent_x";
@@ -306,22 +306,22 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype type, MPI_Count* true_lb, MPI_Count
         *true_extent = t.true_extent;
     });
 }
-#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
+SHMPI_WEAK_ALIAS(Type_get_true_extent_x);
 
 int PMPI_Type_extent(MPI_Datatype type, MPI_Aint* extent) {
     return aint_query(type, extent, "MPI_Type_extent", [](const dtype::Datatype& t) { return t.extent; });
 }
-#pragma weak MPI_Type_extent = PMPI_Type_extent
+SHMPI_WEAK_ALIAS(Type_extent);
 
 int PMPI_Type_lb(MPI_Datatype type, MPI_Aint* displacement) {
     return aint_query(type, displacement, "MPI_Type_lb", [](const dtype::Datatype& t) { return t.lb; });
 }
-#pragma weak MPI_Type_lb = PMPI_Type_lb
+SHMPI_WEAK_ALIAS(Type_lb);
 
 int PMPI_Type_ub(MPI_Datatype type, MPI_Aint* displacement) {
     return aint_query(type, displacement, "MPI_Type_ub", [](const dtype::Datatype& t) { return t.ub(); });
 }
-#pragma weak MPI_Type_ub = PMPI_Type_ub
+SHMPI_WEAK_ALIAS(Type_ub);
 
 int PMPI_Type_set_name(MPI_Datatype type, const char* name) {
     const char* fn = "MPI_Type_set_name";
@@ -334,7 +334,7 @@ int PMPI_Type_set_name(MPI_Datatype type, const char* name) {
         dtype::set_name(t, std::string(name, strnlen(name, MPI_MAX_OBJECT_NAME - 1)));
     });
 }
-#pragma weak MPI_Type_set_name = PMPI_Type_set_name
+SHMPI_WEAK_ALIAS(Type_set_name);
 
 int PMPI_Type_get_name(MPI_Datatype type, char* name, int* resultlen) {
     const char* fn = "MPI_Type_get_name";
@@ -348,7 +348,7 @@ int PMPI_Type_get_name(MPI_Datatype type, char* name, int* resultlen) {
         *resultlen = static_cast<int>(n);
     });
 }
-#pragma weak MPI_Type_get_name = PMPI_Type_get_name
+SHMPI_WEAK_ALIAS(Type_get_name);
 
 // --------------------------------------------------------------- envelope
 
@@ -367,7 +367,7 @@ int PMPI_Type_get_envelope(MPI_Datatype type, int* num_integers, int* num_addres
         *combiner = t.combiner;
     });
 }
-#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
+SHMPI_WEAK_ALIAS(Type_get_envelope);
 
 int PMPI_Type_get_contents(MPI_Datatype type, int max_integers, int max_addresses, int max_datatypes,
                            int integers[], MPI_Aint addresses[], MPI_Datatype datatypes[]) {
@@ -400,7 +400,7 @@ int PMPI_Type_get_contents(MPI_Datatype type, int max_integers, int max_addresse
         }
     });
 }
-#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
+SHMPI_WEAK_ALIAS(Type_get_contents);
 
 // -------------------------------------------------------------- addresses
 
@@ -411,7 +411,7 @@ int PMPI_Get_address(const void* location, MPI_Aint* address) {
         *address = reinterpret_cast<MPI_Aint>(location);
     });
 }
-#pragma weak MPI_Get_address = PMPI_Get_address
+SHMPI_WEAK_ALIAS(Get_address);
 
 int PMPI_Address(void* location, MPI_Aint* address) {
     const char* fn = "MPI_Address";
@@ -420,17 +420,17 @@ int PMPI_Address(void* location, MPI_Aint* address) {
         *address = reinterpret_cast<MPI_Aint>(location);
     });
 }
-#pragma weak MPI_Address = PMPI_Address
+SHMPI_WEAK_ALIAS(Address);
 
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) {
     return static_cast<MPI_Aint>(static_cast<std::uintptr_t>(base) + static_cast<std::uintptr_t>(disp));
 }
-#pragma weak MPI_Aint_add = PMPI_Aint_add
+SHMPI_WEAK_ALIAS(Aint_add);
 
 MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
     return static_cast<MPI_Aint>(static_cast<std::uintptr_t>(addr1) - static_cast<std::uintptr_t>(addr2));
 }
-#pragma weak MPI_Aint_diff = PMPI_Aint_diff
+SHMPI_WEAK_ALIAS(Aint_diff);
 
 // ------------------------------------------------------------ pack/unpack
 
@@ -456,7 +456,7 @@ int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype type, void* outbuf, i
         *position += static_cast<int>(bytes);
     });
 }
-#pragma weak MPI_Pack = PMPI_Pack
+SHMPI_WEAK_ALIAS(Pack);
 
 int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype type,
                 MPI_Comm comm) {
@@ -480,7 +480,7 @@ int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int 
         *position += static_cast<int>(bytes);
     });
 }
-#pragma weak MPI_Unpack = PMPI_Unpack
+SHMPI_WEAK_ALIAS(Unpack);
 
 int PMPI_Pack_size(int incount, MPI_Datatype type, MPI_Comm comm, int* size) {
     const char* fn = "MPI_Pack_size";
@@ -498,7 +498,7 @@ int PMPI_Pack_size(int incount, MPI_Datatype type, MPI_Comm comm, int* size) {
         *size = static_cast<int>(bytes);
     });
 }
-#pragma weak MPI_Pack_size = PMPI_Pack_size
+SHMPI_WEAK_ALIAS(Pack_size);
 
 // ------------------------------------------------------- external32 packing
 
@@ -533,7 +533,7 @@ int PMPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_
         *position += bytes;
     });
 }
-#pragma weak MPI_Pack_external = PMPI_Pack_external
+SHMPI_WEAK_ALIAS(Pack_external);
 
 int PMPI_Unpack_external(const char* datarep, const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf,
                          int outcount, MPI_Datatype type) {
@@ -557,7 +557,7 @@ int PMPI_Unpack_external(const char* datarep, const void* inbuf, MPI_Aint insize
         *position += bytes;
     });
 }
-#pragma weak MPI_Unpack_external = PMPI_Unpack_external
+SHMPI_WEAK_ALIAS(Unpack_external);
 
 int PMPI_Pack_external_size(const char* datarep, int incount, MPI_Datatype type, MPI_Aint* size) {
     const char* fn = "MPI_Pack_external_size";
@@ -569,7 +569,7 @@ int PMPI_Pack_external_size(const char* datarep, int incount, MPI_Datatype type,
         *size = dtype::external32_size(t, incount);
     });
 }
-#pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
+SHMPI_WEAK_ALIAS(Pack_external_size);
 
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* type) {
     const char* fn = "MPI_Type_match_size";
@@ -600,6 +600,6 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* type) {
         *type = found;
     });
 }
-#pragma weak MPI_Type_match_size = PMPI_Type_match_size
+SHMPI_WEAK_ALIAS(Type_match_size);
 
 }  // extern "C"

@@ -47,7 +47,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
         c.set_errhandler(errhandler);
     });
 }
-#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
+SHMPI_WEAK_ALIAS(Comm_set_errhandler);
 
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
     const char* fn = "MPI_Comm_get_errhandler";
@@ -58,17 +58,17 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
         retain(*errhandler);  // the caller frees it with MPI_Errhandler_free
     });
 }
-#pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
+SHMPI_WEAK_ALIAS(Comm_get_errhandler);
 
 int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler) {
     return PMPI_Comm_set_errhandler(comm, errhandler);
 }
-#pragma weak MPI_Errhandler_set = PMPI_Errhandler_set
+SHMPI_WEAK_ALIAS(Errhandler_set);
 
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler) {
     return PMPI_Comm_get_errhandler(comm, errhandler);
 }
-#pragma weak MPI_Errhandler_get = PMPI_Errhandler_get
+SHMPI_WEAK_ALIAS(Errhandler_get);
 
 int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
     const char* fn = "MPI_Errhandler_free";
@@ -81,18 +81,18 @@ int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
         *errhandler = MPI_ERRHANDLER_NULL;
     });
 }
-#pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
+SHMPI_WEAK_ALIAS(Errhandler_free);
 
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler) {
     return create_errhandler(function, errhandler, "MPI_Comm_create_errhandler");
 }
-#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+SHMPI_WEAK_ALIAS(Comm_create_errhandler);
 
 // The MPI-1 spelling; MPI_Handler_function has the same type.
 int PMPI_Errhandler_create(MPI_Handler_function* function, MPI_Errhandler* errhandler) {
     return create_errhandler(function, errhandler, "MPI_Errhandler_create");
 }
-#pragma weak MPI_Errhandler_create = PMPI_Errhandler_create
+SHMPI_WEAK_ALIAS(Errhandler_create);
 
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
     const char* fn = "MPI_Comm_call_errhandler";
@@ -106,7 +106,7 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
               errorcode);
     });
 }
-#pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
+SHMPI_WEAK_ALIAS(Comm_call_errhandler);
 
 int PMPI_Error_class(int errorcode, int* errorclass) {
     const char* fn = "MPI_Error_class";
@@ -117,7 +117,7 @@ int PMPI_Error_class(int errorcode, int* errorclass) {
         *errorclass = cls;
     });
 }
-#pragma weak MPI_Error_class = PMPI_Error_class
+SHMPI_WEAK_ALIAS(Error_class);
 
 int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
     const char* fn = "MPI_Error_string";
@@ -133,7 +133,7 @@ int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
         *resultlen = static_cast<int>(text.size());
     });
 }
-#pragma weak MPI_Error_string = PMPI_Error_string
+SHMPI_WEAK_ALIAS(Error_string);
 
 // ---- classes, codes and strings the program adds (MPI-3.1 8.5) ----
 
@@ -145,7 +145,7 @@ int PMPI_Add_error_class(int* errorclass) {
         *errorclass = add_error_class();
     });
 }
-#pragma weak MPI_Add_error_class = PMPI_Add_error_class
+SHMPI_WEAK_ALIAS(Add_error_class);
 
 int PMPI_Add_error_code(int errorclass, int* errorcode) {
     const char* fn = "MPI_Add_error_code";
@@ -161,7 +161,7 @@ int PMPI_Add_error_code(int errorclass, int* errorcode) {
         *errorcode = code;
     });
 }
-#pragma weak MPI_Add_error_code = PMPI_Add_error_code
+SHMPI_WEAK_ALIAS(Add_error_code);
 
 int PMPI_Add_error_string(int errorcode, const char* string) {
     const char* fn = "MPI_Add_error_string";
@@ -181,6 +181,6 @@ int PMPI_Add_error_string(int errorcode, const char* string) {
         }
     });
 }
-#pragma weak MPI_Add_error_string = PMPI_Add_error_string
+SHMPI_WEAK_ALIAS(Add_error_string);
 
 }  // extern "C"

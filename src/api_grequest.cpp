@@ -143,7 +143,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free
         *request = reinterpret_cast<MPI_Request>(r);
     });
 }
-#pragma weak MPI_Grequest_start = PMPI_Grequest_start
+SHMPI_WEAK_ALIAS(Grequest_start);
 
 int PMPI_Grequest_complete(MPI_Request request) {
     const char* fn = "MPI_Grequest_complete";
@@ -176,17 +176,17 @@ int PMPI_Grequest_complete(MPI_Request request) {
     });
     return outer != MPI_SUCCESS ? outer : rc;
 }
-#pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
+SHMPI_WEAK_ALIAS(Grequest_complete);
 
 int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
     return set_elements(status, datatype, count, "MPI_Status_set_elements");
 }
-#pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
+SHMPI_WEAK_ALIAS(Status_set_elements);
 
 int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
     return set_elements(status, datatype, count, "MPI_Status_set_elements_x");
 }
-#pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
+SHMPI_WEAK_ALIAS(Status_set_elements_x);
 
 int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
     const char* fn = "MPI_Status_set_cancelled";
@@ -196,6 +196,6 @@ int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
         status->shmpi_cancelled = flag != 0 ? 1 : 0;
     });
 }
-#pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
+SHMPI_WEAK_ALIAS(Status_set_cancelled);
 
 }  // extern "C"

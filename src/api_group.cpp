@@ -79,7 +79,7 @@ int PMPI_Group_size(MPI_Group group, int* size) {
         *size = g.size();
     });
 }
-#pragma weak MPI_Group_size = PMPI_Group_size
+SHMPI_WEAK_ALIAS(Group_size);
 
 int PMPI_Group_rank(MPI_Group group, int* rank) {
     const char* fn = "MPI_Group_rank";
@@ -89,19 +89,19 @@ int PMPI_Group_rank(MPI_Group group, int* rank) {
         *rank = g.rank_of_world(static_cast<std::uint32_t>(runtime().world().rank()));
     });
 }
-#pragma weak MPI_Group_rank = PMPI_Group_rank
+SHMPI_WEAK_ALIAS(Group_rank);
 
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
     return rank_list_operation("MPI_Group_incl", group, n, ranks, newgroup,
                                [](const Group& g, std::span<const int> r) { return g.incl(r, "MPI_Group_incl"); });
 }
-#pragma weak MPI_Group_incl = PMPI_Group_incl
+SHMPI_WEAK_ALIAS(Group_incl);
 
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
     return rank_list_operation("MPI_Group_excl", group, n, ranks, newgroup,
                                [](const Group& g, std::span<const int> r) { return g.excl(r, "MPI_Group_excl"); });
 }
-#pragma weak MPI_Group_excl = PMPI_Group_excl
+SHMPI_WEAK_ALIAS(Group_excl);
 
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
     const char* fn = "MPI_Group_range_incl";
@@ -114,7 +114,7 @@ int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* ne
         *newgroup = group_handle(g.incl(ranks, fn));
     });
 }
-#pragma weak MPI_Group_range_incl = PMPI_Group_range_incl
+SHMPI_WEAK_ALIAS(Group_range_incl);
 
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
     const char* fn = "MPI_Group_range_excl";
@@ -127,22 +127,22 @@ int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* ne
         *newgroup = group_handle(g.excl(ranks, fn));
     });
 }
-#pragma weak MPI_Group_range_excl = PMPI_Group_range_excl
+SHMPI_WEAK_ALIAS(Group_range_excl);
 
 int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
     return set_operation("MPI_Group_union", group1, group2, newgroup, Group::set_union);
 }
-#pragma weak MPI_Group_union = PMPI_Group_union
+SHMPI_WEAK_ALIAS(Group_union);
 
 int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
     return set_operation("MPI_Group_intersection", group1, group2, newgroup, Group::set_intersection);
 }
-#pragma weak MPI_Group_intersection = PMPI_Group_intersection
+SHMPI_WEAK_ALIAS(Group_intersection);
 
 int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
     return set_operation("MPI_Group_difference", group1, group2, newgroup, Group::set_difference);
 }
-#pragma weak MPI_Group_difference = PMPI_Group_difference
+SHMPI_WEAK_ALIAS(Group_difference);
 
 int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]) {
     const char* fn = "MPI_Group_translate_ranks";
@@ -167,7 +167,7 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_
         }
     });
 }
-#pragma weak MPI_Group_translate_ranks = PMPI_Group_translate_ranks
+SHMPI_WEAK_ALIAS(Group_translate_ranks);
 
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
     const char* fn = "MPI_Group_compare";
@@ -178,7 +178,7 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
         *result = Group::compare(a, b);
     });
 }
-#pragma weak MPI_Group_compare = PMPI_Group_compare
+SHMPI_WEAK_ALIAS(Group_compare);
 
 int PMPI_Group_free(MPI_Group* group) {
     const char* fn = "MPI_Group_free";
@@ -190,6 +190,6 @@ int PMPI_Group_free(MPI_Group* group) {
         *group = MPI_GROUP_NULL;
     });
 }
-#pragma weak MPI_Group_free = PMPI_Group_free
+SHMPI_WEAK_ALIAS(Group_free);
 
 }  // extern "C"

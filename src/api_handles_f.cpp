@@ -79,35 +79,35 @@ extern "C" {
     Handle PMPI_##Name##_f2c(MPI_Fint f) { return numbers<Handle>(Null).f2c(f); }
 // Each pair by hand: the weak aliases need literal names.
 SHMPI_HANDLE_CONVERSION(Comm, MPI_Comm, MPI_COMM_NULL)
-#pragma weak MPI_Comm_c2f = PMPI_Comm_c2f
-#pragma weak MPI_Comm_f2c = PMPI_Comm_f2c
+SHMPI_WEAK_ALIAS(Comm_c2f);
+SHMPI_WEAK_ALIAS(Comm_f2c);
 SHMPI_HANDLE_CONVERSION(Type, MPI_Datatype, MPI_DATATYPE_NULL)
-#pragma weak MPI_Type_c2f = PMPI_Type_c2f
-#pragma weak MPI_Type_f2c = PMPI_Type_f2c
+SHMPI_WEAK_ALIAS(Type_c2f);
+SHMPI_WEAK_ALIAS(Type_f2c);
 SHMPI_HANDLE_CONVERSION(Group, MPI_Group, MPI_GROUP_NULL)
-#pragma weak MPI_Group_c2f = PMPI_Group_c2f
-#pragma weak MPI_Group_f2c = PMPI_Group_f2c
+SHMPI_WEAK_ALIAS(Group_c2f);
+SHMPI_WEAK_ALIAS(Group_f2c);
 SHMPI_HANDLE_CONVERSION(Request, MPI_Request, MPI_REQUEST_NULL)
-#pragma weak MPI_Request_c2f = PMPI_Request_c2f
-#pragma weak MPI_Request_f2c = PMPI_Request_f2c
+SHMPI_WEAK_ALIAS(Request_c2f);
+SHMPI_WEAK_ALIAS(Request_f2c);
 SHMPI_HANDLE_CONVERSION(Op, MPI_Op, MPI_OP_NULL)
-#pragma weak MPI_Op_c2f = PMPI_Op_c2f
-#pragma weak MPI_Op_f2c = PMPI_Op_f2c
+SHMPI_WEAK_ALIAS(Op_c2f);
+SHMPI_WEAK_ALIAS(Op_f2c);
 SHMPI_HANDLE_CONVERSION(Info, MPI_Info, MPI_INFO_NULL)
-#pragma weak MPI_Info_c2f = PMPI_Info_c2f
-#pragma weak MPI_Info_f2c = PMPI_Info_f2c
+SHMPI_WEAK_ALIAS(Info_c2f);
+SHMPI_WEAK_ALIAS(Info_f2c);
 SHMPI_HANDLE_CONVERSION(Errhandler, MPI_Errhandler, MPI_ERRHANDLER_NULL)
-#pragma weak MPI_Errhandler_c2f = PMPI_Errhandler_c2f
-#pragma weak MPI_Errhandler_f2c = PMPI_Errhandler_f2c
+SHMPI_WEAK_ALIAS(Errhandler_c2f);
+SHMPI_WEAK_ALIAS(Errhandler_f2c);
 SHMPI_HANDLE_CONVERSION(Message, MPI_Message, MPI_MESSAGE_NULL)
-#pragma weak MPI_Message_c2f = PMPI_Message_c2f
-#pragma weak MPI_Message_f2c = PMPI_Message_f2c
+SHMPI_WEAK_ALIAS(Message_c2f);
+SHMPI_WEAK_ALIAS(Message_f2c);
 SHMPI_HANDLE_CONVERSION(Win, MPI_Win, MPI_WIN_NULL)
-#pragma weak MPI_Win_c2f = PMPI_Win_c2f
-#pragma weak MPI_Win_f2c = PMPI_Win_f2c
+SHMPI_WEAK_ALIAS(Win_c2f);
+SHMPI_WEAK_ALIAS(Win_f2c);
 SHMPI_HANDLE_CONVERSION(File, MPI_File, MPI_FILE_NULL)
-#pragma weak MPI_File_c2f = PMPI_File_c2f
-#pragma weak MPI_File_f2c = PMPI_File_f2c
+SHMPI_WEAK_ALIAS(File_c2f);
+SHMPI_WEAK_ALIAS(File_f2c);
 #undef SHMPI_HANDLE_CONVERSION
 
 // A Fortran status is the C one, integer for integer: MPI_Status is eight
@@ -127,7 +127,7 @@ int PMPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status) {
         std::memcpy(f_status, c_status, sizeof(MPI_Status));
     });
 }
-#pragma weak MPI_Status_c2f = PMPI_Status_c2f
+SHMPI_WEAK_ALIAS(Status_c2f);
 
 int PMPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status) {
     const char* fn = "MPI_Status_f2c";
@@ -137,6 +137,6 @@ int PMPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status) {
         std::memcpy(c_status, f_status, sizeof(MPI_Status));
     });
 }
-#pragma weak MPI_Status_f2c = PMPI_Status_f2c
+SHMPI_WEAK_ALIAS(Status_f2c);
 
 }  // extern "C"

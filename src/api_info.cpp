@@ -161,7 +161,7 @@ int PMPI_Info_create(MPI_Info* info) {
         *info = reinterpret_cast<MPI_Info>(new Info);
     });
 }
-#pragma weak MPI_Info_create = PMPI_Info_create
+SHMPI_WEAK_ALIAS(Info_create);
 
 int PMPI_Info_set(MPI_Info info, const char* key, const char* value) {
     const char* fn = "MPI_Info_set";
@@ -184,7 +184,7 @@ int PMPI_Info_set(MPI_Info info, const char* key, const char* value) {
         }
     });
 }
-#pragma weak MPI_Info_set = PMPI_Info_set
+SHMPI_WEAK_ALIAS(Info_set);
 
 int PMPI_Info_delete(MPI_Info info, const char* key) {
     const char* fn = "MPI_Info_delete";
@@ -198,7 +198,7 @@ int PMPI_Info_delete(MPI_Info info, const char* key) {
         i.entries.erase(it);
     });
 }
-#pragma weak MPI_Info_delete = PMPI_Info_delete
+SHMPI_WEAK_ALIAS(Info_delete);
 
 int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
     const char* fn = "MPI_Info_get";
@@ -214,7 +214,7 @@ int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int
         copy_out(it->second, value, valuelen);
     });
 }
-#pragma weak MPI_Info_get = PMPI_Info_get
+SHMPI_WEAK_ALIAS(Info_get);
 
 int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
     const char* fn = "MPI_Info_get_valuelen";
@@ -228,7 +228,7 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* f
         if (*flag != 0) *valuelen = static_cast<int>(it->second.size());
     });
 }
-#pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
+SHMPI_WEAK_ALIAS(Info_get_valuelen);
 
 int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
     const char* fn = "MPI_Info_get_nkeys";
@@ -238,7 +238,7 @@ int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
         *nkeys = static_cast<int>(i.entries.size());
     });
 }
-#pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
+SHMPI_WEAK_ALIAS(Info_get_nkeys);
 
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
     const char* fn = "MPI_Info_get_nthkey";
@@ -253,7 +253,7 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
         copy_out(i.entries[static_cast<std::size_t>(n)].first, key, MPI_MAX_INFO_KEY - 1);
     });
 }
-#pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
+SHMPI_WEAK_ALIAS(Info_get_nthkey);
 
 int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
     const char* fn = "MPI_Info_dup";
@@ -265,7 +265,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
         *newinfo = reinterpret_cast<MPI_Info>(d.release());
     });
 }
-#pragma weak MPI_Info_dup = PMPI_Info_dup
+SHMPI_WEAK_ALIAS(Info_dup);
 
 int PMPI_Info_free(MPI_Info* info) {
     const char* fn = "MPI_Info_free";
@@ -276,7 +276,7 @@ int PMPI_Info_free(MPI_Info* info) {
         *info = MPI_INFO_NULL;
     });
 }
-#pragma weak MPI_Info_free = PMPI_Info_free
+SHMPI_WEAK_ALIAS(Info_free);
 
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
     const char* fn = "MPI_Comm_set_info";
@@ -285,7 +285,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
         info_of(info, fn);  // shmpi uses no communicator hints
     });
 }
-#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+SHMPI_WEAK_ALIAS(Comm_set_info);
 
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
     const char* fn = "MPI_Comm_get_info";
@@ -296,6 +296,6 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
         *info_used = reinterpret_cast<MPI_Info>(new Info);
     });
 }
-#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
+SHMPI_WEAK_ALIAS(Comm_get_info);
 
 }  // extern "C"

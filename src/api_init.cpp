@@ -56,12 +56,12 @@ int null_argument(const char* fn, const char* what) {
 extern "C" {
 
 int PMPI_Init(int*, char***) { return init("MPI_Init", MPI_THREAD_SINGLE, nullptr); }
-#pragma weak MPI_Init = PMPI_Init
+SHMPI_WEAK_ALIAS(Init);
 
 int PMPI_Init_thread(int*, char***, int required, int* provided) {
     return init("MPI_Init_thread", required, provided);
 }
-#pragma weak MPI_Init_thread = PMPI_Init_thread
+SHMPI_WEAK_ALIAS(Init_thread);
 
 int PMPI_Query_thread(int* provided) {
     return guard(MPI_COMM_WORLD, "MPI_Query_thread", [&] {
@@ -70,7 +70,7 @@ int PMPI_Query_thread(int* provided) {
         *provided = rt.thread_level();
     });
 }
-#pragma weak MPI_Query_thread = PMPI_Query_thread
+SHMPI_WEAK_ALIAS(Query_thread);
 
 int PMPI_Is_thread_main(int* flag) {
     return guard(MPI_COMM_WORLD, "MPI_Is_thread_main", [&] {
@@ -79,7 +79,7 @@ int PMPI_Is_thread_main(int* flag) {
         *flag = rt.is_main_thread() ? 1 : 0;
     });
 }
-#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
+SHMPI_WEAK_ALIAS(Is_thread_main);
 
 int PMPI_Finalize(void) {
     Runtime& rt = running("MPI_Finalize");
@@ -94,21 +94,21 @@ int PMPI_Finalize(void) {
     // leaked may still point into it.
     return rc;
 }
-#pragma weak MPI_Finalize = PMPI_Finalize
+SHMPI_WEAK_ALIAS(Finalize);
 
 int PMPI_Initialized(int* flag) {
     if (flag == nullptr) return null_argument("MPI_Initialized", "flag");
     *flag = phase() != Phase::Before ? 1 : 0;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Initialized = PMPI_Initialized
+SHMPI_WEAK_ALIAS(Initialized);
 
 int PMPI_Finalized(int* flag) {
     if (flag == nullptr) return null_argument("MPI_Finalized", "flag");
     *flag = phase() == Phase::After ? 1 : 0;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Finalized = PMPI_Finalized
+SHMPI_WEAK_ALIAS(Finalized);
 
 int PMPI_Abort(MPI_Comm comm, int errorcode) {
     if (phase() != Phase::Running) {
@@ -124,7 +124,7 @@ int PMPI_Abort(MPI_Comm comm, int errorcode) {
     }
     rt.transport().abort_job(errorcode, shm::kAbortCalled);
 }
-#pragma weak MPI_Abort = PMPI_Abort
+SHMPI_WEAK_ALIAS(Abort);
 
 int PMPI_Get_processor_name(char* name, int* resultlen) {
     if (name == nullptr) return null_argument("MPI_Get_processor_name", "name");
@@ -136,7 +136,7 @@ int PMPI_Get_processor_name(char* name, int* resultlen) {
     *resultlen = static_cast<int>(n);
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
+SHMPI_WEAK_ALIAS(Get_processor_name);
 
 int PMPI_Get_version(int* version, int* subversion) {
     if (version == nullptr) return null_argument("MPI_Get_version", "version");
@@ -145,7 +145,7 @@ int PMPI_Get_version(int* version, int* subversion) {
     *subversion = MPI_SUBVERSION;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Get_version = PMPI_Get_version
+SHMPI_WEAK_ALIAS(Get_version);
 
 int PMPI_Get_library_version(char* version, int* resultlen) {
     if (version == nullptr) return null_argument("MPI_Get_library_version", "version");
@@ -156,20 +156,20 @@ int PMPI_Get_library_version(char* version, int* resultlen) {
     *resultlen = static_cast<int>(v.size());
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Get_library_version = PMPI_Get_library_version
+SHMPI_WEAK_ALIAS(Get_library_version);
 
 double PMPI_Wtime(void) {
     struct timespec ts {};
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
-#pragma weak MPI_Wtime = PMPI_Wtime
+SHMPI_WEAK_ALIAS(Wtime);
 
 double PMPI_Wtick(void) {
     struct timespec ts {};
     clock_getres(CLOCK_MONOTONIC, &ts);
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
-#pragma weak MPI_Wtick = PMPI_Wtick
+SHMPI_WEAK_ALIAS(Wtick);
 
 }  // extern "C"

@@ -150,24 +150,24 @@ extern "C" {
 int PMPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
     return blocking_send(buf, count, type, dest, tag, comm, Mode::Standard, "MPI_Send");
 }
-#pragma weak MPI_Send = PMPI_Send
+SHMPI_WEAK_ALIAS(Send);
 
 int PMPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
     return blocking_send(buf, count, type, dest, tag, comm, Mode::Sync, "MPI_Ssend");
 }
-#pragma weak MPI_Ssend = PMPI_Ssend
+SHMPI_WEAK_ALIAS(Ssend);
 
 int PMPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                MPI_Request* request) {
     return start_send(buf, count, type, dest, tag, comm, request, Mode::Standard, "MPI_Isend");
 }
-#pragma weak MPI_Isend = PMPI_Isend
+SHMPI_WEAK_ALIAS(Isend);
 
 int PMPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                 MPI_Request* request) {
     return start_send(buf, count, type, dest, tag, comm, request, Mode::Sync, "MPI_Issend");
 }
-#pragma weak MPI_Issend = PMPI_Issend
+SHMPI_WEAK_ALIAS(Issend);
 
 int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
               MPI_Status* status) {
@@ -190,7 +190,7 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_
         }
     });
 }
-#pragma weak MPI_Recv = PMPI_Recv
+SHMPI_WEAK_ALIAS(Recv);
 
 int PMPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                MPI_Request* request) {
@@ -208,7 +208,7 @@ int PMPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI
         *request = reinterpret_cast<MPI_Request>(r);
     });
 }
-#pragma weak MPI_Irecv = PMPI_Irecv
+SHMPI_WEAK_ALIAS(Irecv);
 
 int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
@@ -236,7 +236,7 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     });
     return outer != MPI_SUCCESS ? outer : rc;
 }
-#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+SHMPI_WEAK_ALIAS(Sendrecv);
 
 int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag, int source,
                           int recvtag, MPI_Comm comm, MPI_Status* status) {
@@ -265,7 +265,7 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int
     });
     return outer != MPI_SUCCESS ? outer : rc;
 }
-#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+SHMPI_WEAK_ALIAS(Sendrecv_replace);
 
 int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
     const char* fn = "MPI_Wait";
@@ -283,7 +283,7 @@ int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
     });
     return outer != MPI_SUCCESS ? outer : rc;
 }
-#pragma weak MPI_Wait = PMPI_Wait
+SHMPI_WEAK_ALIAS(Wait);
 
 int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     const char* fn = "MPI_Test";
@@ -303,7 +303,7 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     });
     return outer != MPI_SUCCESS ? outer : rc;
 }
-#pragma weak MPI_Test = PMPI_Test
+SHMPI_WEAK_ALIAS(Test);
 
 int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
     const char* fn = "MPI_Waitall";
@@ -330,7 +330,7 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
     });
     return outer != MPI_SUCCESS ? outer : rc;
 }
-#pragma weak MPI_Waitall = PMPI_Waitall
+SHMPI_WEAK_ALIAS(Waitall);
 
 int PMPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
     const char* fn = "MPI_Testall";
@@ -360,7 +360,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status statuses[]
     });
     return outer != MPI_SUCCESS ? outer : rc;
 }
-#pragma weak MPI_Testall = PMPI_Testall
+SHMPI_WEAK_ALIAS(Testall);
 
 namespace {
 
@@ -412,7 +412,7 @@ int PMPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status* status) 
     });
     return outer != MPI_SUCCESS ? outer : rc;
 }
-#pragma weak MPI_Waitany = PMPI_Waitany
+SHMPI_WEAK_ALIAS(Waitany);
 
 int PMPI_Testany(int count, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
     const char* fn = "MPI_Testany";
@@ -441,7 +441,7 @@ int PMPI_Testany(int count, MPI_Request reqs[], int* index, int* flag, MPI_Statu
     });
     return outer != MPI_SUCCESS ? outer : rc;
 }
-#pragma weak MPI_Testany = PMPI_Testany
+SHMPI_WEAK_ALIAS(Testany);
 
 int PMPI_Waitsome(int incount, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
     const char* fn = "MPI_Waitsome";
@@ -462,7 +462,7 @@ int PMPI_Waitsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
     });
     return outer != MPI_SUCCESS ? outer : rc;
 }
-#pragma weak MPI_Waitsome = PMPI_Waitsome
+SHMPI_WEAK_ALIAS(Waitsome);
 
 int PMPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
     const char* fn = "MPI_Testsome";
@@ -482,7 +482,7 @@ int PMPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
     });
     return outer != MPI_SUCCESS ? outer : rc;
 }
-#pragma weak MPI_Testsome = PMPI_Testsome
+SHMPI_WEAK_ALIAS(Testsome);
 
 int PMPI_Request_free(MPI_Request* request) {
     const char* fn = "MPI_Request_free";
@@ -527,7 +527,7 @@ int PMPI_Request_free(MPI_Request* request) {
     });
     return outer != MPI_SUCCESS ? outer : rc;
 }
-#pragma weak MPI_Request_free = PMPI_Request_free
+SHMPI_WEAK_ALIAS(Request_free);
 
 int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
     const char* fn = "MPI_Request_get_status";
@@ -557,7 +557,7 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
     });
     return outer != MPI_SUCCESS ? outer : rc;
 }
-#pragma weak MPI_Request_get_status = PMPI_Request_get_status
+SHMPI_WEAK_ALIAS(Request_get_status);
 
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
     const char* fn = "MPI_Iprobe";
@@ -571,7 +571,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* statu
         if (*flag) put_status(status, st);
     });
 }
-#pragma weak MPI_Iprobe = PMPI_Iprobe
+SHMPI_WEAK_ALIAS(Iprobe);
 
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
     const char* fn = "MPI_Probe";
@@ -584,7 +584,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
         put_status(status, st);
     });
 }
-#pragma weak MPI_Probe = PMPI_Probe
+SHMPI_WEAK_ALIAS(Probe);
 
 namespace {
 
@@ -605,7 +605,7 @@ int get_elements(const MPI_Status* status, MPI_Datatype type, MPI_Count* count, 
 int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype type, MPI_Count* count) {
     return get_elements(status, type, count, "MPI_Get_elements_x");
 }
-#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
+SHMPI_WEAK_ALIAS(Get_elements_x);
 
 int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype type, int* count) {
     MPI_Count n = 0;
@@ -613,7 +613,7 @@ int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype type, int* count) {
     if (rc == MPI_SUCCESS) *count = (n > INT32_MAX) ? MPI_UNDEFINED : static_cast<int>(n);
     return rc;
 }
-#pragma weak MPI_Get_elements = PMPI_Get_elements
+SHMPI_WEAK_ALIAS(Get_elements);
 
 int PMPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* count) {
     const char* fn = "MPI_Get_count";
@@ -624,6 +624,6 @@ int PMPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* count) {
         *count = n > INT32_MAX ? MPI_UNDEFINED : static_cast<int>(n);
     });
 }
-#pragma weak MPI_Get_count = PMPI_Get_count
+SHMPI_WEAK_ALIAS(Get_count);
 
 }  // extern "C"

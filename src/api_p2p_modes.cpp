@@ -229,7 +229,7 @@ int PMPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
         c.send(buf, count, t, dest, tag, Mode::Standard);
     });
 }
-#pragma weak MPI_Rsend = PMPI_Rsend
+SHMPI_WEAK_ALIAS(Rsend);
 
 int PMPI_Irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                 MPI_Request* request) {
@@ -243,7 +243,7 @@ int PMPI_Irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag
         *request = reinterpret_cast<MPI_Request>(r);
     });
 }
-#pragma weak MPI_Irsend = PMPI_Irsend
+SHMPI_WEAK_ALIAS(Irsend);
 
 // ---- buffered mode ----
 
@@ -265,7 +265,7 @@ int PMPI_Buffer_attach(void* buffer, int size) {
         bb.attach(buffer, static_cast<std::uint64_t>(size));
     });
 }
-#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
+SHMPI_WEAK_ALIAS(Buffer_attach);
 
 int PMPI_Buffer_detach(void* buffer_addr, int* size) {
     const char* fn = "MPI_Buffer_detach";
@@ -282,7 +282,7 @@ int PMPI_Buffer_detach(void* buffer_addr, int* size) {
         *size = bytes;
     });
 }
-#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+SHMPI_WEAK_ALIAS(Buffer_detach);
 
 int PMPI_Bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
     const char* fn = "MPI_Bsend";
@@ -292,7 +292,7 @@ int PMPI_Bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
         c.engine().release(start_bsend(c, buf, count, t, dest, tag, fn));
     });
 }
-#pragma weak MPI_Bsend = PMPI_Bsend
+SHMPI_WEAK_ALIAS(Bsend);
 
 int PMPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                 MPI_Request* request) {
@@ -306,7 +306,7 @@ int PMPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag
         *request = reinterpret_cast<MPI_Request>(r);
     });
 }
-#pragma weak MPI_Ibsend = PMPI_Ibsend
+SHMPI_WEAK_ALIAS(Ibsend);
 
 // ---- persistent requests ----
 
@@ -314,31 +314,31 @@ int PMPI_Send_init(const void* buf, int count, MPI_Datatype type, int dest, int 
                    MPI_Request* request) {
     return init_persistent(Persistent::Op::Send, buf, count, type, dest, tag, comm, request, "MPI_Send_init");
 }
-#pragma weak MPI_Send_init = PMPI_Send_init
+SHMPI_WEAK_ALIAS(Send_init);
 
 int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                     MPI_Request* request) {
     return init_persistent(Persistent::Op::Ssend, buf, count, type, dest, tag, comm, request, "MPI_Ssend_init");
 }
-#pragma weak MPI_Ssend_init = PMPI_Ssend_init
+SHMPI_WEAK_ALIAS(Ssend_init);
 
 int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                     MPI_Request* request) {
     return init_persistent(Persistent::Op::Send, buf, count, type, dest, tag, comm, request, "MPI_Rsend_init");
 }
-#pragma weak MPI_Rsend_init = PMPI_Rsend_init
+SHMPI_WEAK_ALIAS(Rsend_init);
 
 int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                     MPI_Request* request) {
     return init_persistent(Persistent::Op::Bsend, buf, count, type, dest, tag, comm, request, "MPI_Bsend_init");
 }
-#pragma weak MPI_Bsend_init = PMPI_Bsend_init
+SHMPI_WEAK_ALIAS(Bsend_init);
 
 int PMPI_Recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                    MPI_Request* request) {
     return init_persistent(Persistent::Op::Recv, buf, count, type, source, tag, comm, request, "MPI_Recv_init");
 }
-#pragma weak MPI_Recv_init = PMPI_Recv_init
+SHMPI_WEAK_ALIAS(Recv_init);
 
 int PMPI_Start(MPI_Request* request) {
     const char* fn = "MPI_Start";
@@ -348,7 +348,7 @@ int PMPI_Start(MPI_Request* request) {
         start(inactive_persistent(*request, fn), fn);
     });
 }
-#pragma weak MPI_Start = PMPI_Start
+SHMPI_WEAK_ALIAS(Start);
 
 int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
     const char* fn = "MPI_Startall";
@@ -374,7 +374,7 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
         for (Persistent* p : ps) start(*p, fn);
     });
 }
-#pragma weak MPI_Startall = PMPI_Startall
+SHMPI_WEAK_ALIAS(Startall);
 
 // ---- cancellation ----
 
@@ -412,7 +412,7 @@ int PMPI_Cancel(MPI_Request* request) {
     });
     return outer != MPI_SUCCESS ? outer : rc;
 }
-#pragma weak MPI_Cancel = PMPI_Cancel
+SHMPI_WEAK_ALIAS(Cancel);
 
 int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
     const char* fn = "MPI_Test_cancelled";
@@ -423,7 +423,7 @@ int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
         *flag = status->shmpi_cancelled != 0 ? 1 : 0;
     });
 }
-#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
+SHMPI_WEAK_ALIAS(Test_cancelled);
 
 // ---- matched probes ----
 
@@ -445,7 +445,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mes
         }
     });
 }
-#pragma weak MPI_Improbe = PMPI_Improbe
+SHMPI_WEAK_ALIAS(Improbe);
 
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
     const char* fn = "MPI_Mprobe";
@@ -460,7 +460,7 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_St
         put_status(status, st);
     });
 }
-#pragma weak MPI_Mprobe = PMPI_Mprobe
+SHMPI_WEAK_ALIAS(Mprobe);
 
 int PMPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Status* status) {
     const char* fn = "MPI_Mrecv";
@@ -474,7 +474,7 @@ int PMPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MP
     });
     return outer != MPI_SUCCESS ? outer : rc;
 }
-#pragma weak MPI_Mrecv = PMPI_Mrecv
+SHMPI_WEAK_ALIAS(Mrecv);
 
 int PMPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Request* request) {
     const char* fn = "MPI_Imrecv";
@@ -484,7 +484,7 @@ int PMPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, M
         *request = reinterpret_cast<MPI_Request>(receive_message(buf, count, type, message, fn));
     });
 }
-#pragma weak MPI_Imrecv = PMPI_Imrecv
+SHMPI_WEAK_ALIAS(Imrecv);
 
 // ---- memory for communication: any memory serves, so the heap's ----
 
@@ -502,7 +502,7 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
         *static_cast<void**>(baseptr) = p;
     });
 }
-#pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
+SHMPI_WEAK_ALIAS(Alloc_mem);
 
 int PMPI_Free_mem(void* base) {
     const char* fn = "MPI_Free_mem";
@@ -511,7 +511,7 @@ int PMPI_Free_mem(void* base) {
         std::free(base);
     });
 }
-#pragma weak MPI_Free_mem = PMPI_Free_mem
+SHMPI_WEAK_ALIAS(Free_mem);
 
 // ---- profiling control: the library itself has nothing to switch ----
 
@@ -519,6 +519,6 @@ int PMPI_Pcontrol(const int level, ...) {
     (void)level;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Pcontrol = PMPI_Pcontrol
+SHMPI_WEAK_ALIAS(Pcontrol);
 
 }  // extern "C"

@@ -285,7 +285,7 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
         topo::dims_create(nnodes, std::span<int>(dims, static_cast<std::size_t>(ndims)), fn);
     });
 }
-#pragma weak MPI_Dims_create = PMPI_Dims_create
+SHMPI_WEAK_ALIAS(Dims_create);
 
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
                      MPI_Comm* comm_cart) {
@@ -297,7 +297,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
         *comm_cart = handle_of(topo::cart_create(c, shape, reorder != 0));
     });
 }
-#pragma weak MPI_Cart_create = PMPI_Cart_create
+SHMPI_WEAK_ALIAS(Cart_create);
 
 int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank) {
     const char* fn = "MPI_Cart_map";
@@ -308,7 +308,7 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
         *newrank = topo::new_rank(c, topo::cart_members(c, shape, true));
     });
 }
-#pragma weak MPI_Cart_map = PMPI_Cart_map
+SHMPI_WEAK_ALIAS(Cart_map);
 
 int PMPI_Cartdim_get(MPI_Comm comm, int* ndims) {
     const char* fn = "MPI_Cartdim_get";
@@ -318,7 +318,7 @@ int PMPI_Cartdim_get(MPI_Comm comm, int* ndims) {
         *ndims = t.cart().ndims();
     });
 }
-#pragma weak MPI_Cartdim_get = PMPI_Cartdim_get
+SHMPI_WEAK_ALIAS(Cartdim_get);
 
 int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
     const char* fn = "MPI_Cart_get";
@@ -341,7 +341,7 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coo
         }
     });
 }
-#pragma weak MPI_Cart_get = PMPI_Cart_get
+SHMPI_WEAK_ALIAS(Cart_get);
 
 int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
     const char* fn = "MPI_Cart_rank";
@@ -352,7 +352,7 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
         *rank = topo::rank_of(s, std::span<const int>(coords, s.dims.size()), fn);
     });
 }
-#pragma weak MPI_Cart_rank = PMPI_Cart_rank
+SHMPI_WEAK_ALIAS(Cart_rank);
 
 int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
     const char* fn = "MPI_Cart_coords";
@@ -369,7 +369,7 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
         topo::coords_of(s, rank, std::span<int>(coords, s.dims.size()));
     });
 }
-#pragma weak MPI_Cart_coords = PMPI_Cart_coords
+SHMPI_WEAK_ALIAS(Cart_coords);
 
 int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest) {
     const char* fn = "MPI_Cart_shift";
@@ -387,7 +387,7 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, in
         *rank_dest = sh.dest;
     });
 }
-#pragma weak MPI_Cart_shift = PMPI_Cart_shift
+SHMPI_WEAK_ALIAS(Cart_shift);
 
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
     const char* fn = "MPI_Cart_sub";
@@ -401,7 +401,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
         *newcomm = handle_of(topo::cart_sub(c, remain));
     });
 }
-#pragma weak MPI_Cart_sub = PMPI_Cart_sub
+SHMPI_WEAK_ALIAS(Cart_sub);
 
 // ---------------------------------------------------------------- graphs
 
@@ -415,7 +415,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
         *comm_graph = handle_of(topo::graph_create(c, g, reorder != 0));
     });
 }
-#pragma weak MPI_Graph_create = PMPI_Graph_create
+SHMPI_WEAK_ALIAS(Graph_create);
 
 int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank) {
     const char* fn = "MPI_Graph_map";
@@ -426,7 +426,7 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges
         *newrank = topo::new_rank(c, topo::graph_members(c, g, true));
     });
 }
-#pragma weak MPI_Graph_map = PMPI_Graph_map
+SHMPI_WEAK_ALIAS(Graph_map);
 
 int PMPI_Topo_test(MPI_Comm comm, int* status) {
     const char* fn = "MPI_Topo_test";
@@ -436,7 +436,7 @@ int PMPI_Topo_test(MPI_Comm comm, int* status) {
         *status = c.topology() ? c.topology()->mpi_kind() : MPI_UNDEFINED;
     });
 }
-#pragma weak MPI_Topo_test = PMPI_Topo_test
+SHMPI_WEAK_ALIAS(Topo_test);
 
 int PMPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) {
     const char* fn = "MPI_Graphdims_get";
@@ -448,7 +448,7 @@ int PMPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) {
         *nedges = static_cast<int>(g.edges.size());
     });
 }
-#pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
+SHMPI_WEAK_ALIAS(Graphdims_get);
 
 int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]) {
     const char* fn = "MPI_Graph_get";
@@ -464,7 +464,7 @@ int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int e
         std::copy_n(g.edges.begin(), ne, edges);
     });
 }
-#pragma weak MPI_Graph_get = PMPI_Graph_get
+SHMPI_WEAK_ALIAS(Graph_get);
 
 int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) {
     const char* fn = "MPI_Graph_neighbors_count";
@@ -476,7 +476,7 @@ int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) {
         *nneighbors = static_cast<int>(g.neighbors(rank).size());
     });
 }
-#pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
+SHMPI_WEAK_ALIAS(Graph_neighbors_count);
 
 int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) {
     const char* fn = "MPI_Graph_neighbors";
@@ -491,7 +491,7 @@ int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbor
         std::copy_n(nb.begin(), n, neighbors);
     });
 }
-#pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
+SHMPI_WEAK_ALIAS(Graph_neighbors);
 
 // ---------------------------------------------------- distributed graphs
 
@@ -523,7 +523,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
         *comm_dist_graph = handle_of(topo::dist_graph_adjacent(c, std::move(a)));
     });
 }
-#pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
+SHMPI_WEAK_ALIAS(Dist_graph_create_adjacent);
 
 int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
                            const int destinations[], const int *weights, MPI_Info info, int reorder,
@@ -559,7 +559,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
         *comm_dist_graph = handle_of(topo::dist_graph(c, edges, weighted));
     });
 }
-#pragma weak MPI_Dist_graph_create = PMPI_Dist_graph_create
+SHMPI_WEAK_ALIAS(Dist_graph_create);
 
 int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted) {
     const char* fn = "MPI_Dist_graph_neighbors_count";
@@ -573,7 +573,7 @@ int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree
         *weighted = a.weighted ? 1 : 0;
     });
 }
-#pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
+SHMPI_WEAK_ALIAS(Dist_graph_neighbors_count);
 
 int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int *sourceweights, int maxoutdegree,
                               int destinations[], int *destweights) {
@@ -598,7 +598,7 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int
         }
     });
 }
-#pragma weak MPI_Dist_graph_neighbors = PMPI_Dist_graph_neighbors
+SHMPI_WEAK_ALIAS(Dist_graph_neighbors);
 
 // ------------------------------------------------ neighbourhood collectives
 
@@ -607,14 +607,14 @@ int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
     return neighbor_allgather_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                    kBlocking, "MPI_Neighbor_allgather");
 }
-#pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
+SHMPI_WEAK_ALIAS(Neighbor_allgather);
 
 int PMPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
     return neighbor_allgather_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                    Form{true, request}, "MPI_Ineighbor_allgather");
 }
-#pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
+SHMPI_WEAK_ALIAS(Ineighbor_allgather);
 
 int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                              const int recvcounts[], const int displs[], MPI_Datatype recvtype,
@@ -622,7 +622,7 @@ int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
     return neighbor_allgatherv_call(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                                     kBlocking, "MPI_Neighbor_allgatherv");
 }
-#pragma weak MPI_Neighbor_allgatherv = PMPI_Neighbor_allgatherv
+SHMPI_WEAK_ALIAS(Neighbor_allgatherv);
 
 int PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                               const int recvcounts[], const int displs[], MPI_Datatype recvtype,
@@ -630,21 +630,21 @@ int PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype s
     return neighbor_allgatherv_call(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                                     Form{true, request}, "MPI_Ineighbor_allgatherv");
 }
-#pragma weak MPI_Ineighbor_allgatherv = PMPI_Ineighbor_allgatherv
+SHMPI_WEAK_ALIAS(Ineighbor_allgatherv);
 
 int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
     return neighbor_alltoall_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, kBlocking,
                                   "MPI_Neighbor_alltoall");
 }
-#pragma weak MPI_Neighbor_alltoall = PMPI_Neighbor_alltoall
+SHMPI_WEAK_ALIAS(Neighbor_alltoall);
 
 int PMPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
     return neighbor_alltoall_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                   Form{true, request}, "MPI_Ineighbor_alltoall");
 }
-#pragma weak MPI_Ineighbor_alltoall = PMPI_Ineighbor_alltoall
+SHMPI_WEAK_ALIAS(Ineighbor_alltoall);
 
 int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                             MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
@@ -652,7 +652,7 @@ int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
     return neighbor_alltoallv_call(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                    recvtype, comm, kBlocking, "MPI_Neighbor_alltoallv");
 }
-#pragma weak MPI_Neighbor_alltoallv = PMPI_Neighbor_alltoallv
+SHMPI_WEAK_ALIAS(Neighbor_alltoallv);
 
 int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
@@ -661,7 +661,7 @@ int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const 
     return neighbor_alltoallv_call(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                    recvtype, comm, Form{true, request}, "MPI_Ineighbor_alltoallv");
 }
-#pragma weak MPI_Ineighbor_alltoallv = PMPI_Ineighbor_alltoallv
+SHMPI_WEAK_ALIAS(Ineighbor_alltoallv);
 
 int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                             const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
@@ -669,7 +669,7 @@ int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
     return neighbor_alltoallw_call(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                    recvtypes, comm, kBlocking, "MPI_Neighbor_alltoallw");
 }
-#pragma weak MPI_Neighbor_alltoallw = PMPI_Neighbor_alltoallw
+SHMPI_WEAK_ALIAS(Neighbor_alltoallw);
 
 int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                              const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
@@ -678,6 +678,6 @@ int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const 
     return neighbor_alltoallw_call(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                    recvtypes, comm, Form{true, request}, "MPI_Ineighbor_alltoallw");
 }
-#pragma weak MPI_Ineighbor_alltoallw = PMPI_Ineighbor_alltoallw
+SHMPI_WEAK_ALIAS(Ineighbor_alltoallw);
 
 }  // extern "C"
