@@ -14,7 +14,7 @@
 //      line wait in the store buffer until the line comes back from the
 //      readers' caches, and a load that store forwarding cannot serve (a
 //      memcpy of another width) waits for them (2 ranks, 8 B: 0.26 to
-//      0.20 us per call).
+//      0.21 us per call).
 //   4. It stores gather = s and wakes everyone: their lines are free.
 //
 // Otherwise: the band-tree reduction of reduce_tree_shm.cpp to member 0,
