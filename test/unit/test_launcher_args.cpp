@@ -149,6 +149,83 @@ TEST(LauncherArgs, Help) {
     }
 }
 
+// ---- hosts: scripts written for a cluster name this machine ----
+
+TEST(LauncherArgs, HostsOfThisMachineSetTheRankCount) {
+    LaunchArgs a = run_args({"--host", "localhost:3", "./a"});
+    EXPECT_EQ(a.nranks, 3u);
+    EXPECT_EQ(a.hosts, (std::vector<HostSlots>{{"localhost", 3}}));
+    // A host without a count counts one slot; repeated hosts add up; the
+    // name compares without case.
+    EXPECT_EQ(run_args({"-H", "localhost,LOCALHOST", "./a"}).nranks, 2u);
+    EXPECT_EQ(run_args({"-host", "localhost:2", "--host", "localhost", "./a"}).nranks, 3u);
+    // -n wins over the slots, wherever it stands.
+    EXPECT_EQ(run_args({"-hosts", "localhost:8", "-n", "5", "./a"}).nranks, 5u);
+    EXPECT_EQ(run_args({"-n", "2", "--host", "localhost:8", "./a"}).nranks, 2u);
+    // The caller says which names are this machine.
+    const ParsedCommandLine p = parse_launcher_args({"mpirun", "--host", "box:2,127.0.0.1", "./a"}, "1",
+                                                    {"localhost", "box", "127.0.0.1"});
+    ASSERT_EQ(p.action, Action::kRun) << p.message;
+    EXPECT_EQ(p.args.nranks, 3u);
+}
+
+TEST(LauncherArgs, OtherHostsAreRefused) {
+    const std::string m = error_of({"--host", "localhost,node7:4", "./a"});
+    EXPECT_NE(m.find("--host 'localhost,node7:4'"), std::string::npos) << m;
+    EXPECT_NE(m.find("host 'node7' is not this machine"), std::string::npos) << m;
+    EXPECT_NE(error_of({"-H", "node1", "-n", "2", "./a"}).find("-H 'node1'"), std::string::npos);
+}
+
+TEST(LauncherArgs, BadHostLists) {
+    for (const char* v : {"a,,b", "x:0", "x:abc", ":3", "a b", "x:99999999999", ","}) {
+        const std::string m = error_of({"--host", v, "./a"});
+        EXPECT_NE(m.find(std::string("--host '") + v + "'"), std::string::npos) << m;
+    }
+    // A control character the user typed stays on the one line.
+    EXPECT_NE(error_of({"--host", "no\nde", "./a"}).find("no\\nde"), std::string::npos);
+}
+
+TEST(LauncherArgs, HostfileIsNamedForTheCaller) {
+    const LaunchArgs a = run_args({"-machinefile", "/tmp/hosts", "./a"});
+    EXPECT_EQ(a.hostfile, "/tmp/hosts");
+    EXPECT_EQ(a.hostfile_option, "-machinefile");
+    EXPECT_EQ(run_args({"-f", "h", "./a"}).hostfile, "h");
+    EXPECT_EQ(run_args({"--hostfile=h2", "./a"}).hostfile, "h2");
+    EXPECT_TRUE(run_args({"./a"}).hostfile.empty());
+}
+
+TEST(Hostfile, OpenMpiAndMpichLines) {
+    std::string problem;
+    const auto h = parse_hostfile(
+        "localhost slots=2\n# a comment\nbox:3\n\n  host2 slots=1 max_slots=4  # trailing\r\nhost3\n",
+        problem);
+    ASSERT_TRUE(h.has_value()) << problem;
+    EXPECT_EQ(*h, (std::vector<HostSlots>{{"localhost", 2}, {"box", 3}, {"host2", 1}, {"host3", 0}}));
+    EXPECT_TRUE(parse_hostfile("", problem).value().empty());
+}
+
+TEST(Hostfile, BadLinesNameTheLine) {
+    std::string problem;
+    EXPECT_FALSE(parse_hostfile("localhost\nbox slots=x\n", problem).has_value());
+    EXPECT_NE(problem.find("line 2"), std::string::npos) << problem;
+    EXPECT_NE(problem.find("slots=x"), std::string::npos) << problem;
+    EXPECT_FALSE(parse_hostfile("box color=red\n", problem).has_value());
+    EXPECT_NE(problem.find("line 1: 'color=red'"), std::string::npos) << problem;
+    EXPECT_FALSE(parse_hostfile("box:0\n", problem).has_value());
+    EXPECT_NE(problem.find("'box:0'"), std::string::npos) << problem;
+}
+
+TEST(Hostfile, ApplyChecksAndCountsOnce) {
+    LaunchArgs a;
+    EXPECT_EQ(apply_hosts(a, {{"localhost", 2}, {"box", 0}}, "--hostfile 'f'", {"localhost", "box"}), "");
+    EXPECT_EQ(a.nranks, 3u);
+    // The rank count is set once: a second list is only checked.
+    EXPECT_EQ(apply_hosts(a, {{"localhost", 7}}, "--hostfile 'g'", {"localhost"}), "");
+    EXPECT_EQ(a.nranks, 3u);
+    const std::string m = apply_hosts(a, {{"far", 1}}, "--hostfile 'g'", {"localhost"});
+    EXPECT_EQ(m.rfind("shmpi: mpirun: --hostfile 'g': host 'far'", 0), 0u) << m;
+}
+
 // ---- bad input: every message names the option and the value ----
 
 TEST(LauncherArgs, ZeroRanks) {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <memory>
 #include <optional>
+#include <string_view>
 
 namespace shmpi::launcher {
 namespace {
@@ -50,6 +51,8 @@ struct RawOptions {
     bool tag_output = false;
     bool ignored = false;
     bool version = false;
+    std::vector<std::string> hosts;
+    std::string hostfile;
 };
 
 /// CLI11's help, with a usage line that shows the program and its arguments
@@ -97,6 +100,16 @@ void declare_options(CLI::App& app, RawOptions& raw) {
                  "ranks then share them");
     app.add_flag("--tag-output,--prepend-rank,-l", raw.tag_output,
                  "Prefix every output line with \"[R] \", R being the rank that wrote it");
+    app.add_option("-H,--host,--hosts", raw.hosts,
+                   "HOST[:SLOTS],...: accepted when every host is this machine (shmpi runs every rank "
+                   "here); without -n the job gets one rank per slot; may be repeated")
+        ->type_name("HOSTS")
+        ->allow_extra_args(false);
+    app.add_option("--hostfile,--machinefile,-f", raw.hostfile,
+                   "A file of hosts, one per line (\"host slots=N\" or \"host:N\"), all of them this "
+                   "machine, as for --host")
+        ->type_name("FILE")
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     app.add_flag("--allow-run-as-root", raw.ignored,
                  "Accepted for Open MPI scripts; has no effect");
     app.add_flag("--version", raw.version, "Print the version and exit");
@@ -109,6 +122,42 @@ void declare_options(CLI::App& app, RawOptions& raw) {
         "SHMPI_TOPOLOGY (an hwloc synthetic description such as \"pack:2 numa:2 core:8 pu:1\",\n"
         "or an XML file) replaces this machine's topology for mapping and the report; ranks\n"
         "are then not bound.  shmpi-topo prints a map without running anything.");
+}
+
+/// Lower case (host names compare without case).
+std::string lower(std::string s) {
+    for (char& c : s) {
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    }
+    return s;
+}
+
+/// A slot count: a whole number from 1 to kMaxRanks.
+std::optional<std::uint32_t> to_slots(std::string_view text) {
+    std::uint64_t n = 0;
+    const char* end = text.data() + text.size();
+    auto [p, ec] = std::from_chars(text.data(), end, n);
+    if (text.empty() || ec != std::errc{} || p != end || n == 0 || n > kMaxRanks) return std::nullopt;
+    return static_cast<std::uint32_t>(n);
+}
+
+/// One HOST or HOST:SLOTS.  A name holds no blank, comma or '='; an IPv6
+/// address ("::1") has colons of its own, so only a trailing ":digits"
+/// after a name without other colons is a count.
+std::optional<HostSlots> parse_host(std::string_view word) {
+    HostSlots h;
+    const std::size_t colon = word.rfind(':');
+    const bool counted = colon != std::string_view::npos && colon > 0 &&
+                         word.find(':') == colon;  // exactly one colon: NAME:SLOTS
+    std::string_view name = counted ? word.substr(0, colon) : word;
+    if (counted) {
+        const auto n = to_slots(word.substr(colon + 1));
+        if (!n) return std::nullopt;
+        h.slots = *n;
+    }
+    if (name.empty() || name.find_first_of(" \t,=") != std::string_view::npos) return std::nullopt;
+    h.name = std::string(name);
+    return h;
 }
 
 /// A number of ranks, or nothing if `text` is not an integer in 1..kMaxRanks.
@@ -131,8 +180,94 @@ std::optional<double> to_seconds(const std::string& text) {
 
 }  // namespace
 
-ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv,
-                                      const std::string& version) {
+std::string usage_error(std::string text) { return error(std::move(text)).message; }
+
+std::optional<std::vector<HostSlots>> parse_host_list(const std::string& text) {
+    std::vector<HostSlots> out;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t comma = text.find(',', start);
+        const std::string_view word = std::string_view(text).substr(
+            start, comma == std::string::npos ? std::string::npos : comma - start);
+        const auto h = parse_host(word);
+        if (!h) return std::nullopt;
+        out.push_back(*h);
+        if (comma == std::string::npos) return out;
+        start = comma + 1;
+    }
+}
+
+std::optional<std::vector<HostSlots>> parse_hostfile(const std::string& text, std::string& problem) {
+    std::vector<HostSlots> out;
+    std::size_t start = 0;
+    for (int line_no = 1; start <= text.size(); ++line_no) {
+        const std::size_t nl = text.find('\n', start);
+        std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+        start = nl == std::string::npos ? text.size() + 1 : nl + 1;
+        if (const std::size_t hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+        // The words of the line: the host, then Open MPI's key=value pairs.
+        std::vector<std::string> words;
+        std::size_t i = 0;
+        while (i < line.size()) {
+            while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+            const std::size_t b = i;
+            while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
+            if (i > b) words.push_back(line.substr(b, i - b));
+        }
+        if (words.empty()) continue;
+        auto h = parse_host(words[0]);
+        if (!h) {
+            problem = fmt::format("line {}: '{}' is not HOST or HOST:SLOTS", line_no, words[0]);
+            return std::nullopt;
+        }
+        for (std::size_t w = 1; w < words.size(); ++w) {
+            const std::string& kv = words[w];
+            const std::size_t eq = kv.find('=');
+            const std::string key = kv.substr(0, eq);
+            const auto n =
+                eq == std::string::npos ? std::nullopt : to_slots(std::string_view(kv).substr(eq + 1));
+            if ((key != "slots" && key != "max_slots" && key != "max-slots") || !n) {
+                problem = fmt::format("line {}: '{}': expected slots=N or max_slots=N", line_no, kv);
+                return std::nullopt;
+            }
+            if (key == "slots") h->slots = *n;
+        }
+        out.push_back(std::move(*h));
+    }
+    return out;
+}
+
+std::string apply_hosts(LaunchArgs& args, const std::vector<HostSlots>& hosts, const std::string& option,
+                        const std::vector<std::string>& local_names) {
+    std::uint64_t slots = 0;
+    for (const HostSlots& h : hosts) {
+        const std::string name = lower(h.name);
+        const bool local = std::any_of(local_names.begin(), local_names.end(),
+                                       [&](const std::string& l) { return lower(l) == name; });
+        if (!local) {
+            std::string known;
+            for (const std::string& l : local_names) known += (known.empty() ? "" : ", ") + l;
+            return error(fmt::format("{}: host '{}' is not this machine; shmpi runs every rank here (this "
+                                     "machine is {})",
+                                     option, h.name, known))
+                .message;
+        }
+        slots += h.slots > 0 ? h.slots : 1;
+    }
+    if (!args.nranks_given && !hosts.empty()) {
+        if (slots > kMaxRanks) {
+            return error(fmt::format("{}: {} slots in all, more than the {} ranks a job may have", option,
+                                     slots, kMaxRanks))
+                .message;
+        }
+        args.nranks = static_cast<std::uint32_t>(slots);
+        args.nranks_given = true;  // a second list (the hostfile after --host) is only checked
+    }
+    return "";
+}
+
+ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, const std::string& version,
+                                      const std::vector<std::string>& local_names) {
     CLI::App app{"mpirun (shmpi): start an MPI job on this machine", "mpirun"};
     RawOptions raw;
     declare_options(app, raw);
@@ -147,6 +282,8 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv,
     ParsedCommandLine result;
     std::string n_spelled = "-n";
     std::string timeout_spelled = "--timeout";
+    std::string host_spelled = "--host";
+    std::string hostfile_spelled = "--hostfile";
     std::size_t i = 1;
     for (; i < argv.size(); ++i) {
         const std::string& tok = argv[i];
@@ -193,6 +330,8 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv,
         }
         if (opt->check_name("-n")) n_spelled = shown;
         if (opt->check_name("--timeout")) timeout_spelled = shown;
+        if (opt->check_name("--host")) host_spelled = shown;
+        if (opt->check_name("--hostfile")) hostfile_spelled = shown;
         options.push_back(name.size() == 2 ? name + *value : name + "=" + *value);
     }
     result.args.command.assign(argv.begin() + static_cast<std::ptrdiff_t>(std::min(i, argv.size())),
@@ -268,6 +407,28 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv,
                 "--cpu-list '{}': expected CPU numbers and ranges such as 0,2,4-7", raw.cpu_list));
         }
         args.cpu_list = *c;
+    }
+    args.nranks_given = app.count("-n") > 0;
+    for (const std::string& h : raw.hosts) {
+        const auto list = parse_host_list(h);
+        if (!list) {
+            return error(
+                fmt::format("{} '{}': expected HOST or HOST:SLOTS, separated by commas", host_spelled, h));
+        }
+        args.hosts.insert(args.hosts.end(), list->begin(), list->end());
+    }
+    std::string host_values;
+    for (const std::string& h : raw.hosts) host_values += (host_values.empty() ? "" : ",") + h;
+    const std::string host_option = fmt::format("{} '{}'", host_spelled, host_values);
+    if (std::string m = apply_hosts(args, args.hosts, host_option, local_names); !m.empty()) {
+        ParsedCommandLine bad;
+        bad.action = ParsedCommandLine::Action::kError;
+        bad.message = std::move(m);
+        return bad;
+    }
+    if (app.count("--hostfile") > 0) {
+        args.hostfile = raw.hostfile;
+        args.hostfile_option = hostfile_spelled;
     }
     args.report_bindings = raw.report_bindings;
     args.oversubscribe = raw.oversubscribe;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,15 @@ struct EnvSetting {
     bool operator==(const EnvSetting&) const = default;
 };
 
+/// One host named by --host or by a line of a --hostfile, with the slots
+/// given for it (0: no count given).
+struct HostSlots {
+    std::string name;
+    std::uint32_t slots = 0;
+
+    bool operator==(const HostSlots&) const = default;
+};
+
 /// Where ranks may run (--bind-to; src/place/policy.hpp).  kAuto binds to
 /// cores when the ranks fit the cores mpirun may use, and leaves an
 /// oversubscribed job unbound.
@@ -46,6 +56,10 @@ struct LaunchArgs {
     std::vector<int> cpu_list;              ///< --cpu-list, sorted OS indexes; empty: every usable PU
     bool report_bindings = false;           ///< --report-bindings
     bool oversubscribe = false;             ///< --oversubscribe: bound ranks may share cores
+    bool nranks_given = false;              ///< -n or a synonym was given
+    std::vector<HostSlots> hosts;           ///< --host/-H/-hosts entries, in order
+    std::string hostfile;                   ///< --hostfile/--machinefile/-f; empty: none
+    std::string hostfile_option;            ///< how the user spelled that option, for messages
 };
 
 /// What parse_launcher_args() decided.
@@ -68,8 +82,34 @@ inline constexpr int kUsageError = 2;
 /// for bad input and never touches the process: every problem comes back as
 /// Action::kError with a one-line message that starts with "shmpi: mpirun: "
 /// and names the option and the value as the user typed them.  `version` is
-/// the text after "shmpi mpirun " in the --version line.
-ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv,
-                                      const std::string& version);
+/// the text after "shmpi mpirun " in the --version line.  `local_names` are
+/// the names of this machine that --host may use (apply_hosts()); the
+/// hostfile is only named in the result, for the caller to read.
+ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, const std::string& version,
+                                      const std::vector<std::string>& local_names = {"localhost"});
+
+/// `text` as one line of mpirun's usage errors: "shmpi: mpirun: " first,
+/// control characters shown as \n, \t or \xNN.
+std::string usage_error(std::string text);
+
+/// A --host value: a comma list of HOST or HOST:SLOTS (Open MPI and MPICH
+/// spell it alike), or nothing if it is not one.
+std::optional<std::vector<HostSlots>> parse_host_list(const std::string& text);
+
+/// The hosts of a hostfile's `text`: one per line, as Open MPI writes them
+/// (`host`, `host slots=4`, `host slots=4 max_slots=8`) or MPICH does
+/// (`host:4`); `#` starts a comment.  On a line it cannot read, returns
+/// nothing and sets `problem` to "line N: ...".
+std::optional<std::vector<HostSlots>> parse_hostfile(const std::string& text, std::string& problem);
+
+/// shmpi runs every rank on this machine, so the hosts a script names
+/// (--host, --hostfile) must all be this machine: one of `local_names`
+/// (compared without case).  When they are, and -n was not given, the job
+/// gets as many ranks as the hosts have slots, a host without a count
+/// counting one (Open MPI's rule for --host).  Returns "" when fine, else
+/// a one-line message that starts with "shmpi: mpirun: " and names the
+/// option (`option`, as the user spelled it) and the host.
+std::string apply_hosts(LaunchArgs& args, const std::vector<HostSlots>& hosts, const std::string& option,
+                        const std::vector<std::string>& local_names);
 
 }  // namespace shmpi::launcher

@@ -24,7 +24,9 @@
 #include <cstdio>
 #include <cstring>
 #include <fmt/format.h>
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -99,12 +101,52 @@ std::vector<std::vector<int>> bindings_of(const place::RankMap& map, const place
     return out;
 }
 
+/// The names by which --host and --hostfile may mean this machine.
+std::vector<std::string> local_host_names() {
+    std::vector<std::string> names{"localhost", "localhost.localdomain", "127.0.0.1", "::1"};
+    char buf[256] = {};
+    if (gethostname(buf, sizeof buf - 1) == 0 && buf[0] != '\0') {
+        const std::string full(buf);
+        names.push_back(full);
+        if (const std::size_t dot = full.find('.'); dot != std::string::npos && dot > 0) {
+            names.push_back(full.substr(0, dot));
+        }
+    }
+    return names;
+}
+
+/// Reads --hostfile and checks its hosts (apply_hosts()); "" when fine,
+/// else the message.
+std::string apply_hostfile(LaunchArgs& args, const std::vector<std::string>& local_names) {
+    std::ifstream in(args.hostfile);
+    if (!in) {
+        return usage_error(fmt::format("{} '{}': cannot read it ({})", args.hostfile_option, args.hostfile,
+                                       std::strerror(errno)));
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    std::string problem;
+    const auto hosts = parse_hostfile(text.str(), problem);
+    if (!hosts) {
+        return usage_error(fmt::format("{} '{}': {}", args.hostfile_option, args.hostfile, problem));
+    }
+    return apply_hosts(args, *hosts, fmt::format("{} '{}'", args.hostfile_option, args.hostfile),
+                       local_names);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     // 1.
-    const ParsedCommandLine cl =
-        parse_launcher_args(std::vector<std::string>(argv, argv + argc), SHMPI_VERSION);
+    const std::vector<std::string> local_names = local_host_names();
+    ParsedCommandLine cl =
+        parse_launcher_args(std::vector<std::string>(argv, argv + argc), SHMPI_VERSION, local_names);
+    if (cl.action == ParsedCommandLine::Action::kRun && !cl.args.hostfile.empty()) {
+        if (std::string m = apply_hostfile(cl.args, local_names); !m.empty()) {
+            fmt::print(stderr, "{}\n", m);
+            return kUsageError;
+        }
+    }
     switch (cl.action) {
         case ParsedCommandLine::Action::kHelp:
         case ParsedCommandLine::Action::kVersion:
