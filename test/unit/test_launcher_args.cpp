@@ -149,6 +149,36 @@ TEST(LauncherArgs, Help) {
     }
 }
 
+// ---- MPICH's -genv and Open MPI's --mca: two words each ----
+
+TEST(LauncherArgs, GenvSetsVariables) {
+    const LaunchArgs a =
+        run_args({"-genv", "OMP_NUM_THREADS", "2", "-env", "X", "-3", "-genvall", "-n", "2", "./a", "-genv"});
+    EXPECT_EQ(a.env, (std::vector<EnvSetting>{{"OMP_NUM_THREADS", "2", true}, {"X", "-3", true}}));
+    EXPECT_EQ(a.nranks, 2u);
+    EXPECT_EQ(a.command, (Strings{"./a", "-genv"}));
+    // An empty value is a value.
+    EXPECT_EQ(run_args({"--genv", "E", "", "./a"}).env, (std::vector<EnvSetting>{{"E", "", true}}));
+}
+
+TEST(LauncherArgs, McaIsRecordedAndIgnored) {
+    const LaunchArgs a = run_args({"--mca", "btl", "self,vader", "-mca", "pml", "ob1", "-n", "2", "./a"});
+    EXPECT_EQ(a.ignored_mca, (Strings{"btl self,vader", "pml ob1"}));
+    EXPECT_EQ(a.nranks, 2u);
+    EXPECT_TRUE(a.env.empty());
+}
+
+TEST(LauncherArgs, TwoWordOptionsNeedTwoWords) {
+    std::string m = error_of({"-genv", "X"});
+    EXPECT_NE(m.find("'-genv' takes two words"), std::string::npos) << m;
+    m = error_of({"--mca", "btl", "./a"});  // ./a is the value: no program is left
+    EXPECT_NE(m.find("no program"), std::string::npos) << m;
+    m = error_of({"-genv", "A=1", "2", "./a"});
+    EXPECT_NE(m.find("-genv 'A=1'"), std::string::npos) << m;
+    m = error_of({"--genv=A", "1", "./a"});
+    EXPECT_NE(m.find("takes two words"), std::string::npos) << m;
+}
+
 // ---- hosts: scripts written for a cluster name this machine ----
 
 TEST(LauncherArgs, HostsOfThisMachineSetTheRankCount) {

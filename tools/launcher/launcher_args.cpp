@@ -53,7 +53,15 @@ struct RawOptions {
     bool version = false;
     std::vector<std::string> hosts;
     std::string hostfile;
+    std::vector<std::string> genv;  ///< -genv/-env NAME VALUE, joined as NAME=VALUE by the walk
+    std::vector<std::string> mca;   ///< --mca KEY VALUE, joined as KEY=VALUE by the walk
+    bool genvall = false;
 };
+
+/// The options that take two words (NAME VALUE), as MPICH's -genv and Open
+/// MPI's --mca do.  CLI11 declares them with one value; the argv walk joins
+/// the two words with '=' (a NAME holds none).
+bool takes_two_words(const CLI::Option& opt) { return opt.check_name("--genv") || opt.check_name("--mca"); }
 
 /// CLI11's help, with a usage line that shows the program and its arguments
 /// (CLI11 only knows about the options: mpirun finds the program itself).
@@ -110,6 +118,17 @@ void declare_options(CLI::App& app, RawOptions& raw) {
                    "machine, as for --host")
         ->type_name("FILE")
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    app.add_option("--genv,--env", raw.genv,
+                   "MPICH's spelling of -x NAME=VALUE (two words: NAME VALUE); may be repeated")
+        ->type_name("NAME VALUE")
+        ->allow_extra_args(false);
+    app.add_flag("--genvall", raw.genvall,
+                 "Accepted for MPICH scripts; the whole environment is forwarded anyway");
+    app.add_option("--mca,--gmca", raw.mca,
+                   "Open MPI's MCA parameters (two words: KEY VALUE) mean nothing to shmpi: each is "
+                   "named in a note and ignored")
+        ->type_name("KEY VALUE")
+        ->allow_extra_args(false);
     app.add_flag("--allow-run-as-root", raw.ignored,
                  "Accepted for Open MPI scripts; has no effect");
     app.add_flag("--version", raw.version, "Print the version and exit");
@@ -319,6 +338,20 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, cons
             options.push_back(value ? name + "=" + *value : name);
             continue;
         }
+        if (takes_two_words(*opt)) {
+            if (value || i + 2 >= argv.size()) {
+                return error(fmt::format("option '{}' takes two words, {} (as in {} NAME VALUE)", shown,
+                                         opt->get_type_name(), shown));
+            }
+            const std::string& key = argv[i + 1];
+            if (key.empty() || key.find('=') != std::string::npos) {
+                return error(
+                    fmt::format("{} '{}': expected a name without '=' before the value", shown, key));
+            }
+            options.push_back(name + "=" + key + "=" + argv[i + 2]);
+            i += 2;
+            continue;
+        }
         if (!value) {
             if (i + 1 >= argv.size()) {
                 return error(fmt::format("option '{}' needs a value", shown));
@@ -407,6 +440,14 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, cons
                 "--cpu-list '{}': expected CPU numbers and ranges such as 0,2,4-7", raw.cpu_list));
         }
         args.cpu_list = *c;
+    }
+    for (const std::string& g : raw.genv) {  // NAME=VALUE, NAME non-empty (the walk checked)
+        const std::size_t eq = g.find('=');
+        args.env.push_back(EnvSetting{g.substr(0, eq), g.substr(eq + 1), true});
+    }
+    for (const std::string& m : raw.mca) {
+        const std::size_t eq = m.find('=');
+        args.ignored_mca.push_back(m.substr(0, eq) + " " + m.substr(eq + 1));
     }
     args.nranks_given = app.count("-n") > 0;
     for (const std::string& h : raw.hosts) {

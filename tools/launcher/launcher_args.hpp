@@ -48,7 +48,7 @@ using BindTo = place::Bind;
 struct LaunchArgs {
     std::uint32_t nranks = 1;               ///< -n/-np/-c/--np; 1 when not given
     std::vector<std::string> command;       ///< the program, then its arguments; never empty
-    std::vector<EnvSetting> env;            ///< -x options, in command-line order
+    std::vector<EnvSetting> env;            ///< -x options in command-line order, then -genv/-env ones
     double timeout_s = 0;                   ///< --timeout; 0 means no limit
     bool tag_output = false;                ///< --tag-output/--prepend-rank/-l
     BindTo bind_to = BindTo::kAuto;         ///< --bind-to
@@ -60,6 +60,9 @@ struct LaunchArgs {
     std::vector<HostSlots> hosts;           ///< --host/-H/-hosts entries, in order
     std::string hostfile;                   ///< --hostfile/--machinefile/-f; empty: none
     std::string hostfile_option;            ///< how the user spelled that option, for messages
+    /// Open MPI's `--mca KEY VALUE` settings, as "KEY VALUE": they mean
+    /// nothing to shmpi, which says so once (main.cpp) and runs the job.
+    std::vector<std::string> ignored_mca;
 };
 
 /// What parse_launcher_args() decided.
