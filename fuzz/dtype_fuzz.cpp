@@ -14,6 +14,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "dtype/datatype.hpp"
@@ -63,19 +65,29 @@ unsigned char* shifted(unsigned char* p, std::int64_t off) {
     return reinterpret_cast<unsigned char*>(reinterpret_cast<std::uintptr_t>(p) + static_cast<std::uintptr_t>(off));
 }
 
+/// The bytes [lo, hi) that `count` elements of a type with these bounds
+/// and extent cover, when that is at most 8 MiB (larger types are legal but
+/// only exhaust the fuzzer's memory); nothing otherwise, overflow included.
+std::optional<std::pair<std::int64_t, std::int64_t>> small_span(std::int64_t true_lb, std::int64_t true_ub,
+                                                                std::int64_t extent, std::int64_t count) {
+    std::int64_t step = 0, lo = 0, hi = 0, span = 0;
+    if (__builtin_mul_overflow(count - 1, extent, &step) ||
+        __builtin_add_overflow(true_lb, std::min<std::int64_t>(0, step), &lo) ||
+        __builtin_add_overflow(true_ub, std::max<std::int64_t>(0, step), &hi) ||
+        __builtin_sub_overflow(hi, lo, &span) || span > (8 << 20) || span < 0) {
+        return std::nullopt;
+    }
+    return std::pair{lo, hi};
+}
+
 /// Memory for `count` elements of `t`, or false when that is too large to
 /// bother with.
 bool arena_for(const Datatype& t, std::int64_t count, std::vector<unsigned char>& mem, std::int64_t& origin) {
     if (t.size == 0 || t.size > (1 << 20) / count) return false;
-    std::int64_t step = 0, lo = 0, hi = 0, span = 0;
-    if (__builtin_mul_overflow(count - 1, t.extent, &step) ||
-        __builtin_add_overflow(t.true_lb, std::min<std::int64_t>(0, step), &lo) ||
-        __builtin_add_overflow(t.true_ub(), std::max<std::int64_t>(0, step), &hi) ||
-        __builtin_sub_overflow(hi, lo, &span) || span > (8 << 20) || span < 0) {
-        return false;
-    }
-    mem.assign(static_cast<std::size_t>(hi - lo), 0);
-    origin = -lo;
+    const auto span = small_span(t.true_lb, t.true_ub(), t.extent, count);
+    if (!span) return false;
+    mem.assign(static_cast<std::size_t>(span->second - span->first), 0);
+    origin = -span->first;
     return true;
 }
 
@@ -133,18 +145,6 @@ void self_check(const Datatype& t, Input& in) {
     if (shmpi::dtype::elements_in(t, total) != count * t.elements) fail("element count of whole elements");
 }
 
-/// Whether `count` elements of map `m` span at most 8 MiB, as arena_for()
-/// asks of the types it checks.  A larger type is legal, but the reference
-/// check makes three arenas of its span (and the generator's resized and
-/// strided types reach gigabytes), which only exhausts the fuzzer's memory.
-bool small_enough(const ref::Map& m, std::int64_t count) {
-    if (!m.has_data()) return true;
-    std::int64_t step = 0, span = 0, reach = 0;
-    if (__builtin_mul_overflow(count - 1, m.extent(), &step) || step == INT64_MIN) return false;
-    return !__builtin_sub_overflow(m.true_ub(), m.true_lb(), &span) &&
-           !__builtin_add_overflow(span, step < 0 ? -step : step, &reach) && reach <= (8 << 20);
-}
-
 void reference_mode(Input& in) {
     const ref::Draw draw = [&in](std::uint64_t bound) { return in.below(bound); };
     const ref::Spec s = ref::random_spec(draw, 1 + static_cast<int>(in.below(4)));
@@ -155,7 +155,10 @@ void reference_mode(Input& in) {
         fail(("bounds differ from the reference for " + ref::describe(s)).c_str());
     }
     const std::int64_t count = 1 + static_cast<std::int64_t>(in.below(3));
-    if (!small_enough(m, count)) return;
+    // The reference check makes three arenas of the span (the generator's
+    // resized and strided types reach gigabytes): the same limit as
+    // arena_for().
+    if (m.has_data() && !small_span(m.true_lb(), m.true_ub(), m.extent(), count)) return;
     ref::Arena a(m, count);
     a.fill(in.bits(8));
     const std::vector<unsigned char> want = ref::pack(m, a.base(), count);

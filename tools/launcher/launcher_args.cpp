@@ -151,12 +151,13 @@ std::string lower(std::string s) {
     return s;
 }
 
-/// A slot count: a whole number from 1 to kMaxRanks.
-std::optional<std::uint32_t> to_slots(std::string_view text) {
+/// A number of ranks (-n, or a host's slots), or nothing if `text` is not an
+/// integer in 1..kMaxRanks.
+std::optional<std::uint32_t> to_nranks(std::string_view text) {
     std::uint64_t n = 0;
     const char* end = text.data() + text.size();
     auto [p, ec] = std::from_chars(text.data(), end, n);
-    if (text.empty() || ec != std::errc{} || p != end || n == 0 || n > kMaxRanks) return std::nullopt;
+    if (ec != std::errc{} || p != end || n == 0 || n > kMaxRanks) return std::nullopt;
     return static_cast<std::uint32_t>(n);
 }
 
@@ -170,22 +171,13 @@ std::optional<HostSlots> parse_host(std::string_view word) {
                          word.find(':') == colon;  // exactly one colon: NAME:SLOTS
     std::string_view name = counted ? word.substr(0, colon) : word;
     if (counted) {
-        const auto n = to_slots(word.substr(colon + 1));
+        const auto n = to_nranks(word.substr(colon + 1));
         if (!n) return std::nullopt;
         h.slots = *n;
     }
     if (name.empty() || name.find_first_of(" \t,=") != std::string_view::npos) return std::nullopt;
     h.name = std::string(name);
     return h;
-}
-
-/// A number of ranks, or nothing if `text` is not an integer in 1..kMaxRanks.
-std::optional<std::uint32_t> to_nranks(const std::string& text) {
-    std::uint64_t n = 0;
-    const char* end = text.data() + text.size();
-    auto [p, ec] = std::from_chars(text.data(), end, n);
-    if (ec != std::errc{} || p != end || n == 0 || n > kMaxRanks) return std::nullopt;
-    return static_cast<std::uint32_t>(n);
 }
 
 /// Seconds, or nothing if `text` is not a finite positive number.
@@ -244,7 +236,7 @@ std::optional<std::vector<HostSlots>> parse_hostfile(const std::string& text, st
             const std::size_t eq = kv.find('=');
             const std::string key = kv.substr(0, eq);
             const auto n =
-                eq == std::string::npos ? std::nullopt : to_slots(std::string_view(kv).substr(eq + 1));
+                eq == std::string::npos ? std::nullopt : to_nranks(std::string_view(kv).substr(eq + 1));
             if ((key != "slots" && key != "max_slots" && key != "max-slots") || !n) {
                 problem = fmt::format("line {}: '{}': expected slots=N or max_slots=N", line_no, kv);
                 return std::nullopt;
@@ -264,11 +256,9 @@ std::string apply_hosts(LaunchArgs& args, const std::vector<HostSlots>& hosts, c
         const bool local = std::any_of(local_names.begin(), local_names.end(),
                                        [&](const std::string& l) { return lower(l) == name; });
         if (!local) {
-            std::string known;
-            for (const std::string& l : local_names) known += (known.empty() ? "" : ", ") + l;
             return error(fmt::format("{}: host '{}' is not this machine; shmpi runs every rank here (this "
                                      "machine is {})",
-                                     option, h.name, known))
+                                     option, h.name, fmt::join(local_names, ", ")))
                 .message;
         }
         slots += h.slots > 0 ? h.slots : 1;
@@ -458,9 +448,7 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, cons
         }
         args.hosts.insert(args.hosts.end(), list->begin(), list->end());
     }
-    std::string host_values;
-    for (const std::string& h : raw.hosts) host_values += (host_values.empty() ? "" : ",") + h;
-    const std::string host_option = fmt::format("{} '{}'", host_spelled, host_values);
+    const std::string host_option = fmt::format("{} '{}'", host_spelled, fmt::join(raw.hosts, ","));
     if (std::string m = apply_hosts(args, args.hosts, host_option, local_names); !m.empty()) {
         ParsedCommandLine bad;
         bad.action = ParsedCommandLine::Action::kError;

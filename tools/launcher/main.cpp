@@ -142,11 +142,9 @@ int main(int argc, char** argv) {
     ParsedCommandLine cl =
         parse_launcher_args(std::vector<std::string>(argv, argv + argc), SHMPI_VERSION, local_names);
     if (cl.action == ParsedCommandLine::Action::kRun && !cl.args.ignored_mca.empty()) {
-        std::string list;
-        for (const std::string& m : cl.args.ignored_mca) list += (list.empty() ? "" : "; ") + m;
         fmt::print(stderr,
                    "shmpi: mpirun: note: Open MPI's MCA parameters mean nothing to shmpi; ignored: {}\n",
-                   list);
+                   fmt::join(cl.args.ignored_mca, "; "));
     }
     if (cl.action == ParsedCommandLine::Action::kRun && !cl.args.hostfile.empty()) {
         if (std::string m = apply_hostfile(cl.args, local_names); !m.empty()) {
