@@ -19,14 +19,16 @@
 // Addresses are computed as integers (Mem), since a buffer may be MPI_BOTTOM
 // and displacements absolute.
 //
-// Large unpacks into blocks (a vector loop of blocks of 64 bytes or more
-// that moves kStreamLoopBytes or more in one call) write with non-temporal
+// Blocks longer than 64 bytes move with 64-byte vector moves on CPUs with
+// AVX-512F (dtype/wide_copy.hpp), with the baseline fixed-size copies
+// otherwise.  An unpack loop of blocks of 64 bytes or more that moves
+// kStreamLoopBytes or more in one call writes them with non-temporal
 // stores, so the blocks' lines are not first read from memory only to be
-// overwritten whole.  On the 2-CPU development VM that took an 8 MiB unpack
-// into 64-byte to 4 KiB blocks from 0.4-0.9x to 0.96-1.41x a memcpy of the
-// packed bytes (docs/BENCHMARKS.md).  Packing gains nothing from it, nor
-// from software prefetching: reading the source, gaps and all, is what
-// costs there.
+// overwritten whole (on the 2-CPU AMD VM, 8 MiB unpacks into 64-byte to
+// 4 KiB blocks went from 0.4-0.9x to 0.96-1.41x a memcpy of the packed
+// bytes; docs/BENCHMARKS.md).  Packs gain nothing from them: reading the
+// source, gaps and all (the hardware prefetchers stream them in), is what
+// bounds a large pack.
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
@@ -34,6 +36,7 @@
 #include <vector>
 
 #include "dtype/datatype.hpp"
+#include "dtype/wide_copy.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -178,14 +181,29 @@ inline void unpack_streaming(Mem m, std::int64_t stride, std::int64_t n, std::in
 /// `n` runs of `len` bytes, `stride` bytes apart: the vector-of-blocks loop.
 template <Dir D>
 inline void strided_loop(Mem m, std::int64_t stride, std::int64_t n, std::int64_t len, std::byte*& s) {
-    if constexpr (D == Dir::Unpack) {
-        // Only disjoint blocks: overlapping ones (an erroneous receive type)
-        // keep the plain stores, whose order is the type map's.  (n * len
-        // cannot overflow: the bytes are in memory.)
-        const bool disjoint_blocks = stride >= len || stride <= -len;
-        if (len >= kLineBytes && disjoint_blocks && n * len >= kStreamLoopBytes) {
-            return unpack_streaming(m, stride, n, len, s);
+    // (n * len cannot overflow: the bytes are in memory.)
+    const bool long_loop = n * len >= kStreamLoopBytes;
+    // Wide moves for blocks longer than a line.  (A one-line block copies
+    // as fast or a little faster with the baseline's four 16-byte moves:
+    // in cache 0.87 against 0.83x memcpy.)
+    const bool wide = len > kLineBytes && wide_copies();
+    if constexpr (D == Dir::Pack) {
+        if (wide) {
+            pack_blocks_wide(s, m, stride, n, len);
+            s += n * len;
+            return;
         }
+    }
+    if constexpr (D == Dir::Unpack) {
+        // Only disjoint blocks stream: overlapping ones (an erroneous receive
+        // type) keep plain stores, whose order is the type map's.
+        const bool disjoint_blocks = stride >= len || stride <= -len;
+        if (wide) {
+            unpack_blocks_wide(m, stride, s, n, len, long_loop && disjoint_blocks);
+            s += n * len;
+            return;
+        }
+        if (len >= kLineBytes && disjoint_blocks && long_loop) return unpack_streaming(m, stride, n, len, s);
     }
     switch (len) {
     case 1: return runs_of<D, 1>(m, stride, n, s);

@@ -186,9 +186,36 @@ TEST(DtypeRandom, DeepTypesWithManyBlocks) {
     }
 }
 
+// Blocks longer than 64 bytes move with 64-byte vector moves where the CPU
+// has them (src/dtype/wide_copy.cpp): whole lines, then the block's last 64
+// bytes.  Lengths around multiples of 64, strides that leave the blocks
+// unaligned, a negative stride, and blocks that overlap (which must unpack
+// in type-map order: the later block wins).
+TEST(DtypeRandom, BlocksOfALineAndMore) {
+    std::mt19937_64 rng(13);
+    struct Shape {
+        int blocklen;
+        MPI_Aint stride;
+    };
+    for (const Shape& shape : {Shape{64, 64}, Shape{64, 72}, Shape{65, 130}, Shape{127, 129},
+                               Shape{128, -200}, Shape{200, 150}, Shape{1000, 1003}, Shape{1024, -2048}}) {
+        ref::Spec s;
+        s.op = ref::Spec::Hvector;
+        s.count = 37;
+        s.blocklen = shape.blocklen;
+        s.hstride = shape.stride;
+        s.kids.push_back(ref::Spec{});
+        s.kids.back().basic = MPI_BYTE;
+        SCOPED_TRACE(::testing::Message() << ref::describe(s));
+        check_type(s, 2, rng);
+        if (::testing::Test::HasFatalFailure()) return;
+    }
+}
+
 // Vector loops that move 4 MiB or more unpack with non-temporal stores
-// (src/dtype/pack.cpp): blocks whole and unaligned, short tails, a negative
-// stride, and the pieces that resume inside them.
+// (src/dtype/pack.cpp, src/dtype/wide_copy.cpp): blocks whole and
+// unaligned, short tails, a negative stride, and the pieces that resume
+// inside them.
 TEST(DtypeRandom, LargeVectorsUnpackAroundTheCaches) {
     std::mt19937_64 rng(11);
     struct Shape {

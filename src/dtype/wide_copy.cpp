@@ -1,0 +1,114 @@
+#include "dtype/wide_copy.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define SHMPI_WIDE_COPIES 1
+#include <immintrin.h>
+#else
+#define SHMPI_WIDE_COPIES 0
+#endif
+
+namespace shmpi::dtype {
+namespace {
+
+using Mem = std::uintptr_t;
+
+inline Mem step(Mem m, std::int64_t stride) { return m + static_cast<Mem>(stride); }
+
+#if SHMPI_WIDE_COPIES
+#define SHMPI_WIDE_TARGET __attribute__((target("avx512f")))
+
+SHMPI_WIDE_TARGET inline void line(std::byte* d, const std::byte* s) {
+    _mm512_storeu_si512(d, _mm512_loadu_si512(s));
+}
+
+/// One block of `len` >= 64 bytes: whole lines, then the block's last 64
+/// bytes (overlapping the line before; both moves stay inside the block).
+SHMPI_WIDE_TARGET inline void block(std::byte* d, const std::byte* s, std::size_t len) {
+    std::size_t o = 0;
+    for (; o + 64 <= len; o += 64) line(d + o, s + o);
+    if (o < len) line(d + len - 64, s + len - 64);
+}
+
+/// The same with non-temporal stores for the lines of `d` the block fills
+/// whole; its unaligned head and tail are plain stores (they may share a
+/// line with the neighbouring block, which only plain stores touch).
+SHMPI_WIDE_TARGET inline void block_streamed(std::byte* d, const std::byte* s, std::size_t len) {
+    const std::size_t head = (64 - (reinterpret_cast<std::uintptr_t>(d) & 63)) & 63;
+    if (head != 0) line(d, s);
+    std::size_t o = head;
+    for (; o + 64 <= len; o += 64) {
+        _mm512_stream_si512(reinterpret_cast<__m512i*>(d + o), _mm512_loadu_si512(s + o));
+    }
+    if (o < len) line(d + len - 64, s + len - 64);
+}
+
+SHMPI_WIDE_TARGET void pack_avx512(std::byte* dst, Mem src, std::int64_t stride, std::int64_t n,
+                                   std::size_t len) {
+    for (std::int64_t i = 0; i < n; ++i, dst += len, src = step(src, stride)) {
+        block(dst, reinterpret_cast<const std::byte*>(src), len);
+    }
+}
+
+SHMPI_WIDE_TARGET void unpack_avx512(Mem dst, std::int64_t stride, const std::byte* src, std::int64_t n,
+                                     std::size_t len, bool stream) {
+    if (stream) {
+        for (std::int64_t i = 0; i < n; ++i, src += len, dst = step(dst, stride)) {
+            block_streamed(reinterpret_cast<std::byte*>(dst), src, len);
+        }
+        _mm_sfence();
+        return;
+    }
+    for (std::int64_t i = 0; i < n; ++i, src += len, dst = step(dst, stride)) {
+        block(reinterpret_cast<std::byte*>(dst), src, len);
+    }
+}
+
+bool detect() {
+    // SHMPI_WIDE_COPIES=0 keeps the baseline loops (to compare the two).
+    const char* env = std::getenv("SHMPI_WIDE_COPIES");
+    if (env != nullptr && std::strcmp(env, "0") == 0) return false;
+    __builtin_cpu_init();
+    // (GCC's and Clang's check includes the OS's support for the AVX-512
+    // register state.)
+    return __builtin_cpu_supports("avx512f") != 0;
+}
+#endif
+
+}  // namespace
+
+bool wide_copies() {
+#if SHMPI_WIDE_COPIES
+    static const bool has = detect();
+    return has;
+#else
+    return false;
+#endif
+}
+
+void pack_blocks_wide(std::byte* dst, std::uintptr_t src, std::int64_t stride, std::int64_t n,
+                      std::int64_t len) {
+#if SHMPI_WIDE_COPIES
+    pack_avx512(dst, src, stride, n, static_cast<std::size_t>(len));
+#else
+    for (std::int64_t i = 0; i < n; ++i, dst += len, src = step(src, stride)) {
+        std::memcpy(dst, reinterpret_cast<const void*>(src), static_cast<std::size_t>(len));
+    }
+#endif
+}
+
+void unpack_blocks_wide(std::uintptr_t dst, std::int64_t stride, const std::byte* src, std::int64_t n,
+                        std::int64_t len, bool stream) {
+#if SHMPI_WIDE_COPIES
+    unpack_avx512(dst, stride, src, n, static_cast<std::size_t>(len), stream);
+#else
+    (void)stream;
+    for (std::int64_t i = 0; i < n; ++i, src += len, dst = step(dst, stride)) {
+        std::memcpy(reinterpret_cast<void*>(dst), src, static_cast<std::size_t>(len));
+    }
+#endif
+}
+
+}  // namespace shmpi::dtype
