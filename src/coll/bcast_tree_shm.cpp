@@ -26,7 +26,7 @@ namespace shmpi::coll {
 bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root) {
     ShmTeam* shm = ready(team);
     if (shm == nullptr) return false;
-    if (static_cast<std::uint64_t>(bytes) / shm->slot_bytes() >= ShmTeam::kMaxSteps) return false;
+    if (!shm->steps_fit(static_cast<std::uint64_t>(bytes), 1)) return false;
     if (shm->size() == 1 || bytes == 0) return true;
     const std::uint64_t s = shm->begin_call();
     const ShmTeam::ReleaseNode& node = shm->release_node(root);

@@ -185,10 +185,8 @@ bool reduce_shm_tree(const Team& team, const void* send, void* recv, std::int64_
     ShmTeam* shm = ready(team);
     if (shm == nullptr) return false;
     if (red.elem_bytes <= 0 || static_cast<std::size_t>(red.elem_bytes) > shm->slot_bytes()) return false;
-    if (static_cast<std::uint64_t>(count) / (shm->slot_bytes() / static_cast<std::size_t>(red.elem_bytes)) >=
-        ShmTeam::kMaxSteps) {
+    if (!shm->steps_fit(static_cast<std::uint64_t>(count), static_cast<std::size_t>(red.elem_bytes)))
         return false;
-    }
     const auto bytes = static_cast<std::size_t>(count * red.elem_bytes);
     if (shm->size() == 1) {
         if (bytes > 0 && send != recv) std::memcpy(recv, send, bytes);

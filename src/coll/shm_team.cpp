@@ -366,17 +366,10 @@ void ShmTeam::wait_readers(const Readers& r, std::uint64_t step) {
     }
 }
 
-void ShmTeam::claim(int area, std::uint64_t step, Readers readers) {
-    Area& a = areas_[area];
-    if (a.used) wait_readers(a.readers, a.step);
-    a.used = true;
-    a.step = step;
-    a.readers = readers;
-    if (readers.kind == Readers::List) {
-        // Our own copy: the caller's list may not outlive the call.
-        a.members.assign(readers.list.begin(), readers.list.end());
-        a.readers.list = a.members;
-    }
+void ShmTeam::keep_list(Area& a) {
+    // Our own copy: the caller's list may not outlive the call.
+    a.members.assign(a.readers.list.begin(), a.readers.list.end());
+    a.readers.list = a.members;
 }
 
 void ShmTeam::claim_all(std::uint64_t step, Readers readers) {
