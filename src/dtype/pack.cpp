@@ -395,6 +395,34 @@ std::int64_t part(const Datatype& t, Mem elem, std::int64_t off, std::byte*& s, 
         const Datatype& c = *t.child;
         const std::int64_t block = t.blocklen * c.size;
         std::int64_t in = off % block;
+        if (block_is_run(c, t.blocklen)) {
+            // Blocks that are runs: the rest of the first, the whole ones
+            // between in the vector loop of whole() (its fixed-size and wide
+            // copies, not one memcpy call per block: a message of one large
+            // vector streams through here piece by piece), the start of the
+            // last.
+            std::int64_t b = off / block;
+            auto run = [&](std::int64_t i) { return at(at(elem, i, t.stride), c.true_lb); };
+            if (in != 0) {
+                const std::int64_t n = std::min(block - in, want);
+                move<D>(run(b) + static_cast<Mem>(in), s, static_cast<std::size_t>(n));
+                s += n;
+                moved = n;
+                ++b;
+            }
+            if (const std::int64_t blocks = (want - moved) / block; blocks > 0) {
+                strided<D>(run(b), t.stride, blocks, block, s);
+                moved += blocks * block;
+                b += blocks;
+            }
+            if (moved < want) {
+                const std::int64_t n = want - moved;
+                move<D>(run(b), s, static_cast<std::size_t>(n));
+                s += n;
+                moved = want;
+            }
+            break;
+        }
         for (std::int64_t b = off / block; moved < want && b < t.count; ++b) {
             moved += range<D>(c, at(elem, b, t.stride), t.blocklen, in, s, want - moved);
             in = 0;
