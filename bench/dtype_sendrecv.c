@@ -6,6 +6,9 @@
  *   vector/B     MPI_Type_vector of blocks of B bytes (doubles), stride 2B,
  *                B = 8 B .. 4 KiB
  *   indexed      64 blocks of 32..224 bytes at irregular offsets
+ *   indexed/one  the same blocks over the whole message as one element
+ *                (every piece of a pipelined message is then part of an
+ *                element)
  *   struct       { int; double; char[3]; float }, 19 of its 24 bytes data
  *
  * Standard MPI API only: bench/dtype_compare.sh builds this file with
@@ -224,6 +227,21 @@ int main(int argc, char **argv)
     const int nix = (int)(target / ixsize);
     bench("indexed", ix, nix, (long)ext * nix, reps, rank);
     MPI_Type_free(&ix);
+
+    const int nblocks = 64 * nix;
+    int *len1 = malloc(sizeof(int) * (size_t)nblocks), *disp1 = malloc(sizeof(int) * (size_t)nblocks);
+    if (len1 == NULL || disp1 == NULL) MPI_Abort(MPI_COMM_WORLD, 2);
+    for (int i = 0; i < nblocks; ++i) {
+        len1[i] = len[i % 64];
+        disp1[i] = (int)(i / 64 * (ext / (MPI_Aint)sizeof(int))) + disp[i % 64];
+    }
+    MPI_Datatype ix1;
+    MPI_Type_indexed(nblocks, len1, disp1, MPI_INT, &ix1);
+    MPI_Type_commit(&ix1);
+    bench("indexed/one", ix1, 1, (long)ext * nix, reps, rank);
+    MPI_Type_free(&ix1);
+    free(len1);
+    free(disp1);
 
     int bl[4] = {1, 1, 3, 1};
     MPI_Aint d[4] = {offsetof(struct S, a), offsetof(struct S, b), offsetof(struct S, c), offsetof(struct S, d)};

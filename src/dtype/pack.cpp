@@ -434,6 +434,23 @@ std::int64_t part(const Datatype& t, Mem elem, std::int64_t off, std::byte*& s, 
         // The last block whose stream starts at or before `off`.
         const auto first = std::upper_bound(t.prefix.begin(), t.prefix.end() - 1, off) - t.prefix.begin() - 1;
         std::int64_t in = off - t.prefix[static_cast<std::size_t>(first)];
+        if (!t.runs.empty()) {
+            // Every block is one run (set_struct_flags): move each with the
+            // short moves of whole(), not range() and a memcpy call per block
+            // (one large element, streamed piece by piece: 3.5 against 8.2
+            // GB/s for the same blocks as many elements).
+            for (std::int64_t b = first; moved < want && b < t.count; ++b) {
+                const auto k = static_cast<std::size_t>(b);
+                const Datatype& c = t.kind == Kind::Struct ? *t.children[k] : *t.child;
+                const std::int64_t n = std::min(t.prefix[k + 1] - t.prefix[k] - in, want - moved);
+                if (n == 0) continue;  // an empty block (lists no segment)
+                move_any<D>(at(elem, t.displs[k] + c.true_lb + in), s, n);
+                s += n;
+                moved += n;
+                in = 0;
+            }
+            break;
+        }
         for (std::int64_t b = first; moved < want && b < t.count; ++b) {
             const auto k = static_cast<std::size_t>(b);
             const Datatype& c = t.kind == Kind::Struct ? *t.children[k] : *t.child;
