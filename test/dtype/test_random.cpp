@@ -186,30 +186,41 @@ TEST(DtypeRandom, DeepTypesWithManyBlocks) {
     }
 }
 
+/// `count` blocks of `blocklen` bytes, `stride` bytes apart (hvector of MPI_BYTE).
+struct ByteBlocks {
+    int blocklen;
+    MPI_Aint stride;
+};
+
+/// Pack and unpack of one or more elements of each shape against the
+/// reference, `count(shape)` blocks each.
+template <class Count>
+void check_byte_blocks(std::initializer_list<ByteBlocks> shapes, Count count, std::int64_t elements,
+                       std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    for (const ByteBlocks& shape : shapes) {
+        ref::Spec s;
+        s.op = ref::Spec::Hvector;
+        s.count = count(shape);
+        s.blocklen = shape.blocklen;
+        s.hstride = shape.stride;
+        s.kids.push_back(ref::Spec{});
+        s.kids.back().basic = MPI_BYTE;
+        SCOPED_TRACE(::testing::Message() << ref::describe(s));
+        check_type(s, elements, rng);
+        if (::testing::Test::HasFatalFailure()) return;
+    }
+}
+
 // Blocks longer than 64 bytes move with 64-byte vector moves where the CPU
 // has them (src/dtype/wide_copy.cpp): whole lines, then the block's last 64
 // bytes.  Lengths around multiples of 64, strides that leave the blocks
 // unaligned, a negative stride, and blocks that overlap (which must unpack
 // in type-map order: the later block wins).
 TEST(DtypeRandom, BlocksOfALineAndMore) {
-    std::mt19937_64 rng(13);
-    struct Shape {
-        int blocklen;
-        MPI_Aint stride;
-    };
-    for (const Shape& shape : {Shape{64, 64}, Shape{64, 72}, Shape{65, 130}, Shape{127, 129},
-                               Shape{128, -200}, Shape{200, 150}, Shape{1000, 1003}, Shape{1024, -2048}}) {
-        ref::Spec s;
-        s.op = ref::Spec::Hvector;
-        s.count = 37;
-        s.blocklen = shape.blocklen;
-        s.hstride = shape.stride;
-        s.kids.push_back(ref::Spec{});
-        s.kids.back().basic = MPI_BYTE;
-        SCOPED_TRACE(::testing::Message() << ref::describe(s));
-        check_type(s, 2, rng);
-        if (::testing::Test::HasFatalFailure()) return;
-    }
+    check_byte_blocks(
+        {{64, 64}, {64, 72}, {65, 130}, {127, 129}, {128, -200}, {200, 150}, {1000, 1003}, {1024, -2048}},
+        [](const ByteBlocks&) { return 37; }, 2, 13);
 }
 
 // Vector loops that move 4 MiB or more unpack with non-temporal stores
@@ -217,23 +228,9 @@ TEST(DtypeRandom, BlocksOfALineAndMore) {
 // unaligned, short tails, a negative stride, and the pieces that resume
 // inside them.
 TEST(DtypeRandom, LargeVectorsUnpackAroundTheCaches) {
-    std::mt19937_64 rng(11);
-    struct Shape {
-        int blocklen;
-        MPI_Aint stride;
-    };
-    for (const Shape& shape : {Shape{64, 128}, Shape{72, 200}, Shape{100, -228}, Shape{4096, 8192}}) {
-        ref::Spec s;
-        s.op = ref::Spec::Hvector;
-        s.count = (4 << 20) / shape.blocklen + 3;
-        s.blocklen = shape.blocklen;
-        s.hstride = shape.stride;
-        s.kids.push_back(ref::Spec{});
-        s.kids.back().basic = MPI_BYTE;
-        SCOPED_TRACE(::testing::Message() << ref::describe(s));
-        check_type(s, 1, rng);
-        if (::testing::Test::HasFatalFailure()) return;
-    }
+    check_byte_blocks(
+        {{64, 128}, {72, 200}, {100, -228}, {4096, 8192}},
+        [](const ByteBlocks& b) { return (4 << 20) / b.blocklen + 3; }, 1, 11);
 }
 
 }  // namespace
