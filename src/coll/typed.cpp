@@ -136,6 +136,8 @@ public:
         return counts_ != nullptr ? bytes_[static_cast<std::size_t>(r)] : count_ * type_->size;
     }
 
+    /// The user's block r (its first element).
+    void* user_block(int r) const { return user_at(r); }
     /// Staging block r <- the user's block r.
     void pack(int r) {
         if (!staged()) return;
@@ -203,6 +205,7 @@ void barrier(const Call& c) {
 void bcast(const Call& c, void* buf, std::int64_t count, const dtype::Datatype& type, int root) {
     named(c, [&] {
         const Team& team = c.comm.team();
+        if (team.size == 1) return;  // the root has the data already
         DenseOut d(buf, count, type, /*load=*/team.rank == root);
         coll::bcast(c.selection, team, d.data(), d.bytes(), root);
         if (team.rank != root) d.finish();
@@ -302,7 +305,13 @@ void gather(const Call& c, const void* send, std::int64_t scount, const dtype::D
         const std::int64_t block = rcount * rtype->size;
         std::optional<DenseIn> in;
         const void* own = nullptr;  // null: in place
-        if (send != MPI_IN_PLACE) {
+        if (send != MPI_IN_PLACE && scount * stype->size == block &&
+            !(stype->contiguous && rtype->contiguous)) {
+            // The root's own block, typed to typed in one pass (not packed,
+            // copied into the staging buffer and unpacked); the collective
+            // then takes it as in place.
+            dtype::copy(*stype, send, scount, *rtype, out.user_block(root), rcount);
+        } else if (send != MPI_IN_PLACE) {
             in.emplace(send, scount, *stype);
             if (in->bytes() == block) own = in->data();
         }

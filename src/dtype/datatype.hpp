@@ -259,6 +259,14 @@ void unpack(const Datatype& type, const std::byte* in, std::int64_t bytes, void*
 std::int64_t unpack(const Datatype& type, void* buf, std::int64_t count, std::int64_t offset,
                     const std::byte* in, std::int64_t bytes);
 
+/// Copies the `scount` elements of `st` at `sbuf` into the `rcount`
+/// elements of `rt` at `rbuf`: min(scount * st.size, rcount * rt.size)
+/// bytes of their streams, the buffers not overlapping.  One pass: straight
+/// when either side is contiguous, else piece by piece through a buffer
+/// small enough to stay in cache.
+void copy(const Datatype& st, const void* sbuf, std::int64_t scount, const Datatype& rt, void* rbuf,
+          std::int64_t rcount);
+
 /// A run of memory: what a vectored system call (process_vm_readv) takes.
 struct Segment {
     void* address;

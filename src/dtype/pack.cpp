@@ -33,6 +33,7 @@
 #include <cassert>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "dtype/datatype.hpp"
@@ -497,6 +498,28 @@ std::int64_t range(const Datatype& t, Mem base, std::int64_t count, std::int64_t
 }
 
 }  // namespace
+
+void copy(const Datatype& st, const void* sbuf, std::int64_t scount, const Datatype& rt, void* rbuf,
+          std::int64_t rcount) {
+    const std::int64_t bytes = std::min(scount * st.size, rcount * rt.size);
+    if (bytes <= 0) return;
+    if (st.contiguous) {
+        unpack(rt, rbuf, rcount, 0, static_cast<const std::byte*>(sbuf) + st.true_lb, bytes);
+        return;
+    }
+    if (rt.contiguous) {
+        pack(st, sbuf, scount, 0, static_cast<std::byte*>(rbuf) + rt.true_lb, bytes);
+        return;
+    }
+    constexpr std::int64_t kPiece = 64 * 1024;  // stays in L2 between the two halves
+    const std::unique_ptr<std::byte[]> piece(
+        new std::byte[static_cast<std::size_t>(std::min(bytes, kPiece))]);
+    for (std::int64_t off = 0; off < bytes;) {
+        const std::int64_t n = pack(st, sbuf, scount, off, piece.get(), std::min(kPiece, bytes - off));
+        unpack(rt, rbuf, rcount, off, piece.get(), n);
+        off += n;
+    }
+}
 
 void pack(const Datatype& type, const void* buf, std::int64_t count, std::byte* out) {
     whole<Dir::Pack>(type, reinterpret_cast<Mem>(buf), count, out);

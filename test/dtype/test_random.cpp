@@ -186,6 +186,55 @@ TEST(DtypeRandom, DeepTypesWithManyBlocks) {
     }
 }
 
+/// dtype::copy between two buffers of `s`, and between `s` and dense bytes,
+/// against the reference's pack and unpack (margins included: nothing
+/// outside the type map may change).
+void check_copy(const ref::Spec& s, std::int64_t count, std::mt19937_64& rng) {
+    const ref::Map m = ref::flatten(s);
+    const shmpi::dtype::Ref t = ref::build(s);
+    const shmpi::dtype::Datatype& bytes_type = *shmpi::dtype::predefined(MPI_BYTE);
+    const std::int64_t total = count * t->size;
+    ref::Arena src(m, count), got(m, count), want(m, count);
+    src.fill(rng());
+    const std::uint64_t seed = rng();
+    got.fill(seed);
+    want.fill(seed);
+    const std::vector<unsigned char> stream = ref::pack(m, src.base(), count);
+    ref::unpack(m, stream.data(), total, want.base(), count);
+    shmpi::dtype::copy(*t, src.base(), count, *t, got.base(), count);
+    ASSERT_EQ(got.bytes, want.bytes) << "typed to typed";
+
+    std::vector<unsigned char> dense(static_cast<std::size_t>(total) + 1, 0xa5);
+    shmpi::dtype::copy(*t, src.base(), count, bytes_type, dense.data(), total);
+    ASSERT_TRUE(std::equal(stream.begin(), stream.end(), dense.begin())) << "typed to bytes";
+    ASSERT_EQ(dense.back(), 0xa5) << "past the bytes";
+
+    got.fill(seed);
+    shmpi::dtype::copy(bytes_type, dense.data(), total, *t, got.base(), count);
+    ASSERT_EQ(got.bytes, want.bytes) << "bytes to typed";
+}
+
+TEST(DtypeRandom, CopyBetweenTypesMatchesTheReference) {
+    std::mt19937_64 rng(17);
+    const ref::Draw draw = ref::draw_from(rng);
+    for (int i = 0; i < 500; ++i) {
+        const ref::Spec s = ref::random_spec(draw, 1 + i % 4);
+        SCOPED_TRACE(::testing::Message() << "type " << i << ": " << ref::describe(s));
+        check_copy(s, 1 + static_cast<std::int64_t>(rng() % 3), rng);
+        if (::testing::Test::HasFatalFailure()) return;
+    }
+    // More than one 64 KiB piece of the bounce buffer, pieces ending inside blocks.
+    ref::Spec v;
+    v.op = ref::Spec::Hvector;
+    v.count = 3001;
+    v.blocklen = 72;
+    v.hstride = 200;
+    v.kids.push_back(ref::Spec{});
+    v.kids.back().basic = MPI_BYTE;
+    SCOPED_TRACE(::testing::Message() << ref::describe(v));
+    check_copy(v, 2, rng);
+}
+
 /// `count` blocks of `blocklen` bytes, `stride` bytes apart (hvector of MPI_BYTE).
 struct ByteBlocks {
     int blocklen;
