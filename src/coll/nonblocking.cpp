@@ -68,9 +68,7 @@ void copy_own(Schedule& s, const void* src, std::int64_t scount, const dtype::Da
         std::memmove(at(dst, rt.true_lb), at(src, st.true_lb), static_cast<std::size_t>(n));
         return;
     }
-    std::vector<std::byte> tmp(static_cast<std::size_t>(sent));
-    dtype::pack(st, src, scount, tmp.data());
-    dtype::unpack(rt, tmp.data(), n, dst);
+    dtype::copy(st, src, scount, rt, dst, rcount);
 }
 
 /// The unpack of dense bytes into a typed buffer, as local work.

@@ -305,15 +305,16 @@ void gather(const Call& c, const void* send, std::int64_t scount, const dtype::D
         const std::int64_t block = rcount * rtype->size;
         std::optional<DenseIn> in;
         const void* own = nullptr;  // null: in place
-        if (send != MPI_IN_PLACE && scount * stype->size == block &&
-            !(stype->contiguous && rtype->contiguous)) {
-            // The root's own block, typed to typed in one pass (not packed,
-            // copied into the staging buffer and unpacked); the collective
-            // then takes it as in place.
-            dtype::copy(*stype, send, scount, *rtype, out.user_block(root), rcount);
-        } else if (send != MPI_IN_PLACE) {
-            in.emplace(send, scount, *stype);
-            if (in->bytes() == block) own = in->data();
+        if (send != MPI_IN_PLACE) {
+            if (scount * stype->size == block && !(stype->contiguous && rtype->contiguous)) {
+                // The root's own block, typed to typed in one pass (not
+                // packed, copied into the staging buffer and unpacked); the
+                // collective then takes it as in place.
+                dtype::copy(*stype, send, scount, *rtype, out.user_block(root), rcount);
+            } else {
+                in.emplace(send, scount, *stype);
+                if (in->bytes() == block) own = in->data();
+            }
         }
         coll::gather(c.selection, team, own, block, out.base(), root);
         out.unpack_all(own == nullptr ? root : -1);

@@ -54,16 +54,12 @@ SHMPI_WIDE_TARGET void pack_avx512(std::byte* dst, Mem src, std::int64_t stride,
 
 SHMPI_WIDE_TARGET void unpack_avx512(Mem dst, std::int64_t stride, const std::byte* src, std::int64_t n,
                                      std::size_t len, bool stream) {
-    if (stream) {
-        for (std::int64_t i = 0; i < n; ++i, src += len, dst = step(dst, stride)) {
-            block_streamed(reinterpret_cast<std::byte*>(dst), src, len);
-        }
-        _mm_sfence();
-        return;
-    }
     for (std::int64_t i = 0; i < n; ++i, src += len, dst = step(dst, stride)) {
-        block(reinterpret_cast<std::byte*>(dst), src, len);
+        auto* d = reinterpret_cast<std::byte*>(dst);
+        stream ? block_streamed(d, src, len) : block(d, src, len);
     }
+    // Orders the weakly ordered stores before whatever publishes `dst`.
+    if (stream) _mm_sfence();
 }
 
 bool detect() {
