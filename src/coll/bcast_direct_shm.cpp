@@ -25,7 +25,11 @@
 
 namespace shmpi::coll {
 
-bool bcast_shm_direct(const Team& team, void* buf, std::int64_t bytes, int root) {
+bool bcast_shm_direct(const Team& team, void* buf, std::int64_t bytes, int root, Landing* /*land*/) {
+    // A typed buffer still takes the dense copy and is unpacked afterwards:
+    // the root's share of the copying (its writes of the tails) saves more
+    // than landing in place would (measured: 1 MiB of a vector of 1 KiB
+    // blocks, 2 ranks, 137 against 180 us).
     ShmTeam* shm = ready(team);
     if (shm == nullptr || !shm->single_copy()) return false;
     if (shm->size() == 1 || bytes == 0) return true;

@@ -1,6 +1,7 @@
 // Broadcast down a release tree (flat for small teams), in shared memory.
 //
-// Every member but the root copies the message out of its parent's area; a
+// Every member but the root copies the message out of its parent's area
+// (into its typed buffer, a Landing, chunk by chunk when it has one); a
 // member with children also publishes it in its own area for them.  At the
 // call's step s, with C = a slot of cells:
 //   1. Up to 64 bytes travel inline: the source writes `bytes` and the data
@@ -23,7 +24,7 @@
 
 namespace shmpi::coll {
 
-bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root) {
+bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root, Landing* land) {
     ShmTeam* shm = ready(team);
     if (shm == nullptr) return false;
     if (!shm->steps_fit(static_cast<std::uint64_t>(bytes), 1)) return false;
@@ -55,7 +56,7 @@ bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root) {
             shm->notify(node.children);
         }
         if (!source) {
-            std::memcpy(out, from, std::min(total, want));
+            ShmTeam::store(out, from, std::min(total, want), land, 0);
             // 3. Done with the parent's line.
             shm->gather(s);
             shm->notify(node.parent);
@@ -73,7 +74,7 @@ bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root) {
             if (!source) {
                 if (k > 0) shm->wait_release(node.parent, step);
                 from = shm->slot_of(node.parent, slot);
-                if (off < want) std::memcpy(out + off, from, std::min(len, want - off));
+                if (off < want) ShmTeam::store(out + off, from, std::min(len, want - off), land, off);
             }
             if (relay) {
                 if (k == 0) {
@@ -92,6 +93,7 @@ bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root) {
             }
         }
     }
+    if (land != nullptr && !source) land->filled = true;
     // 4.
     if (total != want) throw_size_mismatch(root, total, team.rank, want);
     return true;

@@ -16,6 +16,8 @@
 // definition of `mid`.
 #pragma once
 
+#include <sys/uio.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -34,6 +36,24 @@ struct Reduction {
     const void* state = nullptr;
     bool commutative = true;
     std::int64_t elem_bytes = 0;  ///< bytes of one element in dense form
+};
+
+/// A receive buffer that is not dense (a derived datatype's), which an
+/// algorithm may fill in place of the dense staging buffer it is also
+/// given, saving the caller's unpack pass: single copies land straight in
+/// its memory runs, data from the cells is stored piece by piece.  The
+/// communicator layer supplies the two functions over its datatype, so the
+/// algorithms still never see one.  Offsets are those of the dense buffer.
+/// An algorithm that fills it sets `filled`; otherwise the caller unpacks
+/// the staging buffer as before.
+struct Landing {
+    /// Appends the memory runs of bytes [off, off + len) to `runs`; returns
+    /// the bytes they cover (less than `len` only at the buffer's end).
+    std::int64_t (*runs)(const void* state, std::int64_t off, std::int64_t len, std::vector<iovec>& runs);
+    /// Stores `len` bytes at `from` as bytes [off, off + len).
+    void (*store)(const void* state, std::int64_t off, const void* from, std::int64_t len);
+    const void* state;
+    bool filled = false;
 };
 
 /// The split point of the rank range [lo, hi) in the canonical bracketing.
@@ -79,9 +99,9 @@ struct Team {
 struct Blocks;
 
 bool barrier_shm(const Team& team);
-bool bcast_shm(const Team& team, void* buf, std::int64_t bytes, int root);
-bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root);
-bool bcast_shm_direct(const Team& team, void* buf, std::int64_t bytes, int root);
+bool bcast_shm(const Team& team, void* buf, std::int64_t bytes, int root, Landing* land = nullptr);
+bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root, Landing* land = nullptr);
+bool bcast_shm_direct(const Team& team, void* buf, std::int64_t bytes, int root, Landing* land = nullptr);
 bool reduce_shm(const Team& team, const void* send, void* recv, std::int64_t count,
                 const Reduction& red, int root);
 bool reduce_shm_tree(const Team& team, const void* send, void* recv, std::int64_t count,
@@ -101,10 +121,12 @@ bool allreduce_shm_push(const Team& team, const void* send, void* recv, std::int
 /// Gathers: each block travels inline (up to 64 B), through the member's
 /// cells (up to a cell's size), or by a single copy the root makes from the
 /// member's buffer.  Scatters and allgathers likewise.
-bool gather_shm(const Team& team, const void* send, std::int64_t block, void* recv, int root);
+bool gather_shm(const Team& team, const void* send, std::int64_t block, void* recv, int root,
+                Landing* land = nullptr);
 bool gatherv_shm(const Team& team, const void* send, std::int64_t send_bytes, void* recv,
                  Blocks blocks, int root);
-bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t block, int root);
+bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t block, int root,
+                 Landing* land = nullptr);
 bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
                   std::int64_t recv_bytes, int root);
 bool allgather_shm(const Team& team, const void* send, std::int64_t block, void* recv);

@@ -8,7 +8,8 @@
 // the head of its block into the root's buffer itself (process_vm_writev)
 // while the root reads the last 1/n (process_vm_readv): the n CPUs share the
 // copying.  A Gatherv member does not know where its block goes; the root
-// reads those blocks whole.
+// reads those blocks whole.  A root whose receive buffer is typed (a
+// Landing) stores the inline and cell blocks straight into it.
 //
 // At the call's step s:
 //   1. Every member but the root puts its block (put_block(): claims its
@@ -53,8 +54,8 @@ struct Layout {
 /// copy with the member (the member writes the rest).
 std::uint64_t root_share(std::uint64_t bytes, int n) { return bytes / static_cast<std::uint64_t>(n); }
 
-void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* recv,
-                 const Layout& lay, bool fixed, int root) {
+void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* recv, const Layout& lay,
+                 bool fixed, int root, Landing* land) {
     const std::uint64_t s = shm.begin_call();
     const int me = shm.index();
     const int n = shm.size();
@@ -93,6 +94,12 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
     // 2.
     const auto block = static_cast<std::uint64_t>(lay.block);
     const bool split = fixed && shm.carry_for(block) == ShmTeam::Carry::Direct;
+    // A typed receive buffer (`land`) takes the blocks that come inline or
+    // through the cells in place.  Single copies go to the dense buffer,
+    // which the caller unpacks: the members' share of the copying (the
+    // heads they write) saves more than landing in place would (measured:
+    // 1 MiB of a vector of 1 KiB blocks, 2 ranks, 197 against 255 us).
+    if (split) land = nullptr;
     if (split) {
         shm.claim(ShmTeam::inline_area(s), s, ShmTeam::Readers::all());
         shm::CollLine& mine = shm.my_line(s);
@@ -105,8 +112,9 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
     int bad = -1;
     std::uint64_t bad_bytes = 0;
     if (send != nullptr && lay.size(me) > 0) {
-        std::memcpy(out + lay.offset(me), send,
-                    static_cast<std::size_t>(std::min(lay.size(me), send_bytes)));
+        ShmTeam::store(out + lay.offset(me), send,
+                       static_cast<std::uint64_t>(std::min(lay.size(me), send_bytes)), land,
+                       static_cast<std::uint64_t>(lay.offset(me)));
     }
     if (send != nullptr && send_bytes != lay.size(me)) {
         bad = me;
@@ -124,7 +132,8 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
                      want - head);
             continue;
         }
-        const std::uint64_t got = shm.get_block(m, s, out + lay.offset(m), want);
+        const std::uint64_t got =
+            shm.get_block(m, s, out + lay.offset(m), want, land, static_cast<std::uint64_t>(lay.offset(m)));
         if (got != want && bad < 0) {
             bad = m;
             bad_bytes = got;
@@ -141,13 +150,14 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
     // 5.
     shm.gather(split ? s + 1 : s);
     shm.notify_all();
+    if (land != nullptr) land->filled = true;
     // 6.
     if (bad >= 0) throw_size_mismatch(bad, bad_bytes, root, static_cast<std::uint64_t>(lay.size(bad)));
 }
 
 }  // namespace
 
-bool gather_shm(const Team& team, const void* send, std::int64_t block, void* recv, int root) {
+bool gather_shm(const Team& team, const void* send, std::int64_t block, void* recv, int root, Landing* land) {
     ShmTeam* shm = ready(team);
     if (shm == nullptr) return false;
     if (shm->carry_for(static_cast<std::uint64_t>(block)) == ShmTeam::Carry::Direct &&
@@ -156,10 +166,11 @@ bool gather_shm(const Team& team, const void* send, std::int64_t block, void* re
     }
     if (block == 0) return true;
     if (shm->size() == 1) {
-        if (send != nullptr) std::memcpy(recv, send, static_cast<std::size_t>(block));
+        if (send != nullptr) ShmTeam::store(recv, send, static_cast<std::uint64_t>(block), land, 0);
+        if (land != nullptr) land->filled = true;
         return true;
     }
-    gather_core(*shm, send, block, recv, Layout{nullptr, nullptr, block}, true, root);
+    gather_core(*shm, send, block, recv, Layout{nullptr, nullptr, block}, true, root, land);
     return true;
 }
 
@@ -180,7 +191,7 @@ bool gatherv_shm(const Team& team, const void* send, std::int64_t send_bytes, vo
         }
         return true;
     }
-    gather_core(*shm, send, send_bytes, recv, Layout{blocks.bytes, blocks.offsets, 0}, false, root);
+    gather_core(*shm, send, send_bytes, recv, Layout{blocks.bytes, blocks.offsets, 0}, false, root, nullptr);
     return true;
 }
 

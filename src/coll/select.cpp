@@ -32,12 +32,12 @@ struct Algorithm {
 // its collective (below) when to take it.
 
 using BarrierFn = bool (*)(const Team&);
-using BcastFn = bool (*)(const Team&, void*, std::int64_t, int);
+using BcastFn = bool (*)(const Team&, void*, std::int64_t, int, Landing*);
 using ReduceFn = bool (*)(const Team&, const void*, void*, std::int64_t, const Reduction&, int);
 using AllreduceFn = bool (*)(const Team&, const void*, void*, std::int64_t, const Reduction&);
-using GatherFn = bool (*)(const Team&, const void*, std::int64_t, void*, int);
+using GatherFn = bool (*)(const Team&, const void*, std::int64_t, void*, int, Landing*);
 using GathervFn = bool (*)(const Team&, const void*, std::int64_t, void*, Blocks, int);
-using ScatterFn = bool (*)(const Team&, const void*, void*, std::int64_t, int);
+using ScatterFn = bool (*)(const Team&, const void*, void*, std::int64_t, int, Landing*);
 using ScattervFn = bool (*)(const Team&, const void*, Blocks, void*, std::int64_t, int);
 using AllgatherFn = bool (*)(const Team&, const void*, std::int64_t, void*);
 using AllgathervFn = bool (*)(const Team&, const void*, std::int64_t, void*, Blocks);
@@ -61,12 +61,27 @@ struct Always<F> {
 template <auto F>
 constexpr auto always = &Always<F>::run;
 
+/// The same for a linear function that fills only dense buffers: the
+/// Landing (coll.hpp) of the last argument is left unfilled, so the caller
+/// unpacks the dense buffer.
+template <auto F>
+struct Dense;
+template <class... A, void (*F)(A...)>
+struct Dense<F> {
+    static bool run(A... args, Landing* /*land*/) {
+        F(args...);
+        return true;
+    }
+};
+template <auto F>
+constexpr auto dense = &Dense<F>::run;
+
 constexpr Algorithm<BarrierFn> kBarrier[] = {
     {"linear", always<barrier_linear>},
     {"shm", barrier_shm},
 };
 constexpr Algorithm<BcastFn> kBcast[] = {
-    {"linear", always<bcast_linear>},
+    {"linear", dense<bcast_linear>},
     {"shm", bcast_shm},
     {"tree", bcast_shm_tree},
     {"direct", bcast_shm_direct},
@@ -85,7 +100,7 @@ constexpr Algorithm<AllreduceFn> kAllreduce[] = {
     {"rsag", allreduce_shm_rsag},
 };
 constexpr Algorithm<GatherFn> kGather[] = {
-    {"linear", always<gather_linear>},
+    {"linear", dense<gather_linear>},
     {"shm", gather_shm},
 };
 constexpr Algorithm<GathervFn> kGatherv[] = {
@@ -93,7 +108,7 @@ constexpr Algorithm<GathervFn> kGatherv[] = {
     {"shm", gatherv_shm},
 };
 constexpr Algorithm<ScatterFn> kScatter[] = {
-    {"linear", always<scatter_linear>},
+    {"linear", dense<scatter_linear>},
     {"shm", scatter_shm},
 };
 constexpr Algorithm<ScattervFn> kScatterv[] = {
@@ -309,8 +324,8 @@ void barrier(const Selection& s, const Team& team) {
     run(s, Kind::Barrier, kBarrier, choose_shm(team), team, -1, 0);
 }
 
-void bcast(const Selection& s, const Team& team, void* buf, std::int64_t bytes, int root) {
-    run(s, Kind::Bcast, kBcast, choose_shm(team), team, root, bytes, buf, bytes, root);
+void bcast(const Selection& s, const Team& team, void* buf, std::int64_t bytes, int root, Landing* land) {
+    run(s, Kind::Bcast, kBcast, choose_shm(team), team, root, bytes, buf, bytes, root, land);
 }
 
 void reduce(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t count,
@@ -325,9 +340,9 @@ void allreduce(const Selection& s, const Team& team, const void* send, void* rec
         count, red);
 }
 
-void gather(const Selection& s, const Team& team, const void* send, std::int64_t block, void* recv,
-            int root) {
-    run(s, Kind::Gather, kGather, choose_shm(team), team, root, block, send, block, recv, root);
+void gather(const Selection& s, const Team& team, const void* send, std::int64_t block, void* recv, int root,
+            Landing* land) {
+    run(s, Kind::Gather, kGather, choose_shm(team), team, root, block, send, block, recv, root, land);
 }
 
 void gatherv(const Selection& s, const Team& team, const void* send, std::int64_t send_bytes,
@@ -335,9 +350,9 @@ void gatherv(const Selection& s, const Team& team, const void* send, std::int64_
     run(s, Kind::Gatherv, kGatherv, choose_shm(team), team, root, 0, send, send_bytes, recv, blocks, root);
 }
 
-void scatter(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t block,
-             int root) {
-    run(s, Kind::Scatter, kScatter, choose_shm(team), team, root, block, send, recv, block, root);
+void scatter(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t block, int root,
+             Landing* land) {
+    run(s, Kind::Scatter, kScatter, choose_shm(team), team, root, block, send, recv, block, root, land);
 }
 
 void scatterv(const Selection& s, const Team& team, const void* send, Blocks blocks, void* recv,

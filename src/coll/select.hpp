@@ -69,17 +69,20 @@ private:
 };
 
 void barrier(const Selection& s, const Team& team);
-void bcast(const Selection& s, const Team& team, void* buf, std::int64_t bytes, int root);
+/// `land`, where given, is the rank's typed receive buffer (coll.hpp); an
+/// algorithm may fill it instead of the dense buffer, and says so in it.
+void bcast(const Selection& s, const Team& team, void* buf, std::int64_t bytes, int root,
+           Landing* land = nullptr);
 void reduce(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t count,
             const Reduction& red, int root);
 void allreduce(const Selection& s, const Team& team, const void* send, void* recv,
                std::int64_t count, const Reduction& red);
-void gather(const Selection& s, const Team& team, const void* send, std::int64_t block, void* recv,
-            int root);
+void gather(const Selection& s, const Team& team, const void* send, std::int64_t block, void* recv, int root,
+            Landing* land = nullptr);
 void gatherv(const Selection& s, const Team& team, const void* send, std::int64_t send_bytes,
              void* recv, Blocks blocks, int root);
-void scatter(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t block,
-             int root);
+void scatter(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t block, int root,
+             Landing* land = nullptr);
 void scatterv(const Selection& s, const Team& team, const void* send, Blocks blocks, void* recv,
               std::int64_t recv_bytes, int root);
 void allgather(const Selection& s, const Team& team, const void* send, std::int64_t block,

@@ -454,21 +454,66 @@ bool ShmTeam::probe_single_copy() {
     return all;
 }
 
-void ShmTeam::read(int m, const void* remote, void* local, std::size_t n) {
-    if (n == 0) return;
-    bool ok = false;
+namespace {
+
+/// Runs a cross-process read; a bad address (the members disagree on a
+/// buffer's size) becomes an MpiError.
+template <class Read>
+bool guarded(Read&& read) {
     try {
-        ok = transport_.read_remote(world_[static_cast<std::size_t>(m)], remote, local, n);
+        return read();
     } catch (const shm::SegmentError& e) {
-        // A bad address: the members disagree on a buffer's size.
         throw MpiError(MPI_ERR_OTHER, e.what());
     }
-    if (ok) return;
+}
+
+}  // namespace
+
+void ShmTeam::read_failed(int m) {
     std::fprintf(stderr,
                  "shmpi: rank %u: process_vm_readv from rank %u failed inside a collective after "
                  "it had worked; ending the job\n",
                  world_[static_cast<std::size_t>(me_)], world_[static_cast<std::size_t>(m)]);
     transport_.abort_job(1, shm::kAbortFatal);
+}
+
+void ShmTeam::read(int m, const void* remote, void* local, std::size_t n) {
+    if (n == 0) return;
+    const std::uint32_t from = world_[static_cast<std::size_t>(m)];
+    if (!guarded([&] { return transport_.read_remote(from, remote, local, n); })) read_failed(m);
+}
+
+void ShmTeam::read_into(int m, const void* remote, const Landing& land, std::uint64_t off, std::uint64_t n) {
+    const std::uint32_t from = world_[static_cast<std::size_t>(m)];
+    const auto* at = static_cast<const std::byte*>(remote);
+    // Runs this long or longer cost the kernel little per run: one vectored
+    // read fills them in place (one copy, no store pass).  Shorter ones go
+    // through a piece buffer that stays in cache.  (The same rule as the
+    // point-to-point receive, p2p.cpp's pull().)
+    constexpr std::uint64_t kMinRun = 256;
+    constexpr std::uint64_t kPiece = 128 * 1024;
+    std::uint64_t done = 0;
+    while (done < n) {
+        runs_.clear();
+        const std::uint64_t want = std::min(n - done, 4 * kPiece);
+        const auto covered = static_cast<std::uint64_t>(land.runs(
+            land.state, static_cast<std::int64_t>(off + done), static_cast<std::int64_t>(want), runs_));
+        if (covered == 0 || covered < kMinRun * runs_.size()) break;
+        if (!guarded([&] {
+                return transport_.read_remote_scatter(from, at + done, runs_.data(), runs_.size());
+            })) {
+            read_failed(m);
+        }
+        done += covered;
+    }
+    std::byte* piece = nullptr;
+    while (done < n) {
+        const std::uint64_t len = std::min(n - done, kPiece);
+        if (piece == nullptr) piece = buffer(kPieceBuffer, kPiece);
+        read(m, at + done, piece, len);
+        land.store(land.state, static_cast<std::int64_t>(off + done), piece, static_cast<std::int64_t>(len));
+        done += len;
+    }
 }
 
 ShmTeam::Carry ShmTeam::put_block(std::uint64_t step, const void* src, std::uint64_t bytes,
@@ -493,7 +538,8 @@ ShmTeam::Carry ShmTeam::put_block(std::uint64_t step, const void* src, std::uint
     return carry;
 }
 
-std::uint64_t ShmTeam::get_block(int m, std::uint64_t step, void* dst, std::uint64_t want) {
+std::uint64_t ShmTeam::get_block(int m, std::uint64_t step, void* dst, std::uint64_t want,
+                                 const Landing* land, std::uint64_t off) {
     const shm::CollLine& c = line(m, step);
     const std::uint64_t got = c.bytes;
     const std::uint64_t n = got < want ? got : want;
@@ -510,14 +556,18 @@ std::uint64_t ShmTeam::get_block(int m, std::uint64_t step, void* dst, std::uint
     switch (static_cast<Carry>(c.aux)) {
         case Carry::Inline:
             check(shm::kCollInline, "inline data");
-            std::memcpy(dst, c.data, n);
+            store(dst, c.data, n, land, off);
             break;
         case Carry::Cells:
             check(cell_bytes_, "cells");
-            std::memcpy(dst, cells_of(m), n);
+            store(dst, cells_of(m), n, land, off);
             break;
         case Carry::Direct:
-            read(m, reinterpret_cast<const void*>(c.addr), dst, n);
+            if (land != nullptr) {
+                read_into(m, reinterpret_cast<const void*>(c.addr), *land, off, n);
+            } else {
+                read(m, reinterpret_cast<const void*>(c.addr), dst, n);
+            }
             break;
         default:
             throw MpiError(MPI_ERR_INTERN,

@@ -53,6 +53,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <span>
@@ -344,6 +345,11 @@ public:
     /// Copies `n` bytes at `remote` in member `m` to `local`.  Only after
     /// single_copy() said yes; a refusal after that ends the job.
     void read(int m, const void* remote, void* local, std::size_t n);
+    /// Copies `n` bytes at `remote` in member m to bytes [off, off + n) of
+    /// `land`: by vectored reads straight into its memory runs when they
+    /// are long, else a piece at a time through a buffer that stays in
+    /// cache.  Same conditions as read().
+    void read_into(int m, const void* remote, const Landing& land, std::uint64_t off, std::uint64_t n);
     /// Copies `n` bytes at `local` to `remote` in member m's memory with
     /// process_vm_writev.  Same conditions as read().
     void write(int m, void* remote, const void* local, std::size_t n);
@@ -364,12 +370,23 @@ public:
     /// valid until the readers have gathered `step`.
     Carry put_block(std::uint64_t step, const void* src, std::uint64_t bytes, Readers readers);
     /// Copies member m's block published for `step` (after its release) to
-    /// `dst`, at most `want` bytes; returns the size m published.
-    std::uint64_t get_block(int m, std::uint64_t step, void* dst, std::uint64_t want);
+    /// `dst`, or to bytes [off, ...) of `land` when given, at most `want`
+    /// bytes; returns the size m published.
+    std::uint64_t get_block(int m, std::uint64_t step, void* dst, std::uint64_t want,
+                            const Landing* land = nullptr, std::uint64_t off = 0);
+    /// Copies `n` bytes at `from` to `dst`, or to bytes [off, off + n) of
+    /// `land` when given.
+    static void store(void* dst, const void* from, std::uint64_t n, const Landing* land, std::uint64_t off) {
+        if (land != nullptr) {
+            land->store(land->state, static_cast<std::int64_t>(off), from, static_cast<std::int64_t>(n));
+        } else {
+            std::memcpy(dst, from, n);
+        }
+    }
 
     /// Scratch buffers for fold programs.
     fold::Scratch& scratch() { return scratch_; }
-    /// A private buffer of at least `bytes` (reused; `which` picks one of two).
+    /// A private buffer of at least `bytes` (reused; `which` picks one of bufs_).
     std::byte* buffer(int which, std::size_t bytes);
 
     /// The world rank of member m.
@@ -386,6 +403,8 @@ private:
     void wait_slow(bool (*done)(void*), void* state);
     bool probe_single_copy();
     bool write_remote(int m, void* remote, const void* local, std::size_t n);
+    /// Ends the job: a read from member m failed after single_copy() said yes.
+    [[noreturn]] void read_failed(int m);
 
     shm::Transport& transport_;
     p2p::Engine* engine_;
@@ -435,7 +454,9 @@ private:
         std::unique_ptr<std::byte[]> p;
         std::size_t bytes = 0;
     };
-    Buf bufs_[2 + 8];
+    Buf bufs_[2 + 8 + 1];  ///< rsag's, push's, read_into()'s piece
+    static constexpr int kPieceBuffer = 10;
+    std::vector<iovec> runs_;  ///< read_into()'s runs, kept for their capacity
 };
 
 /// The team's shared-memory state, ready for a call (the first call on a

@@ -143,13 +143,22 @@ public:
         if (!staged()) return;
         dtype::pack(*type_, user_at(r), elems(r), stage_.get() + dense_at(r));
     }
-    void pack_all() {
+    /// Every staging block <- the user's, but block `skip`.
+    void pack_all(int skip = -1) {
         if (!staged()) return;
         if (counts_ == nullptr) {
-            dtype::pack(*type_, user_, n_ * count_, stage_.get());
+            // Uniform blocks: the runs before and after `skip` in one pack each.
+            const int cut = skip < 0 ? n_ : skip;
+            dtype::pack(*type_, user_, cut * count_, stage_.get());
+            if (skip >= 0 && skip + 1 < n_) {
+                dtype::pack(*type_, user_at(skip + 1), (n_ - skip - 1) * count_,
+                            stage_.get() + dense_at(skip + 1));
+            }
             return;
         }
-        for (int r = 0; r < n_; ++r) pack(r);
+        for (int r = 0; r < n_; ++r) {
+            if (r != skip) pack(r);
+        }
     }
     /// The user's blocks <- the staging blocks, all but block `skip`.
     void unpack_all(int skip = -1) {
@@ -196,6 +205,48 @@ private:
 
 const void* in_or_recv(const void* send, const void* recv) { return send == MPI_IN_PLACE ? recv : send; }
 
+/// `count` elements of a non-contiguous `t` at `buf` as a Landing
+/// (coll.hpp): an algorithm fills them by dense offset, through the type's
+/// memory runs or an unpack, instead of the staging buffer.  get() is null
+/// for a contiguous type (the algorithm writes the buffer itself) or no
+/// data.
+class TypedLanding {
+public:
+    TypedLanding(void* buf, std::int64_t count, const dtype::Datatype& t)
+        : buf_(buf), count_(count), type_(&t) {
+        land_.runs = &runs;
+        land_.store = &store;
+        land_.state = this;
+    }
+    TypedLanding(const TypedLanding&) = delete;
+    TypedLanding& operator=(const TypedLanding&) = delete;
+
+    Landing* get() { return type_->contiguous || count_ * type_->size <= 0 ? nullptr : &land_; }
+    bool filled() const { return land_.filled; }
+
+private:
+    static std::int64_t runs(const void* state, std::int64_t off, std::int64_t len, std::vector<iovec>& out) {
+        const auto* self = static_cast<const TypedLanding*>(state);
+        self->segments_.clear();
+        const std::int64_t covered =
+            dtype::segments(*self->type_, self->buf_, self->count_, off, len, self->segments_);
+        for (const dtype::Segment& g : self->segments_) {
+            out.push_back(iovec{g.address, static_cast<std::size_t>(g.length)});
+        }
+        return covered;
+    }
+    static void store(const void* state, std::int64_t off, const void* from, std::int64_t len) {
+        const auto* self = static_cast<const TypedLanding*>(state);
+        dtype::unpack(*self->type_, self->buf_, self->count_, off, static_cast<const std::byte*>(from), len);
+    }
+
+    void* buf_;
+    std::int64_t count_;
+    const dtype::Datatype* type_;
+    Landing land_{};
+    mutable std::vector<dtype::Segment> segments_;
+};
+
 }  // namespace
 
 void barrier(const Call& c) {
@@ -206,9 +257,11 @@ void bcast(const Call& c, void* buf, std::int64_t count, const dtype::Datatype& 
     named(c, [&] {
         const Team& team = c.comm.team();
         if (team.size == 1) return;  // the root has the data already
-        DenseOut d(buf, count, type, /*load=*/team.rank == root);
-        coll::bcast(c.selection, team, d.data(), d.bytes(), root);
-        if (team.rank != root) d.finish();
+        const bool source = team.rank == root;
+        DenseOut d(buf, count, type, /*load=*/source);
+        TypedLanding land(buf, count, type);
+        coll::bcast(c.selection, team, d.data(), d.bytes(), root, source ? nullptr : land.get());
+        if (!source && !land.filled()) d.finish();
     });
 }
 
@@ -316,8 +369,9 @@ void gather(const Call& c, const void* send, std::int64_t scount, const dtype::D
                 if (in->bytes() == block) own = in->data();
             }
         }
-        coll::gather(c.selection, team, own, block, out.base(), root);
-        out.unpack_all(own == nullptr ? root : -1);
+        TypedLanding land(recv, team.size * rcount, *rtype);
+        coll::gather(c.selection, team, own, block, out.base(), root, land.get());
+        if (!land.filled()) out.unpack_all(own == nullptr ? root : -1);
         if (in && own == nullptr) throw own_mismatch(root, in->bytes(), block);
     });
 }
@@ -397,19 +451,28 @@ void scatter(const Call& c, const void* send, std::int64_t scount, const dtype::
         const Team& team = c.comm.team();
         if (team.rank != root) {
             DenseOut out(recv, rcount, *rtype);
-            coll::scatter(c.selection, team, nullptr, out.data(), out.bytes(), root);
-            out.finish();
+            TypedLanding land(recv, rcount, *rtype);
+            coll::scatter(c.selection, team, nullptr, out.data(), out.bytes(), root, land.get());
+            if (!land.filled()) out.finish();
             return;
         }
         TypedBlocks in(const_cast<void*>(send), *stype, team.size, scount);
-        in.pack_all();
         const std::int64_t block = scount * stype->size;
         std::optional<DenseOut> out;
         void* own = nullptr;  // null: in place
+        bool copied = false;
         if (recv != MPI_IN_PLACE) {
-            out.emplace(recv, rcount, *rtype);
-            if (out->bytes() == block) own = out->data();
+            if (rcount * rtype->size == block && !(stype->contiguous && rtype->contiguous)) {
+                // The root's own block, typed to typed in one pass (as in
+                // gather()); the collective then takes it as in place.
+                dtype::copy(*stype, in.user_block(root), scount, *rtype, recv, rcount);
+                copied = true;
+            } else {
+                out.emplace(recv, rcount, *rtype);
+                if (out->bytes() == block) own = out->data();
+            }
         }
+        in.pack_all(copied || recv == MPI_IN_PLACE ? root : -1);
         coll::scatter(c.selection, team, in.base(), own, block, root);
         if (own != nullptr) out->finish();
         if (out && own == nullptr) throw own_mismatch(root, block, out->bytes());

@@ -32,6 +32,7 @@
 #include "coll/coll.hpp"
 #include "coll/linear.hpp"
 #include "coll/shm_team.hpp"
+#include "errors.hpp"
 #include "shm/segment.hpp"
 #include "shm/transport.hpp"
 
@@ -365,14 +366,14 @@ void check_moves(Rank& me, int round) {
     for (const std::int64_t bytes : {0, 1, 8, 64, 65, 1000, 16384, 16385, 70000, 300000}) {
         const int root = (round + static_cast<int>(bytes)) % n;
         // Broadcast, each variant.
-        using BcastFn = bool (*)(const coll::Team&, void*, std::int64_t, int);
+        using BcastFn = bool (*)(const coll::Team&, void*, std::int64_t, int, coll::Landing*);
         for (const BcastFn f : {BcastFn{coll::bcast_shm_tree}, BcastFn{coll::bcast_shm_direct},
                                 BcastFn{coll::bcast_shm}}) {
             std::vector<std::uint8_t> buf(static_cast<std::size_t>(bytes));
             for (std::int64_t i = 0; i < bytes; ++i) {
                 buf[static_cast<std::size_t>(i)] = me.rank == root ? byte_of(root, i, round) : 0;
             }
-            RANK_CHECK(f(me.view, buf.data(), bytes, root), "bcast declined");
+            RANK_CHECK(f(me.view, buf.data(), bytes, root, nullptr), "bcast declined");
             for (std::int64_t i = 0; i < bytes; ++i) {
                 RANK_CHECK(buf[static_cast<std::size_t>(i)] == byte_of(root, i, round),
                            "bcast of %lld bytes from %d: byte %lld", (long long)bytes, root, (long long)i);
@@ -437,6 +438,161 @@ void check_moves(Rank& me, int round) {
 
 /// Team size, and the tree tuning the ranks get (SHMPI_COLL_SHM_FLAT,
 /// SHMPI_COLL_SHM_BAND, SHMPI_COLL_SHM_PIPELINE_BAND; empty: default).
+/// A typed receive buffer as the algorithms see it (coll::Landing): dense
+/// byte i lives in runs of `run` bytes, 2 * run apart, as in a vector
+/// datatype; the gaps keep 0xee.  Short runs make read_into() go through
+/// its piece buffer, long ones through vectored reads.
+struct Strided {
+    std::int64_t size;
+    std::int64_t run;
+    std::vector<std::uint8_t> mem;
+    coll::Landing land{};
+    Strided(std::int64_t bytes, std::int64_t run_bytes)
+        : size(bytes), run(run_bytes), mem(static_cast<std::size_t>(2 * bytes + 2 * run_bytes), 0xee) {
+        land.runs = &runs;
+        land.store = &store;
+        land.state = this;
+    }
+    Strided(const Strided&) = delete;
+    std::uint8_t& at(std::int64_t i) { return mem[static_cast<std::size_t>((i / run) * 2 * run + i % run)]; }
+    bool gaps_intact() const {
+        for (std::size_t i = 0; i < mem.size(); ++i) {
+            if ((static_cast<std::int64_t>(i) / run) % 2 == 1 && mem[i] != 0xee) return false;
+        }
+        return true;
+    }
+    static std::int64_t runs(const void* state, std::int64_t off, std::int64_t len, std::vector<iovec>& out) {
+        auto* self = const_cast<Strided*>(static_cast<const Strided*>(state));
+        const std::int64_t end = std::min(off + len, self->size);
+        for (std::int64_t i = off; i < end;) {
+            const std::int64_t n = std::min(end - i, self->run - i % self->run);
+            out.push_back(iovec{&self->at(i), static_cast<std::size_t>(n)});
+            i += n;
+        }
+        return std::max<std::int64_t>(end - off, 0);
+    }
+    static void store(const void* state, std::int64_t off, const void* from, std::int64_t len) {
+        auto* self = const_cast<Strided*>(static_cast<const Strided*>(state));
+        const auto* in = static_cast<const std::uint8_t*>(from);
+        for (std::int64_t k = 0; k < len; ++k) self->at(off + k) = in[k];
+    }
+};
+
+/// Broadcast, gather and scatter into typed buffers (Landing): the bytes
+/// land where the landing says, the gaps stay, and an algorithm that says
+/// it filled the landing did fill all of it.  Where it does not (single
+/// copies), the dense buffer has the bytes instead.
+void check_landings(Rank& me, int round) {
+    const int n = me.size;
+    if (!me.team.single_copy()) return;
+    for (const std::int64_t bytes : {1, 64, 65, 1000, 16385, 40000, 100000}) {
+        for (const std::int64_t run : {16, 1024}) {
+            const int root = (round + static_cast<int>(bytes / 7)) % n;
+            // Broadcast: the dense buffer starts zeroed on non-roots.
+            using BcastFn = bool (*)(const coll::Team&, void*, std::int64_t, int, coll::Landing*);
+            for (const BcastFn f : {BcastFn{coll::bcast_shm_tree}, BcastFn{coll::bcast_shm}}) {
+                std::vector<std::uint8_t> dense(static_cast<std::size_t>(bytes));
+                for (std::int64_t i = 0; i < bytes; ++i) {
+                    dense[static_cast<std::size_t>(i)] = me.rank == root ? byte_of(root, i, round) : 0;
+                }
+                Strided typed(bytes, run);
+                RANK_CHECK(f(me.view, dense.data(), bytes, root, me.rank == root ? nullptr : &typed.land),
+                           "bcast declined");
+                if (me.rank == root) continue;
+                for (std::int64_t i = 0; i < bytes; ++i) {
+                    const std::uint8_t got =
+                        typed.land.filled ? typed.at(i) : dense[static_cast<std::size_t>(i)];
+                    RANK_CHECK(got == byte_of(root, i, round),
+                               "bcast landing of %lld bytes (runs %lld): byte %lld", (long long)bytes,
+                               (long long)run, (long long)i);
+                }
+                RANK_CHECK(typed.gaps_intact(), "bcast landing: a gap was written");
+            }
+            // Gather into the root's landing.
+            std::vector<std::uint8_t> mine(static_cast<std::size_t>(bytes));
+            for (std::int64_t i = 0; i < bytes; ++i)
+                mine[static_cast<std::size_t>(i)] = byte_of(me.rank, i, round);
+            std::vector<std::uint8_t> all(static_cast<std::size_t>(bytes * n), 0);
+            Strided gathered(bytes * n, run);
+            RANK_CHECK(coll::gather_shm(me.view, mine.data(), bytes, all.data(), root,
+                                        me.rank == root ? &gathered.land : nullptr),
+                       "gather declined");
+            if (me.rank == root) {
+                for (int r = 0; r < n; ++r) {
+                    for (std::int64_t i = 0; i < bytes; ++i) {
+                        const std::int64_t k = r * bytes + i;
+                        const std::uint8_t got =
+                            gathered.land.filled ? gathered.at(k) : all[static_cast<std::size_t>(k)];
+                        RANK_CHECK(got == byte_of(r, i, round),
+                                   "gather landing %lld bytes (runs %lld): rank %d byte %lld",
+                                   (long long)bytes, (long long)run, r, (long long)i);
+                    }
+                }
+                RANK_CHECK(gathered.gaps_intact(), "gather landing: a gap was written");
+            }
+            // Scatter into each member's landing (the root's own block too).
+            std::vector<std::uint8_t> blocks(static_cast<std::size_t>(bytes * n));
+            for (int r = 0; r < n; ++r) {
+                for (std::int64_t i = 0; i < bytes; ++i)
+                    blocks[static_cast<std::size_t>(r * bytes + i)] = byte_of(r, i, round + 1);
+            }
+            std::vector<std::uint8_t> part(static_cast<std::size_t>(bytes), 0);
+            Strided got_part(bytes, run);
+            RANK_CHECK(coll::scatter_shm(me.view, blocks.data(), part.data(), bytes, root, &got_part.land),
+                       "scatter declined");
+            for (std::int64_t i = 0; i < bytes; ++i) {
+                const std::uint8_t got =
+                    got_part.land.filled ? got_part.at(i) : part[static_cast<std::size_t>(i)];
+                RANK_CHECK(got == byte_of(me.rank, i, round + 1),
+                           "scatter landing %lld bytes (runs %lld): byte %lld", (long long)bytes,
+                           (long long)run, (long long)i);
+            }
+            RANK_CHECK(got_part.gaps_intact(), "scatter landing: a gap was written");
+        }
+    }
+}
+
+/// A member whose gather block is larger than the root's (a single copy
+/// where the root expects the cells): the root lands the first bytes it
+/// expects, through vectored reads or its piece buffer, and reports the
+/// mismatch; nothing lands beyond its buffer.
+TEST(Algorithms, GatherLandingTakesAnOversizedBlock) {
+    for (const std::int64_t run : {16, 1024}) {
+        run_ranks(2, [run](Rank& me) {
+            if (!me.team.single_copy()) return;
+            const std::int64_t want = 20000;
+            const std::int64_t sent = me.rank == 1 ? 300000 : want;
+            std::vector<std::uint8_t> mine(static_cast<std::size_t>(sent));
+            for (std::int64_t i = 0; i < sent; ++i)
+                mine[static_cast<std::size_t>(i)] = byte_of(me.rank, i, 5);
+            std::vector<std::uint8_t> all(static_cast<std::size_t>(2 * want), 0);
+            Strided gathered(2 * want, run);
+            bool threw = false;
+            try {
+                coll::gather_shm(me.view, mine.data(), sent, all.data(), 0,
+                                 me.rank == 0 ? &gathered.land : nullptr);
+            } catch (const shmpi::MpiError& e) {
+                threw = true;
+                RANK_CHECK(me.rank == 0 && e.error_class() == MPI_ERR_TRUNCATE, "class %d on rank %d",
+                           e.error_class(), me.rank);
+            }
+            if (me.rank != 0) return;
+            RANK_CHECK(threw, "the root did not report the oversized block");
+            RANK_CHECK(gathered.land.filled, "the landing was not used");
+            for (int r = 0; r < 2; ++r) {
+                for (std::int64_t i = 0; i < want; ++i) {
+                    RANK_CHECK(gathered.at(r * want + i) == byte_of(r, i, 5), "rank %d byte %lld", r,
+                               (long long)i);
+                }
+            }
+            RANK_CHECK(gathered.gaps_intact(), "a gap was written");
+            for (std::size_t i = static_cast<std::size_t>(4 * want); i < gathered.mem.size(); ++i) {
+                RANK_CHECK(gathered.mem[i] == 0xee, "byte %zu past the landing was written", i);
+            }
+        });
+    }
+}
+
 struct Shape {
     int ranks;
     const char* flat;
@@ -451,6 +607,7 @@ TEST_P(Algorithms, GiveTheReferenceResults) {
         for (int round = 0; round < 2; ++round) {
             check_reductions(me, round);
             check_moves(me, round);
+            check_landings(me, round);
         }
     }, 300, [shape] {
         setenv("SHMPI_COLL_SHM_FLAT", shape.flat, 1);
@@ -490,9 +647,10 @@ void back_to_back(Rank& me) {
         std::vector<double> b(a.size() * static_cast<std::size_t>(me.size) + 1, 0.0);
         const std::int64_t count = bytes / 8;
         for (int root : {0, me.size - 1}) {
-            using BcastFn = bool (*)(const coll::Team&, void*, std::int64_t, int);
+            using BcastFn = bool (*)(const coll::Team&, void*, std::int64_t, int, coll::Landing*);
             for (const BcastFn f : {BcastFn{coll::bcast_shm_tree}, BcastFn{coll::bcast_shm_direct}}) {
-                for (int i = 0; i < calls; ++i) RANK_CHECK(f(me.view, a.data(), bytes, root), "declined");
+                for (int i = 0; i < calls; ++i)
+                    RANK_CHECK(f(me.view, a.data(), bytes, root, nullptr), "declined");
             }
             const ReduceFn reduces[] = {coll::reduce_shm_tree, coll::reduce_shm_rsag, coll::reduce_shm_push};
             for (const ReduceFn f : reduces) {
