@@ -2,8 +2,9 @@
 //
 // Every member but the root copies the message out of its parent's area
 // (into its typed buffer, a Landing, chunk by chunk when it has one); a
-// member with children also publishes it in its own area for them.  At the
-// call's step s, with C = a slot of cells:
+// member with children also publishes it in its own area for them.  A root
+// whose buffer is typed (a Source) packs each chunk straight into its
+// cells.  At the call's step s, with C = a slot of cells:
 //   1. Up to 64 bytes travel inline: the source writes `bytes` and the data
 //      into its release line (after claim(): the readers of its previous
 //      inline data have finished), stores release = s and wakes its children.
@@ -24,7 +25,7 @@
 
 namespace shmpi::coll {
 
-bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root, Landing* land) {
+bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root, Landing* land, Source* typed) {
     ShmTeam* shm = ready(team);
     if (shm == nullptr) return false;
     if (!shm->steps_fit(static_cast<std::uint64_t>(bytes), 1)) return false;
@@ -47,6 +48,7 @@ bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root, L
 
     if (total <= shm::kCollInline) {
         // 1. Inline.
+        if (typed != nullptr) typed->dense();
         const std::byte* from = source ? out : shm->line(node.parent, s).data;
         if (relay) {
             shm->claim(ShmTeam::inline_area(s), s, readers);
@@ -82,7 +84,11 @@ bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root, L
                     mine.bytes = total;
                 }
                 shm->claim(slot, step, readers);
-                std::memcpy(shm->my_slot(slot), from, len);
+                if (typed != nullptr) {
+                    ShmTeam::pack_into(*typed, off, shm->my_slot(slot), len, shm->bounce(chunk));
+                } else {
+                    std::memcpy(shm->my_slot(slot), from, len);
+                }
                 shm->release(step);
                 shm->notify(node.children);
             }

@@ -56,6 +56,28 @@ struct Landing {
     bool filled = false;
 };
 
+/// A send buffer that is not dense (a derived datatype's), handed to an
+/// algorithm with a dense buffer that is NOT filled yet: the algorithm
+/// either packs the pieces it sends straight into the cells (part()), or
+/// calls dense() before it touches the dense buffer.  Offsets are those of
+/// the dense buffer.
+struct Source {
+    /// Packs bytes [off, off + len) into `to`.
+    void (*pack_part)(const void* state, std::int64_t off, void* to, std::int64_t len);
+    /// Fills the whole dense buffer.
+    void (*pack)(const void* state);
+    const void* state;
+    bool packed = false;
+    void part(std::uint64_t off, void* to, std::uint64_t len) const {
+        pack_part(state, static_cast<std::int64_t>(off), to, static_cast<std::int64_t>(len));
+    }
+    /// Packs the dense buffer unless that was done already.
+    void dense() {
+        if (!packed) pack(state);
+        packed = true;
+    }
+};
+
 /// The split point of the rank range [lo, hi) in the canonical bracketing.
 constexpr int canonical_mid(int lo, int hi) { return lo + (hi - lo + 1) / 2; }
 
@@ -99,9 +121,14 @@ struct Team {
 struct Blocks;
 
 bool barrier_shm(const Team& team);
-bool bcast_shm(const Team& team, void* buf, std::int64_t bytes, int root, Landing* land = nullptr);
-bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root, Landing* land = nullptr);
-bool bcast_shm_direct(const Team& team, void* buf, std::int64_t bytes, int root, Landing* land = nullptr);
+/// `land` (non-roots) and `source` (the root) are the typed buffers, where
+/// there are (Landing, Source).
+bool bcast_shm(const Team& team, void* buf, std::int64_t bytes, int root, Landing* land = nullptr,
+               Source* source = nullptr);
+bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root, Landing* land = nullptr,
+                    Source* source = nullptr);
+bool bcast_shm_direct(const Team& team, void* buf, std::int64_t bytes, int root, Landing* land = nullptr,
+                      Source* source = nullptr);
 bool reduce_shm(const Team& team, const void* send, void* recv, std::int64_t count,
                 const Reduction& red, int root);
 bool reduce_shm_tree(const Team& team, const void* send, void* recv, std::int64_t count,
@@ -126,7 +153,7 @@ bool gather_shm(const Team& team, const void* send, std::int64_t block, void* re
 bool gatherv_shm(const Team& team, const void* send, std::int64_t send_bytes, void* recv,
                  Blocks blocks, int root);
 bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t block, int root,
-                 Landing* land = nullptr);
+                 Landing* land = nullptr, Source* source = nullptr);
 bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
                   std::int64_t recv_bytes, int root);
 bool allgather_shm(const Team& team, const void* send, std::int64_t block, void* recv);

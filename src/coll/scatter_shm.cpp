@@ -14,6 +14,13 @@
 //      gather = s and wakes the root.
 //   3. When its buffer is read in place, the root waits until everyone has
 //      gathered s.  It copies its own block unless in place.
+//   A root whose buffer is typed (a Source) and too large for the cells
+//   streams instead of 1-3: it publishes kind Stream at step s, then packs
+//   the members' blocks (member by member in index order, but its own)
+//   chunk by chunk straight into its slots, the g-th chunk of the call at
+//   step s + 1 + g in slot g mod kSlots, claimed for its one reader.  A
+//   member copies each of its chunks out after the root's release of that
+//   step, then stores gather = that step and wakes the root.
 //   4. A member whose size disagreed reports it.
 //
 // Scatterv always copies out of the root's buffer (members cannot know
@@ -23,13 +30,68 @@
 #include <algorithm>
 #include <cstring>
 
+#include <fmt/format.h>
+
 #include "coll/linear.hpp"
 #include "coll/shm_team.hpp"
+#include "errors.hpp"
 
 namespace shmpi::coll {
 
-bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t block, int root,
-                 Landing* land) {
+namespace {
+
+/// The root's side of a streamed scatter (after its line is published for
+/// step s): member by member in index order, chunk by chunk, each chunk
+/// packed from `typed` straight into the next slot, at step s + 1 + g for
+/// the g-th chunk of the call.
+void stream_out(ShmTeam& shm, std::uint64_t s, Source& typed, std::uint64_t block) {
+    const std::uint64_t chunk = shm.slot_bytes();
+    const std::uint64_t chunks = (block + chunk - 1) / chunk;
+    std::uint64_t g = 0;
+    for (int m = 0; m < shm.size(); ++m) {
+        if (m == shm.index()) continue;
+        for (std::uint64_t k = 0; k < chunks; ++k, ++g) {
+            const std::uint64_t step = s + 1 + g;
+            const int slot = static_cast<int>(g % ShmTeam::kSlots);
+            const std::uint64_t off = k * chunk;
+            shm.claim(slot, step, ShmTeam::Readers::member(m));
+            ShmTeam::pack_into(typed, static_cast<std::uint64_t>(m) * block + off, shm.my_slot(slot),
+                               std::min(chunk, block - off), shm.bounce(chunk));
+            shm.release(step);
+            shm.notify(m);
+        }
+    }
+}
+
+/// A member's side: copies its chunks of a streamed `got`-byte block into
+/// its buffer (`want` bytes at `out`, or `land`).
+void stream_in(ShmTeam& shm, std::uint64_t s, int root, std::uint64_t got, std::byte* out, std::uint64_t want,
+               Landing* land) {
+    const std::uint64_t chunk = shm.slot_bytes();
+    const std::uint64_t chunks = (got + chunk - 1) / chunk;
+    // The members before us (but the root) took their chunks first.
+    const int me = shm.index();
+    const std::uint64_t first = static_cast<std::uint64_t>(me < root ? me : me - 1) * chunks;
+    for (std::uint64_t k = 0; k < chunks; ++k) {
+        const std::uint64_t g = first + k;
+        const std::uint64_t step = s + 1 + g;
+        const std::uint64_t off = k * chunk;
+        shm.wait_release(root, step);
+        if (off < want) {
+            const std::uint64_t len = std::min({chunk, got - off, want - off});
+            ShmTeam::store(out + off, shm.slot_of(root, static_cast<int>(g % ShmTeam::kSlots)), len, land,
+                           off);
+        }
+        shm.gather(step);
+        shm.notify(root);
+    }
+    if (land != nullptr) land->filled = true;
+}
+
+}  // namespace
+
+bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t block, int root, Landing* land,
+                 Source* typed) {
     ShmTeam* shm = ready(team);
     if (shm == nullptr) return false;
     const auto n = static_cast<std::uint64_t>(shm->size());
@@ -38,13 +100,29 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
     if (block == 0) return true;
     const int me = shm->index();
     if (me == root) {
+        // A typed buffer too large for the cells streams through them,
+        // when the root's own block is the caller's (recv null) and the
+        // chunks fit the call's steps.
+        const bool stream = typed != nullptr && recv == nullptr && n > 1 &&
+                            shm->carry_for(n * want) == ShmTeam::Carry::Direct && shm->steps_fit(n * want, 1);
+        if (typed != nullptr && recv != nullptr) typed->dense();
         const auto* in = static_cast<const std::byte*>(send);
         if (recv != nullptr) ShmTeam::store(recv, in + static_cast<std::uint64_t>(me) * want, want, land, 0);
         if (land != nullptr) land->filled = true;
         if (n == 1) return true;
         const std::uint64_t s = shm->begin_call();
         // 1.
-        const ShmTeam::Carry carry = shm->put_block(s, send, n * want, ShmTeam::Readers::all());
+        if (stream) {
+            shm->claim(ShmTeam::inline_area(s), s, ShmTeam::Readers::all());
+            shm::CollLine& mine = shm->my_line(s);
+            mine.bytes = n * want;
+            mine.aux = static_cast<std::uint64_t>(ShmTeam::Carry::Stream);
+            shm->release(s);
+            shm->notify_all();
+            stream_out(*shm, s, *typed, want);
+            return true;
+        }
+        const ShmTeam::Carry carry = shm->put_block(s, send, n * want, ShmTeam::Readers::all(), typed);
         shm->release(s);
         shm->notify_all();
         // 3.
@@ -72,9 +150,20 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
             shm->read(root, reinterpret_cast<const std::byte*>(src.addr) + off, recv, len);
             land = nullptr;
             break;
+        case ShmTeam::Carry::Stream:
+            // (Gathers each chunk's step, all past s.)
+            stream_in(*shm, s, root, got, static_cast<std::byte*>(recv), want, land);
+            break;
+        default:
+            throw MpiError(MPI_ERR_INTERN,
+                           fmt::format("collective: rank {} published its blocks in an unknown "
+                                       "way ({})",
+                                       root, src.aux));
     }
-    shm->gather(s);
-    shm->notify(root);
+    if (static_cast<ShmTeam::Carry>(src.aux) != ShmTeam::Carry::Stream) {
+        shm->gather(s);
+        shm->notify(root);
+    }
     if (land != nullptr) land->filled = true;
     // 4.
     if (got != want) throw_size_mismatch(root, got, me, want);

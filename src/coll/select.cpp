@@ -32,12 +32,12 @@ struct Algorithm {
 // its collective (below) when to take it.
 
 using BarrierFn = bool (*)(const Team&);
-using BcastFn = bool (*)(const Team&, void*, std::int64_t, int, Landing*);
+using BcastFn = bool (*)(const Team&, void*, std::int64_t, int, Landing*, Source*);
 using ReduceFn = bool (*)(const Team&, const void*, void*, std::int64_t, const Reduction&, int);
 using AllreduceFn = bool (*)(const Team&, const void*, void*, std::int64_t, const Reduction&);
 using GatherFn = bool (*)(const Team&, const void*, std::int64_t, void*, int, Landing*);
 using GathervFn = bool (*)(const Team&, const void*, std::int64_t, void*, Blocks, int);
-using ScatterFn = bool (*)(const Team&, const void*, void*, std::int64_t, int, Landing*);
+using ScatterFn = bool (*)(const Team&, const void*, void*, std::int64_t, int, Landing*, Source*);
 using ScattervFn = bool (*)(const Team&, const void*, Blocks, void*, std::int64_t, int);
 using AllgatherFn = bool (*)(const Team&, const void*, std::int64_t, void*);
 using AllgathervFn = bool (*)(const Team&, const void*, std::int64_t, void*, Blocks);
@@ -76,12 +76,25 @@ struct Dense<F> {
 template <auto F>
 constexpr auto dense = &Dense<F>::run;
 
+/// The linear Bcast and Scatter: a typed root buffer (Source) packed first.
+bool bcast_dense(const Team& team, void* buf, std::int64_t bytes, int root, Landing*, Source* src) {
+    if (src != nullptr) src->dense();
+    bcast_linear(team, buf, bytes, root);
+    return true;
+}
+bool scatter_dense(const Team& team, const void* send, void* recv, std::int64_t block, int root, Landing*,
+                   Source* src) {
+    if (src != nullptr) src->dense();
+    scatter_linear(team, send, recv, block, root);
+    return true;
+}
+
 constexpr Algorithm<BarrierFn> kBarrier[] = {
     {"linear", always<barrier_linear>},
     {"shm", barrier_shm},
 };
 constexpr Algorithm<BcastFn> kBcast[] = {
-    {"linear", dense<bcast_linear>},
+    {"linear", bcast_dense},
     {"shm", bcast_shm},
     {"tree", bcast_shm_tree},
     {"direct", bcast_shm_direct},
@@ -108,7 +121,7 @@ constexpr Algorithm<GathervFn> kGatherv[] = {
     {"shm", gatherv_shm},
 };
 constexpr Algorithm<ScatterFn> kScatter[] = {
-    {"linear", dense<scatter_linear>},
+    {"linear", scatter_dense},
     {"shm", scatter_shm},
 };
 constexpr Algorithm<ScattervFn> kScatterv[] = {
@@ -324,8 +337,9 @@ void barrier(const Selection& s, const Team& team) {
     run(s, Kind::Barrier, kBarrier, choose_shm(team), team, -1, 0);
 }
 
-void bcast(const Selection& s, const Team& team, void* buf, std::int64_t bytes, int root, Landing* land) {
-    run(s, Kind::Bcast, kBcast, choose_shm(team), team, root, bytes, buf, bytes, root, land);
+void bcast(const Selection& s, const Team& team, void* buf, std::int64_t bytes, int root, Landing* land,
+           Source* src) {
+    run(s, Kind::Bcast, kBcast, choose_shm(team), team, root, bytes, buf, bytes, root, land, src);
 }
 
 void reduce(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t count,
@@ -351,8 +365,8 @@ void gatherv(const Selection& s, const Team& team, const void* send, std::int64_
 }
 
 void scatter(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t block, int root,
-             Landing* land) {
-    run(s, Kind::Scatter, kScatter, choose_shm(team), team, root, block, send, recv, block, root, land);
+             Landing* land, Source* src) {
+    run(s, Kind::Scatter, kScatter, choose_shm(team), team, root, block, send, recv, block, root, land, src);
 }
 
 void scatterv(const Selection& s, const Team& team, const void* send, Blocks blocks, void* recv,

@@ -71,8 +71,10 @@ private:
 void barrier(const Selection& s, const Team& team);
 /// `land`, where given, is the rank's typed receive buffer (coll.hpp); an
 /// algorithm may fill it instead of the dense buffer, and says so in it.
+/// `src`, where given, is the root's typed send buffer (coll.hpp): the
+/// dense buffer is filled only if the algorithm asks for it.
 void bcast(const Selection& s, const Team& team, void* buf, std::int64_t bytes, int root,
-           Landing* land = nullptr);
+           Landing* land = nullptr, Source* src = nullptr);
 void reduce(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t count,
             const Reduction& red, int root);
 void allreduce(const Selection& s, const Team& team, const void* send, void* recv,
@@ -82,7 +84,7 @@ void gather(const Selection& s, const Team& team, const void* send, std::int64_t
 void gatherv(const Selection& s, const Team& team, const void* send, std::int64_t send_bytes,
              void* recv, Blocks blocks, int root);
 void scatter(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t block, int root,
-             Landing* land = nullptr);
+             Landing* land = nullptr, Source* src = nullptr);
 void scatterv(const Selection& s, const Team& team, const void* send, Blocks blocks, void* recv,
               std::int64_t recv_bytes, int root);
 void allgather(const Selection& s, const Team& team, const void* send, std::int64_t block,

@@ -6,13 +6,13 @@
 
 namespace shmpi::coll {
 
-bool bcast_shm(const Team& team, void* buf, std::int64_t bytes, int root, Landing* land) {
+bool bcast_shm(const Team& team, void* buf, std::int64_t bytes, int root, Landing* land, Source* source) {
     ShmTeam* shm = ready(team);
     if (shm == nullptr) return false;
     if (bytes >= shm->tuning().direct_min && shm->single_copy()) {
-        return bcast_shm_direct(team, buf, bytes, root, land);
+        return bcast_shm_direct(team, buf, bytes, root, land, source);
     }
-    return bcast_shm_tree(team, buf, bytes, root, land);
+    return bcast_shm_tree(team, buf, bytes, root, land, source);
 }
 
 bool reduce_shm(const Team& team, const void* send, void* recv, std::int64_t count,

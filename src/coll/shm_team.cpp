@@ -516,22 +516,32 @@ void ShmTeam::read_into(int m, const void* remote, const Landing& land, std::uin
     }
 }
 
-ShmTeam::Carry ShmTeam::put_block(std::uint64_t step, const void* src, std::uint64_t bytes,
-                                  Readers readers) {
+ShmTeam::Carry ShmTeam::put_block(std::uint64_t step, const void* src, std::uint64_t bytes, Readers readers,
+                                  Source* typed) {
     const Carry carry = carry_for(bytes);
     claim(inline_area(step), step, readers);
     shm::CollLine& me = my_line(step);
     me.bytes = bytes;
     me.aux = static_cast<std::uint64_t>(carry);
+    // Packed straight into place, or copied from the dense buffer.
+    auto put = [&](std::byte* to) {
+        if (typed != nullptr) {
+            pack_into(*typed, 0, to, bytes, bounce(bytes));
+        } else {
+            std::memcpy(to, src, bytes);
+        }
+    };
     switch (carry) {
         case Carry::Inline:
-            if (bytes > 0) std::memcpy(me.data, src, bytes);
+            if (bytes > 0) put(me.data);
             break;
         case Carry::Cells:
             for (int a = 0; a < kSlots; ++a) claim(a, step, readers);
-            std::memcpy(my_cells(), src, bytes);
+            put(my_cells());
             break;
         case Carry::Direct:
+        case Carry::Stream:  // (not chosen by carry_for())
+            if (typed != nullptr) typed->dense();
             me.addr = reinterpret_cast<std::uint64_t>(src);
             break;
     }

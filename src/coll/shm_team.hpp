@@ -357,7 +357,9 @@ public:
     // ---- blocks (gathers and allgathers) ----
 
     /// How a member's block travels; published in the release line's `aux`.
-    enum class Carry : std::uint64_t { Inline = 1, Cells = 2, Direct = 3 };
+    /// Stream: the owner packs it chunk by chunk into its cells, at the
+    /// steps after the call's first (a typed buffer, Source in coll.hpp).
+    enum class Carry : std::uint64_t { Inline = 1, Cells = 2, Direct = 3, Stream = 4 };
     /// The way a block of `bytes` travels: inline, through the cells, or
     /// by a single copy out of the owner's buffer.
     Carry carry_for(std::uint64_t bytes) const {
@@ -367,13 +369,29 @@ public:
     /// Puts this member's block (`bytes` at `src`) in its release line or
     /// cells for `step`, claiming them for `readers` first.  The caller then
     /// stores release = step.  A Direct block stays in `src`, which must stay
-    /// valid until the readers have gathered `step`.
-    Carry put_block(std::uint64_t step, const void* src, std::uint64_t bytes, Readers readers);
+    /// valid until the readers have gathered `step`.  With `typed` (the
+    /// block's typed buffer), an inline or cell block is packed straight
+    /// into place and a Direct one packed into `src` first.
+    Carry put_block(std::uint64_t step, const void* src, std::uint64_t bytes, Readers readers,
+                    Source* typed = nullptr);
     /// Copies member m's block published for `step` (after its release) to
     /// `dst`, or to bytes [off, ...) of `land` when given, at most `want`
     /// bytes; returns the size m published.
     std::uint64_t get_block(int m, std::uint64_t step, void* dst, std::uint64_t want,
                             const Landing* land = nullptr, std::uint64_t off = 0);
+    /// Packs bytes [off, off + n) of `typed` into `to`, a slot of cells,
+    /// through `bounce` (a private buffer of at least n bytes): packing
+    /// into a private buffer that stays in cache and copying it over whole
+    /// lines costs less than packing into lines the readers last held
+    /// (measured: 108 against 122 us for a 1 MiB broadcast streamed at 2
+    /// ranks).
+    static void pack_into(const Source& typed, std::uint64_t off, std::byte* to, std::uint64_t n,
+                          std::byte* bounce) {
+        typed.part(off, bounce, n);
+        std::memcpy(to, bounce, n);
+    }
+    /// The private buffer for pack_into(), at least `bytes` long.
+    std::byte* bounce(std::size_t bytes) { return buffer(kPieceBuffer, bytes); }
     /// Copies `n` bytes at `from` to `dst`, or to bytes [off, off + n) of
     /// `land` when given.
     static void store(void* dst, const void* from, std::uint64_t n, const Landing* land, std::uint64_t off) {

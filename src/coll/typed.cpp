@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -81,6 +82,10 @@ public:
     }
     std::byte* data() const { return p_; }
     std::int64_t bytes() const { return bytes_; }
+    /// The staging buffer <- the buffer's contents.
+    void load() {
+        if (stage_) dtype::pack(*type_, buf_, bytes_ / type_->size, stage_.get());
+    }
     void finish() {
         if (stage_) dtype::unpack(*type_, stage_.get(), bytes_, buf_);
     }
@@ -205,6 +210,37 @@ private:
 
 const void* in_or_recv(const void* send, const void* recv) { return send == MPI_IN_PLACE ? recv : send; }
 
+/// `count` elements of a non-contiguous `t` at `buf` as a Source
+/// (coll.hpp): an algorithm packs pieces of them straight where they go,
+/// or asks for the staging buffer, which `fill` then packs.  get() is null
+/// for a contiguous type (the buffer is dense already) or no data.
+class TypedSource {
+public:
+    TypedSource(const void* buf, std::int64_t count, const dtype::Datatype& t, std::function<void()> fill)
+        : buf_(buf), count_(count), type_(&t), fill_(std::move(fill)) {
+        src_.pack_part = &pack_part;
+        src_.pack = &pack;
+        src_.state = this;
+    }
+    TypedSource(const TypedSource&) = delete;
+    TypedSource& operator=(const TypedSource&) = delete;
+
+    Source* get() { return type_->contiguous || count_ * type_->size <= 0 ? nullptr : &src_; }
+
+private:
+    static void pack_part(const void* state, std::int64_t off, void* to, std::int64_t len) {
+        const auto* self = static_cast<const TypedSource*>(state);
+        dtype::pack(*self->type_, self->buf_, self->count_, off, static_cast<std::byte*>(to), len);
+    }
+    static void pack(const void* state) { static_cast<const TypedSource*>(state)->fill_(); }
+
+    const void* buf_;
+    std::int64_t count_;
+    const dtype::Datatype* type_;
+    std::function<void()> fill_;
+    Source src_{};
+};
+
 /// `count` elements of a non-contiguous `t` at `buf` as a Landing
 /// (coll.hpp): an algorithm fills them by dense offset, through the type's
 /// memory runs or an unpack, instead of the staging buffer.  get() is null
@@ -258,10 +294,18 @@ void bcast(const Call& c, void* buf, std::int64_t count, const dtype::Datatype& 
         const Team& team = c.comm.team();
         if (team.size == 1) return;  // the root has the data already
         const bool source = team.rank == root;
-        DenseOut d(buf, count, type, /*load=*/source);
+        DenseOut d(buf, count, type);
+        if (source) {
+            // Packed piece by piece where the algorithm sends it, or whole
+            // into the staging buffer when it asks.
+            TypedSource src(buf, count, type, [&d] { d.load(); });
+            if (src.get() == nullptr) d.load();
+            coll::bcast(c.selection, team, d.data(), d.bytes(), root, nullptr, src.get());
+            return;
+        }
         TypedLanding land(buf, count, type);
-        coll::bcast(c.selection, team, d.data(), d.bytes(), root, source ? nullptr : land.get());
-        if (!source && !land.filled()) d.finish();
+        coll::bcast(c.selection, team, d.data(), d.bytes(), root, land.get());
+        if (!land.filled()) d.finish();
     });
 }
 
@@ -464,16 +508,22 @@ void scatter(const Call& c, const void* send, std::int64_t scount, const dtype::
         if (recv != MPI_IN_PLACE) {
             if (rcount * rtype->size == block && !(stype->contiguous && rtype->contiguous)) {
                 // The root's own block, typed to typed in one pass (as in
-                // gather()); the collective then takes it as in place.
-                dtype::copy(*stype, in.user_block(root), scount, *rtype, recv, rcount);
+                // gather()) once the others are on their way; the
+                // collective takes it as in place.
                 copied = true;
             } else {
                 out.emplace(recv, rcount, *rtype);
                 if (out->bytes() == block) own = out->data();
             }
         }
-        in.pack_all(copied || recv == MPI_IN_PLACE ? root : -1);
-        coll::scatter(c.selection, team, in.base(), own, block, root);
+        // The blocks to send, packed where the algorithm sends them, or
+        // into the staging buffer when it asks (all but our own block when
+        // that is not the algorithm's to move).
+        const int skip = copied || recv == MPI_IN_PLACE ? root : -1;
+        TypedSource src(send, team.size * scount, *stype, [&in, skip] { in.pack_all(skip); });
+        coll::scatter(c.selection, team, in.base(), own, block, root, nullptr,
+                      in.staged() ? src.get() : nullptr);
+        if (copied) dtype::copy(*stype, in.user_block(root), scount, *rtype, recv, rcount);
         if (own != nullptr) out->finish();
         if (out && own == nullptr) throw own_mismatch(root, block, out->bytes());
     });

@@ -366,14 +366,14 @@ void check_moves(Rank& me, int round) {
     for (const std::int64_t bytes : {0, 1, 8, 64, 65, 1000, 16384, 16385, 70000, 300000}) {
         const int root = (round + static_cast<int>(bytes)) % n;
         // Broadcast, each variant.
-        using BcastFn = bool (*)(const coll::Team&, void*, std::int64_t, int, coll::Landing*);
+        using BcastFn = bool (*)(const coll::Team&, void*, std::int64_t, int, coll::Landing*, coll::Source*);
         for (const BcastFn f : {BcastFn{coll::bcast_shm_tree}, BcastFn{coll::bcast_shm_direct},
                                 BcastFn{coll::bcast_shm}}) {
             std::vector<std::uint8_t> buf(static_cast<std::size_t>(bytes));
             for (std::int64_t i = 0; i < bytes; ++i) {
                 buf[static_cast<std::size_t>(i)] = me.rank == root ? byte_of(root, i, round) : 0;
             }
-            RANK_CHECK(f(me.view, buf.data(), bytes, root, nullptr), "bcast declined");
+            RANK_CHECK(f(me.view, buf.data(), bytes, root, nullptr, nullptr), "bcast declined");
             for (std::int64_t i = 0; i < bytes; ++i) {
                 RANK_CHECK(buf[static_cast<std::size_t>(i)] == byte_of(root, i, round),
                            "bcast of %lld bytes from %d: byte %lld", (long long)bytes, root, (long long)i);
@@ -454,6 +454,12 @@ struct Strided {
         land.state = this;
     }
     Strided(const Strided&) = delete;
+    /// The same buffer as a typed send buffer (coll::Source) whose dense
+    /// form is `dense`, filled only when the algorithm asks.
+    coll::Source source(std::uint8_t* dense) {
+        dense_ = dense;
+        return coll::Source{&pack_part, &pack, this};
+    }
     std::uint8_t& at(std::int64_t i) { return mem[static_cast<std::size_t>((i / run) * 2 * run + i % run)]; }
     bool gaps_intact() const {
         for (std::size_t i = 0; i < mem.size(); ++i) {
@@ -471,6 +477,18 @@ struct Strided {
         }
         return std::max<std::int64_t>(end - off, 0);
     }
+    static void pack_part(const void* state, std::int64_t off, void* to, std::int64_t len) {
+        auto* self = const_cast<Strided*>(static_cast<const Strided*>(state));
+        RANK_CHECK(off >= 0 && off + len <= self->size, "packs bytes %lld + %lld of %lld", (long long)off,
+                   (long long)len, (long long)self->size);
+        auto* out = static_cast<std::uint8_t*>(to);
+        for (std::int64_t k = 0; k < len; ++k) out[k] = self->at(off + k);
+    }
+    static void pack(const void* state) {
+        auto* self = const_cast<Strided*>(static_cast<const Strided*>(state));
+        pack_part(state, 0, self->dense_, self->size);
+    }
+    std::uint8_t* dense_ = nullptr;
     static void store(const void* state, std::int64_t off, const void* from, std::int64_t len) {
         auto* self = const_cast<Strided*>(static_cast<const Strided*>(state));
         const auto* in = static_cast<const std::uint8_t*>(from);
@@ -485,18 +503,23 @@ struct Strided {
 void check_landings(Rank& me, int round) {
     const int n = me.size;
     if (!me.team.single_copy()) return;
-    for (const std::int64_t bytes : {1, 64, 65, 1000, 16385, 40000, 100000}) {
+    for (const std::int64_t bytes : {1, 64, 65, 1000, 16385, 40000, 100000, 300000}) {
         for (const std::int64_t run : {16, 1024}) {
             const int root = (round + static_cast<int>(bytes / 7)) % n;
-            // Broadcast: the dense buffer starts zeroed on non-roots.
-            using BcastFn = bool (*)(const coll::Team&, void*, std::int64_t, int, coll::Landing*);
-            for (const BcastFn f : {BcastFn{coll::bcast_shm_tree}, BcastFn{coll::bcast_shm}}) {
-                std::vector<std::uint8_t> dense(static_cast<std::size_t>(bytes));
-                for (std::int64_t i = 0; i < bytes; ++i) {
-                    dense[static_cast<std::size_t>(i)] = me.rank == root ? byte_of(root, i, round) : 0;
-                }
+            // Broadcast: the dense buffers start zeroed; the root's typed
+            // buffer is a Source, packed only if the algorithm asks.
+            using BcastFn =
+                bool (*)(const coll::Team&, void*, std::int64_t, int, coll::Landing*, coll::Source*);
+            for (const BcastFn f :
+                 {BcastFn{coll::bcast_shm_tree}, BcastFn{coll::bcast_shm_direct}, BcastFn{coll::bcast_shm}}) {
+                std::vector<std::uint8_t> dense(static_cast<std::size_t>(bytes), 0);
                 Strided typed(bytes, run);
-                RANK_CHECK(f(me.view, dense.data(), bytes, root, me.rank == root ? nullptr : &typed.land),
+                coll::Source from = typed.source(dense.data());
+                if (me.rank == root) {
+                    for (std::int64_t i = 0; i < bytes; ++i) typed.at(i) = byte_of(root, i, round);
+                }
+                RANK_CHECK(f(me.view, dense.data(), bytes, root, me.rank == root ? nullptr : &typed.land,
+                             me.rank == root ? &from : nullptr),
                            "bcast declined");
                 if (me.rank == root) continue;
                 for (std::int64_t i = 0; i < bytes; ++i) {
@@ -548,6 +571,30 @@ void check_landings(Rank& me, int round) {
                            (long long)run, (long long)i);
             }
             RANK_CHECK(got_part.gaps_intact(), "scatter landing: a gap was written");
+            // Again from a typed root buffer (Source), the root's own block
+            // left in place (recv null): its dense buffer starts zeroed.
+            std::vector<std::uint8_t> zeroed(static_cast<std::size_t>(bytes * n), 0);
+            Strided typed_blocks(bytes * n, run);
+            coll::Source from = typed_blocks.source(zeroed.data());
+            if (me.rank == root) {
+                for (std::int64_t i = 0; i < bytes * n; ++i)
+                    typed_blocks.at(i) = blocks[static_cast<std::size_t>(i)];
+            }
+            std::vector<std::uint8_t> part2(static_cast<std::size_t>(bytes), 0);
+            Strided got_part2(bytes, run);
+            RANK_CHECK(coll::scatter_shm(me.view, zeroed.data(), me.rank == root ? nullptr : part2.data(),
+                                         bytes, root, me.rank == root ? nullptr : &got_part2.land,
+                                         me.rank == root ? &from : nullptr),
+                       "scatter declined");
+            if (me.rank == root) continue;
+            for (std::int64_t i = 0; i < bytes; ++i) {
+                const std::uint8_t got =
+                    got_part2.land.filled ? got_part2.at(i) : part2[static_cast<std::size_t>(i)];
+                RANK_CHECK(got == byte_of(me.rank, i, round + 1),
+                           "scatter from a source, %lld bytes (runs %lld): byte %lld", (long long)bytes,
+                           (long long)run, (long long)i);
+            }
+            RANK_CHECK(got_part2.gaps_intact(), "scatter from a source: a gap was written");
         }
     }
 }
@@ -647,10 +694,11 @@ void back_to_back(Rank& me) {
         std::vector<double> b(a.size() * static_cast<std::size_t>(me.size) + 1, 0.0);
         const std::int64_t count = bytes / 8;
         for (int root : {0, me.size - 1}) {
-            using BcastFn = bool (*)(const coll::Team&, void*, std::int64_t, int, coll::Landing*);
+            using BcastFn =
+                bool (*)(const coll::Team&, void*, std::int64_t, int, coll::Landing*, coll::Source*);
             for (const BcastFn f : {BcastFn{coll::bcast_shm_tree}, BcastFn{coll::bcast_shm_direct}}) {
                 for (int i = 0; i < calls; ++i)
-                    RANK_CHECK(f(me.view, a.data(), bytes, root, nullptr), "declined");
+                    RANK_CHECK(f(me.view, a.data(), bytes, root, nullptr, nullptr), "declined");
             }
             const ReduceFn reduces[] = {coll::reduce_shm_tree, coll::reduce_shm_rsag, coll::reduce_shm_push};
             for (const ReduceFn f : reduces) {
