@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
-# dtype_compare.sh: derived-datatype messages (bench/dtype_sendrecv.c) with
-# shmpi, MPICH and Open MPI on this machine, side by side.
+# dtype_compare.sh: derived-datatype messages (bench/dtype_sendrecv.c), or
+# collectives on derived types (--program dtype_coll: bench/dtype_coll.c),
+# with shmpi, MPICH and Open MPI on this machine, side by side.
 #
 # What it does:
-#   1. Builds bench/dtype_sendrecv.c with each MPI's mpicc (-O2): shmpi's
+#   1. Builds the program with each MPI's mpicc (-O2): shmpi's
 #      build-tree mpicc (--shmpi-build DIR, default ./build), mpicc.mpich and
 #      mpicc.openmpi.  An MPI that is missing or fails to build is n/a.
-#   2. Runs `mpirun -n 2` of each, in rounds; within a round the MPIs take
+#   2. Runs `mpirun -n RANKS` of each, in rounds; within a round the MPIs take
 #      turns, so slow drifts of a shared machine hit all alike.  Each rank
 #      pins itself (rank r to the r-th CPU it may use) and prints where.
 #   3. Prints the machine and placements, then a Markdown table: for every
 #      layout the median over rounds of each MPI's GB/s (data bytes), and
-#      shmpi over the faster of the other two.
+#      shmpi over the faster of the other two.  With --times, microseconds
+#      instead of GB/s, and the ratio is shmpi's time over the faster
+#      other's (below 1: shmpi is faster).
 #
-# usage: bench/dtype_compare.sh [--shmpi-build DIR] [--rounds N] [--bytes N] [--out DIR]
+# usage: bench/dtype_compare.sh [--shmpi-build DIR] [--program dtype_sendrecv|dtype_coll]
+#                               [--ranks N] [--rounds N] [--bytes N] [--times] [--out DIR]
 # Exit status: 0 when shmpi produced numbers, 1 otherwise.
 set -uo pipefail
 
@@ -22,11 +26,17 @@ build="$repo/build"
 rounds=3
 bytes=1048576
 out=""
+program=dtype_sendrecv
+ranks=2
+times=0
 while [[ $# -gt 0 ]]; do
     case $1 in
         --shmpi-build) build=${2:?}; shift 2 ;;
         --rounds) rounds=${2:?}; shift 2 ;;
         --bytes) bytes=${2:?}; shift 2 ;;
+        --program) program=${2:?}; shift 2 ;;
+        --ranks) ranks=${2:?}; shift 2 ;;
+        --times) times=1; shift ;;
         --out) out=${2:?}; shift 2 ;;
         -h|--help) sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "dtype_compare.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
@@ -35,7 +45,11 @@ done
 build=$(cd -- "$build" 2>/dev/null && pwd) || { echo "dtype_compare.sh: no build directory $build" >&2; exit 1; }
 [[ -n $out ]] || out=$(mktemp -d "${TMPDIR:-/tmp}/shmpi-dtype-bench.XXXXXX")
 mkdir -p "$out"
-src="$repo/bench/dtype_sendrecv.c"
+case $program in
+    dtype_sendrecv|dtype_coll) ;;
+    *) echo "dtype_compare.sh: --program must be dtype_sendrecv or dtype_coll" >&2; exit 2 ;;
+esac
+src="$repo/bench/$program.c"
 
 root_args=()
 [[ $(id -u) -eq 0 ]] && root_args=(--allow-run-as-root)
@@ -45,9 +59,9 @@ declare -A cc=(
     [openmpi]=mpicc.openmpi
 )
 declare -A run=(
-    [shmpi]="$build/tools/launcher/mpirun -n 2"
-    [mpich]="mpirun.mpich -n 2"
-    [openmpi]="mpirun.openmpi --oversubscribe ${root_args[*]} -n 2"
+    [shmpi]="$build/tools/launcher/mpirun -n $ranks"
+    [mpich]="mpirun.mpich -n $ranks"
+    [openmpi]="mpirun.openmpi --oversubscribe ${root_args[*]} -n $ranks"
 )
 mpis=()
 for m in shmpi mpich openmpi; do
@@ -55,7 +69,7 @@ for m in shmpi mpich openmpi; do
         echo "dtype_compare.sh: $m: ${cc[$m]} not found; n/a" >&2
         continue
     fi
-    if ! "${cc[$m]}" -O2 -o "$out/dtype_sendrecv.$m" "$src" >"$out/build.$m.log" 2>&1; then
+    if ! "${cc[$m]}" -O2 -o "$out/$program.$m" "$src" >"$out/build.$m.log" 2>&1; then
         echo "dtype_compare.sh: $m: build failed (see $out/build.$m.log); n/a" >&2
         continue
     fi
@@ -65,14 +79,14 @@ done
 for ((r = 1; r <= rounds; ++r)); do
     for m in "${mpis[@]}"; do
         # shellcheck disable=SC2086
-        timeout 600 ${run[$m]} "$out/dtype_sendrecv.$m" --bytes "$bytes" >"$out/run.$m.$r" 2>"$out/err.$m.$r" ||
+        timeout 600 ${run[$m]} "$out/$program.$m" --bytes "$bytes" >"$out/run.$m.$r" 2>"$out/err.$m.$r" ||
             echo "dtype_compare.sh: $m round $r failed (see $out/err.$m.$r)" >&2
     done
 done
 
-python3 - "$out" "$rounds" "${mpis[@]}" <<'EOF'
+python3 - "$out" "$rounds" "$times" "${mpis[@]}" <<'EOF'
 import os, statistics, sys
-out, rounds, mpis = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+out, rounds, times, mpis = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1", sys.argv[4:]
 names = {"shmpi": "shmpi", "mpich": "MPICH", "openmpi": "Open MPI"}
 rates, sizes, order, heads = {}, {}, [], {}
 for m in mpis:
@@ -90,7 +104,7 @@ for m in mpis:
             if f[0] not in order:
                 order.append(f[0])
             sizes[f[0]] = f[1]
-            rates.setdefault((m, f[0]), []).append(float(f[3]))
+            rates.setdefault((m, f[0]), []).append(float(f[2] if times else f[3]))
 with open("/proc/cpuinfo") as c:
     model = next((l.split(":", 1)[1].strip() for l in c if l.startswith("model name")), "?")
 print(f"Machine: {model}, {os.cpu_count()} CPUs; 1-minute load {os.getloadavg()[0]:.1f} at the end.")
@@ -101,13 +115,15 @@ for m in mpis:
             seen.append(h)
     print(f"- {names[m]}: " + "; ".join(seen[:3]))
 print()
-cols = [names[m] + " GB/s" for m in mpis]
+unit = " us" if times else " GB/s"
+cols = [names[m] + unit for m in mpis]
 print("| layout | bytes | " + " | ".join(cols) + " | shmpi / best other |")
 print("|---|---:|" + "---:|" * len(cols) + "---:|")
 for lay in order:
     med = {m: statistics.median(rates[(m, lay)]) for m in mpis if (m, lay) in rates}
     others = [v for k, v in med.items() if k != "shmpi"]
-    ratio = f"{med['shmpi'] / max(others):.2f}" if "shmpi" in med and others else "n/a"
+    best = (min if times else max)(others) if others else None
+    ratio = f"{med['shmpi'] / best:.2f}" if "shmpi" in med and others else "n/a"
     cells = [f"{med[m]:.2f}" if m in med else "n/a" for m in mpis]
     print(f"| {lay} | {sizes[lay]} | " + " | ".join(cells) + f" | {ratio} |")
 sys.exit(0 if any(k[0] == "shmpi" for k in rates) else 1)

@@ -97,7 +97,7 @@ bool bcast_shm_direct(const Team& team, void* buf, std::int64_t bytes, int root,
     auto* out = static_cast<std::byte*>(buf);
     const bool is_root = team.rank == root;
     // A typed root streams when the chunks fit the call's steps.
-    const bool stream = is_root && typed != nullptr && shm->steps_fit(want, 1);
+    const bool stream = is_root && typed != nullptr && shm->streams() && shm->steps_fit(want, 1);
     if (is_root && typed != nullptr && !stream) typed->dense();
 
     // 1.

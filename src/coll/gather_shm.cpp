@@ -9,7 +9,10 @@
 // while the root reads the last 1/n (process_vm_readv): the n CPUs share the
 // copying.  A Gatherv member does not know where its block goes; the root
 // reads those blocks whole.  A root whose receive buffer is typed (a
-// Landing) stores the inline and cell blocks straight into it.
+// Landing) stores the inline and cell blocks straight into it, and has a
+// Gather's large blocks streamed to it through the members' cells, so that
+// it unpacks each chunk while the member copies the next one in (no dense
+// copy of the block, no pass over it).
 //
 // At the call's step s:
 //   1. Every member but the root puts its block (put_block(): claims its
@@ -29,7 +32,16 @@
 //      size mismatch cannot make the two sides disagree on the protocol):
 //      only the tail when the member writes the head, then it waits for
 //      that member's release of s + 1.
-//   5. The root stores gather = s (s + 1 when it split) and wakes everyone.
+//   Streaming (a Gather of large blocks into a typed root buffer): in step
+//   2 the root publishes kStream in `aux`; in step 3 the member, instead of
+//   writing, copies its block through its slots, chunk k at step
+//   s + 1 + m * K + k (K: the chunks of the root's block size; member m's
+//   steps never meet another's), claimed for the root, and returns after
+//   storing gather = s.  In step 4 the root stores each chunk into the
+//   typed buffer after the member's release of its step, then stores
+//   gather = that step (the slot is free again) and wakes the member.
+//   5. The root stores gather = s (s + 1 when it split, past every chunk's
+//      step when it streamed) and wakes everyone.
 //   6. The root reports the first member whose size disagreed.
 #include <algorithm>
 #include <cstring>
@@ -53,6 +65,53 @@ struct Layout {
 /// The part of a block of `bytes` the root reads itself when it splits the
 /// copy with the member (the member writes the rest).
 std::uint64_t root_share(std::uint64_t bytes, int n) { return bytes / static_cast<std::uint64_t>(n); }
+
+/// `aux` of a root's line when large blocks stream through the members'
+/// cells (see the top of this file).
+constexpr std::uint64_t kStream = 1;
+
+/// Chunks (slots) of a streamed block of `bytes`.
+std::uint64_t chunks_of(std::uint64_t bytes, const ShmTeam& shm) {
+    return (bytes + shm.slot_bytes() - 1) / shm.slot_bytes();
+}
+/// Steps a streamed gather of blocks of `block` bytes numbers after s.
+std::uint64_t stream_steps(std::uint64_t block, int n, const ShmTeam& shm) {
+    return static_cast<std::uint64_t>(n) * chunks_of(block, shm);
+}
+
+/// A member's side of a streamed gather: `bytes` of `send` through its
+/// slots, chunk k at step s + 1 + me * K + k (K: the chunks of the root's
+/// block `block`, so members never share a step).
+void stream_out(ShmTeam& shm, std::uint64_t s, const void* send, std::uint64_t bytes, std::uint64_t block,
+                int root) {
+    const std::uint64_t chunk = shm.slot_bytes();
+    const std::uint64_t first = s + 1 + static_cast<std::uint64_t>(shm.index()) * chunks_of(block, shm);
+    const auto* from = static_cast<const std::byte*>(send);
+    for (std::uint64_t k = 0; k < chunks_of(bytes, shm); ++k) {
+        const int slot = static_cast<int>(k % ShmTeam::kSlots);
+        const std::uint64_t off = k * chunk;
+        shm.claim(slot, first + k, ShmTeam::Readers::member(root));
+        std::memcpy(shm.my_slot(slot), from + off, std::min(chunk, bytes - off));
+        shm.release(first + k);
+        shm.notify(root);
+    }
+}
+
+/// The root's side for member m's `bytes`, into `out` or bytes [at, ...) of
+/// `land`.
+void stream_in(ShmTeam& shm, std::uint64_t s, int m, std::uint64_t bytes, std::uint64_t block, std::byte* out,
+               Landing* land, std::uint64_t at) {
+    const std::uint64_t chunk = shm.slot_bytes();
+    const std::uint64_t first = s + 1 + static_cast<std::uint64_t>(m) * chunks_of(block, shm);
+    for (std::uint64_t k = 0; k < chunks_of(bytes, shm); ++k) {
+        const std::uint64_t off = k * chunk;
+        shm.wait_release(m, first + k);
+        ShmTeam::store(out + off, shm.slot_of(m, static_cast<int>(k % ShmTeam::kSlots)),
+                       std::min(chunk, bytes - off), land, at + off);
+        shm.gather(first + k);
+        shm.notify(m);
+    }
+}
 
 void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* recv, const Layout& lay,
                  bool fixed, int root, Landing* land) {
@@ -80,6 +139,11 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
         shm.wait([&] { return shm.has_released(root, s) || shm.has_gathered(root, s); });
         if (!shm.has_released(root, s)) return;  // the root read it all
         const shm::CollLine& r = shm.line(root, s);
+        if (r.aux == kStream) {
+            stream_out(shm, s, send, std::min(mine, r.bytes), r.bytes, root);
+            shm.gather(s);  // (we read the root's line)
+            return;
+        }
         if (r.bytes == mine) {
             shm.write(root, reinterpret_cast<std::byte*>(r.addr) + static_cast<std::uint64_t>(me) * mine, send,
                       mine - root_share(mine, n));
@@ -93,18 +157,21 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
     auto* out = static_cast<std::byte*>(recv);
     // 2.
     const auto block = static_cast<std::uint64_t>(lay.block);
-    const bool split = fixed && shm.carry_for(block) == ShmTeam::Carry::Direct;
+    bool split = fixed && shm.carry_for(block) == ShmTeam::Carry::Direct;
     // A typed receive buffer (`land`) takes the blocks that come inline or
-    // through the cells in place.  Single copies go to the dense buffer,
-    // which the caller unpacks: the members' share of the copying (the
-    // heads they write) saves more than landing in place would (measured:
-    // 1 MiB of a vector of 1 KiB blocks, 2 ranks, 197 against 255 us).
+    // through the cells in place, and large blocks stream through the
+    // members' cells into it (when their chunks fit the call's steps).
+    const bool stream = split && land != nullptr && shm.gather_streams() &&
+                        shm.steps_fit(static_cast<std::uint64_t>(n) * block, 1);
+    if (stream) split = false;
+    // Split single copies go to the dense buffer, which the caller unpacks.
     if (split) land = nullptr;
-    if (split) {
+    if (split || stream) {
         shm.claim(ShmTeam::inline_area(s), s, ShmTeam::Readers::all());
         shm::CollLine& mine = shm.my_line(s);
         mine.bytes = block;
         mine.addr = reinterpret_cast<std::uint64_t>(recv);
+        mine.aux = stream ? kStream : 0;
         shm.release(s);
         shm.notify_all();
     }
@@ -125,6 +192,16 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
         shm.wait_release(m, s);
         const auto want = static_cast<std::uint64_t>(lay.size(m));
         const shm::CollLine& l = shm.line(m, s);
+        if (stream && static_cast<ShmTeam::Carry>(l.aux) == ShmTeam::Carry::Direct) {
+            const std::uint64_t got = l.bytes;
+            stream_in(shm, s, m, std::min(got, want), block, out + lay.offset(m), land,
+                      static_cast<std::uint64_t>(lay.offset(m)));
+            if (got != want && bad < 0) {
+                bad = m;
+                bad_bytes = got;
+            }
+            continue;
+        }
         if (split && l.bytes == want && static_cast<ShmTeam::Carry>(l.aux) == ShmTeam::Carry::Direct) {
             // The member writes the head; we read the tail.
             const std::uint64_t head = want - root_share(want, n);
@@ -148,7 +225,7 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
         }
     }
     // 5.
-    shm.gather(split ? s + 1 : s);
+    shm.gather(stream ? s + 1 + stream_steps(block, n, shm) : split ? s + 1 : s);
     shm.notify_all();
     if (land != nullptr) land->filled = true;
     // 6.

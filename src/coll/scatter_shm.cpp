@@ -103,7 +103,7 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
         // A typed buffer too large for the cells streams through them,
         // when the root's own block is the caller's (recv null) and the
         // chunks fit the call's steps.
-        const bool stream = typed != nullptr && recv == nullptr && n > 1 &&
+        const bool stream = typed != nullptr && recv == nullptr && n > 1 && shm->streams() &&
                             shm->carry_for(n * want) == ShmTeam::Carry::Direct && shm->steps_fit(n * want, 1);
         if (typed != nullptr && recv != nullptr) typed->dense();
         const auto* in = static_cast<const std::byte*>(send);

@@ -65,6 +65,7 @@ ShmTuning tuning_from_environment() {
         static_cast<int>(env_long("SHMPI_COLL_SHM_PIPELINE_BAND", t.pipeline_band, 1, 30));
     t.direct_min = env_long("SHMPI_COLL_SHM_DIRECT", t.direct_min, 0, 1L << 40);
     t.rsag_min = env_long("SHMPI_COLL_SHM_RSAG", t.rsag_min, 0, 1L << 40);
+    t.stream = static_cast<int>(env_long("SHMPI_COLL_SHM_STREAM", t.stream, -1, 1));
     return t;
 }
 

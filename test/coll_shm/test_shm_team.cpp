@@ -599,44 +599,53 @@ void check_landings(Rank& me, int round) {
     }
 }
 
-/// A member whose gather block is larger than the root's (a single copy
-/// where the root expects the cells): the root lands the first bytes it
-/// expects, through vectored reads or its piece buffer, and reports the
-/// mismatch; nothing lands beyond its buffer.
-TEST(Algorithms, GatherLandingTakesAnOversizedBlock) {
-    for (const std::int64_t run : {16, 1024}) {
-        run_ranks(2, [run](Rank& me) {
-            if (!me.team.single_copy()) return;
-            const std::int64_t want = 20000;
-            const std::int64_t sent = me.rank == 1 ? 300000 : want;
-            std::vector<std::uint8_t> mine(static_cast<std::size_t>(sent));
-            for (std::int64_t i = 0; i < sent; ++i)
-                mine[static_cast<std::size_t>(i)] = byte_of(me.rank, i, 5);
-            std::vector<std::uint8_t> all(static_cast<std::size_t>(2 * want), 0);
-            Strided gathered(2 * want, run);
-            bool threw = false;
-            try {
-                coll::gather_shm(me.view, mine.data(), sent, all.data(), 0,
-                                 me.rank == 0 ? &gathered.land : nullptr);
-            } catch (const shmpi::MpiError& e) {
-                threw = true;
-                RANK_CHECK(me.rank == 0 && e.error_class() == MPI_ERR_TRUNCATE, "class %d on rank %d",
-                           e.error_class(), me.rank);
-            }
-            if (me.rank != 0) return;
-            RANK_CHECK(threw, "the root did not report the oversized block");
-            RANK_CHECK(gathered.land.filled, "the landing was not used");
-            for (int r = 0; r < 2; ++r) {
-                for (std::int64_t i = 0; i < want; ++i) {
-                    RANK_CHECK(gathered.at(r * want + i) == byte_of(r, i, 5), "rank %d byte %lld", r,
-                               (long long)i);
+/// A member whose gather block differs from the root's: larger than the
+/// root's cells-sized block (a single copy the root lands through vectored
+/// reads or its piece buffer), or either way around a block streamed
+/// through the cells.  The root lands what both sizes cover, reports the
+/// mismatch (MPI_ERR_TRUNCATE, MPI_ERR_COUNT), and nothing hangs or lands
+/// beyond its buffer.
+TEST(Algorithms, GatherLandingTakesABlockOfAnotherSize) {
+    struct Case {
+        std::int64_t want, sent;
+    };
+    for (const Case c : {Case{20000, 300000}, Case{100000, 300000}, Case{300000, 100000}}) {
+        for (const std::int64_t run : {16, 1024}) {
+            run_ranks(2, [run, c](Rank& me) {
+                if (!me.team.single_copy()) return;
+                const std::int64_t want = c.want;
+                const std::int64_t sent = me.rank == 1 ? c.sent : want;
+                std::vector<std::uint8_t> mine(static_cast<std::size_t>(sent));
+                for (std::int64_t i = 0; i < sent; ++i)
+                    mine[static_cast<std::size_t>(i)] = byte_of(me.rank, i, 5);
+                std::vector<std::uint8_t> all(static_cast<std::size_t>(2 * want), 0);
+                Strided gathered(2 * want, run);
+                bool threw = false;
+                try {
+                    coll::gather_shm(me.view, mine.data(), sent, all.data(), 0,
+                                     me.rank == 0 ? &gathered.land : nullptr);
+                } catch (const shmpi::MpiError& e) {
+                    threw = true;
+                    const int expected = c.sent > c.want ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT;
+                    RANK_CHECK(me.rank == 0 && e.error_class() == expected, "class %d on rank %d",
+                               e.error_class(), me.rank);
                 }
-            }
-            RANK_CHECK(gathered.gaps_intact(), "a gap was written");
-            for (std::size_t i = static_cast<std::size_t>(4 * want); i < gathered.mem.size(); ++i) {
-                RANK_CHECK(gathered.mem[i] == 0xee, "byte %zu past the landing was written", i);
-            }
-        });
+                if (me.rank != 0) return;
+                RANK_CHECK(threw, "the root did not report the block of %lld bytes", (long long)c.sent);
+                RANK_CHECK(gathered.land.filled, "the landing was not used");
+                for (int r = 0; r < 2; ++r) {
+                    const std::int64_t covered = r == 1 ? std::min(c.sent, want) : want;
+                    for (std::int64_t i = 0; i < covered; ++i) {
+                        RANK_CHECK(gathered.at(r * want + i) == byte_of(r, i, 5), "rank %d byte %lld", r,
+                                   (long long)i);
+                    }
+                }
+                RANK_CHECK(gathered.gaps_intact(), "a gap was written");
+                for (std::size_t i = static_cast<std::size_t>(4 * want); i < gathered.mem.size(); ++i) {
+                    RANK_CHECK(gathered.mem[i] == 0xee, "byte %zu past the landing was written", i);
+                }
+            });
+        }
     }
 }
 
@@ -644,6 +653,7 @@ struct Shape {
     int ranks;
     const char* flat;
     const char* band;
+    const char* stream = "";  ///< SHMPI_COLL_SHM_STREAM, where set
 };
 
 class Algorithms : public ::testing::TestWithParam<Shape> {};
@@ -660,6 +670,7 @@ TEST_P(Algorithms, GiveTheReferenceResults) {
         setenv("SHMPI_COLL_SHM_FLAT", shape.flat, 1);
         setenv("SHMPI_COLL_SHM_BAND", shape.band, 1);
         setenv("SHMPI_COLL_SHM_PIPELINE_BAND", shape.band, 1);
+        if (*shape.stream != '\0') setenv("SHMPI_COLL_SHM_STREAM", shape.stream, 1);
     });
 }
 
@@ -668,8 +679,12 @@ INSTANTIATE_TEST_SUITE_P(Ranks, Algorithms,
                                            Shape{4, "", ""}, Shape{5, "", ""}, Shape{8, "", ""},
                                            // Band trees below the flat limit: what teams of
                                            // more than 16 ranks run.
-                                           Shape{5, "1", "1"}, Shape{7, "2", "2"},
-                                           Shape{8, "1", "3"}));
+                                           Shape{5, "1", "1"}, Shape{7, "2", "2"}, Shape{8, "1", "3"},
+                                           // Typed data streamed through the cells
+                                           // with more members than CPUs too (by
+                                           // default only Gather does), and never.
+                                           Shape{3, "", "", "1"}, Shape{5, "1", "1", "1"},
+                                           Shape{4, "", "", "1"}, Shape{2, "", "", "0"}));
 
 TEST(Algorithms, RunAcrossTheWrapOfTheStepCounter) {
     // Steps are call << 24: 2^40 calls wrap the 64-bit counter.
