@@ -33,12 +33,11 @@
 
 #include <mpi.h>
 
+#include "pin.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __linux__
-#include <sched.h>
-#endif
 
 enum { NBUF = 2 };
 
@@ -46,30 +45,6 @@ static void die(const char *what)
 {
     fprintf(stderr, "dtype_coll: %s\n", what);
     MPI_Abort(MPI_COMM_WORLD, 2);
-}
-
-/* Pins the calling rank to the (rank mod n)-th CPU it may use; returns that
- * CPU, or -1 where pinning is not available. */
-static int pin(int rank)
-{
-#ifdef __linux__
-    cpu_set_t allowed;
-    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -1;
-    const int n = CPU_COUNT(&allowed);
-    if (n == 0) return -1;
-    int want = rank % n;
-    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-        if (!CPU_ISSET(cpu, &allowed)) continue;
-        if (want-- == 0) {
-            cpu_set_t one;
-            CPU_ZERO(&one);
-            CPU_SET(cpu, &one);
-            return sched_setaffinity(0, sizeof one, &one) == 0 ? cpu : -1;
-        }
-    }
-#endif
-    (void)rank;
-    return -1;
 }
 
 enum op { BCAST, GATHER, SCATTER };
@@ -168,7 +143,7 @@ int main(int argc, char **argv)
     memset(&b, 0, sizeof b);
     MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &b.size);
-    const int cpu = pin(b.rank);
+    const int cpu = bench_pin(b.rank);
     int cpus[1024];
     MPI_Gather(&cpu, 1, MPI_INT, cpus, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (b.rank == 0) {

@@ -31,14 +31,13 @@
 
 #include <mpi.h>
 
+#include "pin.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sched.h>
-#endif
 
 enum { NBUF = 4, TAG = 11 };
 
@@ -53,28 +52,6 @@ static void die(const char *what)
 {
     fprintf(stderr, "dtype_sendrecv: %s\n", what);
     MPI_Abort(MPI_COMM_WORLD, 2);
-}
-
-static int pin(int rank)
-{
-#ifdef __linux__
-    cpu_set_t set, one;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) != 0)
-        return -1;
-    int seen = 0, n = CPU_COUNT(&set);
-    for (int c = 0; c < CPU_SETSIZE; ++c) {
-        if (!CPU_ISSET(c, &set))
-            continue;
-        if (seen++ == rank % n) {
-            CPU_ZERO(&one);
-            CPU_SET(c, &one);
-            return sched_setaffinity(0, sizeof one, &one) == 0 ? c : -1;
-        }
-    }
-#endif
-    (void)rank;
-    return -1;
 }
 
 static int cmp(const void *a, const void *b)
@@ -178,7 +155,7 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    const int cpu = pin(rank);
+    const int cpu = bench_pin(rank);
     int cpus[2] = {cpu, -1};
     if (rank == 1)
         MPI_Send(&cpu, 1, MPI_INT, 0, 99, MPI_COMM_WORLD);

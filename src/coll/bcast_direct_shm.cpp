@@ -45,43 +45,17 @@ namespace {
 constexpr std::uint64_t kStream = 1;
 
 /// The root's side of a streamed broadcast (after step 1's publication):
-/// chunk k, a slot of bytes packed from `typed`, goes to slot k mod kSlots
-/// at step s + 1 + k.
+/// chunk g packed from `typed`, for everyone.
 void stream_out(ShmTeam& shm, std::uint64_t s, Source& typed, std::uint64_t total) {
     const std::uint64_t chunk = shm.slot_bytes();
-    const std::uint64_t chunks = (total + chunk - 1) / chunk;
-    for (std::uint64_t k = 0; k < chunks; ++k) {
-        const std::uint64_t step = s + 1 + k;
-        const int slot = static_cast<int>(k % ShmTeam::kSlots);
-        const std::uint64_t off = k * chunk;
-        shm.claim(slot, step, ShmTeam::Readers::all());
-        ShmTeam::pack_into(typed, off, shm.my_slot(slot), std::min(chunk, total - off), shm.bounce(chunk));
-        shm.release(step);
+    for (std::uint64_t g = 0; g < shm.chunks(total); ++g) {
+        shm.put_chunk(s, g, ShmTeam::Readers::all(), [&](std::byte* slot) {
+            ShmTeam::pack_into(typed, g * chunk, slot, std::min(chunk, total - g * chunk), shm.bounce(chunk));
+        });
         shm.notify_all();
     }
     // Done with the members' lines of step s (never read).
-    shm.gather(s + chunks);
-}
-
-/// A member's side: copies the chunks of a `total`-byte message into its
-/// buffer (`want` bytes at `out`, or `land`) as they are published.
-void stream_in(ShmTeam& shm, std::uint64_t s, int root, std::uint64_t total, std::byte* out,
-               std::uint64_t want, Landing* land) {
-    const std::uint64_t chunk = shm.slot_bytes();
-    const std::uint64_t chunks = (total + chunk - 1) / chunk;
-    for (std::uint64_t k = 0; k < chunks; ++k) {
-        const std::uint64_t step = s + 1 + k;
-        const std::uint64_t off = k * chunk;
-        shm.wait_release(root, step);
-        if (off < want) {
-            const std::uint64_t len = std::min({chunk, total - off, want - off});
-            ShmTeam::store(out + off, shm.slot_of(root, static_cast<int>(k % ShmTeam::kSlots)), len, land,
-                           off);
-        }
-        shm.gather(step);
-        shm.notify(root);
-    }
-    if (land != nullptr) land->filled = true;
+    shm.gather(s + shm.chunks(total));
 }
 
 }  // namespace
@@ -141,7 +115,8 @@ bool bcast_shm_direct(const Team& team, void* buf, std::int64_t bytes, int root,
     const shm::CollLine& src = shm->line(root, s);
     const std::uint64_t total = src.bytes;
     if (src.aux == kStream) {
-        stream_in(*shm, s, root, total, out, want, land);
+        shm->take_chunks(root, s, 0, total, out, want, land);
+        if (land != nullptr) land->filled = true;
     } else {
         // A typed buffer takes the dense copy and is unpacked afterwards:
         // the root's share of the copying (its writes of the tails) saves

@@ -70,46 +70,19 @@ std::uint64_t root_share(std::uint64_t bytes, int n) { return bytes / static_cas
 /// cells (see the top of this file).
 constexpr std::uint64_t kStream = 1;
 
-/// Chunks (slots) of a streamed block of `bytes`.
-std::uint64_t chunks_of(std::uint64_t bytes, const ShmTeam& shm) {
-    return (bytes + shm.slot_bytes() - 1) / shm.slot_bytes();
-}
-/// Steps a streamed gather of blocks of `block` bytes numbers after s.
-std::uint64_t stream_steps(std::uint64_t block, int n, const ShmTeam& shm) {
-    return static_cast<std::uint64_t>(n) * chunks_of(block, shm);
-}
-
-/// A member's side of a streamed gather: `bytes` of `send` through its
-/// slots, chunk k at step s + 1 + me * K + k (K: the chunks of the root's
-/// block `block`, so members never share a step).
+/// A member's side of a streamed gather: `bytes` of `send` as its chunks
+/// from me * K on (K: the chunks of the root's block `block`, so members
+/// never share a step and the root's gather flag only grows).
 void stream_out(ShmTeam& shm, std::uint64_t s, const void* send, std::uint64_t bytes, std::uint64_t block,
                 int root) {
     const std::uint64_t chunk = shm.slot_bytes();
-    const std::uint64_t first = s + 1 + static_cast<std::uint64_t>(shm.index()) * chunks_of(block, shm);
+    const std::uint64_t g0 = static_cast<std::uint64_t>(shm.index()) * shm.chunks(block);
     const auto* from = static_cast<const std::byte*>(send);
-    for (std::uint64_t k = 0; k < chunks_of(bytes, shm); ++k) {
-        const int slot = static_cast<int>(k % ShmTeam::kSlots);
-        const std::uint64_t off = k * chunk;
-        shm.claim(slot, first + k, ShmTeam::Readers::member(root));
-        std::memcpy(shm.my_slot(slot), from + off, std::min(chunk, bytes - off));
-        shm.release(first + k);
+    for (std::uint64_t k = 0; k < shm.chunks(bytes); ++k) {
+        shm.put_chunk(s, g0 + k, ShmTeam::Readers::member(root), [&](std::byte* slot) {
+            std::memcpy(slot, from + k * chunk, std::min(chunk, bytes - k * chunk));
+        });
         shm.notify(root);
-    }
-}
-
-/// The root's side for member m's `bytes`, into `out` or bytes [at, ...) of
-/// `land`.
-void stream_in(ShmTeam& shm, std::uint64_t s, int m, std::uint64_t bytes, std::uint64_t block, std::byte* out,
-               Landing* land, std::uint64_t at) {
-    const std::uint64_t chunk = shm.slot_bytes();
-    const std::uint64_t first = s + 1 + static_cast<std::uint64_t>(m) * chunks_of(block, shm);
-    for (std::uint64_t k = 0; k < chunks_of(bytes, shm); ++k) {
-        const std::uint64_t off = k * chunk;
-        shm.wait_release(m, first + k);
-        ShmTeam::store(out + off, shm.slot_of(m, static_cast<int>(k % ShmTeam::kSlots)),
-                       std::min(chunk, bytes - off), land, at + off);
-        shm.gather(first + k);
-        shm.notify(m);
     }
 }
 
@@ -194,8 +167,9 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
         const shm::CollLine& l = shm.line(m, s);
         if (stream && static_cast<ShmTeam::Carry>(l.aux) == ShmTeam::Carry::Direct) {
             const std::uint64_t got = l.bytes;
-            stream_in(shm, s, m, std::min(got, want), block, out + lay.offset(m), land,
-                      static_cast<std::uint64_t>(lay.offset(m)));
+            const auto at = static_cast<std::uint64_t>(lay.offset(m));
+            shm.take_chunks(m, s, static_cast<std::uint64_t>(m) * shm.chunks(block), std::min(got, want),
+                            out + at, want, land, at);
             if (got != want && bad < 0) {
                 bad = m;
                 bad_bytes = got;
@@ -225,7 +199,7 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
         }
     }
     // 5.
-    shm.gather(stream ? s + 1 + stream_steps(block, n, shm) : split ? s + 1 : s);
+    shm.gather(stream ? s + 1 + static_cast<std::uint64_t>(n) * shm.chunks(block) : split ? s + 1 : s);
     shm.notify_all();
     if (land != nullptr) land->filled = true;
     // 6.

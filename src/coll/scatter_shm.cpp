@@ -42,50 +42,21 @@ namespace {
 
 /// The root's side of a streamed scatter (after its line is published for
 /// step s): member by member in index order, chunk by chunk, each chunk
-/// packed from `typed` straight into the next slot, at step s + 1 + g for
-/// the g-th chunk of the call.
+/// packed from `typed` for its one reader.
 void stream_out(ShmTeam& shm, std::uint64_t s, Source& typed, std::uint64_t block) {
     const std::uint64_t chunk = shm.slot_bytes();
-    const std::uint64_t chunks = (block + chunk - 1) / chunk;
     std::uint64_t g = 0;
     for (int m = 0; m < shm.size(); ++m) {
         if (m == shm.index()) continue;
-        for (std::uint64_t k = 0; k < chunks; ++k, ++g) {
-            const std::uint64_t step = s + 1 + g;
-            const int slot = static_cast<int>(g % ShmTeam::kSlots);
+        for (std::uint64_t k = 0; k < shm.chunks(block); ++k, ++g) {
             const std::uint64_t off = k * chunk;
-            shm.claim(slot, step, ShmTeam::Readers::member(m));
-            ShmTeam::pack_into(typed, static_cast<std::uint64_t>(m) * block + off, shm.my_slot(slot),
-                               std::min(chunk, block - off), shm.bounce(chunk));
-            shm.release(step);
+            shm.put_chunk(s, g, ShmTeam::Readers::member(m), [&](std::byte* slot) {
+                ShmTeam::pack_into(typed, static_cast<std::uint64_t>(m) * block + off, slot,
+                                   std::min(chunk, block - off), shm.bounce(chunk));
+            });
             shm.notify(m);
         }
     }
-}
-
-/// A member's side: copies its chunks of a streamed `got`-byte block into
-/// its buffer (`want` bytes at `out`, or `land`).
-void stream_in(ShmTeam& shm, std::uint64_t s, int root, std::uint64_t got, std::byte* out, std::uint64_t want,
-               Landing* land) {
-    const std::uint64_t chunk = shm.slot_bytes();
-    const std::uint64_t chunks = (got + chunk - 1) / chunk;
-    // The members before us (but the root) took their chunks first.
-    const int me = shm.index();
-    const std::uint64_t first = static_cast<std::uint64_t>(me < root ? me : me - 1) * chunks;
-    for (std::uint64_t k = 0; k < chunks; ++k) {
-        const std::uint64_t g = first + k;
-        const std::uint64_t step = s + 1 + g;
-        const std::uint64_t off = k * chunk;
-        shm.wait_release(root, step);
-        if (off < want) {
-            const std::uint64_t len = std::min({chunk, got - off, want - off});
-            ShmTeam::store(out + off, shm.slot_of(root, static_cast<int>(g % ShmTeam::kSlots)), len, land,
-                           off);
-        }
-        shm.gather(step);
-        shm.notify(root);
-    }
-    if (land != nullptr) land->filled = true;
 }
 
 }  // namespace
@@ -152,7 +123,9 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
             break;
         case ShmTeam::Carry::Stream:
             // (Gathers each chunk's step, all past s.)
-            stream_in(*shm, s, root, got, static_cast<std::byte*>(recv), want, land);
+            // Our chunks follow those of the members before us (but the root).
+            shm->take_chunks(root, s, static_cast<std::uint64_t>(me < root ? me : me - 1) * shm->chunks(got),
+                             got, static_cast<std::byte*>(recv), want, land);
             break;
         default:
             throw MpiError(MPI_ERR_INTERN,

@@ -517,6 +517,22 @@ void ShmTeam::read_into(int m, const void* remote, const Landing& land, std::uin
     }
 }
 
+void ShmTeam::take_chunks(int m, std::uint64_t s, std::uint64_t g0, std::uint64_t bytes, std::byte* out,
+                          std::uint64_t want, const Landing* land, std::uint64_t at) {
+    const std::uint64_t chunk = slot_bytes();
+    for (std::uint64_t k = 0; k < chunks(bytes); ++k) {
+        const std::uint64_t g = g0 + k;
+        const std::uint64_t off = k * chunk;
+        wait_release(m, s + 1 + g);
+        if (off < want) {
+            const std::uint64_t len = std::min({chunk, bytes - off, want - off});
+            store(out + off, slot_of(m, static_cast<int>(g % kSlots)), len, land, at + off);
+        }
+        gather(s + 1 + g);
+        notify(m);
+    }
+}
+
 ShmTeam::Carry ShmTeam::put_block(std::uint64_t step, const void* src, std::uint64_t bytes, Readers readers,
                                   Source* typed) {
     const Carry carry = carry_for(bytes);

@@ -401,6 +401,31 @@ public:
         typed.part(off, bounce, n);
         std::memcpy(to, bounce, n);
     }
+    // ---- streams (derived types through the cells) ----
+    //
+    // Chunk g of a call's stream (g = 0, 1, ...; a slot of bytes each) is
+    // published by its sender at step s + 1 + g in slot g mod kSlots; its
+    // reader copies it out after the sender's release of that step, then
+    // stores gather = that step and wakes the sender, which may be waiting
+    // to reuse the slot.
+
+    /// Chunks of a stream of `bytes`.
+    std::uint64_t chunks(std::uint64_t bytes) const { return (bytes + slot_bytes() - 1) / slot_bytes(); }
+    /// Publishes chunk g of this member's stream for call step s: claims
+    /// its slot for `readers`, fills it (fill(slot)), releases its step.
+    /// The caller wakes the readers.
+    template <class Fill>
+    void put_chunk(std::uint64_t s, std::uint64_t g, Readers readers, Fill&& fill) {
+        const int slot = static_cast<int>(g % kSlots);
+        claim(slot, s + 1 + g, readers);
+        fill(my_slot(slot));
+        release(s + 1 + g);
+    }
+    /// Copies `bytes` of member m's stream for call step s, from its chunk
+    /// g0 on, to `out` (at most `want` bytes), or to bytes [at, ...) of
+    /// `land`; gathers each chunk's step and wakes m.
+    void take_chunks(int m, std::uint64_t s, std::uint64_t g0, std::uint64_t bytes, std::byte* out,
+                     std::uint64_t want, const Landing* land, std::uint64_t at = 0);
     /// The private buffer for pack_into(), at least `bytes` long.
     std::byte* bounce(std::size_t bytes) { return buffer(kPieceBuffer, bytes); }
     /// Copies `n` bytes at `from` to `dst`, or to bytes [off, off + n) of

@@ -563,14 +563,17 @@ void check_landings(Rank& me, int round) {
             Strided got_part(bytes, run);
             RANK_CHECK(coll::scatter_shm(me.view, blocks.data(), part.data(), bytes, root, &got_part.land),
                        "scatter declined");
-            for (std::int64_t i = 0; i < bytes; ++i) {
-                const std::uint8_t got =
-                    got_part.land.filled ? got_part.at(i) : part[static_cast<std::size_t>(i)];
-                RANK_CHECK(got == byte_of(me.rank, i, round + 1),
-                           "scatter landing %lld bytes (runs %lld): byte %lld", (long long)bytes,
-                           (long long)run, (long long)i);
-            }
-            RANK_CHECK(got_part.gaps_intact(), "scatter landing: a gap was written");
+            // A member's block: in its landing if filled, else in `dense`.
+            auto check_part = [&](Strided& typed, const std::vector<std::uint8_t>& dense, const char* what) {
+                for (std::int64_t i = 0; i < bytes; ++i) {
+                    const std::uint8_t got =
+                        typed.land.filled ? typed.at(i) : dense[static_cast<std::size_t>(i)];
+                    RANK_CHECK(got == byte_of(me.rank, i, round + 1), "%s, %lld bytes (runs %lld): byte %lld",
+                               what, (long long)bytes, (long long)run, (long long)i);
+                }
+                RANK_CHECK(typed.gaps_intact(), "%s: a gap was written", what);
+            };
+            check_part(got_part, part, "scatter landing");
             // Again from a typed root buffer (Source), the root's own block
             // left in place (recv null): its dense buffer starts zeroed.
             std::vector<std::uint8_t> zeroed(static_cast<std::size_t>(bytes * n), 0);
@@ -587,14 +590,7 @@ void check_landings(Rank& me, int round) {
                                          me.rank == root ? &from : nullptr),
                        "scatter declined");
             if (me.rank == root) continue;
-            for (std::int64_t i = 0; i < bytes; ++i) {
-                const std::uint8_t got =
-                    got_part2.land.filled ? got_part2.at(i) : part2[static_cast<std::size_t>(i)];
-                RANK_CHECK(got == byte_of(me.rank, i, round + 1),
-                           "scatter from a source, %lld bytes (runs %lld): byte %lld", (long long)bytes,
-                           (long long)run, (long long)i);
-            }
-            RANK_CHECK(got_part2.gaps_intact(), "scatter from a source: a gap was written");
+            check_part(got_part2, part2, "scatter from a source");
         }
     }
 }
