@@ -1,5 +1,6 @@
 /*
- * dtype_coll: MPI_Bcast, MPI_Gather and MPI_Scatter of derived datatypes,
+ * dtype_coll: MPI_Bcast, MPI_Gather, MPI_Scatter and MPI_Allgather of derived
+ * datatypes,
  * the same strided type on every rank and on both sides:
  *
  *   vector/B   MPI_Type_vector of blocks of B bytes (doubles), stride 2B,
@@ -47,8 +48,8 @@ static void die(const char *what)
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
-enum op { BCAST, GATHER, SCATTER };
-static const char *const op_names[] = {"bcast", "gather", "scatter"};
+enum op { BCAST, GATHER, SCATTER, ALLGATHER };
+static const char *const op_names[] = {"bcast", "gather", "scatter", "allgather"};
 
 /* One benchmark case: the buffers and the type. */
 struct bench {
@@ -74,7 +75,7 @@ static void stamp(struct bench *b, long call)
     if (b->op == BCAST) {
         if (b->rank == b->root)
             for (long i = 0; i < b->doubles; ++i) b->one[k][at(b, i)] = value(call, b->root, i);
-    } else if (b->op == GATHER) {
+    } else if (b->op == GATHER || b->op == ALLGATHER) {
         for (long i = 0; i < b->doubles; ++i) b->one[k][at(b, i)] = value(call, b->rank, i);
     } else if (b->rank == b->root) {
         for (int r = 0; r < b->size; ++r)
@@ -90,6 +91,7 @@ static void call(struct bench *b, long n)
     if (b->op == BCAST) err = MPI_Bcast(b->one[k], 1, b->type, b->root, MPI_COMM_WORLD);
     if (b->op == GATHER) err = MPI_Gather(b->one[k], 1, b->type, b->all[k], 1, b->type, b->root, MPI_COMM_WORLD);
     if (b->op == SCATTER) err = MPI_Scatter(b->all[k], 1, b->type, b->one[k], 1, b->type, b->root, MPI_COMM_WORLD);
+    if (b->op == ALLGATHER) err = MPI_Allgather(b->one[k], 1, b->type, b->all[k], 1, b->type, MPI_COMM_WORLD);
     if (err != MPI_SUCCESS) die("a collective failed");
 }
 
@@ -99,19 +101,19 @@ static void check(struct bench *b, long n)
     for (long i = 0; i < b->doubles * 2 * NBUF; ++i) {
         b->one[i / (b->doubles * 2)][i % (b->doubles * 2)] = -1.0;
     }
-    if (b->rank == b->root) {
+    if (b->rank == b->root || b->op == ALLGATHER) {
         for (int k = 0; k < NBUF; ++k)
             for (long i = 0; i < b->doubles * 2 * b->size; ++i) b->all[k][i] = -1.0;
     }
     stamp(b, n);
     call(b, n);
     const int k = (int)(n % NBUF);
-    if (b->op == GATHER && b->rank == b->root) {
+    if ((b->op == GATHER && b->rank == b->root) || b->op == ALLGATHER) {
         for (int r = 0; r < b->size; ++r)
             for (long i = 0; i < b->doubles; ++i)
                 if (b->all[k][2 * b->doubles * r + at(b, i)] != value(n, r, i))
                     die("gather: a double is not where the type map says");
-    } else if (b->op != GATHER && b->rank != b->root) {
+    } else if ((b->op == BCAST || b->op == SCATTER) && b->rank != b->root) {
         const int from = b->op == BCAST ? b->root : b->rank;
         for (long i = 0; i < b->doubles; ++i)
             if (b->one[k][at(b, i)] != value(n, from, i))
@@ -174,7 +176,7 @@ int main(int argc, char **argv)
         MPI_Type_create_resized(vec, 0, (MPI_Aint)(2 * bytes), &b.type);
         MPI_Type_commit(&b.type);
         MPI_Type_free(&vec);
-        for (int o = BCAST; o <= SCATTER; ++o) {
+        for (int o = BCAST; o <= ALLGATHER; ++o) {
             b.op = (enum op)o;
             b.root = 0;
             check(&b, n++);

@@ -1,6 +1,7 @@
 // Allgather and allgatherv in shared memory: every member publishes its
 // block once and every member copies every other block straight into its
-// receive buffer.
+// receive buffer (into its typed buffer, a Landing, when the blocks come
+// inline or through the cells).
 //
 // At the call's step s:
 //   1. Every member puts its block (put_block(): inline up to 64 B, in its
@@ -31,8 +32,8 @@ struct Layout {
     std::int64_t offset(int m) const { return offsets != nullptr ? offsets[m] : m * block; }
 };
 
-void allgather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* recv,
-                    const Layout& lay, int my_rank) {
+void allgather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* recv, const Layout& lay,
+                    int my_rank, Landing* land) {
     const std::uint64_t s = shm.begin_call();
     const int me = shm.index();
     auto* out = static_cast<std::byte*>(recv);
@@ -46,7 +47,9 @@ void allgather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, voi
     int bad = -1;
     std::uint64_t bad_bytes = 0;
     if (send != nullptr) {
-        std::memcpy(out + lay.offset(me), send, static_cast<std::size_t>(std::min(send_bytes, lay.size(me))));
+        ShmTeam::store(out + lay.offset(me), send,
+                       static_cast<std::uint64_t>(std::min(send_bytes, lay.size(me))), land,
+                       static_cast<std::uint64_t>(lay.offset(me)));
         if (send_bytes != lay.size(me)) {
             bad = me;
             bad_bytes = static_cast<std::uint64_t>(send_bytes);
@@ -57,7 +60,8 @@ void allgather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, voi
         const int m = (me + k) % shm.size();  // start at different members
         shm.wait_release(m, s);
         const auto want = static_cast<std::uint64_t>(lay.size(m));
-        const std::uint64_t got = shm.get_block(m, s, out + lay.offset(m), want);
+        const std::uint64_t got =
+            shm.get_block(m, s, out + lay.offset(m), want, land, static_cast<std::uint64_t>(lay.offset(m)));
         if (got != want && bad < 0) {
             bad = m;
             bad_bytes = got;
@@ -66,6 +70,7 @@ void allgather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, voi
     // 3.
     shm.gather(s);
     shm.notify_all();
+    if (land != nullptr) land->filled = true;
     if (carry == ShmTeam::Carry::Direct) shm.wait_gather_all(s);
     // 4.
     if (bad >= 0) throw_size_mismatch(bad, bad_bytes, my_rank, static_cast<std::uint64_t>(lay.size(bad)));
@@ -73,7 +78,7 @@ void allgather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, voi
 
 }  // namespace
 
-bool allgather_shm(const Team& team, const void* send, std::int64_t block, void* recv) {
+bool allgather_shm(const Team& team, const void* send, std::int64_t block, void* recv, Landing* land) {
     ShmTeam* shm = ready(team);
     if (shm == nullptr) return false;
     if (shm->carry_for(static_cast<std::uint64_t>(block)) == ShmTeam::Carry::Direct &&
@@ -85,7 +90,18 @@ bool allgather_shm(const Team& team, const void* send, std::int64_t block, void*
         if (send != nullptr) std::memcpy(recv, send, static_cast<std::size_t>(block));
         return true;
     }
-    allgather_core(*shm, send, block, recv, Layout{nullptr, nullptr, block}, team.rank);
+    // A typed receive buffer (`land`) takes the inline and cell blocks in
+    // place (and our own block, from where it is); single copies go to the
+    // dense buffer, which the caller unpacks.
+    if (land != nullptr && shm->carry_for(static_cast<std::uint64_t>(block)) == ShmTeam::Carry::Direct) {
+        land = nullptr;
+    }
+    if (land != nullptr && send == nullptr) {
+        const auto at = static_cast<std::uint64_t>(team.rank) * static_cast<std::uint64_t>(block);
+        ShmTeam::store(nullptr, static_cast<const std::byte*>(recv) + at, static_cast<std::uint64_t>(block),
+                       land, at);
+    }
+    allgather_core(*shm, send, block, recv, Layout{nullptr, nullptr, block}, team.rank, land);
     return true;
 }
 
@@ -107,7 +123,7 @@ bool allgatherv_shm(const Team& team, const void* send, std::int64_t send_bytes,
         }
         return true;
     }
-    allgather_core(*shm, send, send_bytes, recv, Layout{blocks.bytes, blocks.offsets, 0}, team.rank);
+    allgather_core(*shm, send, send_bytes, recv, Layout{blocks.bytes, blocks.offsets, 0}, team.rank, nullptr);
     return true;
 }
 

@@ -156,7 +156,8 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
                  Landing* land = nullptr, Source* source = nullptr);
 bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
                   std::int64_t recv_bytes, int root);
-bool allgather_shm(const Team& team, const void* send, std::int64_t block, void* recv);
+bool allgather_shm(const Team& team, const void* send, std::int64_t block, void* recv,
+                   Landing* land = nullptr);
 bool allgatherv_shm(const Team& team, const void* send, std::int64_t send_bytes, void* recv,
                     Blocks blocks);
 /// Prefix reductions and reduce-scatters composed of the ones above

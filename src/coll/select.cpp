@@ -39,7 +39,7 @@ using GatherFn = bool (*)(const Team&, const void*, std::int64_t, void*, int, La
 using GathervFn = bool (*)(const Team&, const void*, std::int64_t, void*, Blocks, int);
 using ScatterFn = bool (*)(const Team&, const void*, void*, std::int64_t, int, Landing*, Source*);
 using ScattervFn = bool (*)(const Team&, const void*, Blocks, void*, std::int64_t, int);
-using AllgatherFn = bool (*)(const Team&, const void*, std::int64_t, void*);
+using AllgatherFn = bool (*)(const Team&, const void*, std::int64_t, void*, Landing*);
 using AllgathervFn = bool (*)(const Team&, const void*, std::int64_t, void*, Blocks);
 using AlltoallFn = bool (*)(const Team&, const void*, std::int64_t, void*);
 using AlltoallvFn = bool (*)(const Team&, const void*, Blocks, void*, Blocks);
@@ -129,7 +129,7 @@ constexpr Algorithm<ScattervFn> kScatterv[] = {
     {"shm", scatterv_shm},
 };
 constexpr Algorithm<AllgatherFn> kAllgather[] = {
-    {"linear", always<allgather_linear>},
+    {"linear", dense<allgather_linear>},
     {"shm", allgather_shm},
 };
 constexpr Algorithm<AllgathervFn> kAllgatherv[] = {
@@ -375,9 +375,9 @@ void scatterv(const Selection& s, const Team& team, const void* send, Blocks blo
         root);
 }
 
-void allgather(const Selection& s, const Team& team, const void* send, std::int64_t block,
-               void* recv) {
-    run(s, Kind::Allgather, kAllgather, choose_shm(team), team, -1, block, send, block, recv);
+void allgather(const Selection& s, const Team& team, const void* send, std::int64_t block, void* recv,
+               Landing* land) {
+    run(s, Kind::Allgather, kAllgather, choose_shm(team), team, -1, block, send, block, recv, land);
 }
 
 void allgatherv(const Selection& s, const Team& team, const void* send, std::int64_t send_bytes,

@@ -87,8 +87,8 @@ void scatter(const Selection& s, const Team& team, const void* send, void* recv,
              Landing* land = nullptr, Source* src = nullptr);
 void scatterv(const Selection& s, const Team& team, const void* send, Blocks blocks, void* recv,
               std::int64_t recv_bytes, int root);
-void allgather(const Selection& s, const Team& team, const void* send, std::int64_t block,
-               void* recv);
+void allgather(const Selection& s, const Team& team, const void* send, std::int64_t block, void* recv,
+               Landing* land = nullptr);
 void allgatherv(const Selection& s, const Team& team, const void* send, std::int64_t send_bytes,
                 void* recv, Blocks blocks);
 void alltoall(const Selection& s, const Team& team, const void* send, std::int64_t block, void* recv);

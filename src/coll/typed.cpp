@@ -455,13 +455,19 @@ void allgather(const Call& c, const void* send, std::int64_t scount, const dtype
         const void* own = nullptr;
         if (send == MPI_IN_PLACE) {
             out.pack(me);
+        } else if (out.staged() && scount * stype->size == block) {
+            // Our block packed straight into its place in the staging
+            // buffer (not packed, copied there and unpacked); the
+            // collective takes it as in place.
+            dtype::pack(*stype, send, scount, out.base() + me * block);
         } else {
             in.emplace(send, scount, *stype);
             if (in->bytes() == block) own = in->data();
         }
-        coll::allgather(c.selection, team, own, block, out.base());
+        TypedLanding land(recv, team.size * rcount, rtype);
+        coll::allgather(c.selection, team, own, block, out.base(), land.get());
         const bool mismatch = in && own == nullptr;
-        out.unpack_all(mismatch ? me : -1);
+        if (!land.filled()) out.unpack_all(mismatch ? me : -1);
         if (mismatch) throw own_mismatch(me, in->bytes(), block);
     });
 }

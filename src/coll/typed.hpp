@@ -4,7 +4,7 @@
 // A buffer of a contiguous datatype goes to the algorithm as it is (no
 // copy); any other is packed into a staging buffer first and unpacked
 // afterwards, unless the algorithm stored the data straight into the typed
-// receive buffer (coll::Landing: Bcast, Gather and Scatter).  A Bcast or
+// receive buffer (coll::Landing: Bcast, Gather, Scatter and Allgather).  A Bcast or
 // Scatter root's typed buffer is packed only if the algorithm asks
 // (coll::Source): a streaming algorithm packs it piece by piece into the
 // cells instead.  MPI_IN_PLACE arrives here as it is and becomes

@@ -1,13 +1,14 @@
 /*
- * derived_sizes.c: Bcast, Gather and Scatter of strided types at every size
- * class the shared-memory algorithms tell apart: inline (up to 64 bytes),
- * through the cells (one chunk, several chunks), and by single copies
- * (hundreds of KiB).  Two strided types: blocks of one double (shorter than
- * a vectored read is worth) and blocks of 128 doubles (1 KiB).  Each call
- * has the type on both sides, on the receive side only, and on the send
- * side only (plain doubles on the other), with and without MPI_IN_PLACE at
- * the root, from every root.  Every element lands where the type map says
- * and the gaps between the blocks keep their marker.
+ * derived_sizes.c: Bcast, Gather, Scatter and Allgather of strided types at
+ * every size class the shared-memory algorithms tell apart: inline (up to
+ * 64 bytes), through the cells (one chunk, several chunks), and by single
+ * copies or streams (hundreds of KiB).  Two strided types: blocks of one
+ * double (shorter than a vectored read is worth) and blocks of 128 doubles
+ * (1 KiB).  Each call has the type on both sides, on the receive side only,
+ * and on the send side only (plain doubles on the other), with and without
+ * MPI_IN_PLACE at the root, from every root (Allgather once per type pair).
+ * Every element lands where the type map says and the gaps between the
+ * blocks keep their marker.
  */
 #include "coll_test.h"
 
@@ -109,6 +110,18 @@ int main(int argc, char **argv) {
                             for (int r = 0; r < size; ++r)
                                 check(all + r * span(rl, elems), rl, elems, c, r, "gather");
                         }
+                    }
+
+                    /* Allgather (once per type pair), then in place. */
+                    for (int in_place = 0; in_place < 2 && root == 0; ++in_place) {
+                        ++c;
+                        fill(one, sl, elems, c, rank);
+                        for (int r = 0; r < size; ++r)
+                            fill(all + r * span(rl, elems), rl, elems, r == rank && in_place ? c : -1, r);
+                        CHECK_MPI(MPI_Allgather(in_place ? MPI_IN_PLACE : one, scount, st, all, rcount, rt,
+                                                MPI_COMM_WORLD));
+                        for (int r = 0; r < size; ++r)
+                            check(all + r * span(rl, elems), rl, elems, c, r, "allgather");
                     }
 
                     /* Scatter, then in place at the root. */

@@ -553,6 +553,29 @@ void check_landings(Rank& me, int round) {
                 }
                 RANK_CHECK(gathered.gaps_intact(), "gather landing: a gap was written");
             }
+            // Allgather into every member's landing, then in place (our
+            // own block already in the dense buffer).
+            for (const bool in_place : {false, true}) {
+                std::vector<std::uint8_t> every(static_cast<std::size_t>(bytes * n), 0);
+                if (in_place) std::copy(mine.begin(), mine.end(), every.begin() + me.rank * bytes);
+                Strided gathered_all(bytes * n, run);
+                RANK_CHECK(coll::allgather_shm(me.view, in_place ? nullptr : mine.data(), bytes, every.data(),
+                                               &gathered_all.land),
+                           "allgather declined");
+                for (int r = 0; r < n; ++r) {
+                    for (std::int64_t i = 0; i < bytes; ++i) {
+                        const std::int64_t k = r * bytes + i;
+                        const std::uint8_t got = gathered_all.land.filled
+                                                     ? gathered_all.at(k)
+                                                     : every[static_cast<std::size_t>(k)];
+                        RANK_CHECK(got == byte_of(r, i, round),
+                                   "allgather landing%s %lld bytes (runs %lld): rank %d byte %lld",
+                                   in_place ? " in place" : "", (long long)bytes, (long long)run, r,
+                                   (long long)i);
+                    }
+                }
+                RANK_CHECK(gathered_all.gaps_intact(), "allgather landing: a gap was written");
+            }
             // Scatter into each member's landing (the root's own block too).
             std::vector<std::uint8_t> blocks(static_cast<std::size_t>(bytes * n));
             for (int r = 0; r < n; ++r) {
