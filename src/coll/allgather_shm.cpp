@@ -98,8 +98,8 @@ bool allgather_shm(const Team& team, const void* send, std::int64_t block, void*
     }
     if (land != nullptr && send == nullptr) {
         const auto at = static_cast<std::uint64_t>(team.rank) * static_cast<std::uint64_t>(block);
-        ShmTeam::store(nullptr, static_cast<const std::byte*>(recv) + at, static_cast<std::uint64_t>(block),
-                       land, at);
+        land->store(land->state, static_cast<std::int64_t>(at), static_cast<const std::byte*>(recv) + at,
+                    block);
     }
     allgather_core(*shm, send, block, recv, Layout{nullptr, nullptr, block}, team.rank, land);
     return true;

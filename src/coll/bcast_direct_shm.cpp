@@ -16,7 +16,7 @@
 //   1. Every member publishes its buffer's address and its size; the root
 //      claims its release line for everyone, the others for the root; they
 //      store release = s and wake the root (the root wakes everyone).  A
-//      streaming root says so in `aux` (kStream).
+//      streaming root says so in `aux` (Carry::Stream).
 //   2. A member waits for the root's release and copies the head of the
 //      message (all of it, up to its own size, if the sizes differ) out of
 //      the root's buffer.
@@ -41,8 +41,8 @@
 namespace shmpi::coll {
 namespace {
 
-/// `aux` of a streaming root's line.
-constexpr std::uint64_t kStream = 1;
+/// `aux` of a streaming root's line (see the top of this file).
+constexpr auto kStreamed = static_cast<std::uint64_t>(ShmTeam::Carry::Stream);
 
 /// The root's side of a streamed broadcast (after step 1's publication):
 /// chunk g packed from `typed`, for everyone.
@@ -80,7 +80,7 @@ bool bcast_shm_direct(const Team& team, void* buf, std::int64_t bytes, int root,
     shm::CollLine& mine = shm->my_line(s);
     mine.bytes = want;
     mine.addr = reinterpret_cast<std::uint64_t>(buf);
-    mine.aux = stream ? kStream : 0;
+    mine.aux = stream ? kStreamed : 0;
     shm->release(s);
     if (is_root) {
         shm->notify_all();
@@ -114,7 +114,7 @@ bool bcast_shm_direct(const Team& team, void* buf, std::int64_t bytes, int root,
     shm->wait_release(root, s);
     const shm::CollLine& src = shm->line(root, s);
     const std::uint64_t total = src.bytes;
-    if (src.aux == kStream) {
+    if (src.aux == kStreamed) {
         shm->take_chunks(root, s, 0, total, out, want, land);
         if (land != nullptr) land->filled = true;
     } else {

@@ -16,8 +16,6 @@
 // definition of `mid`.
 #pragma once
 
-#include <sys/uio.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -40,16 +38,14 @@ struct Reduction {
 
 /// A receive buffer that is not dense (a derived datatype's), which an
 /// algorithm may fill in place of the dense staging buffer it is also
-/// given, saving the caller's unpack pass: single copies land straight in
-/// its memory runs, data from the cells is stored piece by piece.  The
-/// communicator layer supplies the two functions over its datatype, so the
-/// algorithms still never see one.  Offsets are those of the dense buffer.
-/// An algorithm that fills it sets `filled`; otherwise the caller unpacks
-/// the staging buffer as before.
+/// given, saving the caller's unpack pass: data from the cells is stored
+/// piece by piece as it arrives.  Single copies (process_vm_readv) still go
+/// to the dense buffer: the sender's share of that copying saves more than
+/// landing them would.  The communicator layer supplies the store over its
+/// datatype, so the algorithms still never see one.  Offsets are those of
+/// the dense buffer.  An algorithm that fills it sets `filled`; otherwise
+/// the caller unpacks the staging buffer as before.
 struct Landing {
-    /// Appends the memory runs of bytes [off, off + len) to `runs`; returns
-    /// the bytes they cover (less than `len` only at the buffer's end).
-    std::int64_t (*runs)(const void* state, std::int64_t off, std::int64_t len, std::vector<iovec>& runs);
     /// Stores `len` bytes at `from` as bytes [off, off + len).
     void (*store)(const void* state, std::int64_t off, const void* from, std::int64_t len);
     const void* state;

@@ -33,7 +33,7 @@
 //      only the tail when the member writes the head, then it waits for
 //      that member's release of s + 1.
 //   Streaming (a Gather of large blocks into a typed root buffer): in step
-//   2 the root publishes kStream in `aux`; in step 3 the member, instead of
+//   2 the root publishes Carry::Stream in `aux`; in step 3 the member, instead of
 //   writing, copies its block through its slots, chunk k at step
 //   s + 1 + m * K + k (K: the chunks of the root's block size; member m's
 //   steps never meet another's), claimed for the root, and returns after
@@ -52,6 +52,9 @@
 namespace shmpi::coll {
 namespace {
 
+/// `aux` of a streaming root's line (see the top of this file).
+constexpr auto kStreamed = static_cast<std::uint64_t>(ShmTeam::Carry::Stream);
+
 /// The root's blocks: a Blocks table, or every block `block` bytes at
 /// m * block (no table to build for a plain gather).
 struct Layout {
@@ -65,10 +68,6 @@ struct Layout {
 /// The part of a block of `bytes` the root reads itself when it splits the
 /// copy with the member (the member writes the rest).
 std::uint64_t root_share(std::uint64_t bytes, int n) { return bytes / static_cast<std::uint64_t>(n); }
-
-/// `aux` of a root's line when large blocks stream through the members'
-/// cells (see the top of this file).
-constexpr std::uint64_t kStream = 1;
 
 /// A member's side of a streamed gather: `bytes` of `send` as its chunks
 /// from me * K on (K: the chunks of the root's block `block`, so members
@@ -112,7 +111,7 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
         shm.wait([&] { return shm.has_released(root, s) || shm.has_gathered(root, s); });
         if (!shm.has_released(root, s)) return;  // the root read it all
         const shm::CollLine& r = shm.line(root, s);
-        if (r.aux == kStream) {
+        if (r.aux == kStreamed) {
             stream_out(shm, s, send, std::min(mine, r.bytes), r.bytes, root);
             shm.gather(s);  // (we read the root's line)
             return;
@@ -144,7 +143,7 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
         shm::CollLine& mine = shm.my_line(s);
         mine.bytes = block;
         mine.addr = reinterpret_cast<std::uint64_t>(recv);
-        mine.aux = stream ? kStream : 0;
+        mine.aux = stream ? kStreamed : 0;
         shm.release(s);
         shm.notify_all();
     }

@@ -485,32 +485,14 @@ void ShmTeam::read(int m, const void* remote, void* local, std::size_t n) {
 }
 
 void ShmTeam::read_into(int m, const void* remote, const Landing& land, std::uint64_t off, std::uint64_t n) {
-    const std::uint32_t from = world_[static_cast<std::size_t>(m)];
-    const auto* at = static_cast<const std::byte*>(remote);
-    // Runs this long or longer cost the kernel little per run: one vectored
-    // read fills them in place (one copy, no store pass).  Shorter ones go
-    // through a piece buffer that stays in cache.  (The same rule as the
-    // point-to-point receive, p2p.cpp's pull().)
-    constexpr std::uint64_t kMinRun = 256;
+    // A piece at a time through a buffer that stays in cache.  (Only a block
+    // larger than its reader expected comes this way: the algorithms land
+    // single copies in the dense buffer, see coll.hpp.)
     constexpr std::uint64_t kPiece = 128 * 1024;
-    std::uint64_t done = 0;
-    while (done < n) {
-        runs_.clear();
-        const std::uint64_t want = std::min(n - done, 4 * kPiece);
-        const auto covered = static_cast<std::uint64_t>(land.runs(
-            land.state, static_cast<std::int64_t>(off + done), static_cast<std::int64_t>(want), runs_));
-        if (covered == 0 || covered < kMinRun * runs_.size()) break;
-        if (!guarded([&] {
-                return transport_.read_remote_scatter(from, at + done, runs_.data(), runs_.size());
-            })) {
-            read_failed(m);
-        }
-        done += covered;
-    }
-    std::byte* piece = nullptr;
-    while (done < n) {
+    const auto* at = static_cast<const std::byte*>(remote);
+    std::byte* piece = buffer(kPieceBuffer, std::min(n, kPiece));
+    for (std::uint64_t done = 0; done < n;) {
         const std::uint64_t len = std::min(n - done, kPiece);
-        if (piece == nullptr) piece = buffer(kPieceBuffer, kPiece);
         read(m, at + done, piece, len);
         land.store(land.state, static_cast<std::int64_t>(off + done), piece, static_cast<std::int64_t>(len));
         done += len;

@@ -357,9 +357,8 @@ public:
     /// single_copy() said yes; a refusal after that ends the job.
     void read(int m, const void* remote, void* local, std::size_t n);
     /// Copies `n` bytes at `remote` in member m to bytes [off, off + n) of
-    /// `land`: by vectored reads straight into its memory runs when they
-    /// are long, else a piece at a time through a buffer that stays in
-    /// cache.  Same conditions as read().
+    /// `land`, a piece at a time through a buffer that stays in cache.
+    /// Same conditions as read().
     void read_into(int m, const void* remote, const Landing& land, std::uint64_t off, std::uint64_t n);
     /// Copies `n` bytes at `local` to `remote` in member m's memory with
     /// process_vm_writev.  Same conditions as read().
@@ -508,9 +507,8 @@ private:
         std::unique_ptr<std::byte[]> p;
         std::size_t bytes = 0;
     };
-    Buf bufs_[2 + 8 + 1];  ///< rsag's, push's, read_into()'s piece
+    Buf bufs_[2 + 8 + 1];  ///< rsag's, push's, read_into()'s and pack_into()'s piece
     static constexpr int kPieceBuffer = 10;
-    std::vector<iovec> runs_;  ///< read_into()'s runs, kept for their capacity
 };
 
 /// The team's shared-memory state, ready for a call (the first call on a

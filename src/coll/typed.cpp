@@ -210,77 +210,50 @@ private:
 
 const void* in_or_recv(const void* send, const void* recv) { return send == MPI_IN_PLACE ? recv : send; }
 
-/// `count` elements of a non-contiguous `t` at `buf` as a Source
-/// (coll.hpp): an algorithm packs pieces of them straight where they go,
-/// or asks for the staging buffer, which `fill` then packs.  get() is null
-/// for a contiguous type (the buffer is dense already) or no data.
-class TypedSource {
+/// `count` elements of `t` at `buf` as the algorithms see a typed buffer
+/// (coll.hpp): a Landing they fill by dense offset (an unpack), or a Source
+/// they pack pieces of, asking for the whole staging buffer (`fill`) where
+/// they need it.  Both are null for a contiguous type (the buffer is dense
+/// already) or no data.
+class TypedView {
 public:
-    TypedSource(const void* buf, std::int64_t count, const dtype::Datatype& t, std::function<void()> fill)
-        : buf_(buf), count_(count), type_(&t), fill_(std::move(fill)) {
-        src_.pack_part = &pack_part;
-        src_.pack = &pack;
-        src_.state = this;
-    }
-    TypedSource(const TypedSource&) = delete;
-    TypedSource& operator=(const TypedSource&) = delete;
+    TypedView(const void* buf, std::int64_t count, const dtype::Datatype& t, std::function<void()> fill = {})
+        : buf_(buf), count_(count), type_(&t), fill_(std::move(fill)) {}
+    TypedView(const TypedView&) = delete;
+    TypedView& operator=(const TypedView&) = delete;
 
-    Source* get() { return type_->contiguous || count_ * type_->size <= 0 ? nullptr : &src_; }
+    /// The buffer as a receive buffer.
+    Landing* landing() {
+        land_ = Landing{&store, this};
+        return dense() ? nullptr : &land_;
+    }
+    bool filled() const { return land_.filled; }
+    /// The buffer as a send buffer; `fill` must have been given.
+    Source* source() {
+        src_ = Source{&pack_part, &pack, this};
+        return dense() ? nullptr : &src_;
+    }
 
 private:
+    bool dense() const { return type_->contiguous || count_ * type_->size <= 0; }
+    static void store(const void* state, std::int64_t off, const void* from, std::int64_t len) {
+        const auto* self = static_cast<const TypedView*>(state);
+        // A Landing is made only of a receive buffer.
+        dtype::unpack(*self->type_, const_cast<void*>(self->buf_), self->count_, off,
+                      static_cast<const std::byte*>(from), len);
+    }
     static void pack_part(const void* state, std::int64_t off, void* to, std::int64_t len) {
-        const auto* self = static_cast<const TypedSource*>(state);
+        const auto* self = static_cast<const TypedView*>(state);
         dtype::pack(*self->type_, self->buf_, self->count_, off, static_cast<std::byte*>(to), len);
     }
-    static void pack(const void* state) { static_cast<const TypedSource*>(state)->fill_(); }
+    static void pack(const void* state) { static_cast<const TypedView*>(state)->fill_(); }
 
     const void* buf_;
     std::int64_t count_;
     const dtype::Datatype* type_;
     std::function<void()> fill_;
-    Source src_{};
-};
-
-/// `count` elements of a non-contiguous `t` at `buf` as a Landing
-/// (coll.hpp): an algorithm fills them by dense offset, through the type's
-/// memory runs or an unpack, instead of the staging buffer.  get() is null
-/// for a contiguous type (the algorithm writes the buffer itself) or no
-/// data.
-class TypedLanding {
-public:
-    TypedLanding(void* buf, std::int64_t count, const dtype::Datatype& t)
-        : buf_(buf), count_(count), type_(&t) {
-        land_.runs = &runs;
-        land_.store = &store;
-        land_.state = this;
-    }
-    TypedLanding(const TypedLanding&) = delete;
-    TypedLanding& operator=(const TypedLanding&) = delete;
-
-    Landing* get() { return type_->contiguous || count_ * type_->size <= 0 ? nullptr : &land_; }
-    bool filled() const { return land_.filled; }
-
-private:
-    static std::int64_t runs(const void* state, std::int64_t off, std::int64_t len, std::vector<iovec>& out) {
-        const auto* self = static_cast<const TypedLanding*>(state);
-        self->segments_.clear();
-        const std::int64_t covered =
-            dtype::segments(*self->type_, self->buf_, self->count_, off, len, self->segments_);
-        for (const dtype::Segment& g : self->segments_) {
-            out.push_back(iovec{g.address, static_cast<std::size_t>(g.length)});
-        }
-        return covered;
-    }
-    static void store(const void* state, std::int64_t off, const void* from, std::int64_t len) {
-        const auto* self = static_cast<const TypedLanding*>(state);
-        dtype::unpack(*self->type_, self->buf_, self->count_, off, static_cast<const std::byte*>(from), len);
-    }
-
-    void* buf_;
-    std::int64_t count_;
-    const dtype::Datatype* type_;
     Landing land_{};
-    mutable std::vector<dtype::Segment> segments_;
+    Source src_{};
 };
 
 }  // namespace
@@ -298,13 +271,14 @@ void bcast(const Call& c, void* buf, std::int64_t count, const dtype::Datatype& 
         if (source) {
             // Packed piece by piece where the algorithm sends it, or whole
             // into the staging buffer when it asks.
-            TypedSource src(buf, count, type, [&d] { d.load(); });
-            if (src.get() == nullptr) d.load();
-            coll::bcast(c.selection, team, d.data(), d.bytes(), root, nullptr, src.get());
+            TypedView src(buf, count, type, [&d] { d.load(); });
+            Source* typed = src.source();
+            if (typed == nullptr) d.load();
+            coll::bcast(c.selection, team, d.data(), d.bytes(), root, nullptr, typed);
             return;
         }
-        TypedLanding land(buf, count, type);
-        coll::bcast(c.selection, team, d.data(), d.bytes(), root, land.get());
+        TypedView land(buf, count, type);
+        coll::bcast(c.selection, team, d.data(), d.bytes(), root, land.landing());
         if (!land.filled()) d.finish();
     });
 }
@@ -413,8 +387,8 @@ void gather(const Call& c, const void* send, std::int64_t scount, const dtype::D
                 if (in->bytes() == block) own = in->data();
             }
         }
-        TypedLanding land(recv, team.size * rcount, *rtype);
-        coll::gather(c.selection, team, own, block, out.base(), root, land.get());
+        TypedView land(recv, team.size * rcount, *rtype);
+        coll::gather(c.selection, team, own, block, out.base(), root, land.landing());
         if (!land.filled()) out.unpack_all(own == nullptr ? root : -1);
         if (in && own == nullptr) throw own_mismatch(root, in->bytes(), block);
     });
@@ -464,8 +438,8 @@ void allgather(const Call& c, const void* send, std::int64_t scount, const dtype
             in.emplace(send, scount, *stype);
             if (in->bytes() == block) own = in->data();
         }
-        TypedLanding land(recv, team.size * rcount, rtype);
-        coll::allgather(c.selection, team, own, block, out.base(), land.get());
+        TypedView land(recv, team.size * rcount, rtype);
+        coll::allgather(c.selection, team, own, block, out.base(), land.landing());
         const bool mismatch = in && own == nullptr;
         if (!land.filled()) out.unpack_all(mismatch ? me : -1);
         if (mismatch) throw own_mismatch(me, in->bytes(), block);
@@ -501,8 +475,8 @@ void scatter(const Call& c, const void* send, std::int64_t scount, const dtype::
         const Team& team = c.comm.team();
         if (team.rank != root) {
             DenseOut out(recv, rcount, *rtype);
-            TypedLanding land(recv, rcount, *rtype);
-            coll::scatter(c.selection, team, nullptr, out.data(), out.bytes(), root, land.get());
+            TypedView land(recv, rcount, *rtype);
+            coll::scatter(c.selection, team, nullptr, out.data(), out.bytes(), root, land.landing());
             if (!land.filled()) out.finish();
             return;
         }
@@ -526,9 +500,8 @@ void scatter(const Call& c, const void* send, std::int64_t scount, const dtype::
         // into the staging buffer when it asks (all but our own block when
         // that is not the algorithm's to move).
         const int skip = copied || recv == MPI_IN_PLACE ? root : -1;
-        TypedSource src(send, team.size * scount, *stype, [&in, skip] { in.pack_all(skip); });
-        coll::scatter(c.selection, team, in.base(), own, block, root, nullptr,
-                      in.staged() ? src.get() : nullptr);
+        TypedView src(send, team.size * scount, *stype, [&in, skip] { in.pack_all(skip); });
+        coll::scatter(c.selection, team, in.base(), own, block, root, nullptr, src.source());
         if (copied) dtype::copy(*stype, in.user_block(root), scount, *rtype, recv, rcount);
         if (own != nullptr) out->finish();
         if (out && own == nullptr) throw own_mismatch(root, block, out->bytes());

@@ -436,12 +436,9 @@ void check_moves(Rank& me, int round) {
     }
 }
 
-/// Team size, and the tree tuning the ranks get (SHMPI_COLL_SHM_FLAT,
-/// SHMPI_COLL_SHM_BAND, SHMPI_COLL_SHM_PIPELINE_BAND; empty: default).
 /// A typed receive buffer as the algorithms see it (coll::Landing): dense
 /// byte i lives in runs of `run` bytes, 2 * run apart, as in a vector
-/// datatype; the gaps keep 0xee.  Short runs make read_into() go through
-/// its piece buffer, long ones through vectored reads.
+/// datatype; the gaps keep 0xee.
 struct Strided {
     std::int64_t size;
     std::int64_t run;
@@ -449,7 +446,6 @@ struct Strided {
     coll::Landing land{};
     Strided(std::int64_t bytes, std::int64_t run_bytes)
         : size(bytes), run(run_bytes), mem(static_cast<std::size_t>(2 * bytes + 2 * run_bytes), 0xee) {
-        land.runs = &runs;
         land.store = &store;
         land.state = this;
     }
@@ -466,16 +462,6 @@ struct Strided {
             if ((static_cast<std::int64_t>(i) / run) % 2 == 1 && mem[i] != 0xee) return false;
         }
         return true;
-    }
-    static std::int64_t runs(const void* state, std::int64_t off, std::int64_t len, std::vector<iovec>& out) {
-        auto* self = const_cast<Strided*>(static_cast<const Strided*>(state));
-        const std::int64_t end = std::min(off + len, self->size);
-        for (std::int64_t i = off; i < end;) {
-            const std::int64_t n = std::min(end - i, self->run - i % self->run);
-            out.push_back(iovec{&self->at(i), static_cast<std::size_t>(n)});
-            i += n;
-        }
-        return std::max<std::int64_t>(end - off, 0);
     }
     static void pack_part(const void* state, std::int64_t off, void* to, std::int64_t len) {
         auto* self = const_cast<Strided*>(static_cast<const Strided*>(state));
@@ -619,8 +605,8 @@ void check_landings(Rank& me, int round) {
 }
 
 /// A member whose gather block differs from the root's: larger than the
-/// root's cells-sized block (a single copy the root lands through vectored
-/// reads or its piece buffer), or either way around a block streamed
+/// root's cells-sized block (a single copy the root lands through its
+/// piece buffer), or either way around a block streamed
 /// through the cells.  The root lands what both sizes cover, reports the
 /// mismatch (MPI_ERR_TRUNCATE, MPI_ERR_COUNT), and nothing hangs or lands
 /// beyond its buffer.
@@ -668,6 +654,8 @@ TEST(Algorithms, GatherLandingTakesABlockOfAnotherSize) {
     }
 }
 
+/// Team size, and the tree tuning the ranks get (SHMPI_COLL_SHM_FLAT,
+/// SHMPI_COLL_SHM_BAND, SHMPI_COLL_SHM_PIPELINE_BAND; empty: default).
 struct Shape {
     int ranks;
     const char* flat;
