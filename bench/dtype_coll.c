@@ -1,12 +1,13 @@
 /*
- * dtype_coll: MPI_Bcast, MPI_Gather, MPI_Scatter and MPI_Allgather of derived
- * datatypes,
- * the same strided type on every rank and on both sides:
+ * dtype_coll: MPI_Bcast, MPI_Gather, MPI_Scatter, MPI_Allgather and
+ * MPI_Alltoall of derived datatypes, the same strided type on every rank and
+ * on both sides:
  *
  *   vector/B   MPI_Type_vector of blocks of B bytes (doubles), stride 2B,
  *              --bytes of data per rank (resized to an extent of 2 * bytes,
  *              so the blocks of the ranks sit side by side in a gather's
- *              receive buffer and a scatter's send buffer)
+ *              receive buffer and a scatter's send buffer; an all-to-all
+ *              sends one such element to every rank)
  *
  * Standard MPI API only: bench/dtype_compare.sh --program dtype_coll builds
  * this file with shmpi's, MPICH's and Open MPI's mpicc and puts the numbers
@@ -48,8 +49,8 @@ static void die(const char *what)
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
-enum op { BCAST, GATHER, SCATTER, ALLGATHER };
-static const char *const op_names[] = {"bcast", "gather", "scatter", "allgather"};
+enum op { BCAST, GATHER, SCATTER, ALLGATHER, ALLTOALL };
+static const char *const op_names[] = {"bcast", "gather", "scatter", "allgather", "alltoall"};
 
 /* One benchmark case: the buffers and the type. */
 struct bench {
@@ -60,6 +61,7 @@ struct bench {
     MPI_Datatype type;
     double *one[NBUF]; /* a rank's own typed buffer: 2 * doubles */
     double *all[NBUF]; /* the root's buffer of every rank's: size * 2 * doubles */
+    double *out[NBUF]; /* what an all-to-all receives: size * 2 * doubles */
 };
 
 /* Index of data double i in a typed buffer. */
@@ -77,6 +79,11 @@ static void stamp(struct bench *b, long call)
             for (long i = 0; i < b->doubles; ++i) b->one[k][at(b, i)] = value(call, b->root, i);
     } else if (b->op == GATHER || b->op == ALLGATHER) {
         for (long i = 0; i < b->doubles; ++i) b->one[k][at(b, i)] = value(call, b->rank, i);
+    } else if (b->op == ALLTOALL) {
+        /* The block for rank d carries "rank" rank * size + d. */
+        for (int d = 0; d < b->size; ++d)
+            for (long i = 0; i < b->doubles; ++i)
+                b->all[k][2 * b->doubles * d + at(b, i)] = value(call, b->rank * b->size + d, i);
     } else if (b->rank == b->root) {
         for (int r = 0; r < b->size; ++r)
             for (long i = 0; i < b->doubles; ++i)
@@ -92,6 +99,7 @@ static void call(struct bench *b, long n)
     if (b->op == GATHER) err = MPI_Gather(b->one[k], 1, b->type, b->all[k], 1, b->type, b->root, MPI_COMM_WORLD);
     if (b->op == SCATTER) err = MPI_Scatter(b->all[k], 1, b->type, b->one[k], 1, b->type, b->root, MPI_COMM_WORLD);
     if (b->op == ALLGATHER) err = MPI_Allgather(b->one[k], 1, b->type, b->all[k], 1, b->type, MPI_COMM_WORLD);
+    if (b->op == ALLTOALL) err = MPI_Alltoall(b->all[k], 1, b->type, b->out[k], 1, b->type, MPI_COMM_WORLD);
     if (err != MPI_SUCCESS) die("a collective failed");
 }
 
@@ -105,6 +113,8 @@ static void check(struct bench *b, long n)
         for (int k = 0; k < NBUF; ++k)
             for (long i = 0; i < b->doubles * 2 * b->size; ++i) b->all[k][i] = -1.0;
     }
+    for (int k = 0; k < NBUF; ++k)
+        for (long i = 0; i < b->doubles * 2 * b->size; ++i) b->out[k][i] = -1.0;
     stamp(b, n);
     call(b, n);
     const int k = (int)(n % NBUF);
@@ -118,6 +128,15 @@ static void check(struct bench *b, long n)
         for (long i = 0; i < b->doubles; ++i)
             if (b->one[k][at(b, i)] != value(n, from, i))
                 die("bcast/scatter: a double is not where the type map says");
+    } else if (b->op == ALLTOALL) {
+        for (int r = 0; r < b->size; ++r)
+            for (long i = 0; i < b->doubles; ++i)
+                if (b->out[k][2 * b->doubles * r + at(b, i)] != value(n, r * b->size + b->rank, i))
+                    die("alltoall: a double is not where the type map says");
+        /* The gaps of the receive buffer stay untouched. */
+        for (long i = 0; i < 2 * b->doubles * b->size; ++i)
+            if ((i / b->block) % 2 == 1 && b->out[k][i] != -1.0)
+                die("alltoall: a gap of the receive buffer was written");
     }
 }
 
@@ -163,7 +182,8 @@ int main(int argc, char **argv)
     for (int k = 0; k < NBUF; ++k) {
         b.one[k] = calloc((size_t)b.doubles * 2, sizeof(double));
         b.all[k] = calloc((size_t)b.doubles * 2 * (size_t)b.size, sizeof(double));
-        if (!b.one[k] || !b.all[k]) die("out of memory");
+        b.out[k] = calloc((size_t)b.doubles * 2 * (size_t)b.size, sizeof(double));
+        if (!b.one[k] || !b.all[k] || !b.out[k]) die("out of memory");
     }
     double *times = calloc((size_t)reps, sizeof(double));
     long n = 0; /* calls so far: the stamp of the next */
@@ -176,7 +196,7 @@ int main(int argc, char **argv)
         MPI_Type_create_resized(vec, 0, (MPI_Aint)(2 * bytes), &b.type);
         MPI_Type_commit(&b.type);
         MPI_Type_free(&vec);
-        for (int o = BCAST; o <= ALLGATHER; ++o) {
+        for (int o = BCAST; o <= ALLTOALL; ++o) {
             b.op = (enum op)o;
             b.root = 0;
             check(&b, n++);
@@ -206,6 +226,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < NBUF; ++k) {
         free(b.one[k]);
         free(b.all[k]);
+        free(b.out[k]);
     }
     MPI_Finalize();
     return 0;

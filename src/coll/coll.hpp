@@ -40,8 +40,9 @@ struct Reduction {
 /// algorithm may fill in place of the dense staging buffer it is also
 /// given, saving the caller's unpack pass: data from the cells is stored
 /// piece by piece as it arrives.  Single copies (process_vm_readv) still go
-/// to the dense buffer: the sender's share of that copying saves more than
-/// landing them would.  The communicator layer supplies the store over its
+/// to the dense buffer where the sender shares that copying (Bcast,
+/// Gather), which saves more than landing them would; an Allgather lands
+/// them too, a piece at a time.  The communicator layer supplies the store over its
 /// datatype, so the algorithms still never see one.  Offsets are those of
 /// the dense buffer.  An algorithm that fills it sets `filled`; otherwise
 /// the caller unpacks the staging buffer as before.
@@ -152,8 +153,11 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
                  Landing* land = nullptr, Source* source = nullptr);
 bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
                   std::int64_t recv_bytes, int root);
+/// `mine` (Allgather): this member's block as a typed send buffer; the
+/// block is then in place (`send` null) but not packed there yet: the
+/// algorithm packs pieces of it (part()) or asks for it whole (dense()).
 bool allgather_shm(const Team& team, const void* send, std::int64_t block, void* recv,
-                   Landing* land = nullptr);
+                   Landing* land = nullptr, Source* mine = nullptr);
 bool allgatherv_shm(const Team& team, const void* send, std::int64_t send_bytes, void* recv,
                     Blocks blocks);
 /// Prefix reductions and reduce-scatters composed of the ones above

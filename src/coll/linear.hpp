@@ -23,6 +23,11 @@
 //     expected, MPI_ERR_COUNT when less.  The message lacks the MPI function
 //     name; the caller prefixes it.
 //
+// The all-to-alls are the exception: their blocks go as point-to-point
+// messages, and the point-to-point engine packs and unpacks a derived
+// datatype piece by piece as each message travels, so they take the user's
+// typed blocks (PeerBlocks) and never stage a whole buffer.
+//
 // A shared-memory algorithm has the same parameters and returns bool:
 // false, before it has touched anything, when it cannot take the call; the
 // caller then runs the linear one.
@@ -39,6 +44,10 @@
 #include <cstdint>
 
 #include "coll/coll.hpp"
+
+namespace shmpi::dtype {
+struct Datatype;
+}
 
 namespace shmpi::coll {
 
@@ -80,8 +89,24 @@ void allgatherv_linear(const Team& team, const void* send, std::int64_t send_byt
                        Blocks blocks);
 void allgather_linear(const Team& team, const void* send, std::int64_t block, void* recv);
 
-/// Block j of rank i's `send` goes to block i of rank j's `recv`.  Never in
-/// place (the caller copies the send data out of the receive buffer).
+/// One side of an all-to-all as typed blocks (arrays of team.size): block r
+/// is counts[r] elements of *types[r] at base + displs[r] bytes.  The send
+/// side is only read.  On the send side a null types[team.rank] means
+/// MPI_IN_PLACE: this rank's own block is in the receive buffer already.
+struct PeerBlocks {
+    void* base = nullptr;
+    const std::int64_t* counts = nullptr;
+    const std::int64_t* displs = nullptr;
+    const dtype::Datatype* const* types = nullptr;
+};
+
+/// Block j of rank i's `send` goes to block i of rank j's `recv`, each block
+/// one typed point-to-point message; a rank's own block is copied typed to
+/// typed.  A block whose two sides differ in size is reported like a
+/// message of the wrong size (the rank's own block after the exchange).
+void alltoallw_linear(const Team& team, PeerBlocks send, PeerBlocks recv);
+/// The same over dense bytes.  Never in place (the caller copies the send
+/// data out of the receive buffer).
 void alltoallv_linear(const Team& team, const void* send, Blocks send_blocks, void* recv,
                       Blocks recv_blocks);
 void alltoall_linear(const Team& team, const void* send, std::int64_t block, void* recv);

@@ -12,13 +12,17 @@
 namespace shmpi::coll::linear {
 namespace {
 
-const dtype::Datatype& byte_type() {
-    static const dtype::Datatype* t = dtype::predefined(MPI_BYTE);
-    return *t;
-}
-
 std::uint32_t world_of(const Team& team, int peer) {
     return (*team.world)[static_cast<std::size_t>(peer)];
+}
+
+std::unique_ptr<MpiError> own_mismatch(std::int64_t from_bytes, std::int64_t to_bytes, int rank) {
+    if (from_bytes == to_bytes) return nullptr;
+    return std::make_unique<MpiError>(
+        from_bytes > to_bytes ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT,
+        fmt::format("rank {} sends {} bytes to itself but expects {} (the datatype signatures of "
+                    "its send and receive arguments differ)",
+                    rank, from_bytes, to_bytes));
 }
 
 /// Throws when a received message did not have the expected size.
@@ -37,15 +41,19 @@ Exchange::~Exchange() {
     for (const Posted& p : posted_) team_.engine->release(p.req);
 }
 
-void Exchange::send(int peer, const void* buf, std::int64_t bytes) {
-    p2p::Request* r = team_.engine->isend(team_.context, team_.rank, tag_, world_of(team_, peer), buf,
-                                          bytes, byte_type(), p2p::Mode::Standard);
+void Exchange::send(int peer, const void* buf, std::int64_t bytes) { send(peer, buf, bytes, byte_type()); }
+
+void Exchange::recv(int peer, void* buf, std::int64_t bytes) { recv(peer, buf, bytes, byte_type()); }
+
+void Exchange::send(int peer, const void* buf, std::int64_t count, const dtype::Datatype& type) {
+    p2p::Request* r = team_.engine->isend(team_.context, team_.rank, tag_, world_of(team_, peer), buf, count,
+                                          type, p2p::Mode::Standard);
     posted_.push_back({r, peer, -1});
 }
 
-void Exchange::recv(int peer, void* buf, std::int64_t bytes) {
-    p2p::Request* r = team_.engine->irecv(team_.context, peer, tag_, buf, bytes, byte_type());
-    posted_.push_back({r, peer, bytes});
+void Exchange::recv(int peer, void* buf, std::int64_t count, const dtype::Datatype& type) {
+    p2p::Request* r = team_.engine->irecv(team_.context, peer, tag_, buf, count, type);
+    posted_.push_back({r, peer, count * type.size});
 }
 
 void Exchange::wait() {
@@ -72,16 +80,23 @@ Uniform::Uniform(int n, std::int64_t block)
     for (std::size_t r = 0; r < offsets.size(); ++r) offsets[r] = static_cast<std::int64_t>(r) * block;
 }
 
+const dtype::Datatype& byte_type() {
+    static const dtype::Datatype* t = dtype::predefined(MPI_BYTE);
+    return *t;
+}
+
 std::unique_ptr<MpiError> copy_own(const void* from, std::int64_t from_bytes, void* to,
                                    std::int64_t to_bytes, int rank) {
     const std::int64_t n = from_bytes < to_bytes ? from_bytes : to_bytes;
     if (n > 0 && from != to) std::memcpy(to, from, static_cast<std::size_t>(n));
-    if (from_bytes == to_bytes) return nullptr;
-    return std::make_unique<MpiError>(
-        from_bytes > to_bytes ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT,
-        fmt::format("rank {} sends {} bytes to itself but expects {} (the datatype signatures of "
-                    "its send and receive arguments differ)",
-                    rank, from_bytes, to_bytes));
+    return own_mismatch(from_bytes, to_bytes, rank);
+}
+
+std::unique_ptr<MpiError> copy_own(const void* from, std::int64_t from_count,
+                                   const dtype::Datatype& from_type, void* to, std::int64_t to_count,
+                                   const dtype::Datatype& to_type, int rank) {
+    dtype::copy(from_type, from, from_count, to_type, to, to_count);
+    return own_mismatch(from_count * from_type.size, to_count * to_type.size, rank);
 }
 
 void send(const Team& team, std::int32_t tag, int peer, const void* buf, std::int64_t bytes) {

@@ -14,6 +14,9 @@
 namespace shmpi::p2p {
 struct Request;
 }
+namespace shmpi::dtype {
+struct Datatype;
+}
 
 namespace shmpi::coll::linear {
 
@@ -49,6 +52,9 @@ public:
     void send(int peer, const void* buf, std::int64_t bytes);
     /// Receives exactly `bytes` from team rank `peer` into `buf`.
     void recv(int peer, void* buf, std::int64_t bytes);
+    /// The same for `count` elements of `type` (alive until wait() returns).
+    void send(int peer, const void* buf, std::int64_t count, const dtype::Datatype& type);
+    void recv(int peer, void* buf, std::int64_t count, const dtype::Datatype& type);
     /// Waits for everything posted; throws MpiError (MPI_ERR_TRUNCATE: a
     /// message larger than expected; MPI_ERR_COUNT: smaller).
     void wait();
@@ -77,6 +83,12 @@ struct Uniform {
 /// differ, else nullptr.
 std::unique_ptr<MpiError> copy_own(const void* from, std::int64_t from_bytes, void* to,
                                    std::int64_t to_bytes, int rank);
+/// The same between typed buffers (as much of the two streams as both hold).
+std::unique_ptr<MpiError> copy_own(const void* from, std::int64_t from_count,
+                                   const dtype::Datatype& from_type, void* to, std::int64_t to_count,
+                                   const dtype::Datatype& to_type, int rank);
+/// MPI_BYTE, the type of the dense forms.
+const dtype::Datatype& byte_type();
 
 /// Blocking one-message forms.
 void send(const Team& team, std::int32_t tag, int peer, const void* buf, std::int64_t bytes);

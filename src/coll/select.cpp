@@ -39,10 +39,9 @@ using GatherFn = bool (*)(const Team&, const void*, std::int64_t, void*, int, La
 using GathervFn = bool (*)(const Team&, const void*, std::int64_t, void*, Blocks, int);
 using ScatterFn = bool (*)(const Team&, const void*, void*, std::int64_t, int, Landing*, Source*);
 using ScattervFn = bool (*)(const Team&, const void*, Blocks, void*, std::int64_t, int);
-using AllgatherFn = bool (*)(const Team&, const void*, std::int64_t, void*, Landing*);
+using AllgatherFn = bool (*)(const Team&, const void*, std::int64_t, void*, Landing*, Source*);
 using AllgathervFn = bool (*)(const Team&, const void*, std::int64_t, void*, Blocks);
-using AlltoallFn = bool (*)(const Team&, const void*, std::int64_t, void*);
-using AlltoallvFn = bool (*)(const Team&, const void*, Blocks, void*, Blocks);
+using AlltoallFn = bool (*)(const Team&, PeerBlocks, PeerBlocks);
 using ReduceScatterFn = bool (*)(const Team&, const void*, void*, const std::int64_t*, const Reduction&);
 using ReduceScatterBlockFn = bool (*)(const Team&, const void*, void*, std::int64_t, const Reduction&);
 using ScanFn = bool (*)(const Team&, const void*, void*, std::int64_t, const Reduction&);
@@ -76,10 +75,17 @@ struct Dense<F> {
 template <auto F>
 constexpr auto dense = &Dense<F>::run;
 
-/// The linear Bcast and Scatter: a typed root buffer (Source) packed first.
+/// The linear Bcast, Allgather and Scatter: a typed send buffer (Source)
+/// packed first.
 bool bcast_dense(const Team& team, void* buf, std::int64_t bytes, int root, Landing*, Source* src) {
     if (src != nullptr) src->dense();
     bcast_linear(team, buf, bytes, root);
+    return true;
+}
+bool allgather_dense(const Team& team, const void* send, std::int64_t block, void* recv, Landing*,
+                     Source* mine) {
+    if (mine != nullptr) mine->dense();
+    allgather_linear(team, send, block, recv);
     return true;
 }
 bool scatter_dense(const Team& team, const void* send, void* recv, std::int64_t block, int root, Landing*,
@@ -129,18 +135,16 @@ constexpr Algorithm<ScattervFn> kScatterv[] = {
     {"shm", scatterv_shm},
 };
 constexpr Algorithm<AllgatherFn> kAllgather[] = {
-    {"linear", dense<allgather_linear>},
+    {"linear", allgather_dense},
     {"shm", allgather_shm},
 };
 constexpr Algorithm<AllgathervFn> kAllgatherv[] = {
     {"linear", always<allgatherv_linear>},
     {"shm", allgatherv_shm},
 };
+/// MPI_Alltoall, MPI_Alltoallv and MPI_Alltoallw (typed blocks).
 constexpr Algorithm<AlltoallFn> kAlltoall[] = {
-    {"linear", always<alltoall_linear>},
-};
-constexpr Algorithm<AlltoallvFn> kAlltoallv[] = {
-    {"linear", always<alltoallv_linear>},
+    {"linear", always<alltoallw_linear>},
 };
 constexpr Algorithm<ReduceScatterFn> kReduceScatter[] = {
     {"linear", always<reduce_scatter_linear>},
@@ -179,8 +183,9 @@ std::vector<const char*> names(Kind k) {
         case Kind::Scatterv: return names_of(kScatterv);
         case Kind::Allgather: return names_of(kAllgather);
         case Kind::Allgatherv: return names_of(kAllgatherv);
-        case Kind::Alltoall: return names_of(kAlltoall);
-        case Kind::Alltoallv: return names_of(kAlltoallv);
+        case Kind::Alltoall:
+        case Kind::Alltoallv:
+            return names_of(kAlltoall);
         case Kind::ReduceScatter: return names_of(kReduceScatter);
         case Kind::ReduceScatterBlock: return names_of(kReduceScatterBlock);
         case Kind::Scan: return names_of(kScan);
@@ -376,8 +381,8 @@ void scatterv(const Selection& s, const Team& team, const void* send, Blocks blo
 }
 
 void allgather(const Selection& s, const Team& team, const void* send, std::int64_t block, void* recv,
-               Landing* land) {
-    run(s, Kind::Allgather, kAllgather, choose_shm(team), team, -1, block, send, block, recv, land);
+               Landing* land, Source* mine) {
+    run(s, Kind::Allgather, kAllgather, choose_shm(team), team, -1, block, send, block, recv, land, mine);
 }
 
 void allgatherv(const Selection& s, const Team& team, const void* send, std::int64_t send_bytes,
@@ -385,14 +390,12 @@ void allgatherv(const Selection& s, const Team& team, const void* send, std::int
     run(s, Kind::Allgatherv, kAllgatherv, choose_shm(team), team, -1, 0, send, send_bytes, recv, blocks);
 }
 
-void alltoall(const Selection& s, const Team& team, const void* send, std::int64_t block, void* recv) {
-    run(s, Kind::Alltoall, kAlltoall, choose_linear_only(), team, -1, block, send, block, recv);
+void alltoall(const Selection& s, const Team& team, std::int64_t block, PeerBlocks send, PeerBlocks recv) {
+    run(s, Kind::Alltoall, kAlltoall, choose_linear_only(), team, -1, block, send, recv);
 }
 
-void alltoallv(const Selection& s, const Team& team, const void* send, Blocks send_blocks,
-               void* recv, Blocks recv_blocks) {
-    run(s, Kind::Alltoallv, kAlltoallv, choose_linear_only(), team, -1, 0, send, send_blocks, recv,
-        recv_blocks);
+void alltoallv(const Selection& s, const Team& team, PeerBlocks send, PeerBlocks recv) {
+    run(s, Kind::Alltoallv, kAlltoall, choose_linear_only(), team, -1, 0, send, recv);
 }
 
 void reduce_scatter(const Selection& s, const Team& team, const void* send, void* recv,

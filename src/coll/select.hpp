@@ -88,12 +88,14 @@ void scatter(const Selection& s, const Team& team, const void* send, void* recv,
 void scatterv(const Selection& s, const Team& team, const void* send, Blocks blocks, void* recv,
               std::int64_t recv_bytes, int root);
 void allgather(const Selection& s, const Team& team, const void* send, std::int64_t block, void* recv,
-               Landing* land = nullptr);
+               Landing* land = nullptr, Source* mine = nullptr);
 void allgatherv(const Selection& s, const Team& team, const void* send, std::int64_t send_bytes,
                 void* recv, Blocks blocks);
-void alltoall(const Selection& s, const Team& team, const void* send, std::int64_t block, void* recv);
-void alltoallv(const Selection& s, const Team& team, const void* send, Blocks send_blocks,
-               void* recv, Blocks recv_blocks);
+/// The all-to-alls take typed blocks (linear.hpp); `block` is the bytes
+/// each rank expects from every rank (MPI_Alltoall's part of the call's
+/// signature).
+void alltoall(const Selection& s, const Team& team, std::int64_t block, PeerBlocks send, PeerBlocks recv);
+void alltoallv(const Selection& s, const Team& team, PeerBlocks send, PeerBlocks recv);
 void reduce_scatter(const Selection& s, const Team& team, const void* send, void* recv,
                     const std::int64_t* counts, const Reduction& red);
 void reduce_scatter_block(const Selection& s, const Team& team, const void* send, void* recv,

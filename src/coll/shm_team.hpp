@@ -93,8 +93,9 @@ struct ShmTuning {
     std::int64_t rsag_min = 262144;
     /// SHMPI_COLL_SHM_STREAM: whether derived-type data streams through the
     /// cells (coll.hpp, Source and Landing) where it would otherwise go by
-    /// single copies: 1 always, 0 never, -1 (auto) for a Gather always and
-    /// for a Bcast or Scatter only while members do not outnumber CPUs
+    /// single copies: 1 always, 0 never, -1 (auto) for a Gather and an
+    /// Allgather always and for a Bcast or Scatter only while members do
+    /// not outnumber CPUs
     /// (with more, every chunk cost a context switch: 3 ranks on 2 CPUs
     /// took 62-73 against 31-40 us for a 128 KiB Bcast).
     int stream = -1;
@@ -171,8 +172,10 @@ public:
     bool crowded() const { return crowded_; }
     const ShmTuning& tuning() const { return tuning_; }
     /// Whether a Bcast or Scatter root with a typed buffer streams
-    /// (ShmTuning::stream), and a Gather root.
+    /// (ShmTuning::stream): one sender, so not when crowded.
     bool streams() const { return tuning_.stream < 0 ? !crowded_ : tuning_.stream != 0; }
+    /// The same for a Gather root or an Allgather member, whose streams
+    /// gained even when crowded (every member sends or copies all along).
     bool gather_streams() const { return tuning_.stream != 0; }
     /// Bytes of one slot of cells, and of all of a member's cells.
     std::size_t slot_bytes() const { return cell_bytes_ / kSlots; }

@@ -427,19 +427,25 @@ void allgather(const Call& c, const void* send, std::int64_t scount, const dtype
         const std::int64_t block = rcount * rtype.size;
         std::optional<DenseIn> in;
         const void* own = nullptr;
+        std::byte* const own_at = out.base() + me * block;
+        std::optional<TypedView> mine;
+        Source* typed_mine = nullptr;
         if (send == MPI_IN_PLACE) {
             out.pack(me);
-        } else if (out.staged() && scount * stype->size == block) {
-            // Our block packed straight into its place in the staging
-            // buffer (not packed, copied there and unpacked); the
-            // collective takes it as in place.
-            dtype::pack(*stype, send, scount, out.base() + me * block);
+        } else if (scount * stype->size == block && (out.staged() || !stype->contiguous)) {
+            // Our block goes to its place in the dense buffer, which the
+            // collective takes as in place (not packed, copied there and
+            // unpacked): packed piece by piece where the algorithm sends it
+            // or whole when it asks; a contiguous one now.
+            mine.emplace(send, scount, *stype, [&] { dtype::pack(*stype, send, scount, own_at); });
+            typed_mine = mine->source();
+            if (typed_mine == nullptr) dtype::pack(*stype, send, scount, own_at);
         } else {
             in.emplace(send, scount, *stype);
             if (in->bytes() == block) own = in->data();
         }
         TypedView land(recv, team.size * rcount, rtype);
-        coll::allgather(c.selection, team, own, block, out.base(), land.landing());
+        coll::allgather(c.selection, team, own, block, out.base(), land.landing(), typed_mine);
         const bool mismatch = in && own == nullptr;
         if (!land.filled()) out.unpack_all(mismatch ? me : -1);
         if (mismatch) throw own_mismatch(me, in->bytes(), block);
@@ -534,35 +540,115 @@ void scatterv(const Call& c, const void* send, const int* scounts, const int* di
 }
 
 // -------------------------------------------------------------- all-to-all
+//
+// Every block goes as one point-to-point message from the user's typed
+// buffer to the user's typed buffer: the point-to-point engine packs and
+// unpacks it piece by piece as it travels, so nothing is staged whole (the
+// linear algorithms take typed blocks, linear.hpp).
+
+namespace {
+
+/// `n` values of T, inline up to 16 of them (a small all-to-all allocates
+/// nothing), left uninitialised (zeroing them showed in an 8-byte
+/// all-to-all's profile).
+template <class T>
+class Slots {
+public:
+    explicit Slots(int n) {
+        if (n > kInline) heap_.reset(new T[static_cast<std::size_t>(n)]);
+        p_ = heap_ ? heap_.get() : inline_;
+    }
+    Slots(const Slots&) = delete;
+    Slots& operator=(const Slots&) = delete;
+    T& operator[](int i) { return p_[i]; }
+    const T& operator[](int i) const { return p_[i]; }
+    const T* data() const { return p_; }
+
+private:
+    static constexpr int kInline = 16;
+    T inline_[kInline];
+    std::unique_ptr<T[]> heap_;
+    T* p_;
+};
+
+/// One side of an all-to-all: block r is counts[r] elements of *types[r]
+/// at byte displacement displs[r].  Holds the arrays coll::PeerBlocks
+/// points into.
+class Peers {
+public:
+    explicit Peers(int n) : n_(n), counts_(n), displs_(n), types_(n) {}
+    void set(int r, std::int64_t count, std::int64_t displ, const dtype::Datatype* type) {
+        counts_[r] = count;
+        displs_[r] = displ;
+        types_[r] = type;
+    }
+    PeerBlocks at(const void* base) const {
+        return PeerBlocks{const_cast<void*>(base), counts_.data(), displs_.data(), types_.data()};
+    }
+    /// Makes `out` MPI_IN_PLACE's send side, this being the receive side at
+    /// `base`: every block but rank `me`'s packed into `stage` before
+    /// anything arrives; `me`'s own block stays where it is (no type).
+    void pack_into(Peers& out, const void* base, int me, std::unique_ptr<std::byte[]>& stage) const {
+        static const dtype::Datatype& bytes = *dtype::predefined(MPI_BYTE);
+        std::int64_t total = 0;
+        for (int r = 0; r < n_; ++r) total += r == me ? 0 : size_of(r);
+        stage.reset(new std::byte[static_cast<std::size_t>(std::max<std::int64_t>(total, 1))]);
+        std::int64_t at = 0;
+        for (int r = 0; r < n_; ++r) {
+            if (r == me) {
+                out.set(r, 0, 0, nullptr);
+                continue;
+            }
+            dtype::pack(*types_[r], static_cast<const std::byte*>(base) + displs_[r], counts_[r],
+                        stage.get() + at);
+            out.set(r, size_of(r), at, &bytes);
+            at += size_of(r);
+        }
+    }
+
+private:
+    std::int64_t size_of(int r) const { return counts_[r] * types_[r]->size; }
+    int n_;
+    Slots<std::int64_t> counts_;
+    Slots<std::int64_t> displs_;
+    Slots<const dtype::Datatype*> types_;
+};
+
+/// Runs an all-to-all from `send` at `sbase` (null: MPI_IN_PLACE) into
+/// `recv` at `rbase`.  `block` (MPI_Alltoall only, else -1): the bytes
+/// every rank receives from each.
+void exchange(const Call& c, const Peers* send, const void* sbase, const Peers& recv, void* rbase,
+              std::int64_t block) {
+    const Team& team = c.comm.team();
+    std::unique_ptr<std::byte[]> stage;
+    std::optional<Peers> copy;
+    if (send == nullptr) {
+        copy.emplace(team.size);
+        recv.pack_into(*copy, rbase, team.rank, stage);
+        send = &*copy;
+        sbase = stage.get();
+    }
+    if (block >= 0) {
+        coll::alltoall(c.selection, team, block, send->at(sbase), recv.at(rbase));
+    } else {
+        coll::alltoallv(c.selection, team, send->at(sbase), recv.at(rbase));
+    }
+}
+
+}  // namespace
 
 void alltoall(const Call& c, const void* send, std::int64_t scount, const dtype::Datatype* stype,
               void* recv, std::int64_t rcount, const dtype::Datatype& rtype) {
     named(c, [&] {
-        const Team& team = c.comm.team();
-        const int n = team.size;
-        const std::int64_t block = rcount * rtype.size;
-        // In place: the data to send is a copy of the receive buffer.
-        const bool in_place = send == MPI_IN_PLACE;
-        TypedBlocks in = in_place ? TypedBlocks(recv, rtype, n, rcount, /*stage=*/true)
-                                  : TypedBlocks(const_cast<void*>(send), *stype, n, scount);
-        in.pack_all();
-        const std::int64_t sblock = in_place ? block : scount * stype->size;
-        const std::byte* sbase = in.base();
-        std::vector<std::byte> resized;
-        if (sblock != block) {
-            // Blocks of the receive size, so the algorithm reads nothing
-            // beyond the send data; the mismatch is reported afterwards.
-            resized.assign(static_cast<std::size_t>(n * block), std::byte{0});
-            for (int r = 0; r < n; ++r) {
-                std::memcpy(resized.data() + r * block, sbase + r * sblock,
-                            static_cast<std::size_t>(std::min(block, sblock)));
-            }
-            sbase = resized.data();
+        const int n = c.comm.team().size;
+        Peers out(n);
+        for (int r = 0; r < n; ++r) out.set(r, rcount, r * rcount * rtype.extent, &rtype);
+        std::optional<Peers> in;
+        if (send != MPI_IN_PLACE) {
+            in.emplace(n);
+            for (int r = 0; r < n; ++r) in->set(r, scount, r * scount * stype->extent, stype);
         }
-        TypedBlocks out(recv, rtype, n, rcount);
-        coll::alltoall(c.selection, team, sbase, block, out.base());
-        out.unpack_all();
-        if (sblock != block) throw own_mismatch(team.rank, sblock, block);
+        exchange(c, in ? &*in : nullptr, send, out, recv, rcount * rtype.size);
     });
 }
 
@@ -570,15 +656,15 @@ void alltoallv(const Call& c, const void* send, const int* scounts, const int* s
                const dtype::Datatype* stype, void* recv, const int* rcounts, const int* rdispls,
                const dtype::Datatype& rtype) {
     named(c, [&] {
-        const Team& team = c.comm.team();
-        const int n = team.size;
-        const bool in_place = send == MPI_IN_PLACE;
-        TypedBlocks in = in_place ? TypedBlocks(recv, rtype, n, rcounts, rdispls, /*stage=*/true)
-                                  : TypedBlocks(const_cast<void*>(send), *stype, n, scounts, sdispls);
-        in.pack_all();
-        TypedBlocks out(recv, rtype, n, rcounts, rdispls);
-        coll::alltoallv(c.selection, team, in.base(), in.blocks(), out.base(), out.blocks());
-        out.unpack_all();
+        const int n = c.comm.team().size;
+        Peers out(n);
+        for (int r = 0; r < n; ++r) out.set(r, rcounts[r], rdispls[r] * rtype.extent, &rtype);
+        std::optional<Peers> in;
+        if (send != MPI_IN_PLACE) {
+            in.emplace(n);
+            for (int r = 0; r < n; ++r) in->set(r, scounts[r], sdispls[r] * stype->extent, stype);
+        }
+        exchange(c, in ? &*in : nullptr, send, out, recv, -1);
     });
 }
 
@@ -586,42 +672,16 @@ void alltoallw(const Call& c, const void* send, const int* scounts, const int* s
                const dtype::Datatype* const* stypes, void* recv, const int* rcounts, const int* rdispls,
                const dtype::Datatype* const* rtypes) {
     named(c, [&] {
-        const Team& team = c.comm.team();
-        const auto n = static_cast<std::size_t>(team.size);
-        const bool in_place = send == MPI_IN_PLACE;
-        // Each side as dense blocks in rank order, each block packed from
-        // (or unpacked to) its own type at its byte displacement.  With
-        // MPI_IN_PLACE the data to send is the receive buffer's, taken
-        // before anything arrives.
-        const void* from = in_place ? recv : send;
-        const int* from_counts = in_place ? rcounts : scounts;
-        const int* from_displs = in_place ? rdispls : sdispls;
-        const dtype::Datatype* const* from_types = in_place ? rtypes : stypes;
-        std::vector<std::int64_t> sbytes(n), soffsets(n), rbytes(n), roffsets(n);
-        std::int64_t stotal = 0;
-        std::int64_t rtotal = 0;
-        for (std::size_t r = 0; r < n; ++r) {
-            sbytes[r] = from_counts[r] * from_types[r]->size;
-            soffsets[r] = stotal;
-            stotal += sbytes[r];
-            rbytes[r] = rcounts[r] * rtypes[r]->size;
-            roffsets[r] = rtotal;
-            rtotal += rbytes[r];
+        // Displacements in bytes, a type per peer.
+        const int n = c.comm.team().size;
+        Peers out(n);
+        for (int r = 0; r < n; ++r) out.set(r, rcounts[r], rdispls[r], rtypes[r]);
+        std::optional<Peers> in;
+        if (send != MPI_IN_PLACE) {
+            in.emplace(n);
+            for (int r = 0; r < n; ++r) in->set(r, scounts[r], sdispls[r], stypes[r]);
         }
-        std::vector<std::byte> out(static_cast<std::size_t>(stotal));
-        std::vector<std::byte> in(static_cast<std::size_t>(rtotal));
-        for (std::size_t r = 0; r < n; ++r) {
-            if (sbytes[r] == 0) continue;
-            dtype::pack(*from_types[r], static_cast<const std::byte*>(from) + from_displs[r], from_counts[r],
-                        out.data() + soffsets[r]);
-        }
-        coll::alltoallv(c.selection, team, out.data(), Blocks{sbytes.data(), soffsets.data()}, in.data(),
-                        Blocks{rbytes.data(), roffsets.data()});
-        for (std::size_t r = 0; r < n; ++r) {
-            if (rbytes[r] == 0) continue;
-            dtype::unpack(*rtypes[r], in.data() + roffsets[r], rbytes[r],
-                          static_cast<std::byte*>(recv) + rdispls[r]);
-        }
+        exchange(c, in ? &*in : nullptr, send, out, recv, -1);
     });
 }
 

@@ -1,12 +1,13 @@
 /*
- * derived_sizes.c: Bcast, Gather, Scatter and Allgather of strided types at
- * every size class the shared-memory algorithms tell apart: inline (up to
+ * derived_sizes.c: Bcast, Gather, Scatter, Allgather, Alltoall and Alltoallv
+ * of strided types at every size class the algorithms tell apart: inline (up to
  * 64 bytes), through the cells (one chunk, several chunks), and by single
  * copies or streams (hundreds of KiB).  Two strided types: blocks of one
  * double (shorter than a vectored read is worth) and blocks of 128 doubles
  * (1 KiB).  Each call has the type on both sides, on the receive side only,
  * and on the send side only (plain doubles on the other), with and without
- * MPI_IN_PLACE at the root, from every root (Allgather once per type pair).
+ * MPI_IN_PLACE at the root, from every root (Allgather and the all-to-alls
+ * once per type pair; Alltoallv receives the blocks in reverse rank order).
  * Every element lands where the type map says and the gaps between the
  * blocks keep their marker.
  */
@@ -79,6 +80,11 @@ int main(int argc, char **argv) {
             const layout plain = {0, block};
             double *one = check_malloc(sizeof(double) * (size_t)span(strided, elems));
             double *all = check_malloc(sizeof(double) * (size_t)span(strided, elems) * (size_t)size);
+            double *many = check_malloc(sizeof(double) * (size_t)span(strided, elems) * (size_t)size);
+            int *scounts = check_malloc(sizeof(int) * (size_t)size);
+            int *rcounts = check_malloc(sizeof(int) * (size_t)size);
+            int *sdispls = check_malloc(sizeof(int) * (size_t)size);
+            int *rdispls = check_malloc(sizeof(int) * (size_t)size);
             /* sides: 0 both typed, 1 receive typed, 2 send typed. */
             for (int sides = 0; sides < 3; ++sides) {
                 const layout sl = sides == 1 ? plain : strided;
@@ -124,6 +130,41 @@ int main(int argc, char **argv) {
                             check(all + r * span(rl, elems), rl, elems, c, r, "allgather");
                     }
 
+                    /* Alltoall, then Alltoallv (once per type pair), each
+                     * then in place: rank s's block for rank d carries
+                     * owner s * size + d.  Alltoallv takes rank s's block
+                     * into block slot(s) = size - 1 - s. */
+                    for (int v = 0; v < 2 && root == 0; ++v) {
+                        for (int in_place = 0; in_place < 2; ++in_place) {
+                            ++c;
+                            for (int r = 0; r < size; ++r) {
+                                const int slot = v ? size - 1 - r : r;
+                                scounts[r] = scount;
+                                rcounts[r] = rcount;
+                                /* In units of each type's extent: a whole
+                                 * block for rvec, one double for MPI_DOUBLE. */
+                                sdispls[r] = r * (scount == 1 ? 1 : (int)elems);
+                                rdispls[r] = slot * (rcount == 1 ? 1 : (int)elems);
+                                fill(many + r * span(sl, elems), sl, elems, c, rank * size + r);
+                                /* In place the data to send is in the receive buffer. */
+                                fill(all + slot * span(rl, elems), rl, elems, in_place ? c : -1,
+                                     rank * size + r);
+                            }
+                            const void *from = in_place ? MPI_IN_PLACE : many;
+                            if (v) {
+                                CHECK_MPI(MPI_Alltoallv(from, scounts, sdispls, st, all, rcounts, rdispls, rt,
+                                                        MPI_COMM_WORLD));
+                            } else {
+                                CHECK_MPI(MPI_Alltoall(from, scount, st, all, rcount, rt, MPI_COMM_WORLD));
+                            }
+                            for (int r = 0; r < size; ++r) {
+                                const int slot = v ? size - 1 - r : r;
+                                check(all + slot * span(rl, elems), rl, elems, c, r * size + rank,
+                                      v ? "alltoallv" : "alltoall");
+                            }
+                        }
+                    }
+
                     /* Scatter, then in place at the root. */
                     for (int in_place = 0; in_place < 2; ++in_place) {
                         ++c;
@@ -143,6 +184,11 @@ int main(int argc, char **argv) {
             }
             free(one);
             free(all);
+            free(many);
+            free(scounts);
+            free(rcounts);
+            free(sdispls);
+            free(rdispls);
             CHECK_MPI(MPI_Type_free(&rvec));
             CHECK_MPI(MPI_Type_free(&vec));
         }

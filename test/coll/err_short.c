@@ -4,7 +4,8 @@
  * erroneous; other MPIs often let it pass silently, shmpi reports it
  * (MPI_ERR_COUNT) and, under MPI_ERRORS_ARE_FATAL, ends the job.  The first
  * part checks the class under MPI_ERRORS_RETURN on the ranks that detect
- * it; the last call is fatal.  shmpi only, should_fail.
+ * it (Bcast, Gather, and Alltoall with a derived type); the last call is
+ * fatal.  shmpi only, should_fail.
  */
 #include "coll_test.h"
 
@@ -24,6 +25,17 @@ int main(int argc, char **argv)
         CHECKF(check_error_class(rc) == MPI_ERR_COUNT, "a short broadcast gave class %d", check_error_class(rc));
     /* The root's own block: it sends itself 4 ints but expects 8. */
     CHECK_CLASS(MPI_Gather(send, 4, MPI_INT, recv, 8, MPI_INT, 0, MPI_COMM_SELF), MPI_ERR_COUNT);
+    /* Alltoall: every rank sends each 2 ints (every other int of 3, a
+     * derived type) where 4 are expected; every rank detects it, for its
+     * own block as for the others'. */
+    MPI_Datatype pair;
+    CHECK_MPI(MPI_Type_vector(2, 1, 2, MPI_INT, &pair));
+    CHECK_MPI(MPI_Type_commit(&pair));
+    int *strided = check_malloc(sizeof(int) * 3 * (size_t)size);
+    for (int i = 0; i < 3 * size; ++i) strided[i] = i;
+    CHECK_CLASS(MPI_Alltoall(strided, 1, pair, recv, 4, MPI_INT, MPI_COMM_WORLD), MPI_ERR_COUNT);
+    CHECK_MPI(MPI_Type_free(&pair));
+    free(strided);
     errors_fatal(MPI_COMM_WORLD);
     errors_fatal(MPI_COMM_SELF);
     if (rank == 0)

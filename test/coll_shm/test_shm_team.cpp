@@ -482,10 +482,10 @@ struct Strided {
     }
 };
 
-/// Broadcast, gather and scatter into typed buffers (Landing): the bytes
-/// land where the landing says, the gaps stay, and an algorithm that says
-/// it filled the landing did fill all of it.  Where it does not (single
-/// copies), the dense buffer has the bytes instead.
+/// Broadcast, gather, allgather and scatter into typed buffers (Landing),
+/// and from typed ones (Source): the bytes land where the landing says, the
+/// gaps stay, and an algorithm that says it filled the landing did fill all
+/// of it.  Where it does not, the dense buffer has the bytes instead.
 void check_landings(Rank& me, int round) {
     const int n = me.size;
     if (!me.team.single_copy()) return;
@@ -539,15 +539,34 @@ void check_landings(Rank& me, int round) {
                 }
                 RANK_CHECK(gathered.gaps_intact(), "gather landing: a gap was written");
             }
-            // Allgather into every member's landing, then in place (our
-            // own block already in the dense buffer).
-            for (const bool in_place : {false, true}) {
+            // Allgather into every member's landing, then in place (our own
+            // block already in the dense buffer); then from typed own blocks
+            // (Source, the dense own block left zeroed): every member's or
+            // every other member's (the rest send dense blocks), into
+            // landings on every member or every other one, so members that
+            // stream and members that do not meet.
+            struct AllgatherCase {
+                const char* what;
+                bool in_place, typed_send, typed_recv;
+            };
+            const bool odd = me.rank % 2 == 1;
+            for (const AllgatherCase a :
+                 {AllgatherCase{"landing", false, false, true},
+                  AllgatherCase{"landing in place", true, false, true},
+                  AllgatherCase{"from sources", false, true, true},
+                  AllgatherCase{"from some sources", false, odd, true},
+                  AllgatherCase{"from some sources to some landings", false, odd, !odd}}) {
                 std::vector<std::uint8_t> every(static_cast<std::size_t>(bytes * n), 0);
-                if (in_place) std::copy(mine.begin(), mine.end(), every.begin() + me.rank * bytes);
+                if (a.in_place) std::copy(mine.begin(), mine.end(), every.begin() + me.rank * bytes);
+                Strided typed_mine(bytes, run);
+                for (std::int64_t i = 0; i < bytes; ++i) typed_mine.at(i) = byte_of(me.rank, i, round);
+                coll::Source from = typed_mine.source(every.data() + me.rank * bytes);
                 Strided gathered_all(bytes * n, run);
-                RANK_CHECK(coll::allgather_shm(me.view, in_place ? nullptr : mine.data(), bytes, every.data(),
-                                               &gathered_all.land),
-                           "allgather declined");
+                RANK_CHECK(
+                    coll::allgather_shm(me.view, a.in_place || a.typed_send ? nullptr : mine.data(), bytes,
+                                        every.data(), a.typed_recv ? &gathered_all.land : nullptr,
+                                        a.typed_send ? &from : nullptr),
+                    "allgather declined");
                 for (int r = 0; r < n; ++r) {
                     for (std::int64_t i = 0; i < bytes; ++i) {
                         const std::int64_t k = r * bytes + i;
@@ -555,12 +574,11 @@ void check_landings(Rank& me, int round) {
                                                      ? gathered_all.at(k)
                                                      : every[static_cast<std::size_t>(k)];
                         RANK_CHECK(got == byte_of(r, i, round),
-                                   "allgather landing%s %lld bytes (runs %lld): rank %d byte %lld",
-                                   in_place ? " in place" : "", (long long)bytes, (long long)run, r,
-                                   (long long)i);
+                                   "allgather %s, %lld bytes (runs %lld): rank %d byte %lld", a.what,
+                                   (long long)bytes, (long long)run, r, (long long)i);
                     }
                 }
-                RANK_CHECK(gathered_all.gaps_intact(), "allgather landing: a gap was written");
+                RANK_CHECK(gathered_all.gaps_intact(), "allgather %s: a gap was written", a.what);
             }
             // Scatter into each member's landing (the root's own block too).
             std::vector<std::uint8_t> blocks(static_cast<std::size_t>(bytes * n));
