@@ -21,6 +21,14 @@
 //   step s + 1 + g in slot g mod kSlots, claimed for its one reader.  A
 //   member copies each of its chunks out after the root's release of that
 //   step, then stores gather = that step and wakes the root.
+//   Where such a root does not stream (ranks outnumber CPUs: a chunk could
+//   cost a context switch), it paces the single copies instead: it
+//   publishes kind Paced with the address of its dense buffer at step s,
+//   then packs the members' blocks into it in the same order, releasing
+//   step s + 1 + i after the i-th, so that member i copies its block while
+//   the root packs the next ones (a block costs at most one switch).  The
+//   member waits for that step instead of s, then goes on as in 2 and the
+//   root as in 3.
 //   4. A member whose size disagreed reports it.
 //
 // Scatterv always copies out of the root's buffer (members cannot know
@@ -74,8 +82,9 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
         // A typed buffer too large for the cells streams through them,
         // when the root's own block is the caller's (recv null) and the
         // chunks fit the call's steps.
-        const bool stream = typed != nullptr && recv == nullptr && n > 1 && shm->streams() &&
-                            shm->carry_for(n * want) == ShmTeam::Carry::Direct && shm->steps_fit(n * want, 1);
+        const bool typed_direct = typed != nullptr && recv == nullptr && n > 1 &&
+                                  shm->carry_for(n * want) == ShmTeam::Carry::Direct;
+        const bool stream = typed_direct && shm->streams() && shm->steps_fit(n * want, 1);
         if (typed != nullptr && recv != nullptr) typed->dense();
         const auto* in = static_cast<const std::byte*>(send);
         if (recv != nullptr) ShmTeam::store(recv, in + static_cast<std::uint64_t>(me) * want, want, land, 0);
@@ -91,6 +100,27 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
             shm->release(s);
             shm->notify_all();
             stream_out(*shm, s, *typed, want);
+            return true;
+        }
+        if (typed_direct) {
+            shm->claim(ShmTeam::inline_area(s), s, ShmTeam::Readers::all());
+            shm::CollLine& mine = shm->my_line(s);
+            mine.bytes = n * want;
+            mine.addr = reinterpret_cast<std::uint64_t>(send);
+            mine.aux = static_cast<std::uint64_t>(ShmTeam::Carry::Paced);
+            shm->release(s);
+            shm->notify_all();
+            // (`send` is the Source's dense buffer, ours to fill.)
+            auto* dense = const_cast<std::byte*>(static_cast<const std::byte*>(send));
+            std::uint64_t i = 0;
+            for (int m = 0; m < shm->size(); ++m) {
+                if (m == me) continue;
+                const std::uint64_t at = static_cast<std::uint64_t>(m) * want;
+                typed->part(at, dense + at, want);
+                shm->release(s + 1 + i++);
+                shm->notify(m);
+            }
+            shm->wait_gather_all(s);
             return true;
         }
         const ShmTeam::Carry carry = shm->put_block(s, send, n * want, ShmTeam::Readers::all(), typed);
@@ -114,6 +144,10 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
         case ShmTeam::Carry::Cells:
             ShmTeam::store(recv, shm->cells_of(root) + off, len, land, 0);
             break;
+        case ShmTeam::Carry::Paced:
+            // Our block once the root has packed it (index order, but its own).
+            shm->wait_release(root, s + 1 + static_cast<std::uint64_t>(me < root ? me : me - 1));
+            [[fallthrough]];
         case ShmTeam::Carry::Direct:
             // Into the dense buffer even for a typed one (`land`), which the
             // caller unpacks: one kernel copy into the type's runs measured

@@ -539,7 +539,8 @@ ShmTeam::Carry ShmTeam::put_block(std::uint64_t step, const void* src, std::uint
             put(my_cells());
             break;
         case Carry::Direct:
-        case Carry::Stream:  // (not chosen by carry_for())
+        case Carry::Stream:  // (neither chosen by carry_for())
+        case Carry::Paced:
             if (typed != nullptr) typed->dense();
             me.addr = reinterpret_cast<std::uint64_t>(src);
             break;

@@ -372,7 +372,10 @@ public:
     /// How a member's block travels; published in the release line's `aux`.
     /// Stream: the owner packs it chunk by chunk into its cells, at the
     /// steps after the call's first (a typed buffer, Source in coll.hpp).
-    enum class Carry : std::uint64_t { Inline = 1, Cells = 2, Direct = 3, Stream = 4 };
+    /// Paced: single copies of a typed buffer the owner packs a reader's
+    /// part at a time, releasing one step after the call's first for each
+    /// (a Scatter root, scatter_shm.cpp).
+    enum class Carry : std::uint64_t { Inline = 1, Cells = 2, Direct = 3, Stream = 4, Paced = 5 };
     /// The way a block of `bytes` travels: inline, through the cells, or
     /// by a single copy out of the owner's buffer.
     Carry carry_for(std::uint64_t bytes) const {
