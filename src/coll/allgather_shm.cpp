@@ -89,10 +89,7 @@ void allgather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, voi
                         shm.gather_streams() && shm.steps_fit(own_bytes, 1);
     ShmTeam::Carry carry = ShmTeam::Carry::Stream;
     if (stream) {
-        shm.claim(ShmTeam::inline_area(s), s, ShmTeam::Readers::all());
-        shm::CollLine& line = shm.my_line(s);
-        line.bytes = own_bytes;
-        line.aux = kStreamed;
+        shm.put_line(s, ShmTeam::Readers::all(), own_bytes, kStreamed);
     } else {
         carry = shm.put_block(s, own, own_bytes, ShmTeam::Readers::all(), mine);
     }

@@ -75,12 +75,8 @@ bool bcast_shm_direct(const Team& team, void* buf, std::int64_t bytes, int root,
     if (is_root && typed != nullptr && !stream) typed->dense();
 
     // 1.
-    shm->claim(ShmTeam::inline_area(s), s,
-               is_root ? ShmTeam::Readers::all() : ShmTeam::Readers::member(root));
-    shm::CollLine& mine = shm->my_line(s);
-    mine.bytes = want;
-    mine.addr = reinterpret_cast<std::uint64_t>(buf);
-    mine.aux = stream ? kStreamed : 0;
+    shm->put_line(s, is_root ? ShmTeam::Readers::all() : ShmTeam::Readers::member(root), want,
+                  stream ? kStreamed : 0, buf);
     shm->release(s);
     if (is_root) {
         shm->notify_all();

@@ -139,11 +139,7 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
     // Split single copies go to the dense buffer, which the caller unpacks.
     if (split) land = nullptr;
     if (split || stream) {
-        shm.claim(ShmTeam::inline_area(s), s, ShmTeam::Readers::all());
-        shm::CollLine& mine = shm.my_line(s);
-        mine.bytes = block;
-        mine.addr = reinterpret_cast<std::uint64_t>(recv);
-        mine.aux = stream ? kStreamed : 0;
+        shm.put_line(s, ShmTeam::Readers::all(), block, stream ? kStreamed : 0, recv);
         shm.release(s);
         shm.notify_all();
     }

@@ -93,21 +93,16 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
         const std::uint64_t s = shm->begin_call();
         // 1.
         if (stream) {
-            shm->claim(ShmTeam::inline_area(s), s, ShmTeam::Readers::all());
-            shm::CollLine& mine = shm->my_line(s);
-            mine.bytes = n * want;
-            mine.aux = static_cast<std::uint64_t>(ShmTeam::Carry::Stream);
+            shm->put_line(s, ShmTeam::Readers::all(), n * want,
+                          static_cast<std::uint64_t>(ShmTeam::Carry::Stream));
             shm->release(s);
             shm->notify_all();
             stream_out(*shm, s, *typed, want);
             return true;
         }
         if (typed_direct) {
-            shm->claim(ShmTeam::inline_area(s), s, ShmTeam::Readers::all());
-            shm::CollLine& mine = shm->my_line(s);
-            mine.bytes = n * want;
-            mine.addr = reinterpret_cast<std::uint64_t>(send);
-            mine.aux = static_cast<std::uint64_t>(ShmTeam::Carry::Paced);
+            shm->put_line(s, ShmTeam::Readers::all(), n * want,
+                          static_cast<std::uint64_t>(ShmTeam::Carry::Paced), send);
             shm->release(s);
             shm->notify_all();
             // (`send` is the Source's dense buffer, ours to fill.)

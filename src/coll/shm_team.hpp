@@ -390,6 +390,18 @@ public:
     /// into place and a Direct one packed into `src` first.
     Carry put_block(std::uint64_t step, const void* src, std::uint64_t bytes, Readers readers,
                     Source* typed = nullptr);
+    /// Publishes `bytes`, `aux` (a Carry, or 0) and `addr` in this member's
+    /// line for `step`, claimed for `readers` first: the line of a call
+    /// whose data does not travel by put_block() (a stream, a root's
+    /// buffer).  The caller then stores release = step.
+    void put_line(std::uint64_t step, Readers readers, std::uint64_t bytes, std::uint64_t aux,
+                  const void* addr = nullptr) {
+        claim(inline_area(step), step, readers);
+        shm::CollLine& line = my_line(step);
+        line.bytes = bytes;
+        line.addr = reinterpret_cast<std::uint64_t>(addr);
+        line.aux = aux;
+    }
     /// Copies member m's block published for `step` (after its release) to
     /// `dst`, or to bytes [off, ...) of `land` when given, at most `want`
     /// bytes; returns the size m published.

@@ -98,21 +98,19 @@ private:
     std::unique_ptr<std::byte[]> stage_;
 };
 
-/// The per-rank blocks of a gather's, scatter's, allgather's or
-/// all-to-all's buffer.  Block r is count elements of `t` at
-/// buf + r * count * extent (uniform), or counts[r] elements at
-/// buf + displs[r] * extent (the v forms).  base() and blocks() describe
-/// them as dense bytes: the user's buffer when `t` is contiguous (and no
-/// staging was asked for), else a staging buffer in rank order, which
-/// pack() fills from the user's buffer and unpack_all() copies back.
+/// The per-rank blocks of a gather's, scatter's or allgather's buffer.
+/// Block r is count elements of `t` at buf + r * count * extent (uniform),
+/// or counts[r] elements at buf + displs[r] * extent (the v forms).  base()
+/// and blocks() describe them as dense bytes: the user's buffer when `t` is
+/// contiguous, else a staging buffer in rank order, which pack() fills from
+/// the user's buffer and unpack_all() copies back.
 class TypedBlocks {
 public:
-    TypedBlocks(void* buf, const dtype::Datatype& t, int n, std::int64_t count, bool stage = false)
+    TypedBlocks(void* buf, const dtype::Datatype& t, int n, std::int64_t count)
         : user_(static_cast<std::byte*>(buf)), type_(&t), n_(n), count_(count) {
-        setup(n * count * t.size, stage);
+        setup(n * count * t.size);
     }
-    TypedBlocks(void* buf, const dtype::Datatype& t, int n, const int* counts, const int* displs,
-                bool stage = false)
+    TypedBlocks(void* buf, const dtype::Datatype& t, int n, const int* counts, const int* displs)
         : user_(static_cast<std::byte*>(buf)), type_(&t), n_(n), counts_(counts), displs_(displs) {
         const auto nn = static_cast<std::size_t>(n);
         bytes_.resize(nn);
@@ -122,7 +120,7 @@ public:
             bytes_[r] = counts[r] * t.size;
             total += bytes_[r];
         }
-        setup(total, stage);
+        setup(total);
         // Offsets from base(): into the staging buffer or the empty marker
         // in rank order, else into the user's buffer.
         const bool dense = staged() || base_ == g_empty;
@@ -178,13 +176,13 @@ public:
     }
 
 private:
-    void setup(std::int64_t total, bool stage) {
-        if (total <= 0 && !stage) {
+    void setup(std::int64_t total) {
+        if (total <= 0) {
             base_ = g_empty;
-        } else if (type_->contiguous && !stage) {
+        } else if (type_->contiguous) {
             base_ = user_ + type_->true_lb;
         } else {
-            stage_.reset(new std::byte[static_cast<std::size_t>(std::max<std::int64_t>(total, 1))]);
+            stage_.reset(new std::byte[static_cast<std::size_t>(total)]);
             base_ = stage_.get();
         }
     }
@@ -437,9 +435,10 @@ void allgather(const Call& c, const void* send, std::int64_t scount, const dtype
             // collective takes as in place (not packed, copied there and
             // unpacked): packed piece by piece where the algorithm sends it
             // or whole when it asks; a contiguous one now.
-            mine.emplace(send, scount, *stype, [&] { dtype::pack(*stype, send, scount, own_at); });
+            auto pack_mine = [&] { dtype::pack(*stype, send, scount, own_at); };
+            mine.emplace(send, scount, *stype, pack_mine);
             typed_mine = mine->source();
-            if (typed_mine == nullptr) dtype::pack(*stype, send, scount, own_at);
+            if (typed_mine == nullptr) pack_mine();
         } else {
             in.emplace(send, scount, *stype);
             if (in->bytes() == block) own = in->data();
