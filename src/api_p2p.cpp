@@ -255,7 +255,7 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int
         const std::int64_t bytes = count * t.size;
         std::unique_ptr<std::byte[]> copy(new std::byte[static_cast<std::size_t>(bytes)]);
         dtype::pack(t, buf, count, copy.get());
-        const dtype::Datatype& byte = *dtype::predefined(MPI_BYTE);
+        const dtype::Datatype& byte = dtype::byte_type();
         Request* r = c.irecv(buf, count, t, source, recvtag);
         hold_comm(*r, comm);
         c.send(copy.get(), bytes, byte, dest, sendtag, Mode::Standard);

@@ -42,8 +42,8 @@ p2p::Request* start_bsend(Communicator& c, const void* buf, int count, const dty
     }
     if (bytes > 0) dtype::pack(t, buf, count, region);
     // The engine's send from the buffer; the buffer owns its request.
-    Request* r = c.isend(region, static_cast<std::int64_t>(bytes), *dtype::predefined(MPI_BYTE), dest,
-                         tag, Mode::Standard);
+    Request* r =
+        c.isend(region, static_cast<std::int64_t>(bytes), dtype::byte_type(), dest, tag, Mode::Standard);
     bb.track(region, r);
     // What the user gets back: the send is complete as far as the caller is
     // concerned, since its buffer may be reused at once.

@@ -397,7 +397,7 @@ std::pair<std::uint32_t, std::uint32_t> agree_across(Communicator& local, std::u
 void swap_with_remote_leader(Communicator& inter, const void* mine, std::int64_t out_bytes, void* theirs,
                              std::int64_t in_bytes) {
     p2p::Engine& engine = inter.engine();
-    const dtype::Datatype& byte = *dtype::predefined(MPI_BYTE);
+    const dtype::Datatype& byte = dtype::byte_type();
     p2p::Request* r = engine.isend(inter.coll_context(), inter.rank(), 0, inter.peer_world(0), mine,
                                    out_bytes, byte, p2p::Mode::Standard);
     MPI_Status st;

@@ -62,7 +62,7 @@ void Runtime::finalize() {
     //    will ask us for anything, so leaving is safe.
     const int n = static_cast<int>(transport_->size());
     const int me = static_cast<int>(transport_->rank());
-    const dtype::Datatype& byte = *dtype::predefined(MPI_BYTE);
+    const dtype::Datatype& byte = dtype::byte_type();
     for (int k = 1; k < n; k <<= 1) {
         p2p::Request* s = engine_->isend(kContextInternal, me, k, static_cast<std::uint32_t>((me + k) % n),
                                          nullptr, 0, byte, p2p::Mode::Standard);

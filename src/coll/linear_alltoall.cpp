@@ -35,8 +35,7 @@ void alltoallw_linear(const Team& team, PeerBlocks send, PeerBlocks recv) {
 
 void alltoallv_linear(const Team& team, const void* send, Blocks send_blocks, void* recv,
                       Blocks recv_blocks) {
-    const std::vector<const dtype::Datatype*> bytes(static_cast<std::size_t>(team.size),
-                                                    &linear::byte_type());
+    const std::vector<const dtype::Datatype*> bytes(static_cast<std::size_t>(team.size), &dtype::byte_type());
     alltoallw_linear(
         team, PeerBlocks{const_cast<void*>(send), send_blocks.bytes, send_blocks.offsets, bytes.data()},
         PeerBlocks{recv, recv_blocks.bytes, recv_blocks.offsets, bytes.data()});

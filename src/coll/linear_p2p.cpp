@@ -41,9 +41,11 @@ Exchange::~Exchange() {
     for (const Posted& p : posted_) team_.engine->release(p.req);
 }
 
-void Exchange::send(int peer, const void* buf, std::int64_t bytes) { send(peer, buf, bytes, byte_type()); }
+void Exchange::send(int peer, const void* buf, std::int64_t bytes) {
+    send(peer, buf, bytes, dtype::byte_type());
+}
 
-void Exchange::recv(int peer, void* buf, std::int64_t bytes) { recv(peer, buf, bytes, byte_type()); }
+void Exchange::recv(int peer, void* buf, std::int64_t bytes) { recv(peer, buf, bytes, dtype::byte_type()); }
 
 void Exchange::send(int peer, const void* buf, std::int64_t count, const dtype::Datatype& type) {
     p2p::Request* r = team_.engine->isend(team_.context, team_.rank, tag_, world_of(team_, peer), buf, count,
@@ -80,11 +82,6 @@ Uniform::Uniform(int n, std::int64_t block)
     for (std::size_t r = 0; r < offsets.size(); ++r) offsets[r] = static_cast<std::int64_t>(r) * block;
 }
 
-const dtype::Datatype& byte_type() {
-    static const dtype::Datatype* t = dtype::predefined(MPI_BYTE);
-    return *t;
-}
-
 std::unique_ptr<MpiError> copy_own(const void* from, std::int64_t from_bytes, void* to,
                                    std::int64_t to_bytes, int rank) {
     const std::int64_t n = from_bytes < to_bytes ? from_bytes : to_bytes;
@@ -100,14 +97,14 @@ std::unique_ptr<MpiError> copy_own(const void* from, std::int64_t from_count,
 }
 
 void send(const Team& team, std::int32_t tag, int peer, const void* buf, std::int64_t bytes) {
-    team.engine->send(team.context, team.rank, tag, world_of(team, peer), buf, bytes, byte_type(),
+    team.engine->send(team.context, team.rank, tag, world_of(team, peer), buf, bytes, dtype::byte_type(),
                       p2p::Mode::Standard);
 }
 
 void recv(const Team& team, std::int32_t tag, int peer, void* buf, std::int64_t bytes) {
     MPI_Status st;
     const std::uint64_t got =
-        team.engine->recv(team.context, peer, tag, buf, bytes, byte_type(), st, world_of(team, peer));
+        team.engine->recv(team.context, peer, tag, buf, bytes, dtype::byte_type(), st, world_of(team, peer));
     check_size(team, peer, got, bytes);
 }
 

@@ -87,8 +87,6 @@ std::unique_ptr<MpiError> copy_own(const void* from, std::int64_t from_bytes, vo
 std::unique_ptr<MpiError> copy_own(const void* from, std::int64_t from_count,
                                    const dtype::Datatype& from_type, void* to, std::int64_t to_count,
                                    const dtype::Datatype& to_type, int rank);
-/// MPI_BYTE, the type of the dense forms.
-const dtype::Datatype& byte_type();
 
 /// Blocking one-message forms.
 void send(const Team& team, std::int32_t tag, int peer, const void* buf, std::int64_t bytes);

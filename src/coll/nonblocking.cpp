@@ -14,10 +14,6 @@ namespace {
 /// Sub-tags (Schedule::send's `sub`) of a call's second kind of message.
 constexpr int kResult = 1;
 
-const dtype::Datatype& byte_type() {
-    return *dtype::predefined(MPI_BYTE);
-}
-
 std::unique_ptr<Schedule> make(Communicator& c) {
     return std::make_unique<Schedule>(c.engine(), c.nbc_context(), c.next_nbc_tag() << 6, c.rank(),
                                       c.world_ranks());
@@ -243,7 +239,7 @@ p2p::Task* allreduce(Communicator& c, const void* send, void* recv, std::int64_t
     // with a contiguous type take it straight into their buffer.
     const bool direct = s->rank() != 0 && type.contiguous;
     std::byte* res = s->rank() == 0 ? result : direct ? at(recv, type.true_lb) : s->scratch(bytes);
-    binomial_bcast(*s, 0, res, bytes, byte_type(), kResult);
+    binomial_bcast(*s, 0, res, bytes, dtype::byte_type(), kResult);
     if (!direct) {
         s->next_round();
         unpack_later(*s, res, bytes, type, recv);

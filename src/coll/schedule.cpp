@@ -7,13 +7,6 @@
 #include <string>
 
 namespace shmpi::coll {
-namespace {
-
-const dtype::Datatype& byte_type() {
-    return *dtype::predefined(MPI_BYTE);
-}
-
-}  // namespace
 
 Schedule::Schedule(p2p::Engine& engine, std::uint32_t context, std::int32_t tag, int rank,
                    std::vector<std::uint32_t> world)
@@ -58,11 +51,11 @@ void Schedule::recv(int peer, void* buf, std::int64_t count, const dtype::Dataty
 }
 
 void Schedule::send_bytes(int peer, const void* buf, std::int64_t bytes, int sub) {
-    send(peer, buf, bytes, byte_type(), sub);
+    send(peer, buf, bytes, dtype::byte_type(), sub);
 }
 
 void Schedule::recv_bytes(int peer, void* buf, std::int64_t bytes, int sub) {
-    recv(peer, buf, bytes, byte_type(), sub);
+    recv(peer, buf, bytes, dtype::byte_type(), sub);
 }
 
 void Schedule::set_remote(std::uint32_t context, std::vector<std::uint32_t> world) {
@@ -82,11 +75,11 @@ void Schedule::recv_remote(int peer, void* buf, std::int64_t count, const dtype:
 }
 
 void Schedule::send_remote_bytes(int peer, const void* buf, std::int64_t bytes, int sub) {
-    send_remote(peer, buf, bytes, byte_type(), sub);
+    send_remote(peer, buf, bytes, dtype::byte_type(), sub);
 }
 
 void Schedule::recv_remote_bytes(int peer, void* buf, std::int64_t bytes, int sub) {
-    recv_remote(peer, buf, bytes, byte_type(), sub);
+    recv_remote(peer, buf, bytes, dtype::byte_type(), sub);
 }
 
 std::byte* Schedule::scratch(std::int64_t bytes) {

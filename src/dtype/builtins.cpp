@@ -148,4 +148,9 @@ const Table& table() {
 
 const Datatype* predefined(MPI_Datatype handle) { return table().get(handle); }
 
+const Datatype& byte_type() {
+    static const Datatype& t = *table().get(MPI_BYTE);
+    return t;
+}
+
 }  // namespace shmpi::dtype

@@ -173,6 +173,9 @@ struct Datatype : HandleStorage {
 /// (MPI_DATATYPE_NULL included).
 const Datatype* predefined(MPI_Datatype handle);
 
+/// MPI_BYTE: the type of every dense (bytes-only) transfer.
+const Datatype& byte_type();
+
 /// The Datatype behind any handle, or nullptr when it is not a valid
 /// datatype handle or the user has freed it.
 const Datatype* lookup(MPI_Datatype handle);
