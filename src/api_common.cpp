@@ -71,7 +71,14 @@ const dtype::Datatype& type_of(MPI_Datatype handle, const char* fn) {
 
 p2p::Request& request_of(MPI_Request handle, const char* fn) {
     const auto v = reinterpret_cast<std::uintptr_t>(handle);
-    if (v < kPredefinedLimit || reinterpret_cast<const p2p::Request*>(handle)->magic != p2p::Request::kMagic) {
+    const std::uint32_t magic =
+        v < kPredefinedLimit ? 0 : reinterpret_cast<const p2p::Request*>(handle)->magic;
+    if (magic == kFreedMagic) {
+        throw MpiError(
+            MPI_ERR_REQUEST,
+            fmt::format("{}: request {:#x} has been freed (completed, or MPI_Request_free)", fn, v));
+    }
+    if (magic != p2p::Request::kMagic) {
         throw MpiError(MPI_ERR_REQUEST, fmt::format("{}: invalid request {:#x}", fn, v));
     }
     return *reinterpret_cast<p2p::Request*>(handle);

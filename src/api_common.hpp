@@ -132,9 +132,16 @@ int guard(MPI_Comm comm, const char* fn, Body&& body) {
     }
 }
 
-/// Copies `s` into a user status unless it is MPI_STATUS_IGNORE.
+/// Copies `s` into a user status unless it is MPI_STATUS_IGNORE, all but
+/// its MPI_ERROR: MPI-3.1 3.2.5, "message-passing calls do not modify the
+/// value of the error code field of status variables", but for the calls
+/// that complete several requests and return MPI_ERR_IN_STATUS
+/// (ArrayErrors), and for an empty status (put_empty_status()).
 inline void put_status(MPI_Status* out, const MPI_Status& s) {
-    if (out != MPI_STATUS_IGNORE) *out = s;
+    if (out == MPI_STATUS_IGNORE) return;
+    const int error = out->MPI_ERROR;
+    *out = s;
+    out->MPI_ERROR = error;
 }
 
 }  // namespace shmpi::api

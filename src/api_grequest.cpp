@@ -81,7 +81,8 @@ int conclude(Generalized& g, MPI_Status* status, const char* fn, ArrayErrors* er
     } else if (query_code != MPI_SUCCESS) {
         rc = callback_failed(g, "query_fn", query_code, fn, errors, index);
     }
-    st.MPI_ERROR = rc;
+    // (MPI_ERROR is the caller's: ArrayErrors writes it where the standard
+    // wants it, see put_status().)
     return rc;
 }
 

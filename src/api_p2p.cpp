@@ -59,6 +59,7 @@ ArrayErrors::~ArrayErrors() {
 
 int ArrayErrors::result() const {
     if (failed_ == 0) return MPI_SUCCESS;
+    for (const Completed& c : statuses_) c.status->MPI_ERROR = c.code;
     // The request's own message names fn_ already: drop that prefix.
     std::string_view first = first_message_;
     const std::string prefix = std::string(fn_) + ": ";
@@ -87,10 +88,10 @@ int retire(MPI_Request* handle, MPI_Status* status, const char* fn, ArrayErrors*
             const MpiError e = request_error(*r, fn);
             rc = errors != nullptr ? errors->defer(index, r->comm_handle, e)
                                    : raise_on_request(r->comm_handle, e);
-            st.MPI_ERROR = rc;
         }
         put_status(status, st);
     }
+    if (errors != nullptr) errors->completed(status, rc);
     drop_comm(*r);  // after the error handler ran: this may delete a freed communicator
     runtime().engine().release(r);
     if (p != nullptr) {
@@ -275,7 +276,7 @@ int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
         if (request == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Wait: request is NULL");
         Request* r = active_of(*request, fn);
         if (r == nullptr) {
-            put_status(status, empty_status());
+            put_empty_status(status);
             return;
         }
         rt.engine().wait(*r);
@@ -294,7 +295,7 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
         Request* r = active_of(*request, fn);
         if (r == nullptr) {
             *flag = 1;
-            put_status(status, empty_status());
+            put_empty_status(status);
             return;
         }
         if (!r->done) rt.engine().progress();
@@ -321,7 +322,7 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
         for (int i = 0; i < count; ++i) {
             MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
             if (rs[static_cast<std::size_t>(i)] == nullptr) {
-                put_status(st, empty_status());
+                put_empty_status(st);
                 continue;
             }
             retire(&reqs[i], st, fn, &errors, i);
@@ -351,7 +352,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status statuses[]
         for (int i = 0; i < count; ++i) {
             MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
             if (rs[static_cast<std::size_t>(i)] == nullptr) {
-                put_status(st, empty_status());
+                put_empty_status(st);
                 continue;
             }
             retire(&reqs[i], st, fn, &errors, i);
@@ -405,7 +406,7 @@ int PMPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status* status) 
         if (i == -1) rt.engine().wait_until([&] { return (i = first_done(rs)) != -1; });
         *index = i;
         if (i == MPI_UNDEFINED) {
-            put_status(status, empty_status());
+            put_empty_status(status);
             return;
         }
         rc = retire(&reqs[i], status, fn);
@@ -434,7 +435,7 @@ int PMPI_Testany(int count, MPI_Request reqs[], int* index, int* flag, MPI_Statu
         *flag = 1;
         *index = i;
         if (i == MPI_UNDEFINED) {
-            put_status(status, empty_status());
+            put_empty_status(status);
             return;
         }
         rc = retire(&reqs[i], status, fn);
@@ -538,7 +539,7 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
         Request* r = active_of(request, fn);
         if (r == nullptr) {
             *flag = 1;
-            put_status(status, empty_status());
+            put_empty_status(status);
             return;
         }
         if (!r->done) rt.engine().progress();

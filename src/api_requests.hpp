@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "api_common.hpp"
 #include "request.hpp"
@@ -84,6 +85,11 @@ Generalized* generalized_of(p2p::Request* r);
 /// The status of a wait on a null or inactive request: source
 /// MPI_ANY_SOURCE, tag MPI_ANY_TAG, no error, count 0.
 MPI_Status empty_status();
+/// Sets a user status (unless MPI_STATUS_IGNORE) to the empty status, its
+/// MPI_ERROR included (MPI-3.1 3.7.3: "error = MPI_SUCCESS").
+inline void put_empty_status(MPI_Status* out) {
+    if (out != MPI_STATUS_IGNORE) *out = empty_status();
+}
 
 /// The bytes a status reports (MPI_Get_count and MPI_Get_elements read
 /// them; MPI_Status_set_elements writes them): a 64-bit count kept in the
@@ -100,7 +106,9 @@ inline void set_status_bytes(MPI_Status& s, std::uint64_t bytes) {
 /// The errors of a call that completes several requests (Waitall, Testall,
 /// Waitsome, Testsome).  MPI-3.1 3.7.5: each failed request's status gets
 /// its own error code in MPI_ERROR, and the call returns MPI_ERR_IN_STATUS,
-/// which the error handler sees once.
+/// which the error handler sees once.  The statuses' MPI_ERROR fields are
+/// written then only (3.2.5): MPI_SUCCESS in those of the requests that
+/// succeeded.
 class ArrayErrors {
 public:
     explicit ArrayErrors(const char* fn) : fn_(fn) {}
@@ -111,6 +119,11 @@ public:
     /// returns a code for its status: `code` when given, else a new one.
     /// No handler runs.
     int defer(int index, MPI_Comm comm, const MpiError& e, int code = -1);
+    /// Notes the status (or MPI_STATUS_IGNORE) of a request just completed
+    /// with `code` (MPI_SUCCESS, or what defer() returned).
+    void completed(MPI_Status* status, int code) {
+        if (status != MPI_STATUS_IGNORE) statuses_.push_back({status, code});
+    }
     /// MPI_SUCCESS if nothing failed, else MPI_ERR_IN_STATUS (or the
     /// handler's code) after the first failed request's communicator's
     /// error handler has seen it.
@@ -123,6 +136,11 @@ private:
     MPI_Comm first_comm_ = MPI_COMM_WORLD;
     bool holds_first_ = false;  ///< we hold first_comm_ (add_comm_hold())
     std::string first_message_;
+    struct Completed {
+        MPI_Status* status;
+        int code;
+    };
+    std::vector<Completed> statuses_;
 };
 
 /// Takes a finished request out of the user's hands: copies its status and
@@ -137,8 +155,8 @@ int retire(MPI_Request* handle, MPI_Status* status, const char* fn, ArrayErrors*
 /// (retire() calls it): query_fn fills `status` (a status of our own for
 /// MPI_STATUS_IGNORE), then free_fn runs.  A callback's error code is what
 /// the call reports (MPI-3.1 12.2), free_fn's when both fail; it goes to
-/// `errors` or through the error handler as in retire(), and into the
-/// status's MPI_ERROR.  Returns the code to report.  The caller releases `g`.
+/// `errors` or through the error handler as in retire().  Returns the code
+/// to report.  The caller releases `g`.
 int conclude(Generalized& g, MPI_Status* status, const char* fn, ArrayErrors* errors, int index);
 
 /// Reports `code`, which `what` (a callback of generalized request `g`,

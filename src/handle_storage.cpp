@@ -13,8 +13,20 @@ struct Pool {
     // MPI_THREAD_SERIALIZED lets different threads make and free handles,
     // one at a time; the lock keeps that race-free without ordering them.
     std::mutex lock;
+    using Key = std::pair<std::size_t, std::size_t>;
     /// Freed blocks by (size, alignment).
-    std::map<std::pair<std::size_t, std::size_t>, std::vector<void*>> spare;
+    std::map<Key, std::vector<void*>> spare;
+    /// The list of the size used last (map nodes never move): a loop of
+    /// nonblocking calls makes and frees one size over and over.
+    Key last_key{0, 0};
+    std::vector<void*>* last = nullptr;
+    std::vector<void*>& list(const Key& k) {
+        if (last == nullptr || last_key != k) {
+            last = &spare[k];
+            last_key = k;
+        }
+        return *last;
+    }
 };
 
 Pool& pool() {
@@ -28,10 +40,10 @@ void* take(std::size_t bytes, std::size_t align) {
     Pool& p = pool();
     {
         std::lock_guard guard(p.lock);
-        auto it = p.spare.find({bytes, align});
-        if (it != p.spare.end() && !it->second.empty()) {
-            void* block = it->second.back();
-            it->second.pop_back();
+        std::vector<void*>& l = p.list({bytes, align});
+        if (!l.empty()) {
+            void* block = l.back();
+            l.pop_back();
             return block;
         }
     }
@@ -39,14 +51,14 @@ void* take(std::size_t bytes, std::size_t align) {
                                                       : ::operator new(bytes);
 }
 
-void keep(void* block, std::size_t bytes, std::size_t align) noexcept {
+void keep(void* block, std::size_t bytes, std::size_t align, std::size_t poison) noexcept {
     if (block == nullptr) return;
     // The object's destructor has run: the bytes are ours again.
-    std::memset(block, kFreedByte, bytes);
+    std::memset(block, kFreedByte, poison < bytes ? poison : bytes);
     Pool& p = pool();
     std::lock_guard guard(p.lock);
     try {
-        p.spare[{bytes, align}].push_back(block);
+        p.list({bytes, align}).push_back(block);
     } catch (...) {
         // No memory to remember the block: leak it rather than free it, so
         // that a stale handle still reads our bytes.
@@ -62,11 +74,15 @@ void* HandleStorage::operator new(std::size_t bytes, std::align_val_t align) {
 }
 
 void HandleStorage::operator delete(void* p, std::size_t bytes) noexcept {
-    keep(p, bytes, __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+    keep(p, bytes, __STDCPP_DEFAULT_NEW_ALIGNMENT__, bytes);
 }
 
 void HandleStorage::operator delete(void* p, std::size_t bytes, std::align_val_t align) noexcept {
-    keep(p, bytes, static_cast<std::size_t>(align));
+    keep(p, bytes, static_cast<std::size_t>(align), bytes);
+}
+
+void HandleStorage::keep_prefix(void* p, std::size_t bytes, std::size_t poison) noexcept {
+    keep(p, bytes, __STDCPP_DEFAULT_NEW_ALIGNMENT__, poison);
 }
 
 }  // namespace shmpi

@@ -29,6 +29,13 @@ struct HandleStorage {
     static void* operator new(std::size_t bytes, std::align_val_t align);
     static void operator delete(void* p, std::size_t bytes) noexcept;
     static void operator delete(void* p, std::size_t bytes, std::align_val_t align) noexcept;
+
+protected:
+    /// For a class whose magic lies in its first `poison` bytes and whose
+    /// objects come and go on hot paths (requests): like operator delete,
+    /// but only those bytes are filled (filling a 472-byte nonblocking
+    /// collective took 3% of a loop of MPI_Iallreduce).
+    static void keep_prefix(void* p, std::size_t bytes, std::size_t poison) noexcept;
 };
 
 }  // namespace shmpi

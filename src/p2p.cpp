@@ -611,6 +611,8 @@ void Engine::drop(Request* r) {
         return;
     }
     r->~Request();
+    // As HandleStorage does: a stale handle reads kFreedMagic ("was freed").
+    std::memset(static_cast<void*>(r), kFreedByte, Request::kPoisonBytes);
     spare_requests_.push_back(r);
 }
 

@@ -236,9 +236,9 @@ private:
     std::unordered_map<std::uint64_t, Request*> tokens_;
     std::uint64_t next_token_ = 1;
     std::uint64_t pending_sends_ = 0;
-    /// Memory of deleted requests, for new_request(): at most
-    /// kSpareRequests of them (none in AddressSanitizer builds, so that a
-    /// use after release stays visible).
+    /// Memory of deleted requests, for new_request(), without the lock of
+    /// HandleStorage: at most kSpareRequests of them (none in
+    /// AddressSanitizer builds), the others go to HandleStorage.
     std::vector<void*> spare_requests_;
     static constexpr std::size_t kSpareRequests = 64;
     /// Ends `r`'s life; its memory goes to spare_requests_ or back to the heap.

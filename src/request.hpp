@@ -3,7 +3,9 @@
 // A Request is created by the engine, handed to the user as an MPI_Request
 // (its address), and completed by the engine's progress.  The user completes
 // it with a wait or test, or gives it up with MPI_Request_free; a freed
-// request is deleted by the engine when it completes.
+// request is deleted by the engine when it completes.  Its memory is never
+// given back to the system (HandleStorage, or the engine's spares), so a
+// stale handle reads a magic of kFreedMagic, or a live request once reused.
 #pragma once
 
 #include <mpi.h>
@@ -15,6 +17,7 @@
 #include <string>
 
 #include "dtype/datatype.hpp"
+#include "handle_storage.hpp"
 
 namespace shmpi::p2p {
 
@@ -24,12 +27,16 @@ struct Unexpected;
 /// no allocation (Boost.Intrusive).
 using QueueHook = boost::intrusive::list_base_hook<>;
 
-struct Request : QueueHook {
+struct Request : QueueHook, HandleStorage {
     /// Persistent: a request of MPI_Send_init and friends, which the C
     /// boundary keeps (api_requests.hpp); the engine never sees one.
     /// Task: a Task below.
     enum class Type : std::uint8_t { Send, Recv, Persistent, Task };
     static constexpr std::uint32_t kMagic = 0x52455155;  // "REQU"
+    /// A freed request has its first kPoisonBytes filled with kFreedByte,
+    /// `magic` among them (it follows the two pointers of the hook).
+    static constexpr std::size_t kPoisonBytes = 64;
+    static void operator delete(void* p, std::size_t bytes) noexcept { keep_prefix(p, bytes, kPoisonBytes); }
 
     std::uint32_t magic = kMagic;
     Type type = Type::Send;

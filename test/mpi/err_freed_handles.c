@@ -5,11 +5,13 @@
  * because its objects' memory is kept (src/handle_storage.hpp).  Run it in
  * the ASan build too: it must report no use-after-free.
  *
- * For a derived datatype, a duplicated communicator, a group and a user
- * operation: keep a copy of the handle, free the object, call a function
- * with the copy:
+ * For a derived datatype, a duplicated communicator, a group, a user
+ * operation and requests (completed by a wait, freed by MPI_Request_free,
+ * more of them than the engine keeps spare): keep a copy of the handle,
+ * free the object, call a function with the copy:
  *   datatype -> MPI_ERR_TYPE, communicator -> MPI_ERR_COMM,
  *   group -> MPI_ERR_GROUP, operation -> MPI_ERR_OP,
+ *   request -> MPI_ERR_REQUEST (before its memory is reused),
  * and each message says the handle was freed.  Then new objects of each
  * kind (which may take the freed memory) work as usual.
  */
@@ -68,6 +70,46 @@ int main(int argc, char **argv)
     CHECK(op == MPI_OP_NULL);
     int in = 1, out = 0;
     expect_freed(MPI_Reduce_local(&in, &out, 1, MPI_INT, stale_op), MPI_ERR_OP, "MPI_Reduce_local");
+
+    /* Requests: waiting twice on one (a copy of the handle) must not free
+     * it twice, which would give its memory to two later requests. */
+    MPI_Request req, stale_req;
+    CHECK_MPI(MPI_Isend(buf, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &req));
+    stale_req = req;
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK(req == MPI_REQUEST_NULL);
+    expect_freed(MPI_Wait(&stale_req, MPI_STATUS_IGNORE), MPI_ERR_REQUEST, "MPI_Wait");
+    CHECK_MPI(MPI_Irecv(buf, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &req));
+    stale_req = req;
+    CHECK_MPI(MPI_Request_free(&req));
+    int flag = 0;
+    expect_freed(MPI_Test(&stale_req, &flag, MPI_STATUS_IGNORE), MPI_ERR_REQUEST, "MPI_Test");
+    /* Many at once, so that some are deleted rather than kept spare. */
+    enum { kMany = 200 };
+    static MPI_Request many[kMany], stale_many[kMany];
+    static int vals[kMany];
+    for (int i = 0; i < kMany; ++i) {
+        vals[i] = -1;
+        CHECK_MPI(MPI_Irecv(&vals[i], 1, MPI_INT, me, 10 + i, MPI_COMM_WORLD, &many[i]));
+        stale_many[i] = many[i];
+    }
+    for (int i = 0; i < kMany; ++i) CHECK_MPI(MPI_Send(&i, 1, MPI_INT, me, 10 + i, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Waitall(kMany, many, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < kMany; ++i)
+        CHECKF(vals[i] == i && many[i] == MPI_REQUEST_NULL, "request %d: got %d", i, vals[i]);
+    expect_freed(MPI_Wait(&stale_many[0], MPI_STATUS_IGNORE), MPI_ERR_REQUEST, "MPI_Wait");
+    expect_freed(MPI_Wait(&stale_many[kMany - 1], MPI_STATUS_IGNORE), MPI_ERR_REQUEST, "MPI_Wait");
+    /* Two new requests are two objects. */
+    MPI_Request r1, r2;
+    int x = -1, y = -1, one = 11, two = 22;
+    CHECK_MPI(MPI_Irecv(&x, 1, MPI_INT, me, 1, MPI_COMM_WORLD, &r1));
+    CHECK_MPI(MPI_Irecv(&y, 1, MPI_INT, me, 2, MPI_COMM_WORLD, &r2));
+    CHECK(r1 != r2);
+    CHECK_MPI(MPI_Send(&two, 1, MPI_INT, me, 2, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Send(&one, 1, MPI_INT, me, 1, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Wait(&r1, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Wait(&r2, MPI_STATUS_IGNORE));
+    CHECKF(x == 11 && y == 22, "new requests received %d %d", x, y);
 
     /* New objects work, whatever memory they got. */
     CHECK_MPI(MPI_Type_vector(2, 1, 2, MPI_INT, &vec));

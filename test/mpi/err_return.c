@@ -35,6 +35,10 @@
  *    MPI_ERR_IN_STATUS: the failed request's status has MPI_ERROR of class
  *    MPI_ERR_TRUNCATE, the others MPI_SUCCESS (or MPI_ERR_PENDING), and a
  *    user handler runs once, with MPI_ERR_IN_STATUS.
+ * 7. MPI-3.1 3.2.5: other calls leave a status's MPI_ERROR as it was:
+ *    MPI_Sendrecv, MPI_Recv, MPI_Wait (also one that fails with
+ *    MPI_ERR_TRUNCATE), MPI_Test, MPI_Waitany, and a Waitall that succeeds
+ *    (shmpi only: MPICH 4.0 writes MPI_SUCCESS there).
  */
 #include "check.h"
 
@@ -483,6 +487,63 @@ static void check_array_errors(void)
     CHECK_MPI(MPI_Errhandler_free(&mine));
 }
 
+/* 7. */
+static void check_status_error_kept(void) {
+    const int keep = 12345;
+    int me = world_rank();
+    int out[2] = {5, 6}, in[2] = {0, 0};
+    MPI_Status st;
+    MPI_Request req[2];
+
+    st.MPI_ERROR = keep;
+    CHECK_MPI(MPI_Sendrecv(out, 1, MPI_INT, me, 700, in, 1, MPI_INT, me, 700, MPI_COMM_WORLD, &st));
+    CHECKF(st.MPI_ERROR == keep, "MPI_Sendrecv set MPI_ERROR to %d", st.MPI_ERROR);
+
+    st.MPI_ERROR = keep;
+    CHECK_MPI(MPI_Isend(out, 1, MPI_INT, me, 701, MPI_COMM_WORLD, &req[0]));
+    CHECK_MPI(MPI_Recv(in, 1, MPI_INT, me, 701, MPI_COMM_WORLD, &st));
+    CHECKF(st.MPI_ERROR == keep, "MPI_Recv set MPI_ERROR to %d", st.MPI_ERROR);
+    st.MPI_ERROR = keep;
+    CHECK_MPI(MPI_Wait(&req[0], &st));
+    CHECKF(st.MPI_ERROR == keep, "MPI_Wait (a send) set MPI_ERROR to %d", st.MPI_ERROR);
+
+    st.MPI_ERROR = keep;
+    CHECK_MPI(MPI_Irecv(in, 1, MPI_INT, me, 702, MPI_COMM_WORLD, &req[0]));
+    CHECK_MPI(MPI_Send(out, 1, MPI_INT, me, 702, MPI_COMM_WORLD));
+    int flag = 0;
+    while (!flag) CHECK_MPI(MPI_Test(&req[0], &flag, &st));
+    CHECKF(st.MPI_ERROR == keep, "MPI_Test set MPI_ERROR to %d", st.MPI_ERROR);
+
+    st.MPI_ERROR = keep;
+    int index = -1;
+    CHECK_MPI(MPI_Irecv(in, 1, MPI_INT, me, 703, MPI_COMM_WORLD, &req[0]));
+    CHECK_MPI(MPI_Send(out, 1, MPI_INT, me, 703, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Waitany(1, req, &index, &st));
+    CHECKF(index == 0 && st.MPI_ERROR == keep, "MPI_Waitany: index %d, MPI_ERROR %d", index, st.MPI_ERROR);
+
+    /* A truncated receive: the error is the return code, not the status's. */
+    st.MPI_ERROR = keep;
+    CHECK_MPI(MPI_Irecv(in, 1, MPI_INT, me, 704, MPI_COMM_WORLD, &req[0]));
+    CHECK_MPI(MPI_Send(out, 2, MPI_INT, me, 704, MPI_COMM_WORLD));
+    int rc = MPI_Wait(&req[0], &st);
+    CHECKF(check_error_class(rc) == MPI_ERR_TRUNCATE, "a truncated MPI_Wait returned class %d",
+           check_error_class(rc));
+    CHECKF(st.MPI_ERROR == keep, "a truncated MPI_Wait set MPI_ERROR to %d", st.MPI_ERROR);
+    CHECKF(st.MPI_TAG == 704 && st.MPI_SOURCE == me, "a truncated MPI_Wait: source %d, tag %d", st.MPI_SOURCE,
+           st.MPI_TAG);
+
+#ifdef SHMPI
+    MPI_Status sts[2];
+    sts[0].MPI_ERROR = sts[1].MPI_ERROR = keep;
+    CHECK_MPI(MPI_Irecv(in, 2, MPI_INT, me, 705, MPI_COMM_WORLD, &req[0]));
+    CHECK_MPI(MPI_Isend(out, 2, MPI_INT, me, 705, MPI_COMM_WORLD, &req[1]));
+    CHECK_MPI(MPI_Waitall(2, req, sts));
+    CHECKF(sts[0].MPI_ERROR == keep && sts[1].MPI_ERROR == keep,
+           "a successful MPI_Waitall set MPI_ERROR to %d, %d", sts[0].MPI_ERROR, sts[1].MPI_ERROR);
+    CHECKF(in[0] == 5 && in[1] == 6, "MPI_Waitall received %d %d", in[0], in[1]);
+#endif
+}
+
 int main(int argc, char **argv)
 {
     CHECK_MPI(MPI_Init(&argc, &argv));
@@ -495,6 +556,7 @@ int main(int argc, char **argv)
     check_classes();
     check_user_handler(size);
     check_array_errors();
+    check_status_error_kept();
     check_still_works(rank, size);
 
     CHECK_MPI(MPI_Finalize());
