@@ -22,13 +22,18 @@ bool predefined_key(int k) {
 const char* kind_name(attr::Kind k) { return k == attr::Kind::Comm ? "communicator" : "datatype"; }
 
 /// The user keyval `id` of `kind`; MPI_ERR_KEYVAL naming `fn` otherwise.
-attr::Keyval& keyval_of(int id, attr::Kind kind, const char* fn) {
+/// With `freed_ok` (getting and deleting attributes), also a keyval the
+/// user freed while attributes still use it (MPI-3.1 6.7.2).
+attr::Keyval& keyval_of(int id, attr::Kind kind, const char* fn, bool freed_ok = false) {
     if (predefined_key(id)) {
         throw MpiError(MPI_ERR_KEYVAL, fmt::format("{}: keyval {} is predefined and read-only", fn, id));
     }
     attr::Keyval* k = attr::find_keyval(id);
     if (k == nullptr) {
         throw MpiError(MPI_ERR_KEYVAL, fmt::format("{}: keyval {} is not a keyval (never made, or freed)", fn, id));
+    }
+    if (k->freed && !freed_ok) {
+        throw MpiError(MPI_ERR_KEYVAL, fmt::format("{}: keyval {} has been freed", fn, id));
     }
     if (k->kind != kind) {
         throw MpiError(MPI_ERR_KEYVAL, fmt::format("{}: keyval {} was made for {}s, not {}s", fn, id,
@@ -107,7 +112,9 @@ int comm_get(MPI_Comm comm, int keyval, void* value, int* flag, const char* fn) 
             if (p != nullptr) *static_cast<void**>(value) = p;
             return;
         }
-        *flag = c.attributes().get(keyval_of(keyval, attr::Kind::Comm, fn), static_cast<void**>(value)) ? 1 : 0;
+        *flag = c.attributes().get(keyval_of(keyval, attr::Kind::Comm, fn, true), static_cast<void**>(value))
+                    ? 1
+                    : 0;
     });
 }
 
@@ -115,7 +122,7 @@ int comm_delete(MPI_Comm comm, int keyval, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         // Deleting an attribute that is not set is allowed and does nothing.
-        c.attributes().erase(handle_of(c), keyval_of(keyval, attr::Kind::Comm, fn), fn);
+        c.attributes().erase(handle_of(c), keyval_of(keyval, attr::Kind::Comm, fn, true), fn);
     });
 }
 
@@ -236,7 +243,7 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_v
         const dtype::Datatype& t = attr_type(datatype, fn);
         need(attribute_val, "attribute_val", fn);
         need(flag, "flag", fn);
-        attr::Keyval& k = keyval_of(type_keyval, attr::Kind::Type, fn);
+        attr::Keyval& k = keyval_of(type_keyval, attr::Kind::Type, fn, true);
         *flag = t.attributes.get(k, static_cast<void**>(attribute_val)) ? 1 : 0;
     });
 }
@@ -246,7 +253,7 @@ int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
     const char* fn = "MPI_Type_delete_attr";
     return guard(MPI_COMM_WORLD, fn, [&] {
         const dtype::Datatype& t = attr_type(datatype, fn);
-        t.attributes.erase(datatype, keyval_of(type_keyval, attr::Kind::Type, fn), fn);
+        t.attributes.erase(datatype, keyval_of(type_keyval, attr::Kind::Type, fn, true), fn);
     });
 }
 SHMPI_WEAK_ALIAS(Type_delete_attr);

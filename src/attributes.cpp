@@ -11,7 +11,8 @@ namespace {
 constexpr int kFirstKeyval = 1024;
 
 struct Table {
-    std::map<int, Keyval*> live;  ///< ids the user may still use
+    /// Every Keyval alive (some of them freed by the user).
+    std::map<int, Keyval*> live;
     int next = kFirstKeyval;
 };
 
@@ -19,6 +20,11 @@ Table& table() {
     // Never destroyed: keyvals may be looked up until the process ends.
     static Table* t = new Table();
     return *t;
+}
+
+void dispose(Keyval& k) {
+    table().live.erase(k.id);
+    delete &k;
 }
 
 }  // namespace
@@ -29,6 +35,8 @@ int create_keyval(Keyval k) {
     auto* owned = new Keyval(k);
     owned->id = t.next++;
     owned->refs = 1;
+    owned->freed = false;
+    owned->dispose = &dispose;
     t.live.emplace(owned->id, owned);
     return owned->id;
 }
@@ -40,7 +48,7 @@ Keyval* find_keyval(int id) {
 }
 
 void free_keyval(Keyval& k) {
-    table().live.erase(k.id);
+    k.freed = true;
     release(k);
 }
 

@@ -4,7 +4,10 @@
 // A keyval is an int the user holds; behind it a Keyval with the copy and
 // delete callbacks of one object kind.  A Keyval lives while the user's key
 // or any stored attribute refers to it: MPI_Comm_free_keyval only drops the
-// user's reference, so attributes set earlier keep working until deleted.
+// user's reference, so attributes set earlier keep working until deleted
+// (MPI-3.1 6.7.2: they "need to be explicitly freed by the program, either
+// via calls to MPI_COMM_DELETE_ATTR ... or by calls to MPI_COMM_FREE"), and
+// their id still reads and deletes them.
 // Keyvals are per process (the id table lives in attributes.cpp; only the
 // thread inside the library touches keyvals and stores,
 // MPI_THREAD_SERIALIZED at most).
@@ -47,22 +50,32 @@ struct Keyval {
     void* extra_state = nullptr;
     /// The user's key (until freed) plus one per stored attribute.
     int refs = 1;
+    /// The user freed the key; attributes may still refer to it.
+    bool freed = false;
+    /// Ends the Keyval when the last reference goes (attributes.cpp: drops
+    /// its id from the table); null: just delete it.
+    void (*dispose)(Keyval&) = nullptr;
 };
 
 /// Makes a keyval like `k` (its kind, callbacks, extra state); returns its
 /// id, never a predefined key nor MPI_KEYVAL_INVALID.
 int create_keyval(Keyval k);
-/// The live keyval `id` (not yet freed by the user), or nullptr.
+/// The keyval `id`: one the user has not freed, or one freed that stored
+/// attributes still refer to (`freed` set); nullptr when there is none.
 Keyval* find_keyval(int id);
-/// MPI_*_free_keyval: the id dies now; the Keyval lives on while stored
-/// attributes refer to it.  `k` must be live.
+/// MPI_*_free_keyval: drops the user's reference; the Keyval and its id
+/// live on while stored attributes refer to it.  `k` must not be freed.
 void free_keyval(Keyval& k);
 
 inline void retain(Keyval& k) { ++k.refs; }
-/// Drops a reference; the last one deletes the Keyval (its id is already
-/// gone from the table by then: free_keyval removed it).
+/// Drops a reference; the last one ends the Keyval (and its id).
 inline void release(Keyval& k) {
-    if (--k.refs == 0) delete &k;
+    if (--k.refs != 0) return;
+    if (k.dispose != nullptr) {
+        k.dispose(k);
+    } else {
+        delete &k;
+    }
 }
 
 /// The attributes of one object, in the order they were set.  The owner

@@ -149,12 +149,33 @@ int main(int argc, char **argv)
     CHECKF(deletes == 1, "free ran %d delete callbacks, expected 1", deletes);
 
     /* 6. A freed keyval: its attributes stay until deleted, and their delete
-     *    callbacks still run. */
+     *    callbacks still run.  Its id (a copy the program kept) still reads
+     *    and deletes them (MPI-3.1 6.7.2: the references "need to be
+     *    explicitly freed by the program, either via calls to
+     *    MPI_COMM_DELETE_ATTR ... or by calls to MPI_COMM_FREE"). */
+    const int k_plus_id = k_plus;
     CHECK_MPI(MPI_Comm_free_keyval(&k_plus));
     CHECK(k_plus == MPI_KEYVAL_INVALID);
+    CHECKF(get(b, k_plus_id, &flag) == copied && flag, "a freed keyval's attribute no longer reads");
+#ifdef SHMPI
+    /* (Setting a new value under it is an error: shmpi says so.) */
+    CHECK_MPI(MPI_Comm_set_errhandler(a, MPI_ERRORS_RETURN));
+    static int v_late = 5;
+    check_error_says(MPI_Comm_set_attr(a, k_plus_id, &v_late), MPI_ERR_KEYVAL, "MPI_Comm_set_attr", "freed");
+#endif
     deletes = 0;
     CHECK_MPI(MPI_Comm_free(&b)); /* k_dup and k_plus */
     CHECKF(deletes == 2, "free ran %d delete callbacks, expected 2", deletes);
+    /* a's value goes by MPI_Comm_delete_attr (delete_free frees v_plus). */
+    CHECK(get(a, k_plus_id, &flag) == v_plus && flag);
+    CHECK_MPI(MPI_Comm_delete_attr(a, k_plus_id));
+    CHECKF(deletes == 3, "delete_attr with a freed keyval ran %d delete callbacks in all", deletes);
+#ifdef SHMPI
+    /* No attribute refers to it any more: the id is gone. */
+    check_error_says(MPI_Comm_get_attr(a, k_plus_id, &copied, &flag), MPI_ERR_KEYVAL, "MPI_Comm_get_attr",
+                     "not a keyval");
+    CHECK_MPI(MPI_Comm_set_errhandler(a, MPI_ERRORS_ARE_FATAL));
+#endif
 
     /* 7. Attributes on the predefined communicators. */
     static int on_world = 7, on_self = 8;
@@ -194,7 +215,6 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Comm_free_keyval(&k_null));
     CHECK_MPI(MPI_Comm_free_keyval(&k_dup));
     CHECK_MPI(MPI_Comm_free_keyval(&k_never));
-    /* a's k_plus value (v_plus) is freed by delete_free when a goes. */
     CHECK_MPI(MPI_Comm_free(&a));
     CHECK_MPI(MPI_Finalize());
     return 0;

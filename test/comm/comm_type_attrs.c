@@ -100,7 +100,19 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Type_delete_attr(MPI_INT, k_null));
     CHECK(deletes == 1);
 
+    /* A freed keyval's id still reads and deletes the attributes that use
+     * it (MPI-3.1 6.7.2). */
+    static int on_double = 4;
+    CHECK_MPI(MPI_Type_set_attr(MPI_DOUBLE, k_null, &on_double));
+    const int k_null_id = k_null;
     CHECK_MPI(MPI_Type_free_keyval(&k_null));
+    CHECK(k_null == MPI_KEYVAL_INVALID);
+    CHECKF(get(MPI_DOUBLE, k_null_id, &flag) == &on_double && flag,
+           "a freed keyval's attribute no longer reads");
+    deletes = 0;
+    CHECK_MPI(MPI_Type_delete_attr(MPI_DOUBLE, k_null_id));
+    CHECKF(deletes == 1, "delete_attr with a freed keyval ran %d delete callbacks", deletes);
+
     CHECK_MPI(MPI_Type_free_keyval(&k_dup));
     CHECK_MPI(MPI_Type_free_keyval(&k_plus));
     CHECK(k_plus == MPI_KEYVAL_INVALID);

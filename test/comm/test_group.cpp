@@ -113,11 +113,13 @@ TEST(AttrStore, SetGetOverwriteEraseClear) {
         EXPECT_TRUE(s.erase(h, *k, "t"));
         EXPECT_FALSE(s.erase(h, *k, "t"));
         EXPECT_EQ(g_deletes, 2);
-        free_keyval(*k);  // the copy still holds the keyval
-        EXPECT_EQ(find_keyval(id), nullptr);
+        free_keyval(*k);  // the copy still holds the keyval, and its id finds it
+        ASSERT_EQ(find_keyval(id), k);
+        EXPECT_TRUE(k->freed);
         copy.clear(h, "t");
         EXPECT_EQ(g_deletes, 3);
         EXPECT_TRUE(copy.empty());
+        EXPECT_EQ(find_keyval(id), nullptr);  // the last reference took the id
     }
 }
 
