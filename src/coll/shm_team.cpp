@@ -535,7 +535,8 @@ ShmTeam::Carry ShmTeam::put_block(std::uint64_t step, const void* src, std::uint
             if (bytes > 0) put(me.data);
             break;
         case Carry::Cells:
-            for (int a = 0; a < kSlots; ++a) claim(a, step, readers);
+            // (Only the slots the block covers.)
+            for (int a = 0; a < static_cast<int>(chunks(bytes)); ++a) claim(a, step, readers);
             put(my_cells());
             break;
         case Carry::Direct:

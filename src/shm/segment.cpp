@@ -89,16 +89,17 @@ Geometry Geometry::for_ranks(std::uint32_t nranks) {
         g.ring_cells = 8;
         g.cell_bytes = 1024;
     }
-    // Collective cells: 64 KiB per rank keeps the world's region at 1 MiB for
-    // 16 ranks; larger jobs get less per rank so /dev/shm use stays modest.
+    // Collective cells: 128 KiB per rank (8 slots of 16 KiB) keeps the
+    // world's region at 2 MiB for 16 ranks; larger jobs get less per rank
+    // so /dev/shm use stays modest.
     if (nranks <= 16) {
-        g.coll_cell_bytes = 65536;
+        g.coll_cell_bytes = 131072;
     } else if (nranks <= 64) {
-        g.coll_cell_bytes = 32768;
+        g.coll_cell_bytes = 65536;
     } else if (nranks <= 256) {
-        g.coll_cell_bytes = 16384;
+        g.coll_cell_bytes = 32768;
     } else {
-        g.coll_cell_bytes = 8192;
+        g.coll_cell_bytes = 16384;
     }
     // Stream buffers: 1 MiB per rank up to 16 ranks.  Measured with
     // bench/dtype_sendrecv (docs/BENCHMARKS.md): once a message outgrows the
