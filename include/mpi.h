@@ -607,6 +607,9 @@ int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize
                         void *outbuf, int outcount, MPI_Datatype datatype);
 int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size);
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
 /* MPI-1 spellings, removed in MPI-3.0; kept for old code and textbooks,
  * with their MPI-2.2 prototypes (no const), as MPICH and Open MPI declare
  * them, so that profiling wrappers written for those build here too. */
@@ -678,6 +681,9 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insiz
                         void *outbuf, int outcount, MPI_Datatype datatype);
 int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size);
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                       MPI_Datatype *newtype);
 int PMPI_Type_hindexed(int count, int array_of_blocklengths[],

@@ -328,9 +328,6 @@ int PMPI_Type_set_name(MPI_Datatype type, const char* name) {
     return guard(MPI_COMM_WORLD, fn, [&] {
         const dtype::Datatype& t = any_type(type, fn);
         need(name, fn, "type_name");
-        if (t.predefined) {
-            throw MpiError(MPI_ERR_TYPE, fmt::format("{}: {} is predefined; shmpi keeps its name", fn, t.name));
-        }
         dtype::set_name(t, std::string(name, strnlen(name, MPI_MAX_OBJECT_NAME - 1)));
     });
 }
@@ -342,8 +339,9 @@ int PMPI_Type_get_name(MPI_Datatype type, char* name, int* resultlen) {
         const dtype::Datatype& t = any_type(type, fn);
         need(name, fn, "type_name");
         need(resultlen, fn, "resultlen");
-        const std::size_t n = std::min<std::size_t>(std::strlen(t.name), MPI_MAX_OBJECT_NAME - 1);
-        std::memcpy(name, t.name, n);
+        const std::string_view given = dtype::user_name(t);
+        const std::size_t n = std::min<std::size_t>(given.size(), MPI_MAX_OBJECT_NAME - 1);
+        std::memcpy(name, given.data(), n);
         name[n] = '\0';
         *resultlen = static_cast<int>(n);
     });
@@ -601,5 +599,31 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* type) {
     });
 }
 SHMPI_WEAK_ALIAS(Type_match_size);
+
+namespace {
+
+int f90_call(int combiner, int p, int r, MPI_Datatype* newtype, const char* fn) {
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        need(newtype, fn, "newtype");
+        *newtype = dtype::f90_type(combiner, p, r, fn).self;
+    });
+}
+
+}  // namespace
+
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
+    return f90_call(MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, r, newtype, "MPI_Type_create_f90_integer");
+}
+SHMPI_WEAK_ALIAS(Type_create_f90_integer);
+
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
+    return f90_call(MPI_COMBINER_F90_REAL, p, r, newtype, "MPI_Type_create_f90_real");
+}
+SHMPI_WEAK_ALIAS(Type_create_f90_real);
+
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
+    return f90_call(MPI_COMBINER_F90_COMPLEX, p, r, newtype, "MPI_Type_create_f90_complex");
+}
+SHMPI_WEAK_ALIAS(Type_create_f90_complex);
 
 }  // extern "C"

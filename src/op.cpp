@@ -70,7 +70,11 @@ const Table& table() {
 /// The basic type a datatype is made of: the datatype itself when it is
 /// predefined, else what the derived-type engine recorded (nullptr when the
 /// type mixes basic types or has no data).
-const dtype::Datatype* basic_of(const dtype::Datatype& t) { return t.predefined ? &t : t.basic; }
+/// The named type the kernels know `t` by (Fortran kind types are
+/// predefined but copies of one).
+const dtype::Datatype* basic_of(const dtype::Datatype& t) {
+    return t.combiner == MPI_COMBINER_NAMED ? &t : t.basic;
+}
 
 /// True when the dense bytes of the datatype are the user's layout: the
 /// user function can run on them directly.
@@ -183,8 +187,9 @@ Binding::Binding(const Op& op, MPI_Datatype handle, const dtype::Datatype& type,
         return;
     }
     const dtype::Datatype* basic = basic_of(type);
-    const MPI_Datatype basic_handle =
-        type.predefined ? handle : (basic != nullptr ? dtype::handle_of(*basic) : MPI_DATATYPE_NULL);
+    const MPI_Datatype basic_handle = type.combiner == MPI_COMBINER_NAMED
+                                          ? handle
+                                          : (basic != nullptr ? dtype::handle_of(*basic) : MPI_DATATYPE_NULL);
     const dtype::ReduceKernel k =
         basic_handle == MPI_DATATYPE_NULL ? nullptr : dtype::reduce_kernel(op.kind, basic_handle);
     if (k == nullptr || basic->size <= 0) {

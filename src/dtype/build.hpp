@@ -74,6 +74,11 @@ void finish(Datatype& t, const char* fn);
 /// whose sums are already set (the predefined pair types).
 void set_flags(Datatype& t);
 
+/// A new type with `old`'s layout (its map, bounds and flags; not its
+/// envelope, committed state or attributes), labelled `what`: MPI_Type_dup
+/// and the Fortran kind types.
+std::unique_ptr<Datatype> same_layout(const Datatype& old, const char* what, const char* fn);
+
 /// Step 4: the envelope.  Holds a reference on each derived type in `types`.
 void set_envelope(Datatype& t, int combiner, std::vector<int> ints, std::vector<MPI_Aint> aints,
                   const std::vector<const Datatype*>& types);

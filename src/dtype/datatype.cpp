@@ -69,9 +69,18 @@ void add_handle(const Datatype& t) {
 }
 
 void set_name(const Datatype& t, const std::string& name) {
+    t.user_name = name;
+    t.named = true;
+    if (t.predefined) return;  // (a const object: messages keep the MPI name)
+    // Derived types are made on the heap, never const.
     auto& m = const_cast<Datatype&>(t);
     m.label = name;
     m.name = m.label.c_str();
+}
+
+std::string_view user_name(const Datatype& t) {
+    if (t.named) return t.user_name;
+    return t.combiner == MPI_COMBINER_NAMED ? std::string_view(t.name) : std::string_view();
 }
 
 // ---------------------------------------------------------------- building

@@ -38,6 +38,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -159,6 +160,12 @@ struct Datatype : HandleStorage {
     mutable std::atomic<std::int64_t> handles{1};
     MPI_Datatype self = MPI_DATATYPE_NULL;  ///< the handle that names it
     std::string label;                      ///< storage behind `name`
+    /// MPI_Type_set_name's name, once `named`.  MPI_Type_get_name gives it,
+    /// else a predefined type's MPI name, else "" (MPI-3.1 6.8: `name` of a
+    /// derived type is a label for messages).  Mutable: a predefined type
+    /// may be renamed too.
+    mutable std::string user_name;
+    mutable bool named = false;
 
     // ---- attributes (MPI_Type_set_attr; attributes.hpp) ----
     /// Copied by make_dup (MPI_Type_dup runs the copy callbacks), deleted
@@ -199,8 +206,10 @@ void commit(const Datatype& t);
 void free_handle(const Datatype& t, const char* fn);
 /// MPI_Type_get_contents hands out a handle to an old type: one more handle.
 void add_handle(const Datatype& t);
-/// MPI_Type_set_name.
+/// MPI_Type_set_name (a derived type's messages use the name too).
 void set_name(const Datatype& t, const std::string& name);
+/// MPI_Type_get_name's answer (see Datatype::user_name).
+std::string_view user_name(const Datatype& t);
 
 // ------------------------------------------------------------ constructors
 //
@@ -231,6 +240,11 @@ Datatype* make_dup(const Datatype& old, const char* fn);
 /// `order` is MPI_ORDER_C or MPI_ORDER_FORTRAN.
 Datatype* make_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[],
                         int order, const Datatype& old, const char* fn);
+/// MPI_Type_create_f90_integer, _real and _complex (`combiner` names
+/// which; `p` is ignored for integers): the one type for these arguments,
+/// made at the first call and never freed (src/dtype/f90.cpp).  Throws
+/// MPI_ERR_ARG naming `fn` when no kind has that precision and range.
+const Datatype& f90_type(int combiner, int p, int r, const char* fn);
 Datatype* make_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[],
                       const int dargs[], const int psizes[], int order, const Datatype& old,
                       const char* fn);

@@ -43,6 +43,9 @@ struct Rule {
 bool is(const Datatype& t, MPI_Datatype h) { return t.self == h; }
 
 Rule rule_of(const Datatype& t) {
+    // A duplicate of a predefined type (MPI_Type_dup, a Fortran kind type)
+    // converts as the type it copies.
+    if (t.basic != nullptr && t.basic != &t) return rule_of(*t.basic);
     if (is(t, MPI_LONG)) return {Conv::NarrowLong, 4};
     if (is(t, MPI_UNSIGNED_LONG)) return {Conv::NarrowULong, 4};
     if (is(t, MPI_WCHAR)) return {Conv::NarrowWchar, 2};

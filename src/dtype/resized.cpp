@@ -37,9 +37,11 @@ Datatype* make_resized(const Datatype& old, MPI_Aint lb, MPI_Aint extent, const 
     return t.release();
 }
 
-Datatype* make_dup(const Datatype& old, const char* fn) {
-    build::check_old(old, fn);
-    auto t = build::create("dup");
+namespace build {
+
+std::unique_ptr<Datatype> same_layout(const Datatype& old, const char* what, const char* fn) {
+    check_old(old, fn);
+    auto t = create(what);
     // Same map, same layout: share the old type's children.
     t->kind = old.kind;
     t->count = old.count;
@@ -64,10 +66,17 @@ Datatype* make_dup(const Datatype& old, const char* fn) {
     t->elements = old.elements;
     t->basic = old.basic;
     t->depth = old.depth + 1;
-    if (t->depth > build::kMaxDepth) {
-        throw MpiError(MPI_ERR_ARG, fmt::format("{}: datatypes nest {} deep; shmpi allows {}", fn, t->depth,
-                                                build::kMaxDepth));
+    if (t->depth > kMaxDepth) {
+        throw MpiError(MPI_ERR_ARG,
+                       fmt::format("{}: datatypes nest {} deep; shmpi allows {}", fn, t->depth, kMaxDepth));
     }
+    return t;
+}
+
+}  // namespace build
+
+Datatype* make_dup(const Datatype& old, const char* fn) {
+    auto t = build::same_layout(old, "dup", fn);
     // MPI-3.1 4.1.10: the duplicate has the old type's committed state.
     t->committed = old.committed;
     build::set_envelope(*t, MPI_COMBINER_DUP, {}, {}, {&old});

@@ -176,14 +176,28 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Type_get_true_extent(t8, &tlb, &tex));
     CHECK(sx == s && lbx == lb && exx == ex && tlbx == tlb && texx == tex);
 
-    /* Names. */
+    /* Names (MPI-3.1 6.8): a derived type has none until it is given one,
+     * a duplicate does not inherit it, a predefined type has its MPI name
+     * and may be renamed. */
     char name[MPI_MAX_OBJECT_NAME];
-    int len = 0;
+    int len = -1;
+    CHECK_MPI(MPI_Type_get_name(t8, name, &len));
+    CHECKF(len == 0 && name[0] == '\0', "an unnamed type is called '%s' (%d)", name, len);
     CHECK_MPI(MPI_Type_set_name(t8, "my struct"));
     CHECK_MPI(MPI_Type_get_name(t8, name, &len));
     CHECKF(len == 9 && strcmp(name, "my struct") == 0, "name '%s'", name);
+    MPI_Datatype t8dup;
+    CHECK_MPI(MPI_Type_dup(t8, &t8dup));
+    len = -1;
+    CHECK_MPI(MPI_Type_get_name(t8dup, name, &len));
+    CHECKF(len == 0, "a duplicate inherited the name '%s'", name);
+    CHECK_MPI(MPI_Type_free(&t8dup));
     CHECK_MPI(MPI_Type_get_name(MPI_INT, name, &len));
-    CHECKF(strcmp(name, "MPI_INT") == 0, "MPI_INT is called '%s'", name);
+    CHECKF(strcmp(name, "MPI_INT") == 0 && len == 7, "MPI_INT is called '%s'", name);
+    CHECK_MPI(MPI_Type_set_name(MPI_SHORT, "my short"));
+    CHECK_MPI(MPI_Type_get_name(MPI_SHORT, name, &len));
+    CHECKF(strcmp(name, "my short") == 0 && len == 8, "renamed MPI_SHORT is called '%s'", name);
+    CHECK_MPI(MPI_Type_set_name(MPI_SHORT, "MPI_SHORT"));
 
     /* Addresses. */
     double arr[10];

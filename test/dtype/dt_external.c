@@ -60,6 +60,16 @@ int main(int argc, char **argv)
     CHECK(pos == 8);
     const unsigned char want_long[8] = {0xff, 0xff, 0xff, 0xfe, 0x01, 0x23, 0x45, 0x67};
     expect_bytes(out, want_long, 8, "MPI_LONG -2, 0x1234567");
+    /* A duplicate of MPI_LONG converts as MPI_LONG. */
+    MPI_Datatype long_dup;
+    CHECK_MPI(MPI_Type_dup(MPI_LONG, &long_dup));
+    CHECK(ext_size(2, long_dup) == 8);
+    pos = 0;
+    memset(out, 0, sizeof out);
+    CHECK_MPI(MPI_Pack_external("external32", lv, 2, long_dup, out, sizeof out, &pos));
+    CHECK(pos == 8);
+    expect_bytes(out, want_long, 8, "MPI_Type_dup(MPI_LONG) -2, 0x1234567");
+    CHECK_MPI(MPI_Type_free(&long_dup));
 
     double dv = 1.0;
     pos = 0;
