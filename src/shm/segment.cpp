@@ -279,7 +279,7 @@ Layout::Layout(const Geometry& g)
       pool_region_cells(g.pool_region_cells()),
       size(g.total_bytes()) {}
 
-Segment Segment::create(const Geometry& g, std::int64_t launcher_pid) {
+Segment Segment::create(const Geometry& g, std::int64_t launcher_pid, Name name) {
     const std::size_t size = g.total_bytes();
 
     // 1. Room in /dev/shm.  tmpfs fills pages lazily, so without this check a
@@ -291,10 +291,10 @@ Segment Segment::create(const Geometry& g, std::int64_t launcher_pid) {
     // 2. Exclusive creation under an unguessable name, mode 0600.
     Segment seg;
     seg.name_ = fmt::format("shmpi-{}-{}-{:016x}", getuid(), launcher_pid, random64());
+    const std::string shown = seg.name_;  // for messages, after a Name::Drop
     try {
         bip::shared_memory_object shm(bip::create_only, seg.name_.c_str(), bip::read_write,
                                       bip::permissions(0600));
-        shm.truncate(static_cast<bip::offset_t>(size));
         // Keep our own descriptor: the Boost object closes its one when it goes.
         seg.fd_ = fcntl(shm.get_mapping_handle().handle, F_DUPFD_CLOEXEC, 3);
         if (seg.fd_ < 0) {
@@ -303,10 +303,12 @@ Segment Segment::create(const Geometry& g, std::int64_t launcher_pid) {
             throw SegmentError(fmt::format("shmpi: cannot duplicate the segment descriptor: {}",
                                            std::strerror(err)));
         }
+        if (name == Name::Drop) seg.unlink();
+        shm.truncate(static_cast<bip::offset_t>(size));
     } catch (const bip::interprocess_exception& e) {
-        bip::shared_memory_object::remove(seg.name_.c_str());
-        throw SegmentError(fmt::format("shmpi: cannot create shared memory /dev/shm/{} ({} bytes): {}",
-                                       seg.name_, size, e.what()));
+        seg.unlink();
+        throw SegmentError(fmt::format("shmpi: cannot create shared memory /dev/shm/{} ({} bytes): {}", shown,
+                                       size, e.what()));
     }
     seg.size_ = size;
 
@@ -320,8 +322,8 @@ Segment Segment::create(const Geometry& g, std::int64_t launcher_pid) {
         throw SegmentError(no_room_message(dev_shm_free(), g.nranks, size));
     } else if (err != 0 && err != EOPNOTSUPP && err != EINVAL && err != ENOSYS) {
         seg.unlink();
-        throw SegmentError(fmt::format("shmpi: cannot reserve {} bytes for /dev/shm/{}: {}", size,
-                                       seg.name_, std::strerror(err)));
+        throw SegmentError(fmt::format("shmpi: cannot reserve {} bytes for /dev/shm/{}: {}", size, shown,
+                                       std::strerror(err)));
     }
     try {
         seg.base_ = map_fd(seg.fd_, size, "mpirun");

@@ -5,7 +5,8 @@
 //      shared memory object exclusively, mode 0600, under a name made of the
 //      uid, the launcher's pid and 64 random bits; sizes it; maps it; writes
 //      the header and the rank slots.
-//   2. The launcher calls unlink() at once, before the first fork.  The ranks
+//   2. The launcher drops the name at once (create()'s Name::Drop: before
+//      the object is even sized, let alone before the first fork).  The ranks
 //      reach the segment through an inherited file descriptor (its number is
 //      in SHMPI_SEGMENT_FD), so no name in /dev/shm outlives the launcher's
 //      first milliseconds, whatever happens to the job afterwards.
@@ -137,8 +138,13 @@ public:
     /// needed and how to make room; then reserves every page of the object
     /// (posix_fallocate), so a /dev/shm that fills up later makes this call
     /// fail with the same message instead of a rank dying of SIGBUS when it
-    /// first touches a page.
-    static Segment create(const Geometry& geometry, std::int64_t launcher_pid);
+    /// first touches a page.  With Name::Drop the name goes as soon as the
+    /// object is open, before it is sized: the launcher's choice, so that
+    /// no name outlives an mpirun killed while it reserves the pages of a
+    /// large segment (SIGKILL runs no cleanup).  Name::Keep leaves it to
+    /// unlink() (tests look at the object by name).
+    enum class Name { Keep, Drop };
+    static Segment create(const Geometry& geometry, std::int64_t launcher_pid, Name name = Name::Keep);
 
     /// Rank side: maps the segment behind `fd`, verifies its header against
     /// `expect_nranks`, and closes `fd`.

@@ -340,6 +340,42 @@ def sh_timeout(m, _):
     run_timeout(m, 2, ["sh", "-c", SH_WAIT])
 
 
+# Ranks that are shells with children of their own: mpirun (their child
+# subreaper) must end those too when the job ends early.
+SH_FAMILY = 'echo ready $SHMPI_RANK $$; sleep 30 & sleep 30 | cat; wait'
+
+
+def sh_timeout_leftovers(m, _):
+    run_timeout(m, 2, ["sh", "-c", SH_FAMILY])
+
+
+def sh_sigterm_leftovers(m, _):
+    run_signal_to_mpirun(m, 2, ["sh", "-c", SH_FAMILY], signal.SIGTERM)
+
+
+def sh_inherited_child_kept(m, _):
+    """A child mpirun had before the job (its parent's, inherited through
+    exec) is not the job's: it outlives a job that ends early."""
+    marker = "30.%d" % os.getpid()  # a sleep only this case starts
+    launch = Launch("sh", ["-c", f'env -u {TAG_VAR} sleep {marker} >/dev/null 2>&1 & exec "$0" -n 2 --timeout 0.5 sh -c "$1"',
+                           m, SH_FAMILY])
+    rc = launch.wait()
+    check(rc == 124, f"exit status {rc}, expected 124" + launch.stderr_text())
+    launch.check_nothing_left()
+    survivors = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p) == ["sleep", marker]]
+    check(len(survivors) == 1, f"mpirun's own child 'sleep {marker}' did not survive the job: {survivors}")
+    for p in survivors:
+        os.kill(int(p), signal.SIGKILL)
+
+
+def _cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return [w.decode(errors="replace") for w in f.read().split(b"\0")[:-1]]
+    except OSError:
+        return []
+
+
 def sh_exec_failure(m, _):
     launch = Launch(m, ["-n", "2", "./nope-does-not-exist"])
     rc = launch.wait()

@@ -321,6 +321,21 @@ TEST(LauncherArgs, BadEnvironmentSetting) {
     EXPECT_NE(m.find("-x '=foo'"), std::string::npos) << m;
 }
 
+TEST(LauncherArgs, JobVariablesAreMpirunsOwn) {
+    // A -x SHMPI_RANK would come first in each rank's environment: every
+    // rank would take the same rank and the job hang.
+    for (const char* setting : {"SHMPI_RANK=1", "SHMPI_SIZE", "SHMPI_SEGMENT_FD=3"}) {
+        const std::string m = error_of({"-x", setting, "./a"});
+        EXPECT_NE(m.find("mpirun sets SHMPI_RANK, SHMPI_SIZE and SHMPI_SEGMENT_FD"), std::string::npos) << m;
+    }
+    const std::string g = error_of({"-genv", "SHMPI_RANK", "0", "./a"});
+    EXPECT_NE(g.find("-genv SHMPI_RANK"), std::string::npos) << g;
+    // Other SHMPI_ variables pass.
+    const LaunchArgs a = run_args({"-x", "SHMPI_SPIN_US=5", "./a"});
+    ASSERT_EQ(a.env.size(), 1u);
+    EXPECT_EQ(a.env[0].name, "SHMPI_SPIN_US");
+}
+
 TEST(LauncherArgs, FlagWithBadValue) {
     // CLI11 rejects it; the message still names the option.
     const std::string m = error_of({"--tag-output=maybe", "./a"});

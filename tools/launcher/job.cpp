@@ -11,8 +11,11 @@
 #include <cerrno>
 #include <climits>
 #include <cmath>
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
 
 namespace shmpi::launcher {
 namespace {
@@ -29,6 +32,18 @@ constexpr std::size_t kFinalDrainBytes = std::size_t{64} << 20;
 
 UniqueFd make_timer() {
     return UniqueFd(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
+}
+
+/// This process's children, from /proc/self/task/*/children (empty where
+/// the kernel has no such file).
+std::vector<pid_t> children_of_self() {
+    std::vector<pid_t> out;
+    std::error_code ec;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+        std::ifstream in(task.path() / "children");
+        for (pid_t pid = 0; in >> pid;) out.push_back(pid);
+    }
+    return out;
 }
 
 void futex_wake_all(std::atomic<std::uint32_t>& word) {
@@ -54,6 +69,11 @@ Job::Job(const LaunchArgs& args, shm::Segment& seg, StartedRanks started, int si
                               LineRelay(stdout_sink_, prefix), LineRelay(stderr_sink_, prefix)});
     }
     live_ = static_cast<std::uint32_t>(ranks_.size());
+    for (const pid_t pid : children_of_self()) {
+        if (std::none_of(ranks_.begin(), ranks_.end(), [&](const Rank& r) { return r.pid == pid; })) {
+            inherited_.push_back(pid);
+        }
+    }
     if (args.timeout_s > 0) arm(timeout_timer_, args.timeout_s);
 }
 
@@ -118,6 +138,7 @@ int Job::run() {
         }
     }
 
+    if (ending_) end_leftovers();
     // Every rank is gone: what is in the pipes is all they wrote.
     for (Rank& r : ranks_) {
         for (auto [fd, relay_to] : {std::pair{&r.out, &r.out_relay}, std::pair{&r.err, &r.err_relay}}) {
@@ -254,6 +275,23 @@ void Job::begin_end(EndCause cause) {
     signal_live_ranks(SIGTERM);
     grace_ = Grace::kKillPending;
     arm(grace_timer_, kKillGrace_s);
+}
+
+void Job::end_leftovers() {
+    // Killing one may hand us its own children: a few rounds, until none
+    // is left (each round waits for those it killed).
+    for (int round = 0; round < 16; ++round) {
+        std::vector<pid_t> left;
+        for (const pid_t pid : children_of_self()) {
+            if (std::find(inherited_.begin(), inherited_.end(), pid) == inherited_.end()) left.push_back(pid);
+        }
+        if (left.empty()) return;
+        for (const pid_t pid : left) kill(pid, SIGKILL);
+        for (const pid_t pid : left) {
+            while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+            }
+        }
+    }
 }
 
 void Job::signal_live_ranks(int sig) {

@@ -94,6 +94,11 @@ private:
     bool relay(UniqueFd& fd, LineRelay& relay);
     void begin_end(EndCause cause);
     void signal_live_ranks(int sig);
+    /// After a job that ended early: kills what the ranks left behind (a
+    /// shell's pipeline, a sleep it started), which mpirun, the job's child
+    /// subreaper (main.cpp), has adopted; children mpirun had before the
+    /// job (inherited_) are left alone.
+    void end_leftovers();
     void arm(const UniqueFd& timer, double seconds);
     /// Prints the cause line, if any, and returns mpirun's exit status.
     int report() const;
@@ -109,6 +114,8 @@ private:
     UniqueFd grace_timer_;
     Grace grace_ = Grace::kIdle;
     std::uint32_t live_ = 0;
+    /// mpirun's children that are not ranks, when the job started.
+    std::vector<pid_t> inherited_;
     bool ending_ = false;
     EndCause cause_;
     std::array<char, 65536> buffer_{};

@@ -10,6 +10,8 @@
 #include <optional>
 #include <string_view>
 
+#include "shm/segment.hpp"  // the job variables mpirun sets (kEnvRank, ...)
+
 namespace shmpi::launcher {
 namespace {
 
@@ -57,6 +59,18 @@ struct RawOptions {
     std::vector<std::string> mca;   ///< --mca KEY VALUE, joined as KEY=VALUE by the walk
     bool genvall = false;
 };
+
+/// SHMPI_RANK, SHMPI_SIZE and SHMPI_SEGMENT_FD: mpirun sets them for each
+/// rank (a -x one would come first in the environment and win: every rank
+/// would claim the same rank and the job hang).
+bool is_job_variable(std::string_view name) {
+    return name == shm::kEnvRank || name == shm::kEnvSize || name == shm::kEnvFd;
+}
+
+std::string job_variable_message(std::string_view option, std::string_view name) {
+    return fmt::format("{} {}: mpirun sets {}, {} and {} for each rank itself", option, name, shm::kEnvRank,
+                       shm::kEnvSize, shm::kEnvFd);
+}
 
 /// The options that take two words (NAME VALUE), as MPICH's -genv and Open
 /// MPI's --mca do.  CLI11 declares them with one value; the argv walk joins
@@ -407,6 +421,7 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, cons
         if (e.name.empty()) {
             return error(fmt::format("-x '{}': expected VAR or VAR=VALUE", x));
         }
+        if (is_job_variable(e.name)) return error(job_variable_message("-x", e.name));
         args.env.push_back(std::move(e));
     }
     if (app.count("--bind-to") > 0) {
@@ -433,6 +448,7 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, cons
     }
     for (const std::string& g : raw.genv) {  // NAME=VALUE, NAME non-empty (the walk checked)
         const std::size_t eq = g.find('=');
+        if (is_job_variable(g.substr(0, eq))) return error(job_variable_message("-genv", g.substr(0, eq)));
         args.env.push_back(EnvSetting{g.substr(0, eq), g.substr(eq + 1), true});
     }
     for (const std::string& m : raw.mca) {

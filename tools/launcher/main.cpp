@@ -8,14 +8,17 @@
 //   3. ignore SIGPIPE (a closed stdout shows up as EPIPE), put SIGCHLD at its
 //      default, block SIGCHLD/SIGINT/SIGTERM/SIGHUP and read them from a
 //      signalfd; a signal that arrives from here on is handled by the loop;
-//   4. create the segment and unlink its name at once: from then on nothing
+//   4. create the segment, its name unlinked as soon as the object is open
+//      (before it is sized): from then on nothing
 //      in /dev/shm can outlive mpirun, whatever happens; write each rank's
 //      Place into its slot and bind each rank's receiving memory to its
 //      NUMA node (src/place/membind.hpp);
 //   5. fork the ranks, each bound as the map says (spawn.hpp), and
-//      supervise them (job.hpp).
+//      supervise them (job.hpp); mpirun is the job's child subreaper, so a
+//      job that ends early ends what its ranks started too.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
@@ -24,9 +27,9 @@
 #include <cstdio>
 #include <cstring>
 #include <fmt/format.h>
+#include <filesystem>
 #include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -118,15 +121,32 @@ std::vector<std::string> local_host_names() {
 /// Reads --hostfile and checks its hosts (apply_hosts()); "" when fine,
 /// else the message.
 std::string apply_hostfile(LaunchArgs& args, const std::vector<std::string>& local_names) {
-    std::ifstream in(args.hostfile);
+    // (A directory opens as a stream that reads nothing, an endless file
+    // such as /dev/zero would be read without end: neither is a host file.)
+    std::error_code ec;
+    if (std::filesystem::is_directory(args.hostfile, ec)) {
+        return usage_error(
+            fmt::format("{} '{}': is a directory, not a host file", args.hostfile_option, args.hostfile));
+    }
+    std::ifstream in(args.hostfile, std::ios::binary);
     if (!in) {
         return usage_error(fmt::format("{} '{}': cannot read it ({})", args.hostfile_option, args.hostfile,
                                        std::strerror(errno)));
     }
-    std::ostringstream text;
-    text << in.rdbuf();
+    constexpr std::size_t kMaxBytes = 1 << 20;
+    std::string text(kMaxBytes + 1, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    if (in.bad()) {
+        return usage_error(fmt::format("{} '{}': cannot read it ({})", args.hostfile_option, args.hostfile,
+                                       std::strerror(errno)));
+    }
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxBytes) {
+        return usage_error(
+            fmt::format("{} '{}': longer than 1 MiB, not a host file", args.hostfile_option, args.hostfile));
+    }
     std::string problem;
-    const auto hosts = parse_hostfile(text.str(), problem);
+    const auto hosts = parse_hostfile(text, problem);
     if (!hosts) {
         return usage_error(fmt::format("{} '{}': {}", args.hostfile_option, args.hostfile, problem));
     }
@@ -196,11 +216,14 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "shmpi: mpirun: signalfd: {}\n", std::strerror(errno));
         return 1;
     }
+    // Processes the ranks leave behind come to mpirun rather than to init,
+    // so a job that ends early can end them too (Job::end_leftovers()).
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
 
     try {
         // 4.
-        shm::Segment seg = shm::Segment::create(shm::Geometry::for_ranks(args.nranks), getpid());
-        seg.unlink();
+        shm::Segment seg =
+            shm::Segment::create(shm::Geometry::for_ranks(args.nranks), getpid(), shm::Segment::Name::Drop);
         place::write_places(seg, map.places());
         const place::MembindResult mem = place::bind_memory(*topology, seg, map.places());
         if (!mem.problem.empty()) fmt::print(stderr, "shmpi: mpirun: note: {}\n", mem.problem);
