@@ -376,6 +376,39 @@ def _cmdline(pid):
         return []
 
 
+def sh_stalled_reader(m, _):
+    """Ranks print without end into an mpirun whose reader reads nothing:
+    --timeout and SIGTERM still end the job at once, exit 124 and 143."""
+    for how in ("timeout", "sigterm"):
+        tag = uuid.uuid4().hex
+        env = dict(os.environ, **{TAG_VAR: tag})
+        args = [m, "-n", "2"] + (["--timeout", "0.5"] if how == "timeout" else []) + ["yes"]
+        started = time.monotonic()
+        proc = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL)
+        try:
+            if how == "sigterm":
+                time.sleep(0.5)  # the pipe to us is full long before
+                proc.send_signal(signal.SIGTERM)
+            try:
+                rc = proc.wait(0.5 + GONE_WITHIN_S + 2)
+            except subprocess.TimeoutExpired:
+                raise CaseFailed(f"{how}: mpirun did not end while its reader stalled")
+            elapsed = time.monotonic() - started
+            want = 124 if how == "timeout" else 128 + signal.SIGTERM
+            check(rc == want, f"{how}: exit status {rc}, expected {want}")
+            check(elapsed < 0.5 + GONE_WITHIN_S + 0.5, f"{how}: mpirun took {elapsed:.3f} s")
+            deadline = time.monotonic() + GONE_WITHIN_S
+            while tagged_live_pids(tag) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            check(not tagged_live_pids(tag), f"{how}: ranks left: {tagged_live_pids(tag)}")
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            proc.stdout.close()
+
+
 def sh_exec_failure(m, _):
     launch = Launch(m, ["-n", "2", "./nope-does-not-exist"])
     rc = launch.wait()

@@ -75,6 +75,11 @@ Job::Job(const LaunchArgs& args, shm::Segment& seg, StartedRanks started, int si
         }
     }
     if (args.timeout_s > 0) arm(timeout_timer_, args.timeout_s);
+    // A reader that stops reading must not keep the job from ending.
+    for (OutputSink* sink : {&stdout_sink_, &stderr_sink_}) {
+        sink->watch({signal_fd_, timeout_timer_.get(), grace_timer_.get()},
+                    [this] { return serve_while_output_waits(); });
+    }
 }
 
 void Job::arm(const UniqueFd& timer, double seconds) {
@@ -124,18 +129,7 @@ int Job::run() {
         if (stdout_sink_.broken()) begin_end({EndCause::Kind::kOutputClosed});
         if (fds[kExecErrors].revents != 0) read_exec_errors();
         if (fds[kTimeout].revents != 0) begin_end({EndCause::Kind::kTimeout});
-        if (fds[kGrace].revents != 0) {
-            std::uint64_t expirations;
-            [[maybe_unused]] ssize_t n = read(grace_timer_.get(), &expirations, sizeof expirations);
-            if (grace_ == Grace::kTermPending) {
-                signal_live_ranks(SIGTERM);
-                grace_ = Grace::kKillPending;
-                arm(grace_timer_, kKillGrace_s);
-            } else {
-                signal_live_ranks(SIGKILL);
-                grace_ = Grace::kIdle;
-            }
-        }
+        if (fds[kGrace].revents != 0) on_grace();
     }
 
     if (ending_) end_leftovers();
@@ -150,6 +144,32 @@ int Job::run() {
         }
     }
     return report();
+}
+
+void Job::on_grace() {
+    std::uint64_t expirations;
+    [[maybe_unused]] ssize_t n = read(grace_timer_.get(), &expirations, sizeof expirations);
+    if (grace_ == Grace::kTermPending) {
+        signal_live_ranks(SIGTERM);
+        grace_ = Grace::kKillPending;
+        arm(grace_timer_, kKillGrace_s);
+    } else if (grace_ == Grace::kKillPending) {
+        signal_live_ranks(SIGKILL);
+        grace_ = Grace::kIdle;
+    }
+}
+
+bool Job::serve_while_output_waits() {
+    // What run()'s loop would do with these descriptors, minus the pipes.
+    pollfd p[3] = {{signal_fd_, POLLIN, 0},
+                   {args_.timeout_s > 0 && !ending_ ? timeout_timer_.get() : -1, POLLIN, 0},
+                   {grace_ != Grace::kIdle ? grace_timer_.get() : -1, POLLIN, 0}};
+    if (poll(p, 3, 0) > 0) {
+        if (p[0].revents != 0) handle_signals();
+        if (p[1].revents != 0) begin_end({EndCause::Kind::kTimeout});
+        if (p[2].revents != 0) on_grace();
+    }
+    return ending_;
 }
 
 void Job::handle_signals() {

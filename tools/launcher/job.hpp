@@ -86,6 +86,12 @@ private:
     enum class Grace { kIdle, kTermPending, kKillPending };
 
     void handle_signals();
+    /// The grace timer fired: SIGTERM or SIGKILL to the live ranks.
+    void on_grace();
+    /// Called by an output sink that waits for its reader while one of
+    /// mpirun's signal or timer descriptors is readable: handles them as
+    /// run() would, and says whether the job is ending.
+    bool serve_while_output_waits();
     void reap();
     void on_rank_exit(std::uint32_t rank, int status);
     void read_exec_errors();

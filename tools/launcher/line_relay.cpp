@@ -1,20 +1,63 @@
 #include "line_relay.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 
 namespace shmpi::launcher {
 
+OutputSink::~OutputSink() {
+    if (own_fd_ >= 0) ::close(own_fd_);
+}
+
+void OutputSink::classify() {
+    struct stat st {};
+    kind_ = Kind::Other;
+    if (::fstat(fd_, &st) != 0) return;
+    if (S_ISREG(st.st_mode)) {
+        kind_ = Kind::File;
+    } else if (S_ISFIFO(st.st_mode)) {
+        // A new open file description of the same pipe, O_NONBLOCK for us
+        // alone.  (Fails with ENXIO once the reader has gone: the plain
+        // descriptor then reports EPIPE.)
+        const std::string self = "/proc/self/fd/" + std::to_string(fd_);
+        own_fd_ = ::open(self.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+        if (own_fd_ >= 0) kind_ = Kind::NonBlocking;
+    }
+}
+
 void OutputSink::write_all(std::string_view data) {
-    while (!data.empty() && !broken_) {
-        const ssize_t n = ::write(fd_, data.data(), data.size());
+    if (kind_ == Kind::Unknown) classify();
+    const int fd = kind_ == Kind::NonBlocking ? own_fd_ : fd_;
+    std::vector<pollfd> fds;
+    bool room = kind_ != Kind::Other;  // try the write first, poll on EAGAIN
+    while (!data.empty() && !broken_ && !abandoned_) {
+        if (!room) {
+            fds.assign(1, pollfd{fd, POLLOUT, 0});
+            for (const int w : wake_) fds.push_back(pollfd{w, POLLIN, 0});
+            if (::poll(fds.data(), fds.size(), -1) < 0) continue;  // EINTR
+            bool woken = false;
+            for (std::size_t i = 1; i < fds.size(); ++i) woken = woken || fds[i].revents != 0;
+            if (woken && serve_ && serve_()) {
+                abandoned_ = true;
+                return;
+            }
+            if (fds[0].revents == 0) continue;
+            // POLLERR or POLLHUP too: the write below reports them.
+        }
+        const std::size_t len =
+            kind_ == Kind::Other ? std::min<std::size_t>(data.size(), PIPE_BUF) : data.size();
+        const ssize_t n = ::write(fd, data.data(), len);
         if (n >= 0) {
             data.remove_prefix(static_cast<std::size_t>(n));
+            room = kind_ != Kind::Other;
         } else if (errno == EAGAIN) {
-            pollfd p{fd_, POLLOUT, 0};
-            ::poll(&p, 1, -1);
+            room = false;
         } else if (errno != EINTR) {
             broken_ = true;  // EPIPE (SIGPIPE is ignored in mpirun), EIO, ENOSPC...
         }

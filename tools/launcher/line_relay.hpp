@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace shmpi::launcher {
 
@@ -16,17 +18,43 @@ namespace shmpi::launcher {
 class OutputSink {
 public:
     explicit OutputSink(int fd) : fd_(fd) {}
+    ~OutputSink();
+    OutputSink(const OutputSink&) = delete;
+    OutputSink& operator=(const OutputSink&) = delete;
 
-    /// Writes all of `data`.  If the descriptor is non-blocking (mpirun does
-    /// not own its flags) it waits in poll() for room.  Once the reader has
-    /// gone (EPIPE or another write error) it discards everything and
-    /// broken() turns true.
+    /// Writes all of `data`, waiting in poll() for room, never blocked in
+    /// write() itself: a pipe (mpirun | less) is reopened through
+    /// /proc/self/fd as a non-blocking description of its own (mpirun does
+    /// not own the flags of the one it inherited); another descriptor that
+    /// can block gets at most PIPE_BUF bytes after each wait; a regular file
+    /// is written straight.  Once the reader has gone (EPIPE or another
+    /// write error) it discards everything and broken() turns true.
     void write_all(std::string_view data);
     bool broken() const { return broken_; }
 
+    /// While write_all() waits for room it also watches `fds` (mpirun's
+    /// signals and timers): when one turns readable it calls `serve`, which
+    /// handles what came and returns true once the job is ending.  Then the
+    /// sink stops waiting for a reader that does not read: this and all
+    /// later output is discarded (abandoned()), so a stalled reader cannot
+    /// keep mpirun from ending the job on --timeout or a signal.
+    void watch(std::vector<int> fds, std::function<bool()> serve) {
+        wake_ = std::move(fds);
+        serve_ = std::move(serve);
+    }
+    bool abandoned() const { return abandoned_; }
+
 private:
+    enum class Kind { Unknown, File, NonBlocking, Other };
+    void classify();
+
     int fd_;
+    Kind kind_ = Kind::Unknown;
+    int own_fd_ = -1;  ///< the non-blocking reopened pipe, if any
     bool broken_ = false;
+    bool abandoned_ = false;
+    std::vector<int> wake_;
+    std::function<bool()> serve_;
 };
 
 /// Cuts one rank's stream into lines and writes them to a sink, each with
