@@ -485,6 +485,21 @@ def prog(d, name):
     return os.path.join(d, name)
 
 
+def mpi_exit_before_init(m, d):
+    """Rank 0 exits 0 without MPI while the others call MPI_Init and wait
+    for it: mpirun ends the job (exit 1, one line naming both ranks) instead
+    of leaving them waiting; with rank 0 late, once the others attach."""
+    for delay in ("0", "0.3"):
+        script = f'[ $SHMPI_RANK = 0 ] && exit 0; sleep {delay}; exec "$0" -1 kill'
+        launch = Launch(m, ["-n", "3", "sh", "-c", script, prog(d, "victim")])
+        rc = launch.wait(10)
+        expect(launch, rc, 1, ["rank 0 exited without calling MPI_Init while rank"], stderr_lines=1)
+        launch.check_nothing_left()
+    # Ranks that all leave without MPI are fine.
+    launch = Launch(m, ["-n", "3", "sh", "-c", '[ $SHMPI_RANK = 0 ] || sleep 0.3'])
+    expect(launch, launch.wait(), 0, stderr_lines=0)
+
+
 def mpi_kill9(m, d):
     run_victim(m, 4, [prog(d, "victim"), "2", "kill"], 137,
                "shmpi: mpirun: rank 2 (pid {pid}) was killed by signal 9 (Killed); ending the job", 2)

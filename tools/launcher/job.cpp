@@ -26,6 +26,9 @@ constexpr double kKillGrace_s = 0.3;
 /// leave on their own before SIGTERM, so the aborting rank is not killed
 /// before it has recorded its rank and code.
 constexpr double kAbortGrace_s = 0.05;
+/// While a rank that exited before MPI_Init waits to be found out, mpirun
+/// looks at the other ranks' states this often (check_early_exit()).
+constexpr double kCheckEvery_s = 0.1;
 /// The final drain after the last rank is reaped reads at most this much per
 /// pipe: a rank's own child may still hold the pipe open and keep writing.
 constexpr std::size_t kFinalDrainBytes = std::size_t{64} << 20;
@@ -60,7 +63,8 @@ Job::Job(const LaunchArgs& args, shm::Segment& seg, StartedRanks started, int si
       exec_errors_(std::move(started.exec_errors)),
       signal_fd_(signal_fd),
       timeout_timer_(make_timer()),
-      grace_timer_(make_timer()) {
+      grace_timer_(make_timer()),
+      check_timer_(make_timer()) {
     ranks_.reserve(started.ranks.size());
     for (std::uint32_t r = 0; r < started.ranks.size(); ++r) {
         RankProcess& p = started.ranks[r];
@@ -94,7 +98,7 @@ void Job::arm(const UniqueFd& timer, double seconds) {
 int Job::run() {
     // Fixed slots in the poll set; a closed descriptor stays as -1, which
     // poll() skips.
-    enum : std::size_t { kSignals, kExecErrors, kTimeout, kGrace, kFirstPipe };
+    enum : std::size_t { kSignals, kExecErrors, kTimeout, kGrace, kCheck, kFirstPipe };
     std::vector<pollfd> fds(kFirstPipe + 2 * ranks_.size());
     for (pollfd& p : fds) p.events = POLLIN;
 
@@ -103,6 +107,7 @@ int Job::run() {
         fds[kExecErrors].fd = exec_errors_.get();
         fds[kTimeout].fd = args_.timeout_s > 0 && !ending_ ? timeout_timer_.get() : -1;
         fds[kGrace].fd = grace_ != Grace::kIdle ? grace_timer_.get() : -1;
+        fds[kCheck].fd = early_exit_ >= 0 && !ending_ ? check_timer_.get() : -1;
         for (std::size_t r = 0; r < ranks_.size(); ++r) {
             fds[kFirstPipe + 2 * r].fd = ranks_[r].out.get();
             fds[kFirstPipe + 2 * r + 1].fd = ranks_[r].err.get();
@@ -130,6 +135,11 @@ int Job::run() {
         if (fds[kExecErrors].revents != 0) read_exec_errors();
         if (fds[kTimeout].revents != 0) begin_end({EndCause::Kind::kTimeout});
         if (fds[kGrace].revents != 0) on_grace();
+        if (fds[kCheck].revents != 0) {
+            std::uint64_t expirations;
+            [[maybe_unused]] ssize_t n = read(check_timer_.get(), &expirations, sizeof expirations);
+            check_early_exit();
+        }
     }
 
     if (ending_) end_leftovers();
@@ -237,9 +247,27 @@ void Job::on_rank_exit(std::uint32_t rank, int status) {
     }
     // Acquire pairs with the rank's release store of its state, so a
     // kFinalized seen here means MPI_Finalize finished.
-    if (seg_.slot(rank).state.load(std::memory_order_acquire) == shm::kAttached) {
+    const std::uint32_t state = seg_.slot(rank).state.load(std::memory_order_acquire);
+    if (state == shm::kAttached) {
         begin_end({EndCause::Kind::kNoFinalize, rank, r.pid, 0});
+    } else if (state == shm::kNotStarted && early_exit_ < 0) {
+        // Fine on its own (`mpirun -n 4 hostname`), not beside MPI ranks.
+        early_exit_ = static_cast<int>(rank);
+        check_early_exit();
     }
+}
+
+void Job::check_early_exit() {
+    if (early_exit_ < 0 || ending_ || live_ == 0) return;
+    for (std::uint32_t q = 0; q < ranks_.size(); ++q) {
+        // Relaxed: only whether the rank got as far as MPI_Init matters.
+        if (seg_.slot(q).state.load(std::memory_order_relaxed) != shm::kNotStarted) {
+            const auto r = static_cast<std::uint32_t>(early_exit_);
+            begin_end({EndCause::Kind::kNoInit, r, ranks_[r].pid, static_cast<int>(q)});
+            return;
+        }
+    }
+    arm(check_timer_, kCheckEvery_s);
 }
 
 void Job::read_exec_errors() {
@@ -336,6 +364,12 @@ int Job::report() const {
             return c.value;
         case EndCause::Kind::kNoFinalize:
             say(fmt::format("rank {} exited without calling MPI_Finalize; ending the job", c.rank));
+            return 1;
+        case EndCause::Kind::kNoInit:
+            say(
+                fmt::format("rank {} exited without calling MPI_Init while rank {} called it (the ranks of "
+                            "a job all use MPI or none does); ending the job",
+                            c.rank, c.value));
             return 1;
         case EndCause::Kind::kExecFailed:
             say(fmt::format("cannot run '{}': {}", args_.command[0], std::strerror(c.value)));

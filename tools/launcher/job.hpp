@@ -49,12 +49,13 @@ namespace shmpi::launcher {
 struct EndCause {
     enum class Kind {
         kNone,
-        kRankSignaled,   ///< value: the signal
-        kRankExited,     ///< value: the nonzero exit code
-        kNoFinalize,     ///< exited 0 in state kAttached
-        kExecFailed,     ///< value: errno of exec
-        kMpiAbort,       ///< rank and code are read from the header at the end
-        kSignal,         ///< value: the signal mpirun received
+        kRankSignaled,  ///< value: the signal
+        kRankExited,    ///< value: the nonzero exit code
+        kNoFinalize,    ///< exited 0 in state kAttached
+        kNoInit,        ///< exited 0 before MPI_Init while rank `value` called it
+        kExecFailed,    ///< value: errno of exec
+        kMpiAbort,      ///< rank and code are read from the header at the end
+        kSignal,        ///< value: the signal mpirun received
         kTimeout,
         kOutputClosed,
     };
@@ -92,6 +93,10 @@ private:
     /// mpirun's signal or timer descriptors is readable: handles them as
     /// run() would, and says whether the job is ending.
     bool serve_while_output_waits();
+    /// A rank exited 0 before MPI_Init (early_exit_): if another rank has
+    /// called MPI_Init the job cannot go on (that rank waits for the one
+    /// that left), so it ends; else it looks again in kCheckEvery_s.
+    void check_early_exit();
     void reap();
     void on_rank_exit(std::uint32_t rank, int status);
     void read_exec_errors();
@@ -118,6 +123,9 @@ private:
     int signal_fd_;
     UniqueFd timeout_timer_;
     UniqueFd grace_timer_;
+    UniqueFd check_timer_;
+    /// The first rank that exited 0 before MPI_Init, or -1.
+    int early_exit_ = -1;
     Grace grace_ = Grace::kIdle;
     std::uint32_t live_ = 0;
     /// mpirun's children that are not ranks, when the job started.
