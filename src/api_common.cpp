@@ -1,5 +1,6 @@
 #include "api_common.hpp"
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <fmt/format.h>
@@ -7,19 +8,23 @@
 
 namespace shmpi::api {
 namespace {
-Phase g_phase = Phase::Before;
+/// MPI_Initialized and MPI_Finalized may be called from any thread at any
+/// time (MPI-3.1 8.7: "always thread-safe"), so the phase is atomic.
+/// Written by MPI_Init and MPI_Finalize; release: a thread that sees
+/// Running (acquire) also sees the runtime set up before it.
+std::atomic<Phase> g_phase{Phase::Before};
 Runtime* g_runtime = nullptr;
 
 }  // namespace
 
-Phase phase() { return g_phase; }
-void set_phase(Phase p) { g_phase = p; }
+Phase phase() { return g_phase.load(std::memory_order_acquire); }
+void set_phase(Phase p) { g_phase.store(p, std::memory_order_release); }
 Runtime& runtime() { return *g_runtime; }
 void set_runtime(Runtime* rt) { g_runtime = rt; }
 
 void not_running(const char* fn) {
     std::fprintf(stderr, "shmpi: %s: called %s\n", fn,
-                 g_phase == Phase::Before ? "before MPI_Init" : "after MPI_Finalize");
+                 phase() == Phase::Before ? "before MPI_Init" : "after MPI_Finalize");
     std::fflush(stderr);
     _exit(1);
 }

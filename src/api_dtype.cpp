@@ -520,7 +520,7 @@ int PMPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_
         if (outsize < 0 || *position < 0 || *position > outsize) {
             throw MpiError(MPI_ERR_ARG, fmt::format("{}: position {} is not within outsize {}", fn, *position, outsize));
         }
-        const std::int64_t bytes = dtype::external32_size(t, incount);
+        const std::int64_t bytes = dtype::external32_size(t, incount, fn);
         if (bytes > outsize - *position) {
             throw MpiError(MPI_ERR_TRUNCATE,
                            fmt::format("{}: {} elements of {} need {} bytes in external32 but only {} are left after position {}",
@@ -544,7 +544,7 @@ int PMPI_Unpack_external(const char* datarep, const void* inbuf, MPI_Aint insize
         if (insize < 0 || *position < 0 || *position > insize) {
             throw MpiError(MPI_ERR_ARG, fmt::format("{}: position {} is not within insize {}", fn, *position, insize));
         }
-        const std::int64_t bytes = dtype::external32_size(t, outcount);
+        const std::int64_t bytes = dtype::external32_size(t, outcount, fn);
         if (bytes > insize - *position) {
             throw MpiError(MPI_ERR_TRUNCATE,
                            fmt::format("{}: {} elements of {} need {} bytes in external32 but only {} are left after position {}",
@@ -564,7 +564,7 @@ int PMPI_Pack_external_size(const char* datarep, int incount, MPI_Datatype type,
         check_count(incount, fn);
         const dtype::Datatype& t = type_of(type, fn);
         need(size, fn, "size");
-        *size = dtype::external32_size(t, incount);
+        *size = dtype::external32_size(t, incount, fn);
     });
 }
 SHMPI_WEAK_ALIAS(Pack_external_size);

@@ -305,7 +305,10 @@ std::int64_t segments(const Datatype& type, const void* buf, std::int64_t count,
 // IEEE binary128), no gaps.
 
 /// Bytes `count` elements of `type` take in external32.
-std::int64_t external32_size(const Datatype& type, std::int64_t count);
+/// Throws MPI_ERR_COUNT naming `fn` when that overflows a byte count (an
+/// element takes no more bytes in external32 than in memory, so only the
+/// product can).
+std::int64_t external32_size(const Datatype& type, std::int64_t count, const char* fn);
 /// Writes `count` elements at `buf` to `out` in external32.  Throws
 /// MPI_ERR_CONVERSION naming `fn` for a value the external size cannot hold.
 void pack_external32(const Datatype& type, const void* buf, std::int64_t count, std::byte* out, const char* fn);

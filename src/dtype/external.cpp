@@ -226,7 +226,17 @@ std::int64_t element_size(const Datatype& t) {
 
 }  // namespace
 
-std::int64_t external32_size(const Datatype& type, std::int64_t count) { return count * element_size(type); }
+std::int64_t external32_size(const Datatype& type, std::int64_t count, const char* fn) {
+    const std::int64_t each = element_size(type);
+    std::int64_t bytes = 0;
+    if (__builtin_mul_overflow(count, each, &bytes)) {
+        throw MpiError(MPI_ERR_COUNT,
+                       fmt::format("{}: {} elements of {} take {} bytes each in external32: the "
+                                   "total overflows a byte count",
+                                   fn, count, type.name, each));
+    }
+    return bytes;
+}
 
 void pack_external32(const Datatype& type, const void* buf, std::int64_t count, std::byte* out, const char* fn) {
     auto* base = static_cast<std::byte*>(const_cast<void*>(buf));

@@ -5,7 +5,10 @@
  *   - a value the external size cannot hold is MPI_ERR_CONVERSION;
  *   - an unknown datarep is MPI_ERR_ARG;
  *   - too small an output buffer is MPI_ERR_TRUNCATE, nothing written (MPICH
- *     writes past the end). */
+ *     writes past the end);
+ *   - a count whose external32 size overflows a byte count is MPI_ERR_COUNT
+ *     in Pack_external_size, Pack_external and Unpack_external (MPICH returns
+ *     a size of 0, which Pack_external then trusted and crashed). */
 #include <wchar.h>
 
 #include "../mpi/check.h"
@@ -103,6 +106,29 @@ int main(int argc, char **argv)
     MPI_Datatype m;
     rc = MPI_Type_match_size(MPI_TYPECLASS_REAL, 3, &m);
     CHECK(err_class(rc) == MPI_ERR_ARG);
+
+    /* A type of 2^62 bytes: 4 of them are 2^64 bytes, 2 of them 2^63. */
+    MPI_Datatype t30, t60, t62;
+    CHECK_MPI(MPI_Type_contiguous(1 << 30, MPI_BYTE, &t30));
+    CHECK_MPI(MPI_Type_contiguous(1 << 30, t30, &t60));
+    CHECK_MPI(MPI_Type_contiguous(4, t60, &t62));
+    CHECK_MPI(MPI_Type_commit(&t62));
+    CHECK(ext_size(1, t62) == (MPI_Aint)1 << 62);
+    for (int n = 2; n <= 4; n += 2) {
+        s = 12345;
+        rc = MPI_Pack_external_size("external32", n, t62, &s);
+        CHECKF(err_class(rc) == MPI_ERR_COUNT && s == 12345, "Pack_external_size of %d: class %d, size %ld",
+               n, err_class(rc), (long)s);
+        pos = 0;
+        rc = MPI_Pack_external("external32", iv, n, t62, out, sizeof out, &pos);
+        CHECKF(err_class(rc) == MPI_ERR_COUNT && pos == 0, "Pack_external of %d: class %d", n, err_class(rc));
+        rc = MPI_Unpack_external("external32", out, sizeof out, &pos, iv, n, t62);
+        CHECKF(err_class(rc) == MPI_ERR_COUNT && pos == 0, "Unpack_external of %d: class %d", n,
+               err_class(rc));
+    }
+    CHECK_MPI(MPI_Type_free(&t62));
+    CHECK_MPI(MPI_Type_free(&t60));
+    CHECK_MPI(MPI_Type_free(&t30));
     MPI_Finalize();
     return 0;
 }
