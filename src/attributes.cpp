@@ -1,6 +1,7 @@
 // The per-process table of keyval ids (see attributes.hpp).
 #include "attributes.hpp"
 
+#include <cstdint>
 #include <map>
 
 namespace shmpi::attr {
@@ -13,6 +14,9 @@ constexpr int kFirstKeyval = 1024;
 struct Table {
     /// Every Keyval alive (some of them freed by the user).
     std::map<int, Keyval*> live;
+    /// The next id to try.  Counting up, then from kFirstKeyval again past
+    /// the ids still alive: a program that makes and frees keyvals in a
+    /// loop never runs out (it did after 2^31 of them).
     int next = kFirstKeyval;
 };
 
@@ -31,15 +35,23 @@ void dispose(Keyval& k) {
 
 int create_keyval(Keyval k) {
     Table& t = table();
-    if (t.next == INT32_MAX) throw MpiError(MPI_ERR_INTERN, "create_keyval: out of keyval ids");
+    constexpr std::size_t kIds = static_cast<std::size_t>(INT32_MAX) - kFirstKeyval;
+    if (t.live.size() >= kIds) throw MpiError(MPI_ERR_INTERN, "create_keyval: out of keyval ids (all alive)");
+    int id = 0;
+    do {
+        if (t.next == INT32_MAX) t.next = kFirstKeyval;
+        id = t.next++;
+    } while (t.live.count(id) != 0);
     auto* owned = new Keyval(k);
-    owned->id = t.next++;
+    owned->id = id;
     owned->refs = 1;
     owned->freed = false;
     owned->dispose = &dispose;
     t.live.emplace(owned->id, owned);
     return owned->id;
 }
+
+void set_next_keyval_id(int id) { table().next = id; }
 
 Keyval* find_keyval(int id) {
     auto& m = table().live;

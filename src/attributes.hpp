@@ -60,6 +60,9 @@ struct Keyval {
 /// Makes a keyval like `k` (its kind, callbacks, extra state); returns its
 /// id, never a predefined key nor MPI_KEYVAL_INVALID.
 int create_keyval(Keyval k);
+/// For tests: the id create_keyval() tries next (ids count up to
+/// INT32_MAX, then start again past those still alive).
+void set_next_keyval_id(int id);
 /// The keyval `id`: one the user has not freed, or one freed that stored
 /// attributes still refer to (`freed` set); nullptr when there is none.
 Keyval* find_keyval(int id);

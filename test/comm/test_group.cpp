@@ -123,6 +123,32 @@ TEST(AttrStore, SetGetOverwriteEraseClear) {
     }
 }
 
+TEST(AttrStore, KeyvalIdsWrapPastTheLiveOnes) {
+    using namespace shmpi::attr;
+    Keyval proto;
+    proto.kind = Kind::Comm;
+    const int first = create_keyval(proto);  // stays alive throughout
+    set_next_keyval_id(INT32_MAX - 1);
+    const int last = create_keyval(proto);
+    EXPECT_EQ(last, INT32_MAX - 1);
+    // The counter wraps to the first user id (1024), skipping the ids
+    // still alive.
+    set_next_keyval_id(INT32_MAX);
+    const int wrapped = create_keyval(proto);
+    EXPECT_NE(wrapped, first);
+    EXPECT_NE(wrapped, last);
+    EXPECT_GE(wrapped, 1024);
+    EXPECT_EQ(find_keyval(first)->id, first);
+    // A freed id comes back once the counter wraps again.
+    Keyval* w = find_keyval(wrapped);
+    ASSERT_NE(w, nullptr);
+    free_keyval(*w);
+    EXPECT_EQ(find_keyval(wrapped), nullptr);
+    set_next_keyval_id(wrapped);
+    EXPECT_EQ(create_keyval(proto), wrapped);
+    for (int id : {first, last, wrapped}) free_keyval(*find_keyval(id));
+}
+
 TEST(AttrStore, FailingDeleteKeepsTheAttribute) {
     using namespace shmpi::attr;
     Keyval spec;
