@@ -349,8 +349,10 @@ void Job::signal_live_ranks(int sig) {
     }
 }
 
-int Job::report() const {
-    auto say = [](const std::string& text) { fmt::print(stderr, "shmpi: mpirun: {}\n", text); };
+int Job::report() {
+    // Through the sink, like the ranks' lines: a stderr nobody reads holds
+    // mpirun up only until the next signal, not for ever.
+    auto say = [this](const std::string& text) { stderr_sink_.write_all("shmpi: mpirun: " + text + "\n"); };
     const EndCause& c = cause_;
     switch (c.kind) {
         case EndCause::Kind::kNone:

@@ -112,7 +112,7 @@ private:
     void end_leftovers();
     void arm(const UniqueFd& timer, double seconds);
     /// Prints the cause line, if any, and returns mpirun's exit status.
-    int report() const;
+    int report();
 
     const LaunchArgs& args_;
     shm::Segment& seg_;
