@@ -341,7 +341,7 @@ int PMPI_Type_get_name(MPI_Datatype type, char* name, int* resultlen) {
         need(resultlen, fn, "resultlen");
         const std::string_view given = dtype::user_name(t);
         const std::size_t n = std::min<std::size_t>(given.size(), MPI_MAX_OBJECT_NAME - 1);
-        std::memcpy(name, given.data(), n);
+        if (n > 0) std::memcpy(name, given.data(), n);  // (an empty view's data() may be null)
         name[n] = '\0';
         *resultlen = static_cast<int>(n);
     });
