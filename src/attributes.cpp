@@ -26,11 +26,6 @@ Table& table() {
     return *t;
 }
 
-void dispose(Keyval& k) {
-    table().live.erase(k.id);
-    delete &k;
-}
-
 }  // namespace
 
 int create_keyval(Keyval k) {
@@ -46,7 +41,6 @@ int create_keyval(Keyval k) {
     owned->id = id;
     owned->refs = 1;
     owned->freed = false;
-    owned->dispose = &dispose;
     t.live.emplace(owned->id, owned);
     return owned->id;
 }
@@ -57,6 +51,11 @@ Keyval* find_keyval(int id) {
     auto& m = table().live;
     auto it = m.find(id);
     return it == m.end() ? nullptr : it->second;
+}
+
+void end_keyval(Keyval& k) {
+    table().live.erase(k.id);
+    delete &k;
 }
 
 void free_keyval(Keyval& k) {

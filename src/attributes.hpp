@@ -52,9 +52,6 @@ struct Keyval {
     int refs = 1;
     /// The user freed the key; attributes may still refer to it.
     bool freed = false;
-    /// Ends the Keyval when the last reference goes (attributes.cpp: drops
-    /// its id from the table); null: just delete it.
-    void (*dispose)(Keyval&) = nullptr;
 };
 
 /// Makes a keyval like `k` (its kind, callbacks, extra state); returns its
@@ -69,16 +66,14 @@ Keyval* find_keyval(int id);
 /// MPI_*_free_keyval: drops the user's reference; the Keyval and its id
 /// live on while stored attributes refer to it.  `k` must not be freed.
 void free_keyval(Keyval& k);
+/// Deletes a Keyval made by create_keyval() and drops its id (release()
+/// calls it when the last reference goes).
+void end_keyval(Keyval& k);
 
 inline void retain(Keyval& k) { ++k.refs; }
 /// Drops a reference; the last one ends the Keyval (and its id).
 inline void release(Keyval& k) {
-    if (--k.refs != 0) return;
-    if (k.dispose != nullptr) {
-        k.dispose(k);
-    } else {
-        delete &k;
-    }
+    if (--k.refs == 0) end_keyval(k);
 }
 
 /// The attributes of one object, in the order they were set.  The owner
@@ -87,8 +82,9 @@ inline void release(Keyval& k) {
 /// owners run clear() where MPI says callbacks run (MPI_Comm_free,
 /// MPI_Type_free).
 ///
-/// Everything here is inline so that the datatype engine, which carries a
-/// Store in every type, builds and links on its own (fuzz/, unit tests).
+/// Inline, as the datatype engine carries a Store in every type; the
+/// keyvals behind it live in attributes.cpp, which every target that
+/// builds the engine links (fuzz/ lists it).
 class Store {
 public:
     Store() = default;

@@ -6,8 +6,9 @@
 // Scatter, at the call's step s:
 //   1. The root puts the whole send buffer (n blocks) where members can
 //      read it: inline with its flag when it fits 64 B, else in its cells
-//      when it fits kCellsCarrySlots slots, else it stays in the root's buffer for single
-//      copies (put_block()); it stores release = s and wakes everyone.
+//      when it fits kCellsCarrySlots slots, else it stays in the root's
+//      buffer for single copies (put_block()); it stores release = s and
+//      wakes everyone.
 //   2. Every other member waits for the root's release, takes the block
 //      size from the root's published total (so a member that expected
 //      another size still follows the root), copies its block, stores

@@ -9,8 +9,8 @@
 //      default, block SIGCHLD/SIGINT/SIGTERM/SIGHUP and read them from a
 //      signalfd; a signal that arrives from here on is handled by the loop;
 //   4. create the segment, its name unlinked as soon as the object is open
-//      (before it is sized): from then on nothing
-//      in /dev/shm can outlive mpirun, whatever happens; write each rank's
+//      (before it is sized): from then on nothing in /dev/shm can outlive
+//      mpirun, whatever happens; write each rank's
 //      Place into its slot and bind each rank's receiving memory to its
 //      NUMA node (src/place/membind.hpp);
 //   5. fork the ranks, each bound as the map says (spawn.hpp), and
