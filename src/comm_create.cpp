@@ -20,11 +20,11 @@
 namespace shmpi {
 namespace {
 
-/// Agreed contexts stay below this; the ones above come from the segment
-/// (Runtime::take_shared_context(), for MPI_Comm_idup), and contexts end at
-/// shm::kContextEnd: coll_context() sets the top bit, group_context() the
-/// next one and nbc_context() both.
-constexpr std::uint32_t kContextLimit = shm::kSharedContextBase;
+// Agreed contexts stay below ContextIds::kEnd; the ones above come from
+// the segment (Runtime::take_shared_context(), for MPI_Comm_idup), and
+// contexts end at shm::kContextEnd: coll_context() sets the top bit,
+// group_context() the next one and nbc_context() both.
+
 /// What an MPI_Comm_idup's duplicate carries until rank 0's offer arrives
 /// (an intercommunicator's, this one less 1, and its local group this one);
 /// Runtime::take_shared_context() never hands out either.
@@ -42,15 +42,16 @@ void max_u32(const void* in, void* inout, std::int64_t count, const void* /*stat
     for (std::int64_t i = 0; i < count; ++i) b[i] = std::max(a[i], b[i]);
 }
 
-/// Takes `agreed` (the largest next_context of the parent's members) as a
-/// new context, and moves this process's counter past it.
-std::uint32_t take_context(std::uint32_t agreed, const char* fn) {
-    if (agreed >= kContextLimit) {
-        throw MpiError(MPI_ERR_INTERN, fmt::format("{}: out of context ids (every one up to {:#x} is taken)",
-                                                   fn, kContextLimit));
-    }
-    api::runtime().next_context() = agreed + 1;
-    return agreed;
+ContextIds& context_ids() { return api::runtime().engine().context_ids(); }
+
+/// ContextIds::agree() over `team`'s members: `count` consecutive ids free
+/// at each of them, one linear allreduce a round.
+std::uint32_t agree_over(const coll::Team& team, std::uint32_t count, const char* fn) {
+    const coll::Reduction red{max_u32, nullptr, true, sizeof(std::uint32_t)};
+    return context_ids().agree(count, fn, [&](std::uint32_t* words) {
+        const std::uint32_t mine[2] = {words[0], words[1]};
+        coll::allreduce_linear(team, mine, words, 2, red);
+    });
 }
 
 /// What the new communicator's rank 0 tells its members about their
@@ -158,12 +159,8 @@ std::unique_ptr<Communicator> create_from_members(Communicator& parent, std::spa
         if (r == parent.rank()) my_rank = static_cast<int>(i);
     }
     // 2. Agree on a context over the whole parent (non-members too: the
-    //    collective is over the parent, and their counters move as well).
-    const std::uint32_t mine = api::runtime().next_context();
-    std::uint32_t agreed = 0;
-    const coll::Reduction red{max_u32, nullptr, true, sizeof(std::uint32_t)};
-    coll::allreduce_linear(parent.team(), &mine, &agreed, 1, red);
-    const std::uint32_t context = take_context(agreed, fn);
+    //    collective is over the parent).
+    const std::uint32_t context = agree_over(parent.team(), 1, fn);
     if (my_rank < 0) return nullptr;
     // 3. Build it: member i is parent rank members[i].
     std::vector<std::uint32_t> world(members.size());
@@ -179,30 +176,35 @@ std::unique_ptr<Communicator> create_group(Communicator& parent, std::span<const
         if (world[i] == me) my_rank = static_cast<int>(i);
     }
     if (my_rank < 0) return nullptr;
-    // 1. The members' largest next_context, gathered by member 0 and sent
-    //    back (linear: the group may be any subset, and only it calls).
+    // 1. A context free at every member: each round's proposals are
+    //    gathered by member 0 and their maxima sent back (linear: the group
+    //    may be any subset, and only it calls; rounds of one call keep
+    //    their order, those of concurrent calls differ in the tag).
     p2p::Engine& engine = parent.engine();
     const std::uint32_t context = group_context(parent.context());
     const dtype::Datatype& u32 = *dtype::predefined(MPI_UINT32_T);
-    std::uint32_t agreed = api::runtime().next_context();
     const auto n = static_cast<int>(world.size());
-    if (my_rank == 0) {
-        for (int r = 1; r < n; ++r) {
-            std::uint32_t theirs = 0;
+    const std::uint32_t agreed = context_ids().agree(1, fn, [&](std::uint32_t* words) {
+        if (my_rank == 0) {
+            for (int r = 1; r < n; ++r) {
+                std::uint32_t theirs[2] = {0, 0};
+                MPI_Status st;
+                engine.recv(context, r, tag, theirs, 2, u32, st);
+                words[0] = std::max(words[0], theirs[0]);
+                words[1] = std::max(words[1], theirs[1]);
+            }
+            for (int r = 1; r < n; ++r) {
+                engine.send(context, 0, tag, world[static_cast<std::size_t>(r)], words, 2, u32,
+                            p2p::Mode::Standard);
+            }
+        } else {
+            engine.send(context, my_rank, tag, world[0], words, 2, u32, p2p::Mode::Standard);
             MPI_Status st;
-            engine.recv(context, r, tag, &theirs, 1, u32, st);
-            agreed = std::max(agreed, theirs);
+            engine.recv(context, 0, tag, words, 2, u32, st);
         }
-        for (int r = 1; r < n; ++r) {
-            engine.send(context, 0, tag, world[static_cast<std::size_t>(r)], &agreed, 1, u32, p2p::Mode::Standard);
-        }
-    } else {
-        engine.send(context, my_rank, tag, world[0], &agreed, 1, u32, p2p::Mode::Standard);
-        MPI_Status st;
-        engine.recv(context, 0, tag, &agreed, 1, u32, st);
-    }
+    });
     // 2. Build it, in group order.
-    return make(parent, take_context(agreed, fn), std::vector<std::uint32_t>(world.begin(), world.end()), my_rank);
+    return make(parent, agreed, std::vector<std::uint32_t>(world.begin(), world.end()), my_rank);
 }
 
 std::unique_ptr<Communicator> idup_child(Communicator& parent) {
@@ -260,7 +262,9 @@ p2p::Task* start_idup(Communicator& parent, std::unique_ptr<Communicator> child,
         // and a free region of the pool (claim_region() is a
         // compare-exchange; see its comment for why the region is quiescent).
         try {
-            offer->context = rt.take_shared_context(fn, inter ? 2 : 1);
+            // Every process of both groups builds a communicator on each id.
+            const auto users = static_cast<std::uint32_t>(parent.size() + (inter ? parent.peer_count() : 0));
+            offer->context = rt.take_shared_context(fn, inter ? 2 : 1, users);
             child->assign_context(offer->context);
             const shm::Segment* seg = rt.transport().segment();
             if (!inter && child->size() >= 2 && seg != nullptr && seg->pool_regions() > 0) {
@@ -327,21 +331,36 @@ p2p::Task* start_idup(Communicator& parent, std::unique_ptr<Communicator> child,
 
 std::unique_ptr<Communicator> split(Communicator& parent, int color, int key) {
     const char* fn = "MPI_Comm_split";
-    // 1. Everyone learns everyone's (color, key, next_context): one allgather.
+    // 1. Everyone learns everyone's (color, key) and first proposal for the
+    //    context: one allgather.
     struct Entry {
         std::int32_t color;
         std::int32_t key;
-        std::uint32_t next_context;
+        std::uint32_t proposal;
     };
     const int n = parent.size();
-    const Entry mine{color, key, api::runtime().next_context()};
+    ContextIds& ids = context_ids();
+    const Entry mine{color, key, ids.next_free(ContextIds::kFirst, 1)};
     std::vector<Entry> all(static_cast<std::size_t>(n));
     coll::allgather_linear(parent.team(), &mine, sizeof(Entry), all.data());
-    // 2. The context: the largest counter over the parent, shared by every
-    //    color (their member sets are disjoint).
-    std::uint32_t agreed = 0;
-    for (const Entry& e : all) agreed = std::max(agreed, e.next_context);
-    const std::uint32_t context = take_context(agreed, fn);
+    // 2. The context, free at every process of the parent and shared by
+    //    every color (their member sets are disjoint).  The allgather was
+    //    the agreement's first round (its proposals are the ones agree()
+    //    makes first); more rounds, when needed, are linear allreduces.
+    bool first = true;
+    const coll::Reduction red{max_u32, nullptr, true, sizeof(std::uint32_t)};
+    const std::uint32_t context = ids.agree(1, fn, [&](std::uint32_t* words) {
+        if (!first) {
+            const std::uint32_t proposed[2] = {words[0], words[1]};
+            coll::allreduce_linear(parent.team(), proposed, words, 2, red);
+            return;
+        }
+        first = false;
+        for (const Entry& e : all) {
+            words[0] = std::max(words[0], e.proposal);
+            words[1] = std::max(words[1], ~e.proposal);
+        }
+    });
     if (color == MPI_UNDEFINED) return nullptr;
     if (color < 0) {
         throw MpiError(MPI_ERR_ARG,
@@ -366,28 +385,35 @@ std::unique_ptr<Communicator> split(Communicator& parent, int color, int key) {
 
 namespace {
 
-/// The largest next_context over both groups of an intercommunicator whose
-/// local group is `local` (any intracommunicator of them, e.g. local()):
-/// the linear allreduce over the local group, then `exchange`, which the
-/// local rank 0 runs to swap its group's value for the remote group's,
-/// then a broadcast from local rank 0.  Also carries one word more each
-/// way (`mine`, returned as `.second`: the remote leader's).
+/// ContextIds::agree() for `count` ids over both groups of an
+/// intercommunicator whose local group is `local` (any intracommunicator
+/// of them, e.g. local()).  A round is a linear allreduce over the local
+/// group, then `exchange`, which the local rank 0 runs to swap its group's
+/// three words for the remote group's, then a broadcast from local rank 0.
+/// The third word carries `mine` each way: returned as `.second`, the
+/// remote leader's.
 template <class Exchange>
-std::pair<std::uint32_t, std::uint32_t> agree_across(Communicator& local, std::uint32_t mine,
-                                                     Exchange exchange) {
-    const std::uint32_t next = api::runtime().next_context();
-    std::uint32_t group_max = 0;
+std::pair<std::uint32_t, std::uint32_t> agree_across(Communicator& local, std::uint32_t count, const char* fn,
+                                                     std::uint32_t mine, Exchange exchange) {
     const coll::Reduction red{max_u32, nullptr, true, sizeof(std::uint32_t)};
-    coll::allreduce_linear(local.team(), &next, &group_max, 1, red);
-    std::uint32_t words[2] = {group_max, mine};
-    if (local.rank() == 0) {
-        std::uint32_t theirs[2] = {0, 0};
-        exchange(words, theirs);
-        words[0] = std::max(group_max, theirs[0]);
-        words[1] = theirs[1];
-    }
-    coll::bcast_linear(local.team(), words, sizeof words, 0);
-    return {words[0], words[1]};
+    std::uint32_t remote_word = 0;
+    const std::uint32_t agreed = context_ids().agree(count, fn, [&](std::uint32_t* words) {
+        std::uint32_t group[2] = {0, 0};
+        coll::allreduce_linear(local.team(), words, group, 2, red);
+        std::uint32_t out[3] = {group[0], group[1], mine};
+        if (local.rank() == 0) {
+            std::uint32_t theirs[3] = {0, 0, 0};
+            exchange(out, theirs);
+            out[0] = std::max(group[0], theirs[0]);
+            out[1] = std::max(group[1], theirs[1]);
+            out[2] = theirs[2];
+        }
+        coll::bcast_linear(local.team(), out, sizeof out, 0);
+        words[0] = out[0];
+        words[1] = out[1];
+        remote_word = out[2];
+    });
+    return {agreed, remote_word};
 }
 
 /// `out_bytes` at `mine` to the remote group's rank 0, and `in_bytes` from
@@ -407,9 +433,10 @@ void swap_with_remote_leader(Communicator& inter, const void* mine, std::int64_t
 }
 
 /// agree_across() for an intercommunicator `inter`, through its leaders.
-std::pair<std::uint32_t, std::uint32_t> agree_across(Communicator& inter, std::uint32_t mine) {
-    return agree_across(*inter.local(), mine, [&](const std::uint32_t* out, std::uint32_t* in) {
-        swap_with_remote_leader(inter, out, 2 * sizeof(std::uint32_t), in, 2 * sizeof(std::uint32_t));
+std::pair<std::uint32_t, std::uint32_t> agree_across(Communicator& inter, std::uint32_t count, const char* fn,
+                                                     std::uint32_t mine) {
+    return agree_across(*inter.local(), count, fn, mine, [&](const std::uint32_t* out, std::uint32_t* in) {
+        swap_with_remote_leader(inter, out, 3 * sizeof(std::uint32_t), in, 3 * sizeof(std::uint32_t));
     });
 }
 
@@ -422,20 +449,25 @@ std::unique_ptr<Communicator> intercomm_create(Communicator& local, int local_le
         throw MpiError(MPI_ERR_RANK, fmt::format("{}: local_leader {} is not a rank of local_comm (size {})",
                                                  fn, local_leader, local.size()));
     }
-    // 1. The local group's largest next_context, at the leader.
-    const std::uint32_t next = api::runtime().next_context();
-    std::uint32_t group_max = 0;
+    // 1. The first round of the agreement on two context ids (the new
+    //    intercommunicator's and its local group's, ContextIds::agree()):
+    //    the local group's maxima of the proposals, at every member.
+    ContextIds& ids = context_ids();
+    const std::uint32_t proposal = ids.next_free(ContextIds::kFirst, 2);
+    const std::uint32_t proposed[2] = {proposal, ~proposal};
+    std::uint32_t group[2] = {0, 0};
     const coll::Reduction red{max_u32, nullptr, true, sizeof(std::uint32_t)};
-    coll::allreduce_linear(local.team(), &next, &group_max, 1, red);
-    // 2. The leaders swap {group size, largest next_context} and then their
+    coll::allreduce_linear(local.team(), proposed, group, 2, red);
+    // 2. The leaders swap {group size, the group's maxima} and then their
     //    groups' world ranks over `peer`.  What the leader tells its group:
-    //    {status, remote size, agreed context}, status 0 for success, else
-    //    the error class, with the message that follows.
-    std::uint32_t head[3] = {0, 0, 0};
+    //    {status, remote size, the maxima over both groups}, status 0 for
+    //    success, else the error class, with the message that follows.
+    std::uint32_t head[4] = {0, 0, 0, 0};
     std::vector<std::uint32_t> remote;
     std::string failure;
+    const dtype::Datatype& u32 = *dtype::predefined(MPI_UINT32_T);
     if (local.rank() == local_leader) {
-        std::uint32_t mine[2] = {static_cast<std::uint32_t>(local.size()), group_max};
+        std::uint32_t mine[3] = {static_cast<std::uint32_t>(local.size()), group[0], group[1]};
         p2p::Request* sent[2] = {nullptr, nullptr};
         try {
             if (peer_error != nullptr) throw *peer_error;
@@ -456,16 +488,15 @@ std::unique_ptr<Communicator> intercomm_create(Communicator& local, int local_le
                 throw MpiError(MPI_ERR_TAG,
                                fmt::format("{}: invalid tag {} (tags go from 0 to MPI_TAG_UB)", fn, tag));
             }
-            std::uint32_t theirs[2] = {0, 0};
-            const dtype::Datatype& u32 = *dtype::predefined(MPI_UINT32_T);
+            std::uint32_t theirs[3] = {0, 0, 0};
             p2p::Engine& engine = peer->engine();
             const std::uint32_t ctx = peer->context();
             const std::uint32_t to = peer->peer_world(remote_leader);
-            sent[0] = engine.isend(ctx, peer->rank(), tag, to, mine, 2, u32, p2p::Mode::Standard);
+            sent[0] = engine.isend(ctx, peer->rank(), tag, to, mine, 3, u32, p2p::Mode::Standard);
             sent[1] = engine.isend(ctx, peer->rank(), tag, to, local.world_ranks().data(), local.size(), u32,
                                    p2p::Mode::Standard);
             MPI_Status st;
-            engine.recv(ctx, remote_leader, tag, theirs, 2, u32, st);
+            engine.recv(ctx, remote_leader, tag, theirs, 3, u32, st);
             remote.resize(theirs[0]);
             engine.recv(ctx, remote_leader, tag, remote.data(), static_cast<std::int64_t>(remote.size()), u32,
                         st);
@@ -479,7 +510,8 @@ std::unique_ptr<Communicator> intercomm_create(Communicator& local, int local_le
                 }
             }
             head[1] = theirs[0];
-            head[2] = std::max(group_max, theirs[1]);
+            head[2] = std::max(group[0], theirs[1]);
+            head[3] = std::max(group[1], theirs[2]);
         } catch (const MpiError& e) {
             head[0] = static_cast<std::uint32_t>(e.error_class());
             failure = e.what();
@@ -505,8 +537,38 @@ std::unique_ptr<Communicator> intercomm_create(Communicator& local, int local_le
     remote.resize(head[1]);
     coll::bcast_linear(local.team(), remote.data(),
                        static_cast<std::int64_t>(remote.size() * sizeof(std::uint32_t)), local_leader);
-    // 4. Two contexts, the agreed one and the next, for local().
-    const std::uint32_t context = take_context(head[2] + 1, fn) - 1;
+    // 4. The agreement: its first round's maxima are in `head`; each
+    //    further round (rare: only when the groups hold different ids) is
+    //    the same allreduce, swap over `peer` (the leaders' rounds keep
+    //    their order on `tag`) and broadcast.
+    bool first = true;
+    const std::uint32_t context = ids.agree(2, fn, [&](std::uint32_t* words) {
+        if (first) {
+            first = false;
+            words[0] = head[2];
+            words[1] = head[3];
+            return;
+        }
+        std::uint32_t maxima[2] = {0, 0};
+        coll::allreduce_linear(local.team(), words, maxima, 2, red);
+        if (local.rank() == local_leader) {
+            p2p::Engine& engine = peer->engine();
+            std::uint32_t theirs[2] = {0, 0};
+            p2p::Request* r =
+                engine.isend(peer->context(), peer->rank(), tag, peer->peer_world(remote_leader), maxima, 2,
+                             u32, p2p::Mode::Standard);
+            MPI_Status st;
+            engine.recv(peer->context(), remote_leader, tag, theirs, 2, u32, st);
+            engine.wait(*r);
+            engine.release(r);
+            maxima[0] = std::max(maxima[0], theirs[0]);
+            maxima[1] = std::max(maxima[1], theirs[1]);
+        }
+        coll::bcast_linear(local.team(), maxima, sizeof maxima, local_leader);
+        words[0] = maxima[0];
+        words[1] = maxima[1];
+    });
+    // Two contexts, the agreed one and the next, for local().
     auto c = Communicator::make_inter(local.engine(), context, local.world_ranks(), local.rank(),
                                       std::move(remote));
     c->set_errhandler(local.errhandler());
@@ -518,7 +580,7 @@ std::unique_ptr<Communicator> intercomm_merge(Communicator& inter, bool high) {
     const char* fn = "MPI_Intercomm_merge";
     // The leaders swap their group's high flag with the agreement; ties go
     // to the lower leader's world rank.
-    const auto [agreed, remote_high] = agree_across(inter, high ? 1 : 0);
+    const auto [agreed, remote_high] = agree_across(inter, 1, fn, high ? 1 : 0);
     bool first = false;
     if (high != (remote_high != 0)) {
         first = !high;
@@ -531,13 +593,13 @@ std::unique_ptr<Communicator> intercomm_merge(Communicator& inter, bool high) {
     world.insert(world.end(), lo.begin(), lo.end());
     world.insert(world.end(), hi.begin(), hi.end());
     const int my_rank = first ? inter.rank() : static_cast<int>(lo.size()) + inter.rank();
-    return make(inter, take_context(agreed, fn), std::move(world), my_rank);
+    return make(inter, agreed, std::move(world), my_rank);
 }
 
 std::unique_ptr<Communicator> dup_inter(Communicator& inter) {
     const char* fn = "MPI_Comm_dup";
-    const std::uint32_t agreed = agree_across(inter, 0).first;
-    const std::uint32_t context = take_context(agreed + 1, fn) - 1;
+    // Two ids: its own and its local group's.
+    const std::uint32_t context = agree_across(inter, 2, fn, 0).first;
     auto c =
         Communicator::make_inter(inter.engine(), context, inter.world_ranks(), inter.rank(), inter.peers());
     c->set_errhandler(inter.errhandler());
@@ -547,9 +609,9 @@ std::unique_ptr<Communicator> dup_inter(Communicator& inter) {
 
 std::unique_ptr<Communicator> split_inter(Communicator& inter, int color, int key) {
     const char* fn = "MPI_Comm_split";
-    // 1. The contexts, agreed over both groups.
-    const std::uint32_t agreed = agree_across(inter, 0).first;
-    const std::uint32_t context = take_context(agreed + 1, fn) - 1;
+    // 1. The contexts, agreed over both groups (two: each new
+    //    intercommunicator's own and its local group's).
+    const std::uint32_t context = agree_across(inter, 2, fn, 0).first;
     // 2. Each group's (color, key) table: gathered in the group, swapped by
     //    the leaders, and the other group's handed to every member.
     struct Entry {

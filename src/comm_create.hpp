@@ -5,14 +5,16 @@
 // as their other collectives on the parent.  create_group() is collective
 // over the new communicator's members only.
 //
-// Context ids.  Each process keeps the lowest context it has never used
-// (Runtime::next_context).  A new communicator takes the largest of its
-// parent's members' values, and each of them moves its own past it.  A
-// process therefore never belongs to two communicators with the same
-// context; communicators made by one split share a context, but their
-// members are disjoint and never send to each other on it.  MPI_Comm_idup
-// cannot wait for that agreement: its rank 0 takes an id from a range of
-// its own (shm::kSharedContextBase up), counted in the segment.
+// Context ids.  Each process knows the ids its communicators hold
+// (ContextIds, in the engine); a new communicator takes the lowest id that
+// no process of its parent holds (ContextIds::agree(), rounds of linear
+// allreduces, one round when the processes hold the same ids), and gives
+// it back when deleted.  A process therefore never belongs to two
+// communicators with the same context; communicators made by one split
+// share a context, but their members are disjoint and never send to each
+// other on it.  MPI_Comm_idup cannot wait for that agreement: its rank 0
+// takes an id from a range of its own (shm::kSharedContextBase up),
+// counted in the segment and not reused.
 //
 // A new communicator inherits the parent's error handler (with a reference
 // on it, dropped by MPI_Comm_free) and nothing else: no name, no
@@ -82,10 +84,10 @@ std::unique_ptr<Communicator> split(Communicator& parent, int color, int key);
 //
 // Context ids.  An intercommunicator takes two: its own and, for its
 // local() group, the next one.  Both groups agree on them as the
-// intracommunicator constructions do, over both groups' members: each
-// group finds its largest next_context (a linear allreduce over its local
-// group), the two leaders exchange theirs, and each leader broadcasts the
-// larger to its group.
+// intracommunicator constructions do, over both groups' members: in each
+// round each group reduces its proposals (a linear allreduce over its
+// local group), the two leaders exchange their maxima, and each leader
+// broadcasts the larger to its group.
 
 /// MPI_Intercomm_create: collective over `local`; the two leaders
 /// (`local_leader` of each local communicator) also talk over `peer`

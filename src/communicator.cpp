@@ -9,6 +9,7 @@ Communicator::Communicator(p2p::Engine& engine, std::uint32_t context,
                            std::vector<std::uint32_t> world_ranks, int my_rank, std::string name)
     : engine_(engine), context_(context), world_(std::move(world_ranks)), rank_(my_rank),
       name_(std::move(name)) {
+    engine_.context_ids().hold(context_);  // first: a throw here leaves nothing to undo
     team_.engine = &engine_;
     team_.context = coll_context();
     team_.rank = rank_;
@@ -28,6 +29,8 @@ std::unique_ptr<Communicator> Communicator::make_inter(p2p::Engine& engine, std:
 Communicator::~Communicator() {
     magic_ = 0;
     leave_pool_region();
+    // local_, with the next id, drops its own.
+    engine_.context_ids().drop(context_);
 }
 
 void Communicator::linger() {

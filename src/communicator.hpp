@@ -49,6 +49,8 @@ public:
     static constexpr std::uint32_t kLingerMagic = 0x4c494e47;  // "LING"
 
     /// `world_ranks[r]` is the world rank of rank r; `my_rank` indexes it.
+    /// Holds `context` in the engine's ContextIds until deleted; throws
+    /// MpiError (MPI_ERR_INTERN) when this process holds it already.
     Communicator(p2p::Engine& engine, std::uint32_t context, std::vector<std::uint32_t> world_ranks,
                  int my_rank, std::string name);
     /// An intercommunicator: the local group `local_world` (this process is
@@ -58,7 +60,8 @@ public:
                                                     std::vector<std::uint32_t> local_world, int my_rank,
                                                     std::vector<std::uint32_t> remote_world);
     /// Clears the magic, so that a freed handle reads as invalid, and gives
-    /// back the pool region this communicator holds (see hold_pool_region()).
+    /// back the pool region this communicator holds (see hold_pool_region())
+    /// and its context id (ContextIds: the process may take it again).
     ~Communicator();
 
     std::uint32_t magic() const { return magic_; }
@@ -69,6 +72,9 @@ public:
     /// (comm_create.cpp); nothing uses the communicator before that.  An
     /// intercommunicator's local() takes the next one.
     void assign_context(std::uint32_t context) {
+        if (context == context_) return;  // rank 0 assigns its own twice
+        engine_.context_ids().hold(context);
+        engine_.context_ids().drop(context_);
         context_ = context;
         team_.context = coll_context();
         if (local_) local_->assign_context(context + 1);

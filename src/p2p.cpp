@@ -53,6 +53,7 @@ Engine::Engine(shm::Transport& t)
       outq_(t.size()),
       inbound_(t.size()) {
     spare_requests_.reserve(kSpareRequests);  // drop() never allocates
+    if (const shm::Segment* seg = t.segment()) context_ids_.share(seg->header().shared_context_users);
 }
 
 Engine::~Engine() {

@@ -35,6 +35,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "context_ids.hpp"
 #include "dtype/datatype.hpp"
 #include "request.hpp"
 #include "shm/transport.hpp"
@@ -88,6 +89,9 @@ public:
     Engine& operator=(const Engine&) = delete;
 
     shm::Transport& transport() { return transport_; }
+    /// The context ids this process's communicators hold (every
+    /// Communicator holds its own from construction to deletion).
+    ContextIds& context_ids() { return context_ids_; }
 
     /// Starts sending `count` elements of `type` at `buf` to world rank
     /// `dst_world`, as communicator rank `my_rank` on `context`.  Returns a new
@@ -225,6 +229,7 @@ private:
     bool advance_in_stream(std::size_t i);
 
     shm::Transport& transport_;
+    ContextIds context_ids_;
     std::uint32_t size_;
     std::uint64_t payload0_;  ///< payload bytes per cell
     std::uint64_t eager_limit_;

@@ -30,25 +30,33 @@ Runtime::Runtime(int thread_level)
 
 Runtime::~Runtime() = default;
 
-std::uint32_t Runtime::take_shared_context(const char* fn, std::uint32_t count) {
-    std::uint64_t c = 0;
-    if (const shm::Segment* seg = transport_->segment()) {
-        // Relaxed: only the increment's atomicity matters (no two callers
-        // get one id); the id is sent to the members, nothing else is
-        // published with it.  Past the end it keeps counting (64 bits:
-        // it never wraps back into the range), and every caller fails.
-        c = seg->header().next_shared_context.fetch_add(count, std::memory_order_relaxed);
-    } else {
-        c = next_shared_context_;
-        if (c + count <= shm::kContextEnd - 2) next_shared_context_ += count;
+std::uint32_t Runtime::take_shared_context(const char* fn, std::uint32_t count, std::uint32_t users) {
+    const shm::Segment* seg = transport_->segment();
+    if (seg == nullptr) {
+        // A singleton is every member of every communicator it makes: an id
+        // it holds nowhere is free for all of them.
+        const std::uint32_t c = engine_->context_ids().next_free(ContextIds::kFirst, count);
+        if (c == ContextIds::kEnd) {
+            throw MpiError(MPI_ERR_INTERN, fmt::format("{}: out of context ids (all {} are held)", fn,
+                                                       ContextIds::kEnd - ContextIds::kFirst));
+        }
+        return c;
     }
+    // 1. A run of `count` free counted ids (reused).
+    if (const std::uint32_t c = engine_->context_ids().claim_shared(count, users)) return c;
+    // 2. All taken: ids that are never reused.  Relaxed: only the
+    //    increment's atomicity matters (no two callers get one id); the id
+    //    is sent to the members, nothing else is published with it.  Past
+    //    the end it keeps counting (64 bits: it never wraps back into the
+    //    range), and every caller fails.
+    const std::uint64_t c = seg->header().next_shared_context.fetch_add(count, std::memory_order_relaxed);
     // kContextEnd - 2 and - 1 are never handed out: an idup's duplicate
     // carries them while it waits for its own (comm_create.cpp).
-    if (c < shm::kSharedContextBase || c + count > shm::kContextEnd - 2) {
+    if (c < shm::kSharedContextBase + shm::kSharedContextSlots || c + count > shm::kContextEnd - 2) {
         throw MpiError(MPI_ERR_INTERN,
                        fmt::format("{}: out of context ids for nonblocking communicator constructions "
                                    "(all {} are taken)",
-                                   fn, shm::kContextEnd - 1 - shm::kSharedContextBase));
+                                   fn, shm::kContextEnd - 2 - shm::kSharedContextBase));
     }
     return static_cast<std::uint32_t>(c);
 }

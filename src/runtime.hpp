@@ -15,8 +15,10 @@
 namespace shmpi {
 
 /// Context ids.  Every communicator has its own; the engine never lets
-/// traffic of one context match a receive on another.
-enum : std::uint32_t { kContextWorld = 0, kContextSelf = 1, kContextInternal = 2, kFirstFreeContext = 16 };
+/// traffic of one context match a receive on another.  These are the
+/// predefined ones; the others are agreed on (ContextIds, from
+/// ContextIds::kFirst) or taken from the segment (take_shared_context()).
+enum : std::uint32_t { kContextWorld = 0, kContextSelf = 1, kContextInternal = 2 };
 
 class Runtime {
 public:
@@ -39,15 +41,16 @@ public:
     bool is_main_thread() const { return std::this_thread::get_id() == main_thread_; }
     /// Which algorithm each collective runs (SHMPI_COLL*, read at MPI_Init).
     const coll::Selection& coll_selection() const { return coll_selection_; }
-    /// The lowest context id this process has never used (comm_create.cpp
-    /// agrees on new contexts from it and moves it past each one it takes).
-    std::uint32_t& next_context() { return next_context_; }
-    /// A context id that no process has taken, taken without asking anyone
-    /// (MPI_Comm_idup's rank 0; shm::kSharedContextBase and up): from the
-    /// segment, or from this process's own counter in a singleton.  With
-    /// `count` > 1, that many consecutive ids, the first returned.  Throws
-    /// MpiError (MPI_ERR_INTERN, naming `fn`) once the range is used up.
-    std::uint32_t take_shared_context(const char* fn, std::uint32_t count = 1);
+    /// A context id that no process holds, taken without asking anyone
+    /// (MPI_Comm_idup's rank 0; shm::kSharedContextBase and up): one that
+    /// the segment counts (reused, SegmentHeader::shared_context_users),
+    /// claimed for `users` processes, each of which gives it back by
+    /// deleting its communicator on it; when all those are held, one of
+    /// next_shared_context's (never reused).  A singleton takes an id it
+    /// does not hold (ContextIds).  With `count` > 1, that many consecutive
+    /// ids, the first returned.  Throws MpiError (MPI_ERR_INTERN, naming
+    /// `fn`) once the range is used up.
+    std::uint32_t take_shared_context(const char* fn, std::uint32_t count, std::uint32_t users);
 
     /// MPI_Finalize: completes outgoing traffic, then waits for every rank
     /// (a barrier on an internal context), then marks this rank finalized.
@@ -65,8 +68,6 @@ private:
     int thread_level_;
     std::thread::id main_thread_;
     coll::Selection coll_selection_;
-    std::uint32_t next_context_ = kFirstFreeContext;
-    std::uint32_t next_shared_context_ = shm::kSharedContextBase;  ///< singletons only
 };
 
 }  // namespace shmpi

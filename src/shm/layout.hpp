@@ -43,16 +43,19 @@ inline constexpr std::size_t kLine = 128;
 
 inline constexpr std::uint64_t kMagic = 0x47455349504d4853ull;  // "SHMPISEG"
 // 3: RankSlot place fields; 4: stream line; 5: the pool of collective regions;
-// 6: the header's awake line; 8: next_shared_context
-inline constexpr std::uint32_t kLayoutVersion = 8;
+// 6: the header's awake line; 8: next_shared_context; 9: shared_context_users
+inline constexpr std::uint32_t kLayoutVersion = 9;
 
 /// Context ids: those below kSharedContextBase are agreed on by the members
-/// of a new communicator (the largest of their counters, comm_create.cpp);
-/// those from kSharedContextBase to kContextEnd - 1 come from the
-/// segment's next_shared_context, for MPI_Comm_idup, which cannot wait for
-/// an agreement.  Context ids stay below kContextEnd because the collective
-/// contexts set bit 31 and bit 30 (Communicator::coll_context()).
+/// of a new communicator (ContextIds, comm_create.cpp); those from
+/// kSharedContextBase to kContextEnd - 1 come from the segment, for
+/// MPI_Comm_idup, which cannot wait for an agreement: first the
+/// kSharedContextSlots ids whose users the header counts (reused), then
+/// next_shared_context's (not reused).  Context ids stay below kContextEnd
+/// because the collective contexts set bit 31 and bit 30
+/// (Communicator::coll_context()).
 inline constexpr std::uint32_t kSharedContextBase = 0x20000000u;
+inline constexpr std::uint32_t kSharedContextSlots = 1024;
 inline constexpr std::uint32_t kContextEnd = 0x40000000u;
 
 /// Job-wide state values of SegmentHeader::abort_state.
@@ -122,13 +125,27 @@ struct alignas(kLine) SegmentHeader {
 
     // ---- job-wide, mutable: own line, changed once per MPI_Comm_idup ----
     /// The next context id of the range that nonblocking communicator
-    /// constructions take without agreeing with anyone (comm_create.cpp,
-    /// kSharedContextBase up).  Set by the launcher; taken with a relaxed
-    /// fetch_add by the new communicator's rank 0, who sends it to the other
-    /// members: the atomic increment alone makes every id unique, and
-    /// nothing else is published with it.
+    /// constructions take without agreeing with anyone, once every one of
+    /// shared_context_users is taken (Runtime::take_shared_context(),
+    /// kSharedContextBase + kSharedContextSlots up).  Set by the launcher;
+    /// taken with a relaxed fetch_add by the new communicator's rank 0, who
+    /// sends it to the other members: the atomic increment alone makes
+    /// every id unique, and nothing else is published with it.
     /// 64 bits, so that it never wraps around to ids handed out before.
     alignas(kLine) std::atomic<std::uint64_t> next_shared_context;
+
+    // ---- job-wide, mutable: own lines, changed twice per member of an
+    // ---- MPI_Comm_idup's duplicate (its making and its deletion) ----
+    /// Entry i: how many processes still hold context id
+    /// kSharedContextBase + i; 0 while it is free.  An MPI_Comm_idup's rank
+    /// 0 takes a free id by a compare-exchange from 0 to the number of
+    /// processes that will build a communicator on it; each of them
+    /// subtracts one when it deletes that communicator (ContextIds::drop()),
+    /// and the id is free again after the last.  Relaxed: the atomic
+    /// operations alone keep two live communicators off one id; no other
+    /// data is published with these counts.  (A deleted communicator's
+    /// messages cannot reach the next one on its id: see context_ids.hpp.)
+    alignas(kLine) std::atomic<std::uint32_t> shared_context_users[kSharedContextSlots];
 };
 
 struct alignas(kLine) RankSlot {

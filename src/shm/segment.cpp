@@ -357,7 +357,8 @@ Segment Segment::create(const Geometry& g, std::int64_t launcher_pid, Name name)
     h->pool_regions = g.pool_regions;
     h->abort_rank.store(-1, std::memory_order_relaxed);  // published by fork
     h->awake.store(static_cast<std::int32_t>(g.nranks), std::memory_order_relaxed);  // the same
-    h->next_shared_context.store(kSharedContextBase, std::memory_order_relaxed);     // the same
+    h->next_shared_context.store(kSharedContextBase + kSharedContextSlots,
+                                 std::memory_order_relaxed);  // the same; shared_context_users: 0
     // The same check every rank makes, so a Geometry the check would refuse
     // fails here, in mpirun, with the field named.
     seg.layout_ = check_header(*h, size, g.nranks, "mpirun");

@@ -1,0 +1,103 @@
+// The context ids this process's communicators hold, and the agreement by
+// which the members of a new communicator find ids that none of them holds.
+//
+// Every communicator has a context id (two for an intercommunicator: its
+// own and its local group's, the next one); the engine matches a message
+// only to a receive on the same context.  Ids from kFirst up to kEnd are
+// agreed on by the members of each new communicator and come free again
+// when the communicator is deleted: this process then takes them for its
+// next communicators.  That is safe because MPI_Comm_free is collective: a
+// correct program has received every message sent to it on a communicator
+// before it frees it, so nothing of the old communicator is left to match
+// a receive of the new one.  (A message that a program sends and never
+// receives may be matched by a later communicator on the same id, as in
+// MPICH; the program is erroneous either way.)
+//
+// Ids below kFirst belong to MPI_COMM_WORLD, MPI_COMM_SELF and the
+// runtime's internal traffic, and are not tracked.  Ids from kEnd up come
+// from the segment for MPI_Comm_idup, which cannot wait for an agreement
+// (Runtime::take_shared_context()): the segment counts the processes that
+// hold each of the first shm::kSharedContextSlots of them, and drop()
+// counts this process out.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "shm/layout.hpp"
+
+namespace shmpi {
+
+class ContextIds {
+public:
+    static constexpr std::uint32_t kFirst = 16;
+    static constexpr std::uint32_t kEnd = shm::kSharedContextBase;
+
+    /// True for the ids this class tracks (agreed, reused).
+    static bool agreed(std::uint32_t c) { return c >= kFirst && c < kEnd; }
+
+    /// The lowest id c >= max(from, kFirst) such that c to c + count - 1
+    /// are all free and below kEnd; kEnd when there is none.
+    std::uint32_t next_free(std::uint32_t from, std::uint32_t count) const;
+    bool held(std::uint32_t c) const;
+    /// A communicator of this process was built on `c`.  Ids outside
+    /// [kFirst, kEnd) are ignored.  Throws MpiError (MPI_ERR_INTERN) when
+    /// `c` is held already: two communicators of one process on one id
+    /// would take each other's messages.
+    void hold(std::uint32_t c);
+    /// The communicator on `c` is deleted; `c` is free again.  For an id
+    /// the segment counts (see share()), this process's count goes.
+    void drop(std::uint32_t c);
+    /// The segment's SegmentHeader::shared_context_users, for drop(); a
+    /// singleton has none.  (hold() counts nothing there: MPI_Comm_idup's
+    /// rank 0 counted every member when it took the id.)
+    void share(std::atomic<std::uint32_t>* shared_users) { shared_users_ = shared_users; }
+    /// MPI_Comm_idup's rank 0: claims `count` consecutive counted ids for
+    /// `users` processes (each gives its count back through drop()).
+    /// Returns the first, or 0 when no such run is free or there is no
+    /// segment.
+    std::uint32_t claim_shared(std::uint32_t count, std::uint32_t users);
+    /// How many ids are held.
+    std::size_t held_count() const { return held_; }
+
+    /// The agreement, run by every participant (each with its own
+    /// ContextIds) in the same order as its other collectives on the group
+    /// it runs over.  `exchange(words)` replaces the two words by their
+    /// element-wise maximum over all participants.  In each round every
+    /// participant proposes its lowest free run of `count` ids at or above
+    /// the round's start (first kFirst, then the previous round's largest
+    /// proposal), as {p, ~p}: the maxima are the largest and the smallest
+    /// proposal.  When they are equal, every participant has that run free
+    /// and it is the result; else the next round starts at the largest,
+    /// which is then higher than the last start, so the rounds end.  Every
+    /// participant sees the same maxima, so all run the same rounds and
+    /// return the same id or throw MpiError (MPI_ERR_INTERN, naming `fn`)
+    /// together when no run is free everywhere.  Holds nothing: the
+    /// communicators built on the result do (Communicator's constructor).
+    template <class Exchange>
+    std::uint32_t agree(std::uint32_t count, const char* fn, Exchange&& exchange) const {
+        std::uint32_t from = kFirst;
+        for (;;) {
+            const std::uint32_t mine = next_free(from, count);
+            std::uint32_t words[2] = {mine, ~mine};
+            exchange(words);
+            const std::uint32_t largest = words[0];
+            const std::uint32_t smallest = ~words[1];
+            if (largest >= kEnd) throw_exhausted(fn, count);
+            if (largest == smallest) return largest;
+            from = largest;
+        }
+    }
+
+private:
+    [[noreturn]] static void throw_exhausted(const char* fn, std::uint32_t count);
+
+    /// Bit (c - kFirst) is set while id c is held; grows on demand.
+    std::vector<std::uint64_t> bits_;
+    std::size_t held_ = 0;
+    std::atomic<std::uint32_t>* shared_users_ = nullptr;
+};
+
+}  // namespace shmpi
