@@ -178,29 +178,38 @@ std::unique_ptr<Communicator> create_group(Communicator& parent, std::span<const
     if (my_rank < 0) return nullptr;
     // 1. A context free at every member: each round's proposals are
     //    gathered by member 0 and their maxima sent back (linear: the group
-    //    may be any subset, and only it calls; rounds of one call keep
-    //    their order, those of concurrent calls differ in the tag).
+    //    may be any subset, and only it calls).  The messages carry the
+    //    members' ranks in the parent, not in the group: two calls on one
+    //    parent with the same tag and different groups (one after the
+    //    other, at each process) then cannot take each other's messages,
+    //    since a member's are matched by who sent them.  Rounds of one call
+    //    keep their order; concurrent calls differ in the tag.
     p2p::Engine& engine = parent.engine();
     const std::uint32_t context = group_context(parent.context());
     const dtype::Datatype& u32 = *dtype::predefined(MPI_UINT32_T);
     const auto n = static_cast<int>(world.size());
+    const auto parent_rank = [&](std::uint32_t w) {
+        const auto& all = parent.world_ranks();
+        return static_cast<int>(std::find(all.begin(), all.end(), w) - all.begin());
+    };
     const std::uint32_t agreed = context_ids().agree(1, fn, [&](std::uint32_t* words) {
         if (my_rank == 0) {
             for (int r = 1; r < n; ++r) {
                 std::uint32_t theirs[2] = {0, 0};
                 MPI_Status st;
-                engine.recv(context, r, tag, theirs, 2, u32, st);
+                engine.recv(context, parent_rank(world[static_cast<std::size_t>(r)]), tag, theirs, 2, u32,
+                            st);
                 words[0] = std::max(words[0], theirs[0]);
                 words[1] = std::max(words[1], theirs[1]);
             }
             for (int r = 1; r < n; ++r) {
-                engine.send(context, 0, tag, world[static_cast<std::size_t>(r)], words, 2, u32,
+                engine.send(context, parent.rank(), tag, world[static_cast<std::size_t>(r)], words, 2, u32,
                             p2p::Mode::Standard);
             }
         } else {
-            engine.send(context, my_rank, tag, world[0], words, 2, u32, p2p::Mode::Standard);
+            engine.send(context, parent.rank(), tag, world[0], words, 2, u32, p2p::Mode::Standard);
             MPI_Status st;
-            engine.recv(context, 0, tag, words, 2, u32, st);
+            engine.recv(context, parent_rank(world[0]), tag, words, 2, u32, st);
         }
     });
     // 2. Build it, in group order.

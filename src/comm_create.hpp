@@ -13,8 +13,8 @@
 // communicators with the same context; communicators made by one split
 // share a context, but their members are disjoint and never send to each
 // other on it.  MPI_Comm_idup cannot wait for that agreement: its rank 0
-// takes an id from a range of its own (shm::kSharedContextBase up),
-// counted in the segment and not reused.
+// takes an id from a range of its own (shm::kSharedContextBase up), whose
+// holders the segment counts (Runtime::take_shared_context()).
 //
 // A new communicator inherits the parent's error handler (with a reference
 // on it, dropped by MPI_Comm_free) and nothing else: no name, no

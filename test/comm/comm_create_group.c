@@ -10,10 +10,17 @@
  *    ranks with tag 11, then ranks {0, last} with tag 12.
  * 3. The new communicators are isolated from the parent: a message sent
  *    on one is not received on another with the same source and tag.
+ * 4. (Run first.)  Two calls one after the other with the same tag: rank 0 makes {0, 1}
+ *    and then {0, 2}, while rank 2 joins {0, 2} at once and rank 1, which
+ *    holds one more communicator than the others, joins {0, 1} late.  Rank
+ *    0's first call must take rank 1's part, not rank 2's for the second.
  * (A group with a process outside the communicator: comm_errors, shmpi
  * only, since MPICH 4.0 fails an assertion there.)
  */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "check.h"
+
+#include <time.h>
 
 static void check_comm(MPI_Comm comm, const int *world_of, int n, const char *what)
 {
@@ -38,6 +45,43 @@ static void check_comm(MPI_Comm comm, const int *world_of, int n, const char *wh
            world_of[prev]);
 }
 
+/* 4., first of all: with nothing else made yet, rank 1's extra
+ * communicator holds the id that ranks 0 and 2 propose. */
+static void same_tag_one_after_the_other(MPI_Group world_group, int me, int n)
+{
+    if (n < 3)
+        return;
+    MPI_Comm extra = MPI_COMM_NULL, c01 = MPI_COMM_NULL, c02 = MPI_COMM_NULL;
+    if (me == 1)
+        CHECK_MPI(MPI_Comm_dup(MPI_COMM_SELF, &extra));
+    int r01[2] = {0, 1}, r02[2] = {0, 2};
+    MPI_Group g01, g02;
+    CHECK_MPI(MPI_Group_incl(world_group, 2, r01, &g01));
+    CHECK_MPI(MPI_Group_incl(world_group, 2, r02, &g02));
+    if (me == 1) {
+        /* Late, so that rank 2's message is likely there first (the
+         * result must be right whatever the timing). */
+        const struct timespec late = {0, 100 * 1000 * 1000};
+        nanosleep(&late, NULL);
+    }
+    if (me == 0 || me == 1) {
+        CHECK_MPI(MPI_Comm_create_group(MPI_COMM_WORLD, g01, 13, &c01));
+        check_comm(c01, r01, 2, "{0, 1}");
+    }
+    if (me == 0 || me == 2) {
+        CHECK_MPI(MPI_Comm_create_group(MPI_COMM_WORLD, g02, 13, &c02));
+        check_comm(c02, r02, 2, "{0, 2}");
+    }
+    if (c01 != MPI_COMM_NULL)
+        CHECK_MPI(MPI_Comm_free(&c01));
+    if (c02 != MPI_COMM_NULL)
+        CHECK_MPI(MPI_Comm_free(&c02));
+    if (extra != MPI_COMM_NULL)
+        CHECK_MPI(MPI_Comm_free(&extra));
+    CHECK_MPI(MPI_Group_free(&g01));
+    CHECK_MPI(MPI_Group_free(&g02));
+}
+
 int main(int argc, char **argv)
 {
     CHECK_MPI(MPI_Init(&argc, &argv));
@@ -45,6 +89,7 @@ int main(int argc, char **argv)
     int n = world_size();
     MPI_Group world_group;
     CHECK_MPI(MPI_Comm_group(MPI_COMM_WORLD, &world_group));
+    same_tag_one_after_the_other(world_group, me, n);
 
     /* 1. */
     int parity = me % 2;
