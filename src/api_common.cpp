@@ -22,11 +22,16 @@ void set_phase(Phase p) { g_phase.store(p, std::memory_order_release); }
 Runtime& runtime() { return *g_runtime; }
 void set_runtime(Runtime* rt) { g_runtime = rt; }
 
+void exit_flushed(int code) {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    _exit(code);
+}
+
 void not_running(const char* fn) {
     std::fprintf(stderr, "shmpi: %s: called %s\n", fn,
                  phase() == Phase::Before ? "before MPI_Init" : "after MPI_Finalize");
-    std::fflush(stderr);
-    _exit(1);
+    exit_flushed(1);
 }
 
 Communicator& comm_of(MPI_Comm handle, const char* fn) {
@@ -187,9 +192,8 @@ int raise_on(MPI_Comm comm, const MpiError& e, int code, bool lingering) {
         return code;
     }
     std::fprintf(stderr, "shmpi: %s\n", e.what());
-    std::fflush(stderr);
     if (phase() == Phase::Running) runtime().transport().abort_job(1, shm::kAbortFatal);
-    _exit(1);
+    exit_flushed(1);
 }
 
 }  // namespace

@@ -40,6 +40,10 @@ void set_phase(Phase p);
 Runtime& runtime();
 void set_runtime(Runtime* rt);
 
+/// Ends this process at once with `code`, after flushing stdout and stderr,
+/// so that what the program printed before is not lost (no atexit handlers
+/// or destructors run: the library's state may be what failed).
+[[noreturn]] void exit_flushed(int code);
 /// Ends the process because `fn` was called outside Init..Finalize.
 [[noreturn]] void not_running(const char* fn);
 

@@ -22,7 +22,7 @@ int init(const char* fn, int required, int* provided) {
         std::fprintf(stderr, "shmpi: %s: %s\n", fn,
                      phase() == Phase::Running ? "MPI is already initialized (MPI_Init may be called once)"
                                                : "called after MPI_Finalize");
-        _exit(1);
+        exit_flushed(1);
     }
     const int level = required < MPI_THREAD_SERIALIZED ? std::max(required, MPI_THREAD_SINGLE)
                                                        : MPI_THREAD_SERIALIZED;
@@ -32,8 +32,7 @@ int init(const char* fn, int required, int* provided) {
         // Messages from the segment layer already say "shmpi: ...".
         const char* what = e.what();
         std::fprintf(stderr, "%s%s\n", std::strncmp(what, "shmpi:", 6) == 0 ? "" : "shmpi: ", what);
-        std::fflush(stderr);
-        _exit(1);
+        exit_flushed(1);
     }
     set_phase(Phase::Running);
     if (provided != nullptr) *provided = level;
@@ -113,9 +112,7 @@ SHMPI_WEAK_ALIAS(Finalized);
 int PMPI_Abort(MPI_Comm comm, int errorcode) {
     if (phase() != Phase::Running) {
         std::fprintf(stderr, "shmpi: MPI_Abort called with error code %d\n", errorcode);
-        std::fflush(stdout);
-        std::fflush(stderr);
-        _exit(errorcode & 0xff);
+        exit_flushed(errorcode & 0xff);
     }
     (void)comm;  // the whole job ends, whatever the communicator
     Runtime& rt = runtime();

@@ -8,6 +8,9 @@
  *           exit3   exit(3) without MPI_Finalize
  *           return  return 0 from main without MPI_Finalize
  *           abort7  MPI_Abort(MPI_COMM_WORLD, 7)
+ *           init2   print "unflushed R" without flushing, then call
+ *                   MPI_Init a second time (erroneous: the MPI ends the
+ *                   process, and the line must not be lost)
  *
  * Every rank prints "ready R PID" once MPI_Init has returned.  The victim
  * waits 300 ms, so that the others are asleep in MPI_Recv, then prints
@@ -33,7 +36,7 @@ int main(int argc, char **argv)
     int size = 0;
     int value = 0;
     if (argc != 3) {
-        fprintf(stderr, "usage: victim VICTIM kill|segv|exit3|return|abort7\n");
+        fprintf(stderr, "usage: victim VICTIM kill|segv|exit3|return|abort7|init2\n");
         return 2;
     }
     const int victim = atoi(argv[1]);
@@ -68,6 +71,9 @@ int main(int argc, char **argv)
         return 0;
     } else if (strcmp(how, "abort7") == 0) {
         MPI_Abort(MPI_COMM_WORLD, 7);
+    } else if (strcmp(how, "init2") == 0) {
+        printf("unflushed %d\n", rank);
+        MPI_Init(&argc, &argv);
     }
     fprintf(stderr, "victim: unknown way to fail '%s'\n", how);
     return 2;
