@@ -143,6 +143,7 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 #define MPI_CHAR ((MPI_Datatype)0x00000243)
 #define MPI_SIGNED_CHAR ((MPI_Datatype)0x00000244)
 #define MPI_UNSIGNED_CHAR ((MPI_Datatype)0x00000245)
+#define MPI_CHARACTER ((MPI_Datatype)0x00000246)
 #define MPI_BYTE ((MPI_Datatype)0x00000247)
 #define MPI_INT16_T ((MPI_Datatype)0x00000248)
 #define MPI_UINT16_T ((MPI_Datatype)0x00000249)
@@ -260,6 +261,7 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 #define MPI_MAX_LIBRARY_VERSION_STRING 8192
 #define MPI_MAX_INFO_KEY 256
 #define MPI_MAX_INFO_VAL 1024
+#define MPI_MAX_PORT_NAME 256 /* for port buffers: shmpi has no dynamic processes */
 #define MPI_BSEND_OVERHEAD 512
 
 /* Predefined attribute keys (values of the MPI-5 ABI). */

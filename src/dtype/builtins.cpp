@@ -102,6 +102,7 @@ void Table::fill() {
     basic<std::complex<double>>(MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX");
     basic<std::int32_t>(MPI_INTEGER, "MPI_INTEGER");
     basic<std::int32_t>(MPI_LOGICAL, "MPI_LOGICAL");
+    basic<char>(MPI_CHARACTER, "MPI_CHARACTER");  // Fortran CHARACTER: in no reduction's group
     basic<float>(MPI_REAL, "MPI_REAL");
     basic<std::complex<float>>(MPI_COMPLEX, "MPI_COMPLEX");
     basic<double>(MPI_DOUBLE_PRECISION, "MPI_DOUBLE_PRECISION");

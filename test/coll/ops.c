@@ -472,6 +472,10 @@ static void test_invalid_pairs(void)
         {MPI_MAX, MPI_BYTE, "MAX on BYTE"},
         /* Refused by shmpi and Open MPI, accepted by MPICH. */
         {MPI_LAND, MPI_FLOAT, "LAND on FLOAT"},
+        /* Refused by shmpi (MPI-3.1 5.9.2 puts Fortran's CHARACTER in no
+         * group), accepted by MPICH. */
+        {MPI_SUM, MPI_CHARACTER, "SUM on CHARACTER"},
+        {MPI_BAND, MPI_CHARACTER, "BAND on CHARACTER"},
         /* For one-sided accumulates only. */
         {MPI_REPLACE, MPI_INT, "REPLACE in a collective"},
         {MPI_NO_OP, MPI_INT, "NO_OP in a collective"},

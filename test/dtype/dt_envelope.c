@@ -198,6 +198,17 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Type_get_name(MPI_SHORT, name, &len));
     CHECKF(strcmp(name, "my short") == 0 && len == 8, "renamed MPI_SHORT is called '%s'", name);
     CHECK_MPI(MPI_Type_set_name(MPI_SHORT, "MPI_SHORT"));
+    /* Fortran's CHARACTER (MPI-3.1 3.2.2, usable from C): one byte, named,
+     * predefined. */
+    int csize = 0;
+    CHECK_MPI(MPI_Type_size(MPI_CHARACTER, &csize));
+    CHECKF(csize == 1, "MPI_CHARACTER has size %d", csize);
+    CHECK_MPI(MPI_Type_get_name(MPI_CHARACTER, name, &len));
+    CHECKF(strcmp(name, "MPI_CHARACTER") == 0, "MPI_CHARACTER is called '%s'", name);
+    CHECK_MPI(MPI_Type_get_envelope(MPI_CHARACTER, &ni, &na, &nt, &comb));
+    CHECK(comb == MPI_COMBINER_NAMED);
+    char port[MPI_MAX_PORT_NAME]; /* the constant exists, for code that declares port buffers */
+    CHECK(sizeof port >= 64);
 
     /* Addresses. */
     double arr[10];
