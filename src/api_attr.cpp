@@ -8,6 +8,8 @@
 #include "api_comm.hpp"
 #include "api_common.hpp"
 #include "attributes.hpp"
+#include "runtime.hpp"
+#include "shm/segment.hpp"
 
 using namespace shmpi;
 using namespace shmpi::api;
@@ -48,7 +50,7 @@ struct Predefined {
     int host = MPI_PROC_NULL;          // no host rank
     int io = MPI_ANY_SOURCE;           // every rank may do I/O
     int wtime_is_global = 1;           // MPI_Wtime reads CLOCK_MONOTONIC, one clock per machine
-    int appnum = 0;                    // one application
+    int appnum = 0;                    // which of mpirun's programs (MPMD), from the rank's slot
     int universe_size = 1;             // filled in from the job size
     int last_used_code = MPI_ERR_LASTCODE;  // grows with MPI_Add_error_class/_code
 };
@@ -56,7 +58,11 @@ struct Predefined {
 /// Looks up a predefined attribute; returns nullptr for other keys.
 int* predefined_value(int key) {
     static Predefined p;
-    p.universe_size = runtime().world().size();
+    Runtime& rt = runtime();
+    p.universe_size = rt.world().size();
+    if (const shm::Segment* seg = rt.transport().segment()) {
+        p.appnum = static_cast<int>(seg->slot(rt.transport().rank()).appnum);
+    }
     p.last_used_code = last_used_code();
     switch (key) {
     case MPI_TAG_UB: return &p.tag_ub;

@@ -43,8 +43,9 @@ inline constexpr std::size_t kLine = 128;
 
 inline constexpr std::uint64_t kMagic = 0x47455349504d4853ull;  // "SHMPISEG"
 // 3: RankSlot place fields; 4: stream line; 5: the pool of collective regions;
-// 6: the header's awake line; 8: next_shared_context; 9: shared_context_users
-inline constexpr std::uint32_t kLayoutVersion = 9;
+// 6: the header's awake line; 8: next_shared_context; 9: shared_context_users;
+// 10: RankSlot::appnum
+inline constexpr std::uint32_t kLayoutVersion = 10;
 
 /// Context ids: those below kSharedContextBase are agreed on by the members
 /// of a new communicator (ContextIds, comm_create.cpp); those from
@@ -173,6 +174,9 @@ struct alignas(kLine) RankSlot {
     std::int32_t place_l3;       ///< logical index of the L3 cache, or -1
     std::int32_t place_numa;     ///< logical index of the NUMA node, or -1
     std::int32_t place_package;  ///< logical index of the package, or -1
+    /// Which of mpirun's programs the rank runs (MPI_APPNUM): 0, or k for
+    /// the k-th program after a ':' (MPMD).  Written with the place fields.
+    std::uint32_t appnum;
 
     // ---- the owner's doorbell: written by senders and the launcher ----
     /// Futex word the owner sleeps on.  A sender that finds `sleeping` set

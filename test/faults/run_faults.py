@@ -5,7 +5,7 @@ input, environment, exit statuses.
 usage: run_faults.py MPIRUN PROGRAM_DIR [CASE...]
 
 MPIRUN is the launcher under test; PROGRAM_DIR holds the MPI test programs of
-this directory (victim, exit_code, read_stdin, many_lines, print_env).  With
+this directory (victim, exit_code, read_stdin, many_lines, print_env, appnum).  With
 no CASE it runs every case.  Cases named sh_* need only a shell and python3
 and test the launcher alone; cases named mpi_* need the MPI programs and a
 working MPI library (missing programs: exit 77, skip).
@@ -538,6 +538,32 @@ def mpi_output_kept(m, d):
     launch.check_nothing_left()
 
 
+def run_expecting_lines(m, argv, want):
+    """mpirun with `argv` exits 0 without a message of its own, its ranks
+    print exactly the lines `want` (in any order), and nothing is left."""
+    launch = Launch(m, argv)
+    rc = launch.wait()
+    expect(launch, rc, 0, stderr_lines=0)
+    printed = sorted(line.strip() for _, line in launch.lines)
+    check(printed == sorted(want), f"stdout: {printed}, expected {sorted(want)}")
+    launch.check_nothing_left()
+
+
+def mpi_mpmd(m, d):
+    """Two programs in one job (`:`): one world of 3 ranks, MPI_APPNUM 0 for
+    the first program's rank and 1 for the second's two."""
+    app = prog(d, "appnum")
+    run_expecting_lines(m, ["-n", "1", app, "0", "3", ":", "-n", "2", app, "1", "3"],
+                        [b"app 0 0", b"app 1 1", b"app 2 1"])
+
+
+def sh_mpmd(m, _):
+    """Each program of an MPMD job gets its own arguments; ranks follow on."""
+    run_expecting_lines(m, ["-n", "2", "sh", "-c", 'echo "first $SHMPI_RANK $0"', "x", ":",
+                            "-n", "1", "sh", "-c", 'echo "second $SHMPI_RANK $0"', "y"],
+                        [b"first 0 x", b"first 1 x", b"second 2 y"])
+
+
 def mpi_sigint(m, d):
     run_signal_to_mpirun(m, 3, [prog(d, "victim"), "-1", "kill"], signal.SIGINT)
 
@@ -593,7 +619,7 @@ def mpi_env(m, d):
 
 CASES = {name: fn for name, fn in globals().items()
          if callable(fn) and (name.startswith("sh_") or name.startswith("mpi_"))}
-MPI_PROGRAMS = ("victim", "exit_code", "read_stdin", "many_lines", "print_env")
+MPI_PROGRAMS = ("victim", "exit_code", "read_stdin", "many_lines", "print_env", "appnum")
 
 
 def main(argv):

@@ -91,6 +91,53 @@ TEST(LauncherArgs, SingleDashProgramIsAProgram) {
 
 // ---- the other options ----
 
+// ---- several programs in one job (MPMD) ----
+
+TEST(LauncherArgs, ColonStartsAnotherProgram) {
+    const LaunchArgs a = run_args(
+        {"-n", "2", "--tag-output", "./master", "m1", ":", "-np", "3", "./worker", "-n", "5", ":", "./last"});
+    EXPECT_EQ(a.nranks, 6u) << "2 + 3 + 1 (a program without -n has one rank)";
+    EXPECT_EQ(a.command, (Strings{"./master", "m1"}));
+    ASSERT_EQ(a.more_apps.size(), 2u);
+    EXPECT_EQ(a.more_apps[0].nranks, 3u);
+    EXPECT_EQ(a.more_apps[0].command, (Strings{"./worker", "-n", "5"})) << "the program's own -n";
+    EXPECT_EQ(a.more_apps[1].nranks, 1u);
+    EXPECT_EQ(a.more_apps[1].command, (Strings{"./last"}));
+    EXPECT_TRUE(a.tag_output) << "options before the first program are the job's";
+    const std::uint32_t want[] = {0, 0, 1, 1, 1, 2};
+    for (std::uint32_t r = 0; r < 6; ++r) EXPECT_EQ(a.appnum_of(r), want[r]) << "rank " << r;
+    EXPECT_EQ(a.command_of(1)[0], "./master");
+    EXPECT_EQ(a.command_of(4)[0], "./worker");
+    EXPECT_EQ(a.command_of(5)[0], "./last");
+}
+
+TEST(LauncherArgs, ColonSpellingsOfTheRankCount) {
+    for (const Strings& later : {Strings{"-n", "4"}, Strings{"-np", "4"}, Strings{"--np", "4"},
+                                 Strings{"-c", "4"}, Strings{"-n=4"}, Strings{"--np=4"}}) {
+        Strings words = {"./a", ":"};
+        words.insert(words.end(), later.begin(), later.end());
+        words.push_back("./b");
+        const LaunchArgs a = run_args(words);
+        ASSERT_EQ(a.more_apps.size(), 1u) << later[0];
+        EXPECT_EQ(a.more_apps[0].nranks, 4u) << later[0];
+        EXPECT_EQ(a.nranks, 5u) << later[0];
+    }
+    const LaunchArgs a = run_args({"./a", ":", "-n", "2", "--", "-weird-name"});
+    EXPECT_EQ(a.more_apps[0].command, (Strings{"-weird-name"})) << "-- ends the -n part";
+}
+
+TEST(LauncherArgs, ColonMistakesAreNamed) {
+    EXPECT_NE(error_of({"-n", "2", "./a", ":"}).find("':' must be followed by a program"), std::string::npos);
+    EXPECT_NE(error_of({"./a", ":", ":", "./b"}).find("':' must be followed by a program"),
+              std::string::npos);
+    EXPECT_NE(error_of({"-n", "2", ":", "./b"}).find("':' must follow a program"), std::string::npos);
+    EXPECT_NE(error_of({"./a", ":", "-x", "FOO", "./b"}).find("'-x' after ':'"), std::string::npos);
+    EXPECT_NE(error_of({"./a", ":", "-n", "0", "./b"}).find("-n '0' after ':'"), std::string::npos);
+    EXPECT_NE(error_of({"./a", ":", "-np"}).find("'-np' after ':' needs a value"), std::string::npos);
+    EXPECT_NE(error_of({"-n", "1048576", "./a", ":", "./b"}).find("more than the 1048576"),
+              std::string::npos);
+}
+
 TEST(LauncherArgs, TagOutputSpellings) {
     for (const char* flag : {"--tag-output", "-tag-output", "--prepend-rank", "-prepend-rank", "-l"}) {
         EXPECT_TRUE(run_args({flag, "./a"}).tag_output) << flag;

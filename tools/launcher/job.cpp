@@ -374,7 +374,7 @@ int Job::report() {
                             c.rank, c.value));
             return 1;
         case EndCause::Kind::kExecFailed:
-            say(fmt::format("cannot run '{}': {}", args_.command[0], std::strerror(c.value)));
+            say(fmt::format("cannot run '{}': {}", args_.command_of(c.rank)[0], std::strerror(c.value)));
             return 127;
         case EndCause::Kind::kMpiAbort: {
             // Every rank is gone and reaped, so the aborting rank's relaxed

@@ -82,7 +82,7 @@ bool takes_two_words(const CLI::Option& opt) { return opt.check_name("--genv") |
 class HelpFormatter : public CLI::Formatter {
 public:
     std::string make_usage(const CLI::App*, std::string) const override {
-        return "Usage: mpirun [OPTIONS] PROGRAM [ARGS...]\n";
+        return "Usage: mpirun [OPTIONS] PROGRAM [ARGS...] [: -n N PROGRAM [ARGS...]]...\n";
     }
 };
 
@@ -151,6 +151,8 @@ void declare_options(CLI::App& app, RawOptions& raw) {
         "Runs PROGRAM as N ranks of one MPI job on this machine.  Options end at the first word\n"
         "that is not an option (or at --); everything after it is passed to PROGRAM.\n"
         "Open MPI and MPICH spellings with one dash (-np, -prepend-rank, -timeout) work too.\n"
+        "A lone ':' starts another program of the same job (MPMD): its ranks follow, only -n N\n"
+        "may come before it, and MPI_APPNUM tells the programs apart (0, 1, ...).\n"
         "Rank 0 reads mpirun's standard input; the other ranks read /dev/null.\n"
         "SHMPI_TOPOLOGY (an hwloc synthetic description such as \"pack:2 numa:2 core:8 pu:1\",\n"
         "or an XML file) replaces this machine's topology for mapping and the report; ranks\n"
@@ -206,6 +208,23 @@ std::optional<double> to_seconds(const std::string& text) {
 }  // namespace
 
 std::string usage_error(std::string text) { return error(std::move(text)).message; }
+
+std::uint32_t LaunchArgs::appnum_of(std::uint32_t rank) const {
+    std::uint32_t first = nranks;
+    for (const AppContext& a : more_apps) first -= a.nranks;  // the first program's ranks
+    if (rank < first) return 0;
+    rank -= first;
+    for (std::size_t k = 0; k < more_apps.size(); ++k) {
+        if (rank < more_apps[k].nranks) return static_cast<std::uint32_t>(k + 1);
+        rank -= more_apps[k].nranks;
+    }
+    return static_cast<std::uint32_t>(more_apps.size());  // (not a rank of the job)
+}
+
+const std::vector<std::string>& LaunchArgs::command_of(std::uint32_t rank) const {
+    const std::uint32_t k = appnum_of(rank);
+    return k == 0 ? command : more_apps[k - 1].command;
+}
 
 std::optional<std::vector<HostSlots>> parse_host_list(const std::string& text) {
     std::vector<HostSlots> out;
@@ -289,6 +308,72 @@ std::string apply_hosts(LaunchArgs& args, const std::vector<HostSlots>& hosts, c
     return "";
 }
 
+namespace {
+
+/// One program after a ':' at argv[at]: `[-n N] [--] PROGRAM [ARGS...]` up to
+/// the next lone ':' or the end, where `at` is left.  Nothing, with `why`
+/// set, when it is not one.
+std::optional<AppContext> parse_app_context(const std::vector<std::string>& argv, std::size_t& at,
+                                            std::string& why) {
+    ++at;  // the ':'
+    AppContext app;
+    if (at < argv.size() && argv[at] != ":") {
+        const std::string& tok = argv[at];
+        std::optional<std::string> count;  // -n's value, as typed
+        std::string shown = tok;
+        for (const char* n : {"-n", "-np", "--np", "-c"}) {
+            const std::string name = n;
+            if (tok == name) {
+                if (at + 1 >= argv.size() || argv[at + 1] == ":") {
+                    why = fmt::format("option '{}' after ':' needs a value", tok);
+                    return std::nullopt;
+                }
+                count = argv[at + 1];
+                at += 2;
+                break;
+            }
+            if (tok.starts_with(name + "=")) {
+                shown = name;
+                count = tok.substr(name.size() + 1);
+                ++at;
+                break;
+            }
+        }
+        if (count) {
+            const auto n = to_nranks(*count);
+            if (!n) {
+                why =
+                    fmt::format("{} '{}' after ':': the number of ranks must be a whole number from 1 to {}",
+                                shown, *count, kMaxRanks);
+                return std::nullopt;
+            }
+            app.nranks = *n;
+        }
+    }
+    const bool dashes = at < argv.size() && argv[at] == "--";
+    if (dashes) ++at;
+    const std::size_t first = at;
+    while (at < argv.size() && argv[at] != ":") ++at;
+    if (first == at) {
+        why =
+            "':' must be followed by a program (usage: mpirun -n N PROGRAM [ARGS...] : -n M PROGRAM2 "
+            "[ARGS...])";
+        return std::nullopt;
+    }
+    if (!dashes && argv[first].size() > 1 && argv[first][0] == '-') {
+        why = fmt::format(
+            "'{}' after ':': only -n N may come before the program there (options for the "
+            "whole job go before the first program)",
+            argv[first]);
+        return std::nullopt;
+    }
+    app.command.assign(argv.begin() + static_cast<std::ptrdiff_t>(first),
+                       argv.begin() + static_cast<std::ptrdiff_t>(at));
+    return app;
+}
+
+}  // namespace
+
 ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, const std::string& version,
                                       const std::vector<std::string>& local_names) {
     CLI::App app{"mpirun (shmpi): start an MPI job on this machine", "mpirun"};
@@ -371,8 +456,22 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, cons
         if (opt->check_name("--hostfile")) hostfile_spelled = shown;
         options.push_back(name.size() == 2 ? name + *value : name + "=" + *value);
     }
+    // The first program runs up to a lone ':' (MPMD); the others follow.
+    std::size_t end = std::min(i, argv.size());
+    while (end < argv.size() && argv[end] != ":") ++end;
     result.args.command.assign(argv.begin() + static_cast<std::ptrdiff_t>(std::min(i, argv.size())),
-                               argv.end());
+                               argv.begin() + static_cast<std::ptrdiff_t>(end));
+    if (end < argv.size() && result.args.command.empty()) {
+        return error(
+            "':' must follow a program (usage: mpirun -n N PROGRAM [ARGS...] : -n M PROGRAM2 "
+            "[ARGS...])");
+    }
+    while (end < argv.size()) {
+        std::string why;
+        const auto app = parse_app_context(argv, end, why);  // moves `end` to the next ':' or the end
+        if (!app) return error(why);
+        result.args.more_apps.push_back(*app);
+    }
 
     // 2. Let CLI11 read the options (it wants them in reverse order).
     std::reverse(options.begin(), options.end());
@@ -481,6 +580,15 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, cons
     if (args.command.empty()) {
         return error("no program to run (usage: mpirun -n N PROGRAM [ARGS...]; see mpirun --help)");
     }
+    std::uint64_t total = args.nranks;
+    for (const AppContext& a : args.more_apps) total += a.nranks;
+    if (total > kMaxRanks) {
+        return error(
+            fmt::format("the programs separated by ':' have {} ranks in all, more than the {} a job "
+                        "may have",
+                        total, kMaxRanks));
+    }
+    args.nranks = static_cast<std::uint32_t>(total);
     result.action = ParsedCommandLine::Action::kRun;
     return result;
 }

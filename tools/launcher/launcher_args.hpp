@@ -5,6 +5,12 @@
 // and everything after it belongs to the program, so `mpirun -n 2 ./app -n 5`
 // runs `./app -n 5`.  MPICH and Open MPI spell long options with one dash
 // (`-np 4`, `-prepend-rank`); those spellings are accepted too.
+//
+// A lone `:` starts another program of the same job (MPMD, as in MPICH and
+// Open MPI): `mpirun -n 1 ./master : -n 4 ./worker` runs five ranks, the
+// worker as ranks 1 to 4, whose MPI_APPNUM is 1.  After a `:` only `-n N`
+// (or -np, -c, --np) may come before the program; the options before the
+// first program apply to the whole job.
 #pragma once
 
 #include <cstdint>
@@ -44,10 +50,20 @@ struct HostSlots {
 /// oversubscribed job unbound.
 using BindTo = place::Bind;
 
+/// One program after a `:` (MPMD): `nranks` ranks run `command`.
+struct AppContext {
+    std::uint32_t nranks = 1;          ///< its -n; 1 when not given
+    std::vector<std::string> command;  ///< the program, then its arguments; never empty
+
+    bool operator==(const AppContext&) const = default;
+};
+
 /// A job to run, as the command line describes it.
 struct LaunchArgs {
-    std::uint32_t nranks = 1;               ///< -n/-np/-c/--np; 1 when not given
-    std::vector<std::string> command;       ///< the program, then its arguments; never empty
+    std::uint32_t nranks = 1;               ///< every rank of the job: the first program's -n/-np/-c/--np
+                                            ///< (1 when not given) plus those of `more_apps`
+    std::vector<std::string> command;       ///< the first program, then its arguments; never empty
+    std::vector<AppContext> more_apps;      ///< the programs after `:`, in order (MPMD); usually none
     std::vector<EnvSetting> env;            ///< -x options in command-line order, then -genv/-env ones
     double timeout_s = 0;                   ///< --timeout; 0 means no limit
     bool tag_output = false;                ///< --tag-output/--prepend-rank/-l
@@ -63,6 +79,12 @@ struct LaunchArgs {
     /// Open MPI's `--mca KEY VALUE` settings, as "KEY VALUE": they mean
     /// nothing to shmpi, which says so once (main.cpp) and runs the job.
     std::vector<std::string> ignored_mca;
+
+    /// Which program rank `rank` runs: 0 for `command`, k for more_apps[k - 1]
+    /// (its MPI_APPNUM).  The programs take consecutive ranks, in order.
+    std::uint32_t appnum_of(std::uint32_t rank) const;
+    /// The program and arguments of rank `rank`.
+    const std::vector<std::string>& command_of(std::uint32_t rank) const;
 };
 
 /// What parse_launcher_args() decided.

@@ -225,6 +225,8 @@ int main(int argc, char** argv) {
         shm::Segment seg =
             shm::Segment::create(shm::Geometry::for_ranks(args.nranks), getpid(), shm::Segment::Name::Drop);
         place::write_places(seg, map.places());
+        // Which program each rank runs (MPI_APPNUM); fork publishes it.
+        for (std::uint32_t r = 0; r < args.nranks; ++r) seg.slot(r).appnum = args.appnum_of(r);
         const place::MembindResult mem = place::bind_memory(*topology, seg, map.places());
         if (!mem.problem.empty()) fmt::print(stderr, "shmpi: mpirun: note: {}\n", mem.problem);
 

@@ -188,9 +188,13 @@ void kill_started(const std::vector<RankProcess>& ranks) {
 StartedRanks start_ranks(const LaunchArgs& args, shm::Segment& seg, const InheritedState& inherited,
                          const std::vector<std::vector<int>>& bindings) {
     RankEnvironment env(args, seg.fd());
-    std::vector<char*> argv;
-    for (const std::string& a : args.command) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
+    // One argv per program (more than one: MPMD, launcher_args.hpp).
+    std::vector<std::vector<char*>> argvs(1 + args.more_apps.size());
+    for (std::size_t k = 0; k < argvs.size(); ++k) {
+        const std::vector<std::string>& command = k == 0 ? args.command : args.more_apps[k - 1].command;
+        for (const std::string& a : command) argvs[k].push_back(const_cast<char*>(a.c_str()));
+        argvs[k].push_back(nullptr);
+    }
 
     UniqueFd dev_null(open("/dev/null", O_RDONLY | O_CLOEXEC));
     if (!dev_null) {
@@ -201,9 +205,8 @@ StartedRanks start_ranks(const LaunchArgs& args, shm::Segment& seg, const Inheri
     std::vector<cpu_set_t> cpusets;
     std::vector<char> bound;
     make_cpusets(bindings, args.nranks, cpusets, bound);
-    ChildPlan plan{args.command[0].c_str(), argv.data(), env.envp(), getpid(), seg.fd(),
-                   dev_null.get(), exec_errors.write.get(),
-                   fd_limit(), &inherited, &cpusets, &bound};
+    ChildPlan plan{args.command[0].c_str(), argvs[0].data(), env.envp(), getpid(), seg.fd(), dev_null.get(),
+                   exec_errors.write.get(), fd_limit(),      &inherited, &cpusets, &bound};
 
     StartedRanks started;
     started.ranks.reserve(args.nranks);
@@ -217,6 +220,9 @@ StartedRanks start_ranks(const LaunchArgs& args, shm::Segment& seg, const Inheri
             throw;
         }
         env.set_rank(r);
+        const std::uint32_t app = args.appnum_of(r);
+        plan.file = argvs[app][0];
+        plan.argv = argvs[app].data();
         const pid_t pid = fork();
         if (pid < 0) {
             const int e = errno;
