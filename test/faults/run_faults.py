@@ -557,6 +557,18 @@ def mpi_mpmd(m, d):
                         [b"app 0 0", b"app 1 1", b"app 2 1"])
 
 
+def sh_wdir(m, _):
+    """-wdir DIR starts every rank in DIR; a directory that is not there is
+    a usage error naming the option as typed."""
+    where = os.path.realpath("/tmp")
+    run_expecting_lines(m, ["-n", "2", "-wdir", where, "pwd"], [where.encode()] * 2)
+    launch = Launch(m, ["-n", "2", "--wd", "/nonexistent-shmpi-dir", "pwd"])
+    rc = launch.wait()
+    expect(launch, rc, 2, ["shmpi: mpirun: --wd '/nonexistent-shmpi-dir': No such file or directory"])
+    check(not launch.lines, "a rank ran although the directory is missing")
+    launch.check_nothing_left()
+
+
 def sh_mpmd(m, _):
     """Each program of an MPMD job gets its own arguments; ranks follow on."""
     run_expecting_lines(m, ["-n", "2", "sh", "-c", 'echo "first $SHMPI_RANK $0"', "x", ":",

@@ -138,6 +138,17 @@ TEST(LauncherArgs, ColonMistakesAreNamed) {
               std::string::npos);
 }
 
+TEST(LauncherArgs, WorkingDirectorySpellings) {
+    for (const Strings& words : {Strings{"-wdir", "/tmp", "./a"}, Strings{"--wdir", "/tmp", "./a"},
+                                 Strings{"-wd", "/tmp", "./a"}, Strings{"--wd=/tmp", "./a"}}) {
+        const LaunchArgs a = run_args(words);
+        EXPECT_EQ(a.wdir, "/tmp") << words[0];
+        EXPECT_EQ(a.wdir_option, words[0].substr(0, words[0].find('='))) << "named as typed in messages";
+        EXPECT_EQ(a.command, (Strings{"./a"})) << words[0];
+    }
+    EXPECT_EQ(run_args({"./a"}).wdir, "") << "mpirun's own directory by default";
+}
+
 TEST(LauncherArgs, TagOutputSpellings) {
     for (const char* flag : {"--tag-output", "-tag-output", "--prepend-rank", "-prepend-rank", "-l"}) {
         EXPECT_TRUE(run_args({flag, "./a"}).tag_output) << flag;

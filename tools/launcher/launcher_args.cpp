@@ -48,6 +48,7 @@ struct RawOptions {
     std::string bind_to;
     std::string map_by;
     std::string cpu_list;
+    std::string wdir;
     bool report_bindings = false;
     bool oversubscribe = false;
     bool tag_output = false;
@@ -109,6 +110,11 @@ void declare_options(CLI::App& app, RawOptions& raw) {
                    "core, l3cache, numa or package, with :compact (fill one before the next) or "
                    ":spread (round-robin over them); default core (compact), the others spread")
         ->type_name("LEVEL[:compact|:spread]")
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    app.add_option("--wdir,--wd", raw.wdir,
+                   "Start every rank in directory DIR (also -wdir, -wd); a relative PROGRAM is "
+                   "looked for there")
+        ->type_name("DIR")
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     app.add_option("--cpu-list", raw.cpu_list,
                    "Use only these CPUs (OS indexes, as taskset: 0,2,4-7)")
@@ -392,6 +398,7 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, cons
     std::string timeout_spelled = "--timeout";
     std::string host_spelled = "--host";
     std::string hostfile_spelled = "--hostfile";
+    std::string wdir_spelled = "--wdir";
     std::size_t i = 1;
     for (; i < argv.size(); ++i) {
         const std::string& tok = argv[i];
@@ -454,6 +461,7 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, cons
         if (opt->check_name("--timeout")) timeout_spelled = shown;
         if (opt->check_name("--host")) host_spelled = shown;
         if (opt->check_name("--hostfile")) hostfile_spelled = shown;
+        if (opt->check_name("--wdir")) wdir_spelled = shown;
         options.push_back(name.size() == 2 ? name + *value : name + "=" + *value);
     }
     // The first program runs up to a lone ':' (MPMD); the others follow.
@@ -574,6 +582,8 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, cons
         args.hostfile = raw.hostfile;
         args.hostfile_option = hostfile_spelled;
     }
+    args.wdir = raw.wdir;
+    if (app.count("--wdir") > 0) args.wdir_option = wdir_spelled;
     args.report_bindings = raw.report_bindings;
     args.oversubscribe = raw.oversubscribe;
     args.tag_output = raw.tag_output;

@@ -70,6 +70,8 @@ struct LaunchArgs {
     BindTo bind_to = BindTo::kAuto;         ///< --bind-to
     place::MapBy map_by;                    ///< --map-by; core:compact when not given
     std::vector<int> cpu_list;              ///< --cpu-list, sorted OS indexes; empty: every usable PU
+    std::string wdir;                       ///< --wdir/--wd/-wdir: the ranks' directory; empty: mpirun's
+    std::string wdir_option;                ///< how the user spelled it, for messages
     bool report_bindings = false;           ///< --report-bindings
     bool oversubscribe = false;             ///< --oversubscribe: bound ranks may share cores
     bool nranks_given = false;              ///< -n or a synonym was given

@@ -184,6 +184,17 @@ int main(int argc, char** argv) {
             break;
     }
     const LaunchArgs& args = cl.args;
+    if (!args.wdir.empty()) {
+        // Checked here, so that a bad directory is a usage error rather
+        // than every rank failing to start.
+        std::error_code ec;
+        if (!std::filesystem::is_directory(args.wdir, ec)) {
+            fmt::print(stderr, "{}\n",
+                       usage_error(fmt::format("{} '{}': {}", args.wdir_option, args.wdir,
+                                               ec ? ec.message() : std::string("not a directory"))));
+            return kUsageError;
+        }
+    }
     std::optional<place::Topology> topology;
     place::RankMap map;
     try {

@@ -103,6 +103,7 @@ void set_nonblocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOC
 /// the child only makes system calls.
 struct ChildPlan {
     const char* file;
+    const char* wdir;  ///< nullptr: stay in mpirun's directory
     char* const* argv;
     char* const* envp;
     pid_t launcher;
@@ -167,7 +168,12 @@ void make_cpusets(const std::vector<std::vector<int>>& bindings, std::uint32_t n
     setrlimit(RLIMIT_NOFILE, &plan.inherited->nofile);
     if ((*plan.bound)[rank] != 0) sched_setaffinity(0, sizeof(cpu_set_t), &(*plan.cpusets)[rank]);
 
-    // 5. Run the program, or report why not.
+    // 5. Run the program in its directory, or report why not.
+    if (plan.wdir != nullptr && chdir(plan.wdir) != 0) {
+        const ExecFailure record{rank, errno};
+        [[maybe_unused]] ssize_t n = write(plan.exec_error_write, &record, sizeof record);
+        _exit(127);
+    }
     execvpe(plan.file, plan.argv, plan.envp);
     const ExecFailure record{rank, errno};
     [[maybe_unused]] ssize_t n = write(plan.exec_error_write, &record, sizeof record);
@@ -205,8 +211,18 @@ StartedRanks start_ranks(const LaunchArgs& args, shm::Segment& seg, const Inheri
     std::vector<cpu_set_t> cpusets;
     std::vector<char> bound;
     make_cpusets(bindings, args.nranks, cpusets, bound);
-    ChildPlan plan{args.command[0].c_str(), argvs[0].data(), env.envp(), getpid(), seg.fd(), dev_null.get(),
-                   exec_errors.write.get(), fd_limit(),      &inherited, &cpusets, &bound};
+    ChildPlan plan{args.command[0].c_str(),
+                   args.wdir.empty() ? nullptr : args.wdir.c_str(),
+                   argvs[0].data(),
+                   env.envp(),
+                   getpid(),
+                   seg.fd(),
+                   dev_null.get(),
+                   exec_errors.write.get(),
+                   fd_limit(),
+                   &inherited,
+                   &cpusets,
+                   &bound};
 
     StartedRanks started;
     started.ranks.reserve(args.nranks);
