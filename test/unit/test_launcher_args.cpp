@@ -126,6 +126,14 @@ TEST(LauncherArgs, ColonSpellingsOfTheRankCount) {
     EXPECT_EQ(a.more_apps[0].command, (Strings{"-weird-name"})) << "-- ends the -n part";
 }
 
+TEST(LauncherArgs, ColonJobsTakeNoRankCountFromHosts) {
+    const LaunchArgs a = run_args({"--host", "localhost:4", "./a", ":", "-n", "2", "./b"});
+    EXPECT_EQ(a.nranks, 3u) << "1 for ./a (no -n) and 2 for ./b; the host's 4 slots set nothing";
+    EXPECT_TRUE(a.nranks_given) << "so a host file read later sets nothing either";
+    EXPECT_EQ(a.appnum_of(0), 0u);
+    EXPECT_EQ(a.appnum_of(2), 1u);
+}
+
 TEST(LauncherArgs, ColonMistakesAreNamed) {
     EXPECT_NE(error_of({"-n", "2", "./a", ":"}).find("':' must be followed by a program"), std::string::npos);
     EXPECT_NE(error_of({"./a", ":", ":", "./b"}).find("':' must be followed by a program"),

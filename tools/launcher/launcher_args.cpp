@@ -562,7 +562,9 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, cons
         const std::size_t eq = m.find('=');
         args.ignored_mca.push_back(m.substr(0, eq) + " " + m.substr(eq + 1));
     }
-    args.nranks_given = app.count("-n") > 0;
+    // In an MPMD job the programs' own -n decide (1 when not given): hosts
+    // and host files are only checked, they do not set the first one's.
+    args.nranks_given = app.count("-n") > 0 || !args.more_apps.empty();
     for (const std::string& h : raw.hosts) {
         const auto list = parse_host_list(h);
         if (!list) {
