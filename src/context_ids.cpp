@@ -38,6 +38,12 @@ std::uint32_t ContextIds::next_free(std::uint32_t from, std::uint32_t count) con
     return kEnd;
 }
 
+std::size_t ContextIds::held_count() const {
+    std::size_t n = 0;
+    for (const std::uint64_t w : bits_) n += static_cast<std::size_t>(std::popcount(w));
+    return n;
+}
+
 void ContextIds::hold(std::uint32_t c) {
     if (!agreed(c)) return;
     if (held(c)) {
@@ -48,7 +54,6 @@ void ContextIds::hold(std::uint32_t c) {
     const std::uint32_t i = c - kFirst;
     if (i / 64 >= bits_.size()) bits_.resize(i / 64 + 1, 0);
     bits_[i / 64] |= std::uint64_t{1} << (i % 64);
-    ++held_;
 }
 
 void ContextIds::drop(std::uint32_t c) {
@@ -61,7 +66,6 @@ void ContextIds::drop(std::uint32_t c) {
     if (!held(c)) return;
     const std::uint32_t i = c - kFirst;
     bits_[i / 64] &= ~(std::uint64_t{1} << (i % 64));
-    --held_;
     // Keep the bitmap no longer than its last held id needs.
     while (!bits_.empty() && bits_.back() == 0) bits_.pop_back();
 }

@@ -60,7 +60,7 @@ public:
     /// segment.
     std::uint32_t claim_shared(std::uint32_t count, std::uint32_t users);
     /// How many ids are held.
-    std::size_t held_count() const { return held_; }
+    std::size_t held_count() const;
 
     /// The agreement, run by every participant (each with its own
     /// ContextIds) in the same order as its other collectives on the group
@@ -90,13 +90,13 @@ public:
             from = largest;
         }
     }
-
-private:
+    /// MPI_ERR_INTERN, naming `fn`: no run of `count` ids is free on every
+    /// member.
     [[noreturn]] static void throw_exhausted(const char* fn, std::uint32_t count);
 
+private:
     /// Bit (c - kFirst) is set while id c is held; grows on demand.
     std::vector<std::uint64_t> bits_;
-    std::size_t held_ = 0;
     std::atomic<std::uint32_t>* shared_users_ = nullptr;
 };
 

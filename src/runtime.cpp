@@ -36,10 +36,7 @@ std::uint32_t Runtime::take_shared_context(const char* fn, std::uint32_t count, 
         // A singleton is every member of every communicator it makes: an id
         // it holds nowhere is free for all of them.
         const std::uint32_t c = engine_->context_ids().next_free(ContextIds::kFirst, count);
-        if (c == ContextIds::kEnd) {
-            throw MpiError(MPI_ERR_INTERN, fmt::format("{}: out of context ids (all {} are held)", fn,
-                                                       ContextIds::kEnd - ContextIds::kFirst));
-        }
+        if (c == ContextIds::kEnd) ContextIds::throw_exhausted(fn, count);
         return c;
     }
     // 1. A run of `count` free counted ids (reused).

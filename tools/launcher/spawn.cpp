@@ -169,12 +169,7 @@ void make_cpusets(const std::vector<std::vector<int>>& bindings, std::uint32_t n
     if ((*plan.bound)[rank] != 0) sched_setaffinity(0, sizeof(cpu_set_t), &(*plan.cpusets)[rank]);
 
     // 5. Run the program in its directory, or report why not.
-    if (plan.wdir != nullptr && chdir(plan.wdir) != 0) {
-        const ExecFailure record{rank, errno};
-        [[maybe_unused]] ssize_t n = write(plan.exec_error_write, &record, sizeof record);
-        _exit(127);
-    }
-    execvpe(plan.file, plan.argv, plan.envp);
+    if (plan.wdir == nullptr || chdir(plan.wdir) == 0) execvpe(plan.file, plan.argv, plan.envp);
     const ExecFailure record{rank, errno};
     [[maybe_unused]] ssize_t n = write(plan.exec_error_write, &record, sizeof record);
     _exit(127);
