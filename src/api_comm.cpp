@@ -88,15 +88,20 @@ Communicator& inter_of(MPI_Comm handle, const char* fn) {
 }
 
 /// MPI_Comm_create and MPI_Comm_create_group: the group must be a subset of
-/// the communicator's.
-void check_subset(const Communicator& c, const Group& g, const char* fn) {
+/// the communicator's.  Returns each group member's rank in `c` (in the
+/// local group, for an intercommunicator).
+std::vector<int> check_subset(const Communicator& c, const Group& g, const char* fn) {
+    std::vector<int> ranks(static_cast<std::size_t>(g.size()));
     for (int r = 0; r < g.size(); ++r) {
         const std::uint32_t w = g.world_rank(r);
-        if (std::find(c.world_ranks().begin(), c.world_ranks().end(), w) == c.world_ranks().end()) {
+        const auto at = std::find(c.world_ranks().begin(), c.world_ranks().end(), w);
+        if (at == c.world_ranks().end()) {
             throw MpiError(MPI_ERR_GROUP,
                            fmt::format("{}: group rank {} (world rank {}) is not in the communicator", fn, r, w));
         }
+        ranks[static_cast<std::size_t>(r)] = static_cast<int>(at - c.world_ranks().begin());
     }
+    return ranks;
 }
 
 /// MPI_Comm_dup and MPI_Comm_dup_with_info.
@@ -260,10 +265,10 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* ne
         Group& g = group_of(group, fn);
         check_send_tag(tag, fn);
         need(newcomm, "newcomm", fn);
-        check_subset(c, g, fn);
+        const std::vector<int> members = check_subset(c, g, fn);
         // Only the group's members call; a process outside it gets
         // MPI_COMM_NULL at once (as with MPICH).
-        *newcomm = comm_handle(create_group(c, g.world_ranks(), tag));
+        *newcomm = comm_handle(create_group(c, members, tag));
     });
 }
 SHMPI_WEAK_ALIAS(Comm_create_group);

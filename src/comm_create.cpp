@@ -168,14 +168,11 @@ std::unique_ptr<Communicator> create_from_members(Communicator& parent, std::spa
     return make(parent, context, std::move(world), my_rank);
 }
 
-std::unique_ptr<Communicator> create_group(Communicator& parent, std::span<const std::uint32_t> world, int tag) {
+std::unique_ptr<Communicator> create_group(Communicator& parent, std::span<const int> members, int tag) {
     const char* fn = "MPI_Comm_create_group";
-    const std::uint32_t me = parent.world_rank(parent.rank());
-    int my_rank = -1;
-    for (std::size_t i = 0; i < world.size(); ++i) {
-        if (world[i] == me) my_rank = static_cast<int>(i);
-    }
-    if (my_rank < 0) return nullptr;
+    const auto it = std::find(members.begin(), members.end(), parent.rank());
+    if (it == members.end()) return nullptr;
+    const auto my_rank = static_cast<int>(it - members.begin());
     // 1. A context free at every member: each round's proposals are
     //    gathered by member 0 and their maxima sent back (linear: the group
     //    may be any subset, and only it calls).  The messages carry the
@@ -187,33 +184,30 @@ std::unique_ptr<Communicator> create_group(Communicator& parent, std::span<const
     p2p::Engine& engine = parent.engine();
     const std::uint32_t context = group_context(parent.context());
     const dtype::Datatype& u32 = *dtype::predefined(MPI_UINT32_T);
-    const auto n = static_cast<int>(world.size());
-    const auto parent_rank = [&](std::uint32_t w) {
-        const auto& all = parent.world_ranks();
-        return static_cast<int>(std::find(all.begin(), all.end(), w) - all.begin());
-    };
     const std::uint32_t agreed = context_ids().agree(1, fn, [&](std::uint32_t* words) {
         if (my_rank == 0) {
-            for (int r = 1; r < n; ++r) {
+            for (const int from : members.subspan(1)) {
                 std::uint32_t theirs[2] = {0, 0};
                 MPI_Status st;
-                engine.recv(context, parent_rank(world[static_cast<std::size_t>(r)]), tag, theirs, 2, u32,
-                            st);
+                engine.recv(context, from, tag, theirs, 2, u32, st);
                 words[0] = std::max(words[0], theirs[0]);
                 words[1] = std::max(words[1], theirs[1]);
             }
-            for (int r = 1; r < n; ++r) {
-                engine.send(context, parent.rank(), tag, world[static_cast<std::size_t>(r)], words, 2, u32,
+            for (const int to : members.subspan(1)) {
+                engine.send(context, parent.rank(), tag, parent.world_rank(to), words, 2, u32,
                             p2p::Mode::Standard);
             }
         } else {
-            engine.send(context, parent.rank(), tag, world[0], words, 2, u32, p2p::Mode::Standard);
+            engine.send(context, parent.rank(), tag, parent.world_rank(members[0]), words, 2, u32,
+                        p2p::Mode::Standard);
             MPI_Status st;
-            engine.recv(context, parent_rank(world[0]), tag, words, 2, u32, st);
+            engine.recv(context, members[0], tag, words, 2, u32, st);
         }
     });
     // 2. Build it, in group order.
-    return make(parent, agreed, std::vector<std::uint32_t>(world.begin(), world.end()), my_rank);
+    std::vector<std::uint32_t> world(members.size());
+    for (std::size_t i = 0; i < members.size(); ++i) world[i] = parent.world_rank(members[i]);
+    return make(parent, agreed, std::move(world), my_rank);
 }
 
 std::unique_ptr<Communicator> idup_child(Communicator& parent) {
@@ -397,27 +391,36 @@ namespace {
 /// ContextIds::agree() for `count` ids over both groups of an
 /// intercommunicator whose local group is `local` (any intracommunicator
 /// of them, e.g. local()).  A round is a linear allreduce over the local
-/// group, then `exchange`, which the local rank 0 runs to swap its group's
-/// three words for the remote group's, then a broadcast from local rank 0.
-/// The third word carries `mine` each way: returned as `.second`, the
-/// remote leader's.
+/// group, then `exchange`, which the local rank `leader` runs to swap its
+/// group's three words for the remote group's, then a broadcast from
+/// `leader`.  The third word carries `mine` each way: returned as
+/// `.second`, the remote leader's.  `first`, when given, holds the first
+/// round's maxima over both groups, found by the caller (the round is then
+/// skipped, and `.second` is 0 unless a later round ran).
 template <class Exchange>
-std::pair<std::uint32_t, std::uint32_t> agree_across(Communicator& local, std::uint32_t count, const char* fn,
-                                                     std::uint32_t mine, Exchange exchange) {
+std::pair<std::uint32_t, std::uint32_t> agree_across(Communicator& local, int leader, std::uint32_t count,
+                                                     const char* fn, std::uint32_t mine,
+                                                     const std::uint32_t* first, Exchange exchange) {
     const coll::Reduction red{max_u32, nullptr, true, sizeof(std::uint32_t)};
     std::uint32_t remote_word = 0;
     const std::uint32_t agreed = context_ids().agree(count, fn, [&](std::uint32_t* words) {
+        if (first != nullptr) {
+            words[0] = first[0];
+            words[1] = first[1];
+            first = nullptr;
+            return;
+        }
         std::uint32_t group[2] = {0, 0};
         coll::allreduce_linear(local.team(), words, group, 2, red);
         std::uint32_t out[3] = {group[0], group[1], mine};
-        if (local.rank() == 0) {
+        if (local.rank() == leader) {
             std::uint32_t theirs[3] = {0, 0, 0};
             exchange(out, theirs);
             out[0] = std::max(group[0], theirs[0]);
             out[1] = std::max(group[1], theirs[1]);
             out[2] = theirs[2];
         }
-        coll::bcast_linear(local.team(), out, sizeof out, 0);
+        coll::bcast_linear(local.team(), out, sizeof out, leader);
         words[0] = out[0];
         words[1] = out[1];
         remote_word = out[2];
@@ -444,9 +447,10 @@ void swap_with_remote_leader(Communicator& inter, const void* mine, std::int64_t
 /// agree_across() for an intercommunicator `inter`, through its leaders.
 std::pair<std::uint32_t, std::uint32_t> agree_across(Communicator& inter, std::uint32_t count, const char* fn,
                                                      std::uint32_t mine) {
-    return agree_across(*inter.local(), count, fn, mine, [&](const std::uint32_t* out, std::uint32_t* in) {
-        swap_with_remote_leader(inter, out, 3 * sizeof(std::uint32_t), in, 3 * sizeof(std::uint32_t));
-    });
+    return agree_across(
+        *inter.local(), 0, count, fn, mine, nullptr, [&](const std::uint32_t* out, std::uint32_t* in) {
+            swap_with_remote_leader(inter, out, 3 * sizeof(std::uint32_t), in, 3 * sizeof(std::uint32_t));
+        });
 }
 
 }  // namespace
@@ -550,33 +554,19 @@ std::unique_ptr<Communicator> intercomm_create(Communicator& local, int local_le
     //    further round (rare: only when the groups hold different ids) is
     //    the same allreduce, swap over `peer` (the leaders' rounds keep
     //    their order on `tag`) and broadcast.
-    bool first = true;
-    const std::uint32_t context = ids.agree(2, fn, [&](std::uint32_t* words) {
-        if (first) {
-            first = false;
-            words[0] = head[2];
-            words[1] = head[3];
-            return;
-        }
-        std::uint32_t maxima[2] = {0, 0};
-        coll::allreduce_linear(local.team(), words, maxima, 2, red);
-        if (local.rank() == local_leader) {
-            p2p::Engine& engine = peer->engine();
-            std::uint32_t theirs[2] = {0, 0};
-            p2p::Request* r =
-                engine.isend(peer->context(), peer->rank(), tag, peer->peer_world(remote_leader), maxima, 2,
-                             u32, p2p::Mode::Standard);
-            MPI_Status st;
-            engine.recv(peer->context(), remote_leader, tag, theirs, 2, u32, st);
-            engine.wait(*r);
-            engine.release(r);
-            maxima[0] = std::max(maxima[0], theirs[0]);
-            maxima[1] = std::max(maxima[1], theirs[1]);
-        }
-        coll::bcast_linear(local.team(), maxima, sizeof maxima, local_leader);
-        words[0] = maxima[0];
-        words[1] = maxima[1];
-    });
+    const std::uint32_t context =
+        agree_across(local, local_leader, 2, fn, 0, &head[2],
+                     [&](const std::uint32_t* out, std::uint32_t* in) {
+                         p2p::Engine& engine = peer->engine();
+                         p2p::Request* r =
+                             engine.isend(peer->context(), peer->rank(), tag, peer->peer_world(remote_leader),
+                                          out, 3, u32, p2p::Mode::Standard);
+                         MPI_Status st;
+                         engine.recv(peer->context(), remote_leader, tag, in, 3, u32, st);
+                         engine.wait(*r);
+                         engine.release(r);
+                     })
+            .first;
     // Two contexts, the agreed one and the next, for local().
     auto c = Communicator::make_inter(local.engine(), context, local.world_ranks(), local.rank(),
                                       std::move(remote));

@@ -48,11 +48,11 @@ namespace shmpi {
 /// `members`.
 std::unique_ptr<Communicator> create_from_members(Communicator& parent, std::span<const int> members);
 
-/// MPI_Comm_create_group: collective over the members only, whose world
-/// ranks `world` lists in the new communicator's rank order (a subset of
-/// `parent`'s, checked by the caller).  `tag` tells concurrent calls on one
-/// parent apart.  Returns nullptr to a process not in `world`.
-std::unique_ptr<Communicator> create_group(Communicator& parent, std::span<const std::uint32_t> world, int tag);
+/// MPI_Comm_create_group: collective over the members only, whose ranks
+/// in `parent` `members` lists in the new communicator's rank order (valid
+/// and distinct, checked by the caller).  `tag` tells concurrent calls on
+/// one parent apart.  Returns nullptr to a process not in `members`.
+std::unique_ptr<Communicator> create_group(Communicator& parent, std::span<const int> members, int tag);
 
 /// MPI_Comm_idup, step 1: this member's duplicate of `parent` as far as it
 /// can be built at once (members, rank, error handler, topology; the caller
