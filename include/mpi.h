@@ -1017,17 +1017,37 @@ typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state, v
                               void *attribute_val_out, int *flag);
 typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
 
-/* Predefined callbacks (MPI-5 ABI values): NULL_COPY never copies, DUP copies
- * the value, NULL_DELETE does nothing. */
-#define MPI_COMM_NULL_COPY_FN ((MPI_Comm_copy_attr_function *)0)
-#define MPI_COMM_DUP_FN ((MPI_Comm_copy_attr_function *)1)
-#define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0)
-#define MPI_TYPE_NULL_COPY_FN ((MPI_Type_copy_attr_function *)0)
-#define MPI_TYPE_DUP_FN ((MPI_Type_copy_attr_function *)1)
-#define MPI_TYPE_NULL_DELETE_FN ((MPI_Type_delete_attr_function *)0)
-#define MPI_NULL_COPY_FN ((MPI_Copy_function *)0)
-#define MPI_DUP_FN ((MPI_Copy_function *)1)
-#define MPI_NULL_DELETE_FN ((MPI_Delete_function *)0)
+/* Predefined callbacks (MPI-3.1 6.7.2, 6.7.4, Annex A.1.3): functions a
+ * program may pass as callbacks or call from its own.  NULL_COPY sets
+ * *flag = 0 (no copy), DUP copies the value and sets *flag = 1, NULL_DELETE
+ * does nothing; each returns MPI_SUCCESS.  A null pointer given as a
+ * callback acts like the NULL_ one.  As in Open MPI and MPICH, the names
+ * are macros for functions of the library's own (they are not MPI
+ * procedures, so they have no PMPI_ twins). */
+int shmpi_comm_null_copy_fn(MPI_Comm oldcomm, int comm_keyval, void *extra_state, void *attribute_val_in,
+                            void *attribute_val_out, int *flag);
+int shmpi_comm_dup_fn(MPI_Comm oldcomm, int comm_keyval, void *extra_state, void *attribute_val_in,
+                      void *attribute_val_out, int *flag);
+int shmpi_comm_null_delete_fn(MPI_Comm comm, int comm_keyval, void *attribute_val, void *extra_state);
+int shmpi_type_null_copy_fn(MPI_Datatype oldtype, int type_keyval, void *extra_state, void *attribute_val_in,
+                            void *attribute_val_out, int *flag);
+int shmpi_type_dup_fn(MPI_Datatype oldtype, int type_keyval, void *extra_state, void *attribute_val_in,
+                      void *attribute_val_out, int *flag);
+int shmpi_type_null_delete_fn(MPI_Datatype datatype, int type_keyval, void *attribute_val, void *extra_state);
+int shmpi_null_copy_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+                       void *attribute_val_out, int *flag);
+int shmpi_dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out,
+                 int *flag);
+int shmpi_null_delete_fn(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
+#define MPI_COMM_NULL_COPY_FN shmpi_comm_null_copy_fn
+#define MPI_COMM_DUP_FN shmpi_comm_dup_fn
+#define MPI_COMM_NULL_DELETE_FN shmpi_comm_null_delete_fn
+#define MPI_TYPE_NULL_COPY_FN shmpi_type_null_copy_fn
+#define MPI_TYPE_DUP_FN shmpi_type_dup_fn
+#define MPI_TYPE_NULL_DELETE_FN shmpi_type_null_delete_fn
+#define MPI_NULL_COPY_FN shmpi_null_copy_fn
+#define MPI_DUP_FN shmpi_dup_fn
+#define MPI_NULL_DELETE_FN shmpi_null_delete_fn
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);

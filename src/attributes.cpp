@@ -64,3 +64,51 @@ void free_keyval(Keyval& k) {
 }
 
 }  // namespace shmpi::attr
+
+extern "C" {
+
+// ---- the predefined callbacks (MPI-3.1 6.7.2, 6.7.4): callable by the
+//      program as well as passed as callbacks.  The MPI-1 ones have the
+//      types of the communicator ones. ----
+
+int shmpi_comm_null_copy_fn(MPI_Comm, int, void*, void*, void*, int* flag) {
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+int shmpi_comm_dup_fn(MPI_Comm, int, void*, void* attribute_val_in, void* attribute_val_out, int* flag) {
+    *static_cast<void**>(attribute_val_out) = attribute_val_in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int shmpi_comm_null_delete_fn(MPI_Comm, int, void*, void*) { return MPI_SUCCESS; }
+
+int shmpi_type_null_copy_fn(MPI_Datatype, int, void*, void*, void*, int* flag) {
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+int shmpi_type_dup_fn(MPI_Datatype, int, void*, void* attribute_val_in, void* attribute_val_out, int* flag) {
+    *static_cast<void**>(attribute_val_out) = attribute_val_in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int shmpi_type_null_delete_fn(MPI_Datatype, int, void*, void*) { return MPI_SUCCESS; }
+
+int shmpi_null_copy_fn(MPI_Comm comm, int keyval, void* extra_state, void* attribute_val_in,
+                       void* attribute_val_out, int* flag) {
+    return shmpi_comm_null_copy_fn(comm, keyval, extra_state, attribute_val_in, attribute_val_out, flag);
+}
+
+int shmpi_dup_fn(MPI_Comm comm, int keyval, void* extra_state, void* attribute_val_in,
+                 void* attribute_val_out, int* flag) {
+    return shmpi_comm_dup_fn(comm, keyval, extra_state, attribute_val_in, attribute_val_out, flag);
+}
+
+int shmpi_null_delete_fn(MPI_Comm comm, int keyval, void* attribute_val, void* extra_state) {
+    return shmpi_comm_null_delete_fn(comm, keyval, attribute_val, extra_state);
+}
+
+}  // extern "C"

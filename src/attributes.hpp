@@ -16,9 +16,9 @@
 // returns something other than MPI_SUCCESS makes the MPI call that ran it
 // fail (MpiError naming the call, the keyval and the code; its class is
 // the returned value when that is an error class, else MPI_ERR_OTHER).
-// The predefined callbacks are the values 0 (MPI_*_NULL_COPY_FN,
-// MPI_*_NULL_DELETE_FN: do nothing) and 1 (MPI_*_DUP_FN: copy the value),
-// as in the MPI-5 ABI.
+// The predefined callbacks (MPI_*_NULL_COPY_FN, MPI_*_DUP_FN,
+// MPI_*_NULL_DELETE_FN) are functions like any other (api_attr.cpp); a
+// null callback does nothing (no copy, no delete work).
 #pragma once
 
 #include <mpi.h>
@@ -41,7 +41,7 @@ struct Keyval {
     Kind kind = Kind::Comm;
     int id = MPI_KEYVAL_INVALID;
     /// Comm keyvals (MPI_Keyval_create's functions have the same type);
-    /// see the top of this file for the values 0 and 1.
+    /// null for none (see the top of this file).
     MPI_Comm_copy_attr_function* comm_copy = nullptr;
     MPI_Comm_delete_attr_function* comm_delete = nullptr;
     /// Type keyvals, likewise.
@@ -179,7 +179,6 @@ private:
         const int cls = code > MPI_SUCCESS && code <= MPI_ERR_ERRHANDLER ? code : MPI_ERR_OTHER;
         throw MpiError(cls, fmt::format("{}: the {} callback of keyval {} returned error {}", fn, which, k.id, code));
     }
-    static bool is_dup(const void* f) { return reinterpret_cast<std::uintptr_t>(f) == 1; }
 
     static void call_delete(MPI_Comm h, Keyval& k, void* v, const char* fn) {
         if (k.comm_delete == nullptr) return;
@@ -193,10 +192,6 @@ private:
     template <class Handle, class Copy>
     static bool run_copy(Copy* f, Handle h, Keyval& k, void* in, void** out, const char* fn) {
         if (f == nullptr) return false;
-        if (is_dup(reinterpret_cast<const void*>(f))) {
-            *out = in;
-            return true;
-        }
         int flag = 0;
         if (int rc = f(h, k.id, k.extra_state, in, out, &flag); rc != MPI_SUCCESS) failed(fn, "copy", k, rc);
         return flag != 0;

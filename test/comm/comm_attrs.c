@@ -2,7 +2,8 @@
  * Communicator attributes: the predefined ones on MPI_COMM_WORLD; keyvals
  * with MPI_COMM_NULL_COPY_FN, MPI_COMM_DUP_FN and user callbacks; what
  * MPI_Comm_dup copies; delete callbacks on overwrite, on delete, on free,
- * and after the keyval itself was freed; a failing delete callback.
+ * and after the keyval itself was freed; a failing delete callback; the
+ * predefined callbacks called by the program's own.
  */
 #include "check.h"
 
@@ -58,6 +59,34 @@ static int delete_fails(MPI_Comm comm, int keyval, void *value, void *extra)
 {
     (void)comm, (void)keyval, (void)value, (void)extra;
     return fail_deletes ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+/* Leaves the decision to MPI_COMM_DUP_FN (*extra != 0) or to
+ * MPI_COMM_NULL_COPY_FN: they are functions (MPI-3.1 6.7.2, Annex A.1.3),
+ * and a program may call them from its own callbacks.  (MPICH defines the
+ * NULL_ ones as null pointers, so only shmpi calls those.) */
+static int copy_by_predefined(MPI_Comm oldcomm, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    ++copies;
+    if (*(int *)extra)
+        return MPI_COMM_DUP_FN(oldcomm, keyval, extra, in, out, flag);
+#ifdef SHMPI
+    return MPI_COMM_NULL_COPY_FN(oldcomm, keyval, extra, in, out, flag);
+#else
+    *flag = 0;
+    return MPI_SUCCESS;
+#endif
+}
+
+static int delete_by_predefined(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    ++deletes;
+#ifdef SHMPI
+    return MPI_COMM_NULL_DELETE_FN(comm, keyval, value, extra);
+#else
+    (void)comm, (void)keyval, (void)value, (void)extra;
+    return MPI_SUCCESS;
+#endif
 }
 
 static void *get(MPI_Comm comm, int key, int *flag)
@@ -215,6 +244,45 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Comm_free_keyval(&k_null));
     CHECK_MPI(MPI_Comm_free_keyval(&k_dup));
     CHECK_MPI(MPI_Comm_free_keyval(&k_never));
+
+    /* 9. The predefined callbacks, called by the program's callbacks and
+     *    directly. */
+    {
+        static int yes = 1, no = 0, v9 = 9;
+        int k_yes, k_no;
+        CHECK_MPI(MPI_Comm_create_keyval(copy_by_predefined, delete_by_predefined, &k_yes, &yes));
+        CHECK_MPI(MPI_Comm_create_keyval(copy_by_predefined, delete_by_predefined, &k_no, &no));
+        CHECK_MPI(MPI_Comm_set_attr(a, k_yes, &v9));
+        CHECK_MPI(MPI_Comm_set_attr(a, k_no, &v9));
+        copies = 0;
+        deletes = 0;
+        MPI_Comm d;
+        CHECK_MPI(MPI_Comm_dup(a, &d));
+        CHECKF(copies == 2, "%d copy callbacks ran, expected 2", copies);
+        CHECKF(get(d, k_yes, &flag) == &v9 && flag, "MPI_COMM_DUP_FN called by a callback did not copy");
+        get(d, k_no, &flag);
+        CHECKF(!flag, "MPI_COMM_NULL_COPY_FN called by a callback copied");
+        CHECK_MPI(MPI_Comm_free(&d));
+        CHECKF(deletes == 1, "freeing the dup ran %d delete callbacks, expected 1", deletes);
+
+        void *out = NULL;
+        flag = -1;
+        CHECK(MPI_COMM_DUP_FN(a, k_yes, NULL, &v9, &out, &flag) == MPI_SUCCESS);
+        CHECK(out == &v9 && flag == 1);
+#ifdef SHMPI
+        out = NULL;
+        flag = -1;
+        CHECK(MPI_COMM_NULL_COPY_FN(a, k_yes, NULL, &v9, &out, &flag) == MPI_SUCCESS);
+        CHECK(flag == 0);
+        CHECK(MPI_COMM_NULL_DELETE_FN(a, k_yes, &v9, NULL) == MPI_SUCCESS);
+#endif
+
+        CHECK_MPI(MPI_Comm_delete_attr(a, k_yes));
+        CHECK_MPI(MPI_Comm_delete_attr(a, k_no));
+        CHECK(deletes == 3);
+        CHECK_MPI(MPI_Comm_free_keyval(&k_yes));
+        CHECK_MPI(MPI_Comm_free_keyval(&k_no));
+    }
     CHECK_MPI(MPI_Comm_free(&a));
     CHECK_MPI(MPI_Finalize());
     return 0;

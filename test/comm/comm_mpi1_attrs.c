@@ -87,6 +87,17 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Keyval_free(&k_dup));
     CHECK_MPI(MPI_Keyval_free(&k_null));
     CHECK(k_dup == MPI_KEYVAL_INVALID);
+    /* The MPI-1 predefined callbacks are functions too. */
+    {
+        void *out = NULL;
+        flag = -1;
+        CHECK(MPI_DUP_FN(MPI_COMM_WORLD, 0, NULL, &v1, &out, &flag) == MPI_SUCCESS && out == &v1 && flag == 1);
+#ifdef SHMPI /* MPICH defines the NULL_ ones as null pointers */
+        flag = -1;
+        CHECK(MPI_NULL_COPY_FN(MPI_COMM_WORLD, 0, NULL, &v1, &out, &flag) == MPI_SUCCESS && flag == 0);
+        CHECK(MPI_NULL_DELETE_FN(MPI_COMM_WORLD, 0, &v1, NULL) == MPI_SUCCESS);
+#endif
+    }
     mpi1_errhandlers();
     CHECK_MPI(MPI_Finalize());
     return 0;

@@ -35,6 +35,11 @@ static int delete_count(MPI_Datatype type, int keyval, void *value, void *extra)
     return MPI_SUCCESS;
 }
 
+static int copy_by_dup_fn(MPI_Datatype oldtype, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    return MPI_TYPE_DUP_FN(oldtype, keyval, extra, in, out, flag);
+}
+
 static void *get(MPI_Datatype t, int key, int *flag)
 {
     void *v = NULL;
@@ -112,6 +117,26 @@ int main(int argc, char **argv)
     deletes = 0;
     CHECK_MPI(MPI_Type_delete_attr(MPI_DOUBLE, k_null_id));
     CHECKF(deletes == 1, "delete_attr with a freed keyval ran %d delete callbacks", deletes);
+
+    /* The predefined callbacks are functions (MPI-3.1 6.7.4): a program may
+     * call them, here from its own copy callback. */
+    int k_by;
+    CHECK_MPI(MPI_Type_create_keyval(copy_by_dup_fn, MPI_TYPE_NULL_DELETE_FN, &k_by, NULL));
+    static int v_by = 17;
+    CHECK_MPI(MPI_Type_set_attr(MPI_DOUBLE, k_by, &v_by));
+    CHECK_MPI(MPI_Type_dup(MPI_DOUBLE, &d));
+    CHECKF(get(d, k_by, &flag) == &v_by && flag, "MPI_TYPE_DUP_FN called by a callback did not copy");
+    CHECK_MPI(MPI_Type_free(&d));
+    CHECK_MPI(MPI_Type_delete_attr(MPI_DOUBLE, k_by));
+    CHECK_MPI(MPI_Type_free_keyval(&k_by));
+#ifdef SHMPI /* MPICH defines the NULL_ ones as null pointers */
+    {
+        void *out = NULL;
+        flag = -1;
+        CHECK(MPI_TYPE_NULL_COPY_FN(MPI_INT, 0, NULL, &v_by, &out, &flag) == MPI_SUCCESS && flag == 0);
+        CHECK(MPI_TYPE_NULL_DELETE_FN(MPI_INT, 0, &v_by, NULL) == MPI_SUCCESS);
+    }
+#endif
 
     CHECK_MPI(MPI_Type_free_keyval(&k_dup));
     CHECK_MPI(MPI_Type_free_keyval(&k_plus));
