@@ -259,7 +259,9 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 #define MPI_MAX_ERROR_STRING 512
 #define MPI_MAX_OBJECT_NAME 128
 #define MPI_MAX_LIBRARY_VERSION_STRING 8192
-#define MPI_MAX_INFO_KEY 256
+/* Info limits are lengths without the NUL (MPI-3.1 9): buffers for keys
+ * and values need one more byte. */
+#define MPI_MAX_INFO_KEY 255
 #define MPI_MAX_INFO_VAL 1024
 #define MPI_MAX_PORT_NAME 256 /* for port buffers: shmpi has no dynamic processes */
 #define MPI_BSEND_OVERHEAD 512

@@ -78,7 +78,7 @@ const Info& env_info() {
     if (env != nullptr && (with_runtime || phase() != Phase::Running)) return *env;
     auto e = std::make_unique<Info>();
     auto add = [&](const char* key, std::string value) {
-        if (value.size() < MPI_MAX_INFO_VAL) e->entries.emplace_back(key, std::move(value));
+        if (value.size() <= MPI_MAX_INFO_VAL) e->entries.emplace_back(key, std::move(value));
     };
     const std::vector<std::string> words = command_line();
     if (!words.empty()) {
@@ -108,10 +108,10 @@ std::string key_of(const char* key, const char* fn) {
     need(key, "key", fn);
     const std::size_t n = std::strlen(key);
     if (n == 0) throw MpiError(MPI_ERR_INFO_KEY, fmt::format("{}: key is empty", fn));
-    if (n >= MPI_MAX_INFO_KEY) {
-        throw MpiError(MPI_ERR_INFO_KEY,
-                       fmt::format("{}: key of {} characters is too long (at most {}: MPI_MAX_INFO_KEY counts the NUL)",
-                                   fn, n, MPI_MAX_INFO_KEY - 1));
+    if (n > MPI_MAX_INFO_KEY) {
+        throw MpiError(MPI_ERR_INFO_KEY, fmt::format("{}: key of {} characters is too long (at most {}, "
+                                                     "MPI_MAX_INFO_KEY)",
+                                                     fn, n, MPI_MAX_INFO_KEY));
     }
     return std::string(key, n);
 }
@@ -170,11 +170,11 @@ int PMPI_Info_set(MPI_Info info, const char* key, const char* value) {
         std::string k = key_of(key, fn);
         need(value, "value", fn);
         const std::size_t n = std::strlen(value);
-        if (n >= MPI_MAX_INFO_VAL) {
+        if (n > MPI_MAX_INFO_VAL) {
             throw MpiError(MPI_ERR_INFO_VALUE,
-                           fmt::format("{}: the value of key \"{}\" has {} characters, more than {} (MPI_MAX_INFO_VAL "
-                                       "counts the NUL)",
-                                       fn, k, n, MPI_MAX_INFO_VAL - 1));
+                           fmt::format("{}: the value of key \"{}\" has {} characters, more than {} "
+                                       "(MPI_MAX_INFO_VAL)",
+                                       fn, k, n, MPI_MAX_INFO_VAL));
         }
         auto it = i.find(k);
         if (it != i.entries.end()) {
@@ -250,7 +250,7 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
                                                     nkeys, nkeys == 1 ? "" : "s"));
         }
         need(key, "key", fn);
-        copy_out(i.entries[static_cast<std::size_t>(n)].first, key, MPI_MAX_INFO_KEY - 1);
+        copy_out(i.entries[static_cast<std::size_t>(n)].first, key, MPI_MAX_INFO_KEY);
     });
 }
 SHMPI_WEAK_ALIAS(Info_get_nthkey);
