@@ -10,19 +10,20 @@ namespace shmpi {
 namespace {
 
 // Codes are class + kStride * slot, slot 1..kSlots; every code stays below
-// MPI_ERR_LASTCODE as the MPI-5 ABI requires.
+// MPI_ERR_LASTCODE as the MPI-5 ABI requires.  Each class has its own ring
+// of slots, so a code keeps its message until kSlots - 1 more errors of
+// its class have been made (a different message each); after that its
+// slot holds a later message of the same class.
 constexpr int kStride = 64;
 constexpr int kSlots = MPI_ERR_LASTCODE / kStride - 1;  // 254
 static_assert(MPI_ERR_ERRHANDLER < kStride, "every error class must fit below the code stride");
 
 struct Remembered {
     std::mutex lock;  // MPI_THREAD_SERIALIZED still allows different threads
-    std::array<std::string, kSlots + 1> messages;
-    /// The class each slot's message was made for: a code whose slot now
-    /// holds another class's message gets its class's description, not
-    /// that message.
-    std::array<int, kSlots + 1> classes{};
-    int next = 0;
+    /// messages[cls][slot]: grown as slots are first used.
+    std::array<std::vector<std::string>, MPI_ERR_ERRHANDLER + 1> messages;
+    /// The slot each class used last (0: none yet).
+    std::array<int, MPI_ERR_ERRHANDLER + 1> last{};
     /// Classes and codes the program added (MPI_Add_error_class/_code):
     /// value MPI_ERR_LASTCODE + 1 + i is users[i].
     struct User {
@@ -74,31 +75,103 @@ const char* class_text(int cls) {
     case MPI_ERR_INTERN: return "MPI_ERR_INTERN: internal error";
     case MPI_ERR_PENDING: return "MPI_ERR_PENDING: pending request";
     case MPI_ERR_IN_STATUS: return "MPI_ERR_IN_STATUS: error code is in status";
+    case MPI_ERR_ACCESS:
+        return "MPI_ERR_ACCESS: permission denied";
+    case MPI_ERR_AMODE:
+        return "MPI_ERR_AMODE: invalid file access mode";
+    case MPI_ERR_ASSERT:
+        return "MPI_ERR_ASSERT: invalid assert argument";
+    case MPI_ERR_BAD_FILE:
+        return "MPI_ERR_BAD_FILE: invalid file name";
+    case MPI_ERR_BASE:
+        return "MPI_ERR_BASE: invalid base address";
+    case MPI_ERR_CONVERSION:
+        return "MPI_ERR_CONVERSION: error in a data conversion function";
+    case MPI_ERR_DISP:
+        return "MPI_ERR_DISP: invalid displacement argument";
+    case MPI_ERR_DUP_DATAREP:
+        return "MPI_ERR_DUP_DATAREP: data representation identifier already registered";
+    case MPI_ERR_FILE_EXISTS:
+        return "MPI_ERR_FILE_EXISTS: file exists";
+    case MPI_ERR_FILE_IN_USE:
+        return "MPI_ERR_FILE_IN_USE: file in use by some process";
+    case MPI_ERR_FILE:
+        return "MPI_ERR_FILE: invalid file handle";
+    case MPI_ERR_INFO_KEY:
+        return "MPI_ERR_INFO_KEY: invalid info key (empty or too long)";
+    case MPI_ERR_INFO_NOKEY:
+        return "MPI_ERR_INFO_NOKEY: info key not defined";
+    case MPI_ERR_INFO_VALUE:
+        return "MPI_ERR_INFO_VALUE: invalid info value (too long)";
+    case MPI_ERR_INFO:
+        return "MPI_ERR_INFO: invalid info object";
+    case MPI_ERR_IO:
+        return "MPI_ERR_IO: other I/O error";
     case MPI_ERR_KEYVAL: return "MPI_ERR_KEYVAL: invalid keyval";
+    case MPI_ERR_LOCKTYPE:
+        return "MPI_ERR_LOCKTYPE: invalid lock type";
+    case MPI_ERR_NAME:
+        return "MPI_ERR_NAME: service name not published";
+    case MPI_ERR_NO_SPACE:
+        return "MPI_ERR_NO_SPACE: not enough space";
+    case MPI_ERR_NO_SUCH_FILE:
+        return "MPI_ERR_NO_SUCH_FILE: file does not exist";
+    case MPI_ERR_PORT:
+        return "MPI_ERR_PORT: invalid port name";
+    case MPI_ERR_QUOTA:
+        return "MPI_ERR_QUOTA: quota exceeded";
+    case MPI_ERR_READ_ONLY:
+        return "MPI_ERR_READ_ONLY: read-only file or file system";
+    case MPI_ERR_RMA_ATTACH:
+        return "MPI_ERR_RMA_ATTACH: memory cannot be attached to the window";
+    case MPI_ERR_RMA_CONFLICT:
+        return "MPI_ERR_RMA_CONFLICT: conflicting accesses to a window";
+    case MPI_ERR_RMA_RANGE:
+        return "MPI_ERR_RMA_RANGE: target memory not in the window";
+    case MPI_ERR_RMA_SHARED:
+        return "MPI_ERR_RMA_SHARED: memory cannot be shared";
+    case MPI_ERR_RMA_SYNC:
+        return "MPI_ERR_RMA_SYNC: wrong synchronization of RMA calls";
+    case MPI_ERR_RMA_FLAVOR:
+        return "MPI_ERR_RMA_FLAVOR: wrong window flavor for this call";
+    case MPI_ERR_SERVICE:
+        return "MPI_ERR_SERVICE: invalid service name";
+    case MPI_ERR_SESSION:
+        return "MPI_ERR_SESSION: invalid session";
+    case MPI_ERR_SIZE:
+        return "MPI_ERR_SIZE: invalid size argument";
+    case MPI_ERR_SPAWN:
+        return "MPI_ERR_SPAWN: error in spawning processes";
+    case MPI_ERR_UNSUPPORTED_DATAREP:
+        return "MPI_ERR_UNSUPPORTED_DATAREP: unsupported data representation";
+    case MPI_ERR_WIN:
+        return "MPI_ERR_WIN: invalid window";
     case MPI_ERR_NO_MEM: return "MPI_ERR_NO_MEM: out of memory";
     case MPI_ERR_NOT_SAME: return "MPI_ERR_NOT_SAME: collective argument not identical on all processes";
     case MPI_ERR_PROC_ABORTED: return "MPI_ERR_PROC_ABORTED: operation failed because a peer process aborted";
     case MPI_ERR_UNSUPPORTED_OPERATION: return "MPI_ERR_UNSUPPORTED_OPERATION: unsupported operation";
     case MPI_ERR_VALUE_TOO_LARGE: return "MPI_ERR_VALUE_TOO_LARGE: value too large to store";
     case MPI_ERR_ERRHANDLER: return "MPI_ERR_ERRHANDLER: invalid error handler";
-    default: return nullptr;
+    default:
+        return nullptr;  // not a predefined class: error_class_of() refuses it first
     }
 }
 
 }  // namespace
 
 int make_error_code(int error_class, const std::string& message) {
+    if (error_class <= MPI_SUCCESS || error_class > MPI_ERR_ERRHANDLER) return error_class;
     Remembered& r = remembered();
     std::lock_guard guard(r.lock);
+    std::vector<std::string>& ring = r.messages[static_cast<std::size_t>(error_class)];
+    int& last = r.last[static_cast<std::size_t>(error_class)];
     // The same error again (a call failing in a loop) keeps its code, so
     // that it does not push the other remembered messages out.
-    if (r.next != 0 && r.classes[r.next] == error_class && r.messages[r.next] == message) {
-        return error_class + kStride * r.next;
-    }
-    r.next = r.next % kSlots + 1;
-    r.messages[r.next] = message;
-    r.classes[r.next] = error_class;
-    return error_class + kStride * r.next;
+    if (last != 0 && ring[static_cast<std::size_t>(last)] == message) return error_class + kStride * last;
+    last = last % kSlots + 1;
+    if (ring.size() <= static_cast<std::size_t>(last)) ring.resize(static_cast<std::size_t>(last) + 1);
+    ring[static_cast<std::size_t>(last)] = message;
+    return error_class + kStride * last;
 }
 
 int error_class_of(int code) {
@@ -127,12 +200,12 @@ std::string error_text(int code) {
     if (cls == MPI_ERR_LASTCODE) return "MPI_ERR_LASTCODE: the last error code";
     const char* base = class_text(cls);
     std::string generic = base != nullptr ? base : "MPI error class " + std::to_string(cls);
-    const int slot = code / kStride;
+    const auto slot = static_cast<std::size_t>(code / kStride);
     if (slot == 0) return generic;
     Remembered& r = remembered();
     std::lock_guard guard(r.lock);
-    const std::string& m = r.messages[slot];
-    return m.empty() || r.classes[slot] != cls ? generic : m;
+    const std::vector<std::string>& ring = r.messages[static_cast<std::size_t>(cls)];
+    return slot < ring.size() && !ring[slot].empty() ? ring[slot] : generic;
 }
 
 int add_error_class() {

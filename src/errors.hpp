@@ -26,10 +26,11 @@ private:
 
 /// Returns an error code for `error_class` that remembers `message`:
 /// MPI_Error_class() maps it back to the class and MPI_Error_string() gives the
-/// message.  The last 254 different messages are kept; an older code gets
-/// the class's description, or the message of a newer error of the same
-/// class that took its slot (error codes must stay below MPI_ERR_LASTCODE,
-/// 16383, so there is no room to tell them apart).
+/// message.  Each class keeps its last 254 different messages: a code
+/// shows its own message until 253 more errors of its class were made, then
+/// that of a newer error of its class that took its slot (error codes must
+/// stay below MPI_ERR_LASTCODE, 16383, so there is no room to tell them
+/// apart).  A class that is not predefined comes back as it is.
 int make_error_code(int error_class, const std::string& message);
 
 /// The class of a code made by make_error_code() (or a class itself); -1 if

@@ -81,15 +81,30 @@ TEST(ErrorCodes, TheSameErrorAgainKeepsItsCode) {
     EXPECT_EQ(shmpi::error_text(a), "MPI_Recv: invalid tag -5");
 }
 
-TEST(ErrorCodes, AnOldCodeNeverShowsAnotherClassesMessage) {
-    const int old = shmpi::make_error_code(MPI_ERR_RANK, "MPI_Send: invalid rank 9 (communicator size 2)");
-    // Enough errors of another class to take every slot.
+TEST(ErrorCodes, ErrorsOfOtherClassesLeaveACodesMessage) {
+    const std::string message = "MPI_Send: invalid rank 11 (communicator size 2)";
+    const int old = shmpi::make_error_code(MPI_ERR_RANK, message);
     for (int i = 0; i < 600; ++i) {
         shmpi::make_error_code(MPI_ERR_TAG, "MPI_Send: invalid tag -" + std::to_string(i));
+        shmpi::make_error_code(MPI_ERR_COUNT, "MPI_Send: invalid count -" + std::to_string(i));
     }
-    EXPECT_EQ(shmpi::error_class_of(old), MPI_ERR_RANK);
-    const std::string text = shmpi::error_text(old);
-    EXPECT_EQ(text.rfind("MPI_ERR_RANK", 0), 0u) << text;  // the class's own description
+    EXPECT_EQ(shmpi::error_text(old), message);
+    // 253 more of its own class still leave it.
+    for (int i = 0; i < 253; ++i) {
+        shmpi::make_error_code(MPI_ERR_RANK, "MPI_Recv: invalid rank " + std::to_string(100 + i));
+    }
+    EXPECT_EQ(shmpi::error_text(old), message);
+}
+
+TEST(ErrorCodes, EveryPredefinedClassHasADescription) {
+    for (int cls = MPI_SUCCESS; cls <= MPI_ERR_ERRHANDLER; ++cls) {
+        const std::string text = shmpi::error_text(cls);
+        EXPECT_EQ(text.rfind(cls == MPI_SUCCESS ? "MPI_SUCCESS: " : "MPI_ERR_", 0), 0u)
+            << cls << ": " << text;
+        EXPECT_GT(text.find(": "), 0u) << text;
+    }
+    EXPECT_EQ(shmpi::error_text(MPI_ERR_INFO_KEY).rfind("MPI_ERR_INFO_KEY: ", 0), 0u);
+    EXPECT_EQ(shmpi::error_text(MPI_ERR_WIN).rfind("MPI_ERR_WIN: ", 0), 0u);
 }
 
 TEST(ErrorCodes, AddedClassesAndCodesHaveTheirClassAndText) {
