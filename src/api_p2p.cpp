@@ -545,9 +545,10 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
         if (!r->done) rt.engine().progress();
         *flag = r->done ? 1 : 0;
         if (!r->done) return;
-        // The request stays the user's: a later wait or test frees it and
-        // reports its error, if any.  A generalized request's status comes
-        // from query_fn, which runs again then; free_fn does not run here.
+        // As MPI_Test, but the request stays the user's: a later wait or
+        // test frees it and reports its error again.  A generalized
+        // request's status comes from query_fn, which runs again then;
+        // free_fn does not run here.
         if (Generalized* g = generalized_of(r)) {
             MPI_Status own;
             const int code = g->query(status != MPI_STATUS_IGNORE ? *status : own);
@@ -555,6 +556,7 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
             return;
         }
         put_status(status, r->status);
+        if (r->status.MPI_ERROR != MPI_SUCCESS) rc = raise_on_request(r->comm_handle, request_error(*r, fn));
     });
     return outer != MPI_SUCCESS ? outer : rc;
 }

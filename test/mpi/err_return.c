@@ -38,7 +38,9 @@
  * 7. MPI-3.1 3.2.5: other calls leave a status's MPI_ERROR as it was:
  *    MPI_Sendrecv, MPI_Recv, MPI_Wait (also one that fails with
  *    MPI_ERR_TRUNCATE), MPI_Test, MPI_Waitany, and a Waitall that succeeds
- *    (shmpi only: MPICH 4.0 writes MPI_SUCCESS there).
+ *    (shmpi only: MPICH 4.0 writes MPI_SUCCESS there).  MPI_Request_get_status
+ *    of a truncated receive returns MPI_ERR_TRUNCATE as MPI_Test would, and
+ *    keeps the request.
  */
 #include "check.h"
 
@@ -531,6 +533,24 @@ static void check_status_error_kept(void) {
     CHECKF(st.MPI_ERROR == keep, "a truncated MPI_Wait set MPI_ERROR to %d", st.MPI_ERROR);
     CHECKF(st.MPI_TAG == 704 && st.MPI_SOURCE == me, "a truncated MPI_Wait: source %d, tag %d", st.MPI_SOURCE,
            st.MPI_TAG);
+
+    /* MPI_Request_get_status reports a truncation as MPI_Test does, and
+     * leaves the request, whose wait reports it again. */
+    st.MPI_ERROR = keep;
+    CHECK_MPI(MPI_Irecv(in, 1, MPI_INT, me, 706, MPI_COMM_WORLD, &req[0]));
+    CHECK_MPI(MPI_Send(out, 2, MPI_INT, me, 706, MPI_COMM_WORLD));
+    flag = 0;
+    rc = MPI_SUCCESS;
+    while (!flag && rc == MPI_SUCCESS) rc = MPI_Request_get_status(req[0], &flag, &st);
+    CHECKF(flag && check_error_class(rc) == MPI_ERR_TRUNCATE,
+           "MPI_Request_get_status of a truncated receive: flag %d, class %d", flag, check_error_class(rc));
+    CHECKF(req[0] != MPI_REQUEST_NULL, "MPI_Request_get_status freed the request");
+    CHECKF(st.MPI_TAG == 706 && st.MPI_SOURCE == me && st.MPI_ERROR == keep,
+           "MPI_Request_get_status of a truncated receive: source %d, tag %d, MPI_ERROR %d", st.MPI_SOURCE,
+           st.MPI_TAG, st.MPI_ERROR);
+    rc = MPI_Wait(&req[0], &st);
+    CHECKF(check_error_class(rc) == MPI_ERR_TRUNCATE && req[0] == MPI_REQUEST_NULL,
+           "the wait after MPI_Request_get_status returned class %d", check_error_class(rc));
 
 #ifdef SHMPI
     MPI_Status sts[2];
