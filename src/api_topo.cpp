@@ -376,6 +376,11 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, in
     return guard(comm, fn, [&] {
         const Communicator& c = comm_of(comm, fn);
         const topo::CartShape& s = topo_of(c, Topology::Kind::Cart, fn).cart();
+        if (s.ndims() == 0) {
+            throw MpiError(MPI_ERR_ARG, fmt::format("{}: direction is {}, but the grid has no dimensions "
+                                                    "(ndims 0): there is nothing to shift along",
+                                                    fn, direction));
+        }
         if (direction < 0 || direction >= s.ndims()) {
             throw MpiError(MPI_ERR_ARG, fmt::format("{}: direction is {}, not a dimension of the grid (0..{})", fn,
                                                     direction, s.ndims() - 1));

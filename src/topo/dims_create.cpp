@@ -96,6 +96,12 @@ void dims_create(int nnodes, std::span<int> dims, const char* fn) {
             if (fixed > nnodes) break;  // cannot divide; reported below
         }
     }
+    if (dims.empty() && nnodes != 1) {
+        throw MpiError(MPI_ERR_DIMS,
+                       fmt::format("{}: ndims is 0, and a grid of no dimensions has 1 node, not "
+                                   "nnodes {}",
+                                   fn, nnodes));
+    }
     if (fixed > nnodes || nnodes % fixed != 0 || (free_count == 0 && fixed != nnodes)) {
         std::string given;
         for (std::size_t i = 0; i < dims.size(); ++i) given += fmt::format("{}{}", i == 0 ? "" : ",", dims[i]);

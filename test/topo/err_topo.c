@@ -90,6 +90,9 @@ int main(int argc, char **argv)
     expect(MPI_Graph_create(MPI_COMM_WORLD, -1, index, ok_edges, 0, &c), MPI_ERR_ARG, "MPI_Graph_create", "-1",
            "Graph_create nnodes -1");
     free(many);
+    int neg_index[2] = {-1, 1};
+    expect(MPI_Graph_create(MPI_COMM_WORLD, 2 <= size ? 2 : 1, neg_index, ok_edges, 0, &c), MPI_ERR_TOPOLOGY,
+           "MPI_Graph_create", "index[0] is -1, a negative degree", "Graph_create with index[0] = -1");
     int one_index[1] = {1};
     int self[1] = {0};
     MPI_Comm graph;
@@ -101,6 +104,22 @@ int main(int argc, char **argv)
                "Graph_neighbors_count rank 1 of 1");
         expect(MPI_Cartdim_get(graph, &n), MPI_ERR_TOPOLOGY, "MPI_Cartdim_get", NULL, "Cartdim_get on a graph");
         CHECK_MPI(MPI_Comm_free(&graph));
+    }
+
+    /* no dimensions: Dims_create has 1 node to place, a zero-dimensional
+     * grid (rank 0's) nothing to shift along */
+    expect(MPI_Dims_create(4, 0, NULL), MPI_ERR_DIMS, "MPI_Dims_create", "ndims is 0",
+           "Dims_create of 4 nodes in 0 dimensions");
+    CHECK_MPI(MPI_Dims_create(1, 0, NULL));
+    MPI_Comm point;
+    CHECK_MPI(MPI_Cart_create(MPI_COMM_WORLD, 0, NULL, NULL, 0, &point));
+    CHECK((point != MPI_COMM_NULL) == (world_rank() == 0));
+    if (point != MPI_COMM_NULL) {
+        CHECK_MPI(MPI_Comm_set_errhandler(point, MPI_ERRORS_RETURN));
+        int s0 = 0, d0 = 0;
+        expect(MPI_Cart_shift(point, 0, 1, &s0, &d0), MPI_ERR_ARG, "MPI_Cart_shift", "no dimensions",
+               "Cart_shift on a zero-dimensional grid");
+        CHECK_MPI(MPI_Comm_free(&point));
     }
 
     /* wrong topology, or none */
