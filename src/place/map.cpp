@@ -48,10 +48,11 @@ std::vector<Slot> make_slots(const std::vector<Pu>& pus, bool per_pu) {
     return slots;
 }
 
-/// Step 3.
+/// Step 3.  Spread by core matters only for slots of one PU (hwthread):
+/// the first PU of every core, then the second of every core, ...
 std::vector<std::size_t> order_slots(const std::vector<Slot>& slots, const MapBy& by) {
     std::vector<std::size_t> order;
-    if (!by.spread || by.level == Level::kCore) {
+    if (!by.spread) {
         for (std::size_t i = 0; i < slots.size(); ++i) order.push_back(i);
         return order;
     }

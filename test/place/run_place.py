@@ -147,6 +147,15 @@ def cpu_list(mpirun, topo, probe):
     rc, out, err = run([mpirun, "--cpu-list", str(last), "-n", "1", probe])
     check(rc == 0, f"rc {rc}: {err}")
     check(probe_lines(out)[0][1] == str(last), out)
+    # Unbound ranks stay on the listed CPUs too: with --bind-to none, and
+    # by default when they outnumber the cores.
+    for extra in (["--bind-to", "none", "-n", "2"], ["-n", "3"]):
+        rc, out, err = run([mpirun, "--cpu-list", str(last)] + extra + [probe])
+        check(rc == 0, f"{extra}: rc {rc}: {err}")
+        lines = probe_lines(out)
+        check(len(lines) == int(extra[-1]), f"{extra}: {out}")
+        for r, (_, cpus) in lines.items():
+            check(cpus == str(last), f"{extra}: rank {r} may run on {cpus}, not only on CPU {last}")
     rc, out, err = run([mpirun, "--cpu-list", "100000", "-n", "1", probe])
     check(rc == 2 and "--cpu-list '100000': CPU 100000 is not one of the PUs mpirun may use" in err,
           f"rc {rc}: {err}")

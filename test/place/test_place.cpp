@@ -202,6 +202,15 @@ TEST(Map, HardwareThreads) {
     const RankMap hw = map_of(t, 4, Bind::kHwthread);
     EXPECT_EQ(hw.ranks[3].cpus, (std::vector<int>{3}));
     EXPECT_EQ(hw.ranks[3].place, (Place{3, 1, -1, 0, 0}));
+    EXPECT_EQ(hw.ranks[1].cpus, (std::vector<int>{1}));  // compact: core 0's second PU
+    // core:spread deals the PUs over the cores: each core's first, then
+    // each core's second.
+    const RankMap spread = map_of(t, 4, Bind::kHwthread, {Level::kCore, true});
+    std::vector<int> order;
+    for (const RankPlacement& r : spread.ranks) order.push_back(r.cpus.at(0));
+    EXPECT_EQ(order, (std::vector<int>{0, 2, 1, 3}));
+    // With a slot per core, core:spread is core:compact.
+    EXPECT_EQ(map_of(t, 2, Bind::kCore, {Level::kCore, true}).ranks[1].cpus, (std::vector<int>{2, 3}));
     // Four ranks do not fit two cores: the default leaves them unbound.
     const RankMap dflt = map_of(t, 4, Bind::kAuto);
     EXPECT_EQ(dflt.bind, Bind::kNone);

@@ -23,6 +23,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -95,11 +96,22 @@ place::RankMap map_ranks(const LaunchArgs& args, const place::Topology& topology
     return map;
 }
 
-/// The CPUs each rank binds itself to: none when the map is not bound or
-/// the topology is not this machine's.
-std::vector<std::vector<int>> bindings_of(const place::RankMap& map, const place::Topology& topology) {
+/// The CPUs each rank binds itself to: none when the topology is not this
+/// machine's.  An unbound rank may run on every usable PU: the --cpu-list
+/// CPUs when one was given (as Open MPI's --cpu-set confines unbound
+/// ranks), else wherever mpirun may run (no binding at all).
+std::vector<std::vector<int>> bindings_of(const place::RankMap& map, const place::Topology& topology,
+                                          const LaunchArgs& args) {
     std::vector<std::vector<int>> out;
-    if (!map.bound() || !topology.is_this_system()) return out;
+    if (!topology.is_this_system()) return out;
+    if (!map.bound()) {
+        if (args.cpu_list.empty()) return out;
+        std::vector<int> usable;
+        for (const place::Pu& p : map.usable) usable.push_back(p.os);
+        std::sort(usable.begin(), usable.end());
+        out.assign(map.ranks.size(), usable);
+        return out;
+    }
     for (const place::RankPlacement& r : map.ranks) out.push_back(r.cpus);
     return out;
 }
@@ -242,8 +254,7 @@ int main(int argc, char** argv) {
         if (!mem.problem.empty()) fmt::print(stderr, "shmpi: mpirun: note: {}\n", mem.problem);
 
         // 5.
-        Job job(args, seg, start_ranks(args, seg, inherited, bindings_of(map, *topology)),
-                signal_fd);
+        Job job(args, seg, start_ranks(args, seg, inherited, bindings_of(map, *topology, args)), signal_fd);
         return job.run();
     } catch (const shm::SegmentError& e) {
         fmt::print(stderr, "{}\n", e.what());
