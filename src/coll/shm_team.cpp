@@ -55,8 +55,9 @@ bool membarrier_ready() {
     return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
 }
 
-/// The shared-memory algorithms' tunables (SHMPI_COLL_SHM_*), read once per
-/// team.
+}  // namespace
+
+/// Read once per team.
 ShmTuning tuning_from_environment() {
     ShmTuning t;
     t.flat_max = static_cast<int>(env_long("SHMPI_COLL_SHM_FLAT", t.flat_max, 1, 1 << 20));
@@ -68,8 +69,6 @@ ShmTuning tuning_from_environment() {
     t.stream = static_cast<int>(env_long("SHMPI_COLL_SHM_STREAM", t.stream, -1, 1));
     return t;
 }
-
-}  // namespace
 
 ShmTeam::ShmTeam(shm::Transport& transport, p2p::Engine* engine, const shm::CollRegion& region,
                  int index, std::vector<std::uint32_t> world)

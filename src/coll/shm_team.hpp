@@ -101,6 +101,11 @@ struct ShmTuning {
     int stream = -1;
 };
 
+/// The tunables as the environment sets them (SHMPI_COLL_SHM_*); throws
+/// shm::SegmentError naming the variable for a value that is not a number
+/// in its range (MPI_Init fails with that message).
+ShmTuning tuning_from_environment();
+
 class ShmTeam {
 public:
     /// Cells are cut into this many slots for pipelining.  Eight: a stream

@@ -201,6 +201,27 @@ def topo_tool_matches_mpirun(mpirun, topo, probe):
           by_rank.splitlines()[-1])
     check(by_place.splitlines()[-1] == "31 edges: 2 cross packages, 3 cross NUMA nodes, 11 cross L3 caches",
           by_place.splitlines()[-1])
+    # Each level is counted on its own: one NUMA node for two packages, and
+    # two NUMA nodes in one L3.
+    for spec, by, want in (("pack:2 core:2 pu:1", "package", "3 edges: 2 cross packages, 0 cross NUMA nodes"),
+                           ("pack:1 l3:1 numa:2 core:2 pu:1", "numa",
+                            "1 edges: 0 cross packages, 1 cross NUMA nodes, 0 cross L3 caches")):
+        rc, out, terr = run([topo, "--topology", spec, "-n", "4" if by == "package" else "2", "--map-by", by])
+        check(rc == 0 and out.splitlines()[-1].startswith(want), f"{spec}: rc {rc}: {out}{terr}")
+
+
+def topo_tool_errors(mpirun, topo, probe):
+    """shmpi-topo's mistakes exit 2, as mpirun's, in its own name; it reads
+    the collectives' settings as MPI_Init does."""
+    for args, env, needle in (
+            (["-n", "0"], {}, "--np: Value 0 not in range"),
+            (["--no-such-option"], {}, "--no-such-option"),
+            (["--topology", "core:2 pu:1", "-n", "3", "--bind-to", "core"], {},
+             "shmpi-topo: --bind-to core: 3 ranks but only 2 cores"),
+            (["-n", "2"], {"SHMPI_COLL_SHM_FLAT": "abc"}, "SHMPI_COLL_SHM_FLAT=abc is not a number in 1..1048576"),
+            (["-n", "2"], {"SHMPI_COLL_SHM_BAND": "31"}, "SHMPI_COLL_SHM_BAND=31 is not a number in 1..30")):
+        rc, out, err = run([topo] + args, env)
+        check(rc == 2 and needle in err and out == "", f"{args} {env}: rc {rc}: {out!r} {err!r}")
 
 
 def bad_requests(mpirun, topo, probe):
@@ -226,7 +247,7 @@ def memory(mpirun, topo, probe):
 
 CASES = {f.__name__: f for f in (report_this_machine, bind_none, oversubscribed_default,
                                  impossible_core_binding, cpu_list, synthetic_places,
-                                 topo_tool_matches_mpirun, bad_requests, memory)}
+                                 topo_tool_matches_mpirun, topo_tool_errors, bad_requests, memory)}
 
 
 def main():

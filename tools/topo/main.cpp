@@ -15,8 +15,8 @@
 //
 //   shmpi-topo --topology "pack:2 numa:2 l3:2 core:4 pu:1" -n 32 --map-by numa
 #include <CLI/CLI.hpp>
+#include <array>
 #include <cstdio>
-#include <cstdlib>
 #include <fmt/format.h>
 #include <optional>
 #include <string>
@@ -27,6 +27,7 @@
 #include "place/map.hpp"
 #include "place/report.hpp"
 #include "place/topology.hpp"
+#include "shm/segment.hpp"
 
 namespace {
 
@@ -34,15 +35,16 @@ using namespace shmpi;
 
 /// The band the collectives use for small payloads (ShmTeam::small_band):
 /// flat up to SHMPI_COLL_SHM_FLAT members, else SHMPI_COLL_SHM_BAND levels.
-int collective_band(int members) {
-    const coll::ShmTuning defaults;
-    auto env = [](const char* name, int fallback) {
-        const char* v = std::getenv(name);
-        return v != nullptr && *v != '\0' ? std::atoi(v) : fallback;
-    };
-    const int flat_max = env("SHMPI_COLL_SHM_FLAT", defaults.flat_max);
-    const int band = env("SHMPI_COLL_SHM_BAND", defaults.band);
-    return members <= flat_max ? coll::tree::kFlat : (band >= 1 ? band : 1);
+int collective_band(int members, const coll::ShmTuning& t) {
+    return members <= t.flat_max ? coll::tree::kFlat : t.band;
+}
+
+/// A placement error's message, in this tool's name (the map's messages
+/// name mpirun).
+std::string in_our_name(std::string message) {
+    const std::string launcher = "shmpi: mpirun: ";
+    if (message.starts_with(launcher)) message.replace(0, launcher.size(), "shmpi-topo: ");
+    return message;
 }
 
 /// "[core 3, NUMA node 0, package 0]" for a member that is a mapped rank.
@@ -52,16 +54,17 @@ std::string where(const std::vector<place::Place>& places, int member) {
     return p.unknown() ? "" : " [" + place::describe(p) + "]";
 }
 
-/// What an edge between two places crosses, or "".
-std::string crossing(const std::vector<place::Place>& places, int a, int b) {
+/// Which levels an edge between two members crosses: [0] package, [1]
+/// NUMA node, [2] L3 cache, each only where both places know it.  Each is
+/// judged on its own: an L3 may hold several NUMA nodes, and a machine
+/// may have one NUMA node for several packages.
+std::array<bool, 3> crossings(const std::vector<place::Place>& places, int a, int b) {
     const auto n = static_cast<int>(places.size());
-    if (a >= n || b >= n) return "";
+    if (a >= n || b >= n) return {false, false, false};
     const place::Place& x = places[static_cast<std::size_t>(a)];
     const place::Place& y = places[static_cast<std::size_t>(b)];
-    if (x.package >= 0 && y.package >= 0 && x.package != y.package) return "package";
-    if (x.numa >= 0 && y.numa >= 0 && x.numa != y.numa) return "NUMA node";
-    if (x.l3 >= 0 && y.l3 >= 0 && x.l3 != y.l3) return "L3";
-    return "";
+    const auto differ = [](int u, int v) { return u >= 0 && v >= 0 && u != v; };
+    return {differ(x.package, y.package), differ(x.numa, y.numa), differ(x.l3, y.l3)};
 }
 
 /// Counts of edges: [0] crossing packages, [1] crossing NUMA nodes, [2]
@@ -69,16 +72,21 @@ std::string crossing(const std::vector<place::Place>& places, int a, int b) {
 /// printed as the members `order` puts there.
 void print_subtree(const coll::tree::BandTree& t, const std::vector<int>& order,
                    const std::vector<place::Place>& places, int pos, int depth, int counts[4]) {
+    static constexpr const char* kNames[3] = {"package", "NUMA node", "L3"};
     const int m = order[static_cast<std::size_t>(pos)];
     for (int cpos : t.children(pos)) {
         const int c = order[static_cast<std::size_t>(cpos)];
-        const std::string cross = crossing(places, m, c);
+        const std::array<bool, 3> cross = crossings(places, m, c);
         if (c < static_cast<int>(places.size()) && m < static_cast<int>(places.size())) ++counts[3];
-        if (cross == "package") ++counts[0];
-        if (cross == "package" || cross == "NUMA node") ++counts[1];
-        if (!cross.empty()) ++counts[2];
+        // The line names the widest level crossed; the counts take each.
+        const char* widest = nullptr;
+        for (std::size_t k = 0; k < cross.size(); ++k) {
+            if (!cross[k]) continue;
+            ++counts[k];
+            if (widest == nullptr) widest = kNames[k];
+        }
         fmt::print("{:{}}+- {}{}{}\n", "", 2 * depth, c, where(places, c),
-                   cross.empty() ? "" : "  <- crosses " + cross);
+                   widest == nullptr ? "" : std::string("  <- crosses ") + widest);
         print_subtree(t, order, places, cpos, depth + 1, counts);
     }
 }
@@ -149,9 +157,18 @@ int main(int argc, char** argv) {
                "  shmpi-topo\n"
                "  shmpi-topo --topology \"pack:2 numa:2 l3:2 core:4 pu:1\" -n 32 --map-by numa\n"
                "See docs/PLACEMENT.md.");
-    CLI11_PARSE(app, argc, argv);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        // --help and --version exit 0; every mistake exits 2, as mpirun's.
+        const int rc = app.exit(e);
+        return rc == 0 ? 0 : 2;
+    }
 
     try {
+        // The settings as the library reads them (a bad value throws its
+        // message), before anything is printed.
+        const coll::ShmTuning tuning = coll::tuning_from_environment();
         const place::Topology topo = topology_spec.empty()
                                          ? place::Topology::from_environment()
                                          : place::Topology::from_spec(topology_spec, "--topology");
@@ -197,11 +214,15 @@ int main(int argc, char** argv) {
         if (tree_members == 0) tree_members = static_cast<int>(nranks);
         if (tree_members > 0) {
             fmt::print("\n");
-            print_tree(tree_members, band > 0 ? band : collective_band(tree_members), places,
+            print_tree(tree_members, band > 0 ? band : collective_band(tree_members, tuning), places,
                        tree_order == "locality");
         }
     } catch (const place::PlaceError& e) {
-        fmt::print(stderr, "{}\n", e.what());
+        fmt::print(stderr, "{}\n", in_our_name(e.what()));
+        return 2;
+    } catch (const shm::SegmentError& e) {
+        fmt::print(stderr, "shmpi-topo: the collectives' settings are wrong; MPI_Init would say:\n{}\n",
+                   e.what());
         return 2;
     }
     return 0;
