@@ -509,10 +509,15 @@ int PMPI_Request_free(MPI_Request* request) {
             return;
         }
         if (r.type == Request::Type::Task) {
-            throw MpiError(MPI_ERR_REQUEST, fmt::format("{}: request {:#x} belongs to a nonblocking collective, "
-                                                        "which cannot be freed (MPI-3.1 5.12); complete it "
-                                                        "with a wait or a test",
-                                                        fn, reinterpret_cast<std::uintptr_t>(*request)));
+            // The request is left as it was, and the error goes to its
+            // communicator's handler, as its completion's errors do.
+            rc = raise_on_request(
+                r.comm_handle, MpiError(MPI_ERR_REQUEST,
+                                        fmt::format("{}: request {:#x} belongs to a nonblocking collective, "
+                                                    "which cannot be freed (MPI-3.1 5.12); complete it "
+                                                    "with a wait or a test",
+                                                    fn, reinterpret_cast<std::uintptr_t>(*request))));
+            return;
         }
         if (r.type == Request::Type::Persistent) {
             // An active communication goes on and completes unseen.

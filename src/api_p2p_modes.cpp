@@ -401,9 +401,15 @@ int PMPI_Cancel(MPI_Request* request) {
             return;
         }
         if (r->type == Request::Type::Task) {
-            throw MpiError(MPI_ERR_REQUEST, fmt::format("{}: request {:#x} belongs to a nonblocking collective, "
-                                                        "which cannot be cancelled (MPI-3.1 5.12)",
-                                                        fn, reinterpret_cast<std::uintptr_t>(*request)));
+            // Reported to the request's communicator, as its completion's
+            // errors are; the request is left as it was.
+            rc = raise_on_request(
+                r->comm_handle,
+                MpiError(MPI_ERR_REQUEST, fmt::format("{}: request {:#x} belongs to a nonblocking "
+                                                      "collective, which cannot be cancelled "
+                                                      "(MPI-3.1 5.12)",
+                                                      fn, reinterpret_cast<std::uintptr_t>(*request))));
+            return;
         }
         // A receive not yet matched is cancelled; anything else completes
         // as it would have (MPI-3.1 3.8.4 allows either).  The user still

@@ -38,6 +38,20 @@ int main(int argc, char **argv)
     MPI_Status st;
     CHECK_MPI(MPI_Wait(&req, &st));
     CHECK(req == MPI_REQUEST_NULL);
+    /* Those errors go to the request's communicator's handler, as the
+     * errors of its completion do: here MPI_ERRORS_RETURN on a duplicate
+     * while the world's handler is fatal. */
+    MPI_Comm dup;
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    errors_return(dup);
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    CHECK_MPI(MPI_Ibarrier(dup, &req));
+    CHECK_CLASS(MPI_Request_free(&req), MPI_ERR_REQUEST);
+    CHECK_CLASS(MPI_Cancel(&req), MPI_ERR_REQUEST);
+    CHECK(req != MPI_REQUEST_NULL);
+    CHECK_MPI(MPI_Wait(&req, &st));
+    errors_return(MPI_COMM_WORLD);
+    CHECK_MPI(MPI_Comm_free(&dup));
 
     /* Counts that disagree: the others send 2 ints each to a root that
      * expects 1 from each. */
