@@ -68,7 +68,11 @@ Topology Topology::this_machine() {
         return t;
     }
     t.this_system_ = hwloc_topology_is_thissystem(t.topo_) != 0;
-    t.source_ = "this machine";
+    // hwloc's own variables (HWLOC_XMLFILE, HWLOC_SYNTHETIC, ...) can make
+    // its default topology another machine's.
+    t.source_ = t.this_system_ ? "this machine"
+                               : "hwloc's default topology, which is not this machine "
+                                 "(HWLOC_XMLFILE, HWLOC_SYNTHETIC or the like is set)";
     t.load_table(t.this_system_);
     return t;
 }

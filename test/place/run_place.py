@@ -180,6 +180,12 @@ def synthetic_places(mpirun, topo, probe):
               f"rank {r}: {report[r]!r}")
         check(ranks[r] == (f"PU {core}, core {core}, L3 {l3}, NUMA node {numa}, package {pkg}", mine),
               f"rank {r} read {ranks[r]}")
+    # hwloc's own variable makes its default topology another machine's:
+    # the report must not call it this machine.
+    rc, out, err = run([mpirun, "--report-bindings", "-n", "2", probe], {"HWLOC_SYNTHETIC": BIG})
+    check(rc == 0, f"rc {rc}: {err}")
+    check(err.startswith("shmpi: 2 ranks on hwloc's default topology, which is not this machine") and
+          "not bound: the topology is not this machine's" in err.splitlines()[0], err)
 
 
 def topo_tool_matches_mpirun(mpirun, topo, probe):
