@@ -24,7 +24,11 @@ std::string objects(const std::vector<Pu>& pus, int Pu::*field, const char* one,
 }  // namespace
 
 std::string format_rank(std::uint32_t rank, const RankPlacement& rp, bool bound, bool this_system) {
-    std::string out = fmt::format("rank {} ", rank);
+    return fmt::format("rank {} {}", rank, format_where(rp, bound, this_system));
+}
+
+std::string format_where(const RankPlacement& rp, bool bound, bool this_system) {
+    std::string out;
     if (!bound) {
         out += "not bound: ";
     } else {
@@ -58,12 +62,18 @@ std::string format_report(const Topology& topology, const MapRequest& request, c
                                   topology.source(), topology.summary(),
                                   map_by_name(request.map_by), bind_name(map.bind), because);
     for (const std::string& n : map.notes) out += fmt::format("shmpi: note: {}\n", n);
-    RankPlacement anywhere;  // what an unbound rank's line shows
-    anywhere.pus = map.usable;
-    for (std::uint32_t r = 0; r < map.ranks.size(); ++r) {
-        const RankPlacement& rp = map.bound() ? map.ranks[r] : anywhere;
-        out += "shmpi: " + format_rank(r, rp, map.bound(), topology.is_this_system()) + "\n";
+    if (map.bound()) {
+        for (std::uint32_t r = 0; r < map.ranks.size(); ++r) {
+            out += "shmpi: " + format_rank(r, map.ranks[r], true, topology.is_this_system()) + "\n";
+        }
+        return out;
     }
+    // Unbound ranks all show where any rank may run: described once (each
+    // description walks every usable PU, and jobs may be large).
+    RankPlacement anywhere;
+    anywhere.pus = map.usable;
+    const std::string where = format_where(anywhere, false, topology.is_this_system());
+    for (std::uint32_t r = 0; r < map.ranks.size(); ++r) out += fmt::format("shmpi: rank {} {}\n", r, where);
     return out;
 }
 

@@ -34,6 +34,8 @@ std::string format_report(const Topology& topology, const MapRequest& request, c
 /// PUs in `placement.pus` (for an unbound rank: pass every usable PU).
 std::string format_rank(std::uint32_t rank, const RankPlacement& placement, bool bound,
                         bool this_system);
+/// format_rank()'s line after "rank N ", e.g. "bound to core 0 (PU 0), ...".
+std::string format_where(const RankPlacement& placement, bool bound, bool this_system);
 
 /// The topology as an indented tree (package, NUMA node, L3 cache, core),
 /// one line per core with its PUs and, when `map` is given, the ranks bound
