@@ -39,15 +39,6 @@ void check_count_arg(int count, const char* arg, const char* fn) {
     if (count < 0) throw MpiError(MPI_ERR_COUNT, fmt::format("{}: {} {} is negative", fn, arg, count));
 }
 
-/// A datatype argument; the message names the argument.
-const dtype::Datatype& type_arg(MPI_Datatype handle, const char* arg, const char* fn) {
-    try {
-        return type_of(handle, fn);
-    } catch (const MpiError& e) {
-        throw MpiError(e.error_class(), fmt::format("{} (argument {})", e.what(), arg));
-    }
-}
-
 /// A buffer that must hold data: not NULL when it holds any (derived types
 /// may address absolute memory from MPI_BOTTOM), and not MPI_IN_PLACE
 /// unless the caller has dealt with that.
@@ -757,7 +748,7 @@ int alltoallw_call(const void* sendbuf, const int sendcounts[], const int sdispl
             std::vector<const dtype::Datatype*> types(n);
             for (std::size_t r = 0; r < n; ++r) {
                 const std::string arg = fmt::format("{}[{}]", types_arg, r);
-                types[r] = &type_arg(handles[r], arg.c_str(), fn);
+                types[r] = &block_type_arg(handles[r], counts[r], arg.c_str(), fn);
                 check_buf(buf, counts[r], *types[r], buf_arg, fn);
             }
             return types;

@@ -79,6 +79,19 @@ const dtype::Datatype& type_of(MPI_Datatype handle, const char* fn) {
     return *t;
 }
 
+const dtype::Datatype& type_arg(MPI_Datatype handle, const char* arg, const char* fn) {
+    try {
+        return type_of(handle, fn);
+    } catch (const MpiError& e) {
+        throw MpiError(e.error_class(), fmt::format("{} (argument {})", e.what(), arg));
+    }
+}
+
+const dtype::Datatype& block_type_arg(MPI_Datatype handle, int count, const char* arg, const char* fn) {
+    if (count == 0 && handle == MPI_DATATYPE_NULL) return dtype::byte_type();
+    return type_arg(handle, arg, fn);
+}
+
 p2p::Request& request_of(MPI_Request handle, const char* fn) {
     const auto v = reinterpret_cast<std::uintptr_t>(handle);
     const std::uint32_t magic =

@@ -78,6 +78,13 @@ void drop_comm_hold(MPI_Comm comm);
 /// Translates a datatype handle; throws MPI_ERR_TYPE naming `fn`.  Checks
 /// that the type is committed and may carry data (not MPI_LB/MPI_UB).
 const dtype::Datatype& type_of(MPI_Datatype handle, const char* fn);
+/// type_of() for the argument `arg`, which the message names.
+const dtype::Datatype& type_arg(MPI_Datatype handle, const char* arg, const char* fn);
+/// type_arg() for one block of the w-collectives (Alltoallw and the
+/// neighbourhood one), whose type arrays hold one type per block: a block
+/// of count 0 may name MPI_DATATYPE_NULL (as MPICH allows; programs pass it
+/// for peers they exchange nothing with), which stands for no data.
+const dtype::Datatype& block_type_arg(MPI_Datatype handle, int count, const char* arg, const char* fn);
 /// Translates a request handle (not MPI_REQUEST_NULL); throws MPI_ERR_REQUEST.
 p2p::Request& request_of(MPI_Request handle, const char* fn);
 

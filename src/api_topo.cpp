@@ -82,14 +82,6 @@ MPI_Comm handle_of(std::unique_ptr<Communicator> c) {
     return c ? reinterpret_cast<MPI_Comm>(c.release()) : MPI_COMM_NULL;
 }
 
-const dtype::Datatype& type_arg(MPI_Datatype handle, const char* arg, const char* fn) {
-    try {
-        return type_of(handle, fn);
-    } catch (const MpiError& e) {
-        throw MpiError(e.error_class(), fmt::format("{} (argument {})", e.what(), arg));
-    }
-}
-
 void check_count_arg(int count, const char* arg, const char* fn) {
     if (count < 0) throw MpiError(MPI_ERR_COUNT, fmt::format("{}: {} is {} (negative)", fn, arg, count));
 }
@@ -258,13 +250,13 @@ int neighbor_alltoallw_call(const void* sendbuf, const int sendcounts[], const M
         }
         std::vector<topo::Block> send;
         for (std::size_t i = 0; i < no; ++i) {
-            send.push_back(
-                {at(sendbuf, sdispls[i]), sendcounts[i], &type_arg(sendtypes[i], "sendtypes", fn)});
+            send.push_back({at(sendbuf, sdispls[i]), sendcounts[i],
+                            &block_type_arg(sendtypes[i], sendcounts[i], "sendtypes", fn)});
         }
         std::vector<topo::Block> recv;
         for (std::size_t i = 0; i < ni; ++i) {
-            recv.push_back(
-                {at(recvbuf, rdispls[i]), recvcounts[i], &type_arg(recvtypes[i], "recvtypes", fn)});
+            recv.push_back({at(recvbuf, rdispls[i]), recvcounts[i],
+                            &block_type_arg(recvtypes[i], recvcounts[i], "recvtypes", fn)});
         }
         exchange(form, comm, c, nb, send, recv, fn);
     });

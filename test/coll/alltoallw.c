@@ -10,6 +10,9 @@
  * contiguous type of count(i, j) ints from odd ones.  Then the same with
  * MPI_IN_PLACE (count(i, j) is symmetric, as MPI_IN_PLACE requires), and
  * on MPI_COMM_SELF.  Bytes outside the received blocks stay untouched.
+ * Then again with every empty block given as count 0 of MPI_DATATYPE_NULL,
+ * which programs pass for peers they exchange nothing with (MPICH takes
+ * it since 4.0.1).
  */
 #include "coll_test.h"
 
@@ -18,8 +21,9 @@ enum { STRIDE_BYTES = 256, SLOT_INTS = STRIDE_BYTES / (int)sizeof(int), UNTOUCHE
 static int count_of(int i, int j) { return (i + j) % 4 == 3 ? 0 : (i + j) % 3 + 1; }
 static int value_of(int i, int j, int k) { return 1000 * i + 10 * j + k; }
 
-/* Runs one MPI_Alltoallw on `comm` (in place or not) and checks it. */
-static void exchange(MPI_Comm comm, int in_place)
+/* Runs one MPI_Alltoallw on `comm` (in place or not; with empty blocks as
+ * count 0 of MPI_DATATYPE_NULL or not) and checks it. */
+static void exchange(MPI_Comm comm, int in_place, int null_when_empty)
 {
     int rank = 0;
     int n = 0;
@@ -41,7 +45,10 @@ static void exchange(MPI_Comm comm, int in_place)
         const int c = count_of(rank, j);
         /* Send side. */
         sdispls[j] = j * STRIDE_BYTES;
-        if (j % 2 == 0) {
+        if (null_when_empty && c == 0) {
+            stypes[j] = MPI_DATATYPE_NULL;
+            scounts[j] = 0;
+        } else if (j % 2 == 0) {
             stypes[j] = MPI_INT;
             scounts[j] = c;
             for (int k = 0; k < c; ++k)
@@ -56,7 +63,10 @@ static void exchange(MPI_Comm comm, int in_place)
         /* Receive side: what rank j sends us. */
         const int from = count_of(j, rank);
         rdispls[j] = (n - 1 - j) * STRIDE_BYTES;
-        if (j % 2 == 0) {
+        if (null_when_empty && from == 0) {
+            rtypes[j] = MPI_DATATYPE_NULL;
+            rcounts[j] = 0;
+        } else if (j % 2 == 0) {
             rtypes[j] = MPI_INT;
             rcounts[j] = from;
         } else {
@@ -86,10 +96,10 @@ static void exchange(MPI_Comm comm, int in_place)
         }
     }
     for (int j = 0; j < n; ++j) {
-        if (j % 2 == 1) {
+        if (stypes[j] != MPI_INT && stypes[j] != MPI_DATATYPE_NULL)
             CHECK_MPI(MPI_Type_free(&stypes[j]));
+        if (rtypes[j] != MPI_INT && rtypes[j] != MPI_DATATYPE_NULL)
             CHECK_MPI(MPI_Type_free(&rtypes[j]));
-        }
     }
     free(send);
     free(recv);
@@ -105,11 +115,13 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     for (int round = 0; round < 3; ++round) {
-        exchange(MPI_COMM_WORLD, 0);
-        exchange(MPI_COMM_WORLD, 1);
+        exchange(MPI_COMM_WORLD, 0, 0);
+        exchange(MPI_COMM_WORLD, 1, 0);
     }
-    exchange(MPI_COMM_SELF, 0);
-    exchange(MPI_COMM_SELF, 1);
+    exchange(MPI_COMM_SELF, 0, 0);
+    exchange(MPI_COMM_SELF, 1, 0);
+    exchange(MPI_COMM_WORLD, 0, 1);
+    exchange(MPI_COMM_WORLD, 1, 1);
     MPI_Finalize();
     return 0;
 }

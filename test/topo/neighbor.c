@@ -250,6 +250,18 @@ static void run(Topo *t)
                            i, x, recvbuf[2 * (i * cnt + x)], recvbuf[2 * (i * cnt + x) + 1], want);
                 }
             CHECK_MPI(MPI_Type_free(&strided));
+
+            /* Empty blocks may name MPI_DATATYPE_NULL: nothing moves. */
+            int zeros[MAXN];
+            for (int k = 0; k < MAXN; ++k) {
+                zeros[k] = 0;
+                st[k] = MPI_DATATYPE_NULL;
+                rt[k] = MPI_DATATYPE_NULL;
+            }
+            fill(recvbuf, rlen, SENTINEL);
+            CHECK_MPI(MPI_Neighbor_alltoallw(sendbuf, zeros, sd, st, recvbuf, zeros, rd, rt, t->comm));
+            for (int x = 0; x < rlen; ++x)
+                CHECKF(recvbuf[x] == SENTINEL, "an empty MPI_Neighbor_alltoallw on %s wrote recvbuf[%d]", t->name, x);
         }
 
         /* Neighbor_alltoallv: vcount(me, dest) to each, blocks in reverse
