@@ -120,10 +120,18 @@ if "$mpicc" >/dev/null 2>&1; then fail "mpicc with no arguments fails"; else
     pass "mpicc with no arguments fails"; fi
 if SHMPI_CC=$mpicc "$mpicc" -c "$hello_c" -o rec.o 2>rec.err; then
     fail "SHMPI_CC=mpicc is refused"
-elif grep -q recursively rec.err; then
+elif grep -q "mpicc: called as the compiler of mpicc (SHMPI_CC=.*), which names an MPI wrapper" rec.err; then
     pass "SHMPI_CC=mpicc is refused"
 else
     fail "SHMPI_CC=mpicc is refused with a message"
+fi
+# The setting that named the wrapper is the one the message names.
+if SHMPI_CC=$mpicxx "$mpicc" -c "$hello_c" -o rec.o 2>rec.err; then
+    fail "SHMPI_CC=mpicxx is refused"
+elif grep -q "mpicxx: called as the compiler of mpicc (SHMPI_CC=.*mpicxx')" rec.err; then
+    pass "SHMPI_CC=mpicxx is refused, naming SHMPI_CC"
+else
+    fail "SHMPI_CC=mpicxx is refused, naming SHMPI_CC: $(cat rec.err)"
 fi
 if "$mpicc" --showme:nonsense >/dev/null 2>&1; then fail "unknown --showme: option fails"; else
     pass "unknown --showme: option fails"; fi
@@ -164,7 +172,24 @@ else
     mv prefix moved
     expect "installed mpicc after the tree moved" "$scratch/moved${inst_inc#"$scratch"/prefix}" \
         "$(moved/bin/mpicc --showme:incdirs)"
-    mv moved prefix
+    # -Wl, would split a library directory at its commas: such a one
+    # goes through -Xlinker.
+    mkdir -p 'co,mma'
+    mv moved 'co,mma/prefix'
+    comma_lib=$scratch/co,mma/prefix${inst_lib#"$scratch"/prefix}
+    expect "installed mpicc under a directory with a comma" \
+        "$(quote "-L$comma_lib") -Xlinker -rpath -Xlinker $(quote "$comma_lib") -lshmpi" \
+        "$('co,mma/prefix/bin/mpicc' --showme:link)"
+    mv 'co,mma/prefix' prefix
+    # Without shmpi's header in its tree (a wrapper copied out of shmpi's
+    # bin/), it refuses to compile instead of finding another mpi.h.
+    if prefix/bin/mpicc -c "$hello_c" -o copy.o 2>copy.err; then
+        fail "a wrapper away from shmpi's tree refuses to compile"
+    elif grep -q "mpicc: shmpi's mpi.h is not in '$inst_inc'" copy.err; then
+        pass "a wrapper away from shmpi's tree refuses to compile"
+    else
+        fail "a wrapper away from shmpi's tree refuses to compile, saying why: $(cat copy.err)"
+    fi
     # Give the scratch prefix the real header and library, for the link step.
     mkdir -p "$(dirname -- "$inst_inc")" "$(dirname -- "$inst_lib")"
     ln -s "$incdir" "$inst_inc"
