@@ -79,12 +79,37 @@ int usable_cpus(std::int64_t launcher_pid) {
 
 }  // namespace
 
+namespace {
+
+/// A singleton started by another MPI's launcher (mpirun.mpich,
+/// mpirun.openmpi, ...) is one of N processes that each think they are
+/// alone: say so once, on stderr, so that N copies of a 1-rank job are not
+/// taken for an N-rank one.  Nothing else changes: the process runs as a
+/// singleton, as MPICH and Open MPI programs do under each other's
+/// launchers.
+void warn_if_foreign_launcher() {
+    for (const char* var : {"PMI_SIZE", "OMPI_COMM_WORLD_SIZE"}) {
+        const char* v = std::getenv(var);
+        if (v == nullptr || std::strtol(v, nullptr, 10) <= 1) continue;
+        std::fprintf(stderr,
+                     "shmpi: MPI_Init: %s=%s: this process was started by another MPI's launcher, not by "
+                     "shmpi's mpirun, so it runs alone (rank 0 of 1); start shmpi programs with shmpi's "
+                     "mpirun\n",
+                     var, v);
+        std::fflush(stderr);
+        return;
+    }
+}
+
+}  // namespace
+
 std::unique_ptr<Transport> Transport::from_environment() {
     std::unique_ptr<Transport> t(new Transport());
     t->local_ = std::make_unique<Local>();
     const char* fd_s = std::getenv(kEnvFd);
     if (fd_s == nullptr) {
         // A program started without mpirun is a 1-rank job.
+        warn_if_foreign_launcher();
         t->header_ = &t->local_->header;
         t->header_->nranks = 1;
         t->header_->cell_bytes = 2048;

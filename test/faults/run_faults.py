@@ -629,6 +629,26 @@ def mpi_env(m, d):
     launch.check_nothing_left()
 
 
+def mpi_foreign_launcher(_, d):
+    """A program started by another MPI's launcher (its variables say a
+    job of 2) runs alone and says so once on stderr; a job of 1, or no such
+    variable, says nothing."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SHMPI_") and
+           k not in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE")}
+    for var, size, warned in (("PMI_SIZE", "2", True), ("OMPI_COMM_WORLD_SIZE", "4", True),
+                              ("PMI_SIZE", "1", False), (None, None, False)):
+        run_env = dict(env)
+        if var is not None:
+            run_env[var] = size
+        p = subprocess.run([prog(d, "print_env"), "X_UNSET"], env=run_env, capture_output=True, timeout=30)
+        check(p.returncode == 0 and p.stdout == b"rank 0 X_UNSET unset\n", f"{var}={size}: rc {p.returncode}, "
+              f"stdout {p.stdout!r}")
+        want = (f"shmpi: MPI_Init: {var}={size}: this process was started by another MPI's launcher, not by "
+                "shmpi's mpirun, so it runs alone (rank 0 of 1); start shmpi programs with shmpi's mpirun\n"
+                ).encode() if warned else b""
+        check(p.stderr == want, f"{var}={size}: stderr {p.stderr!r}")
+
+
 CASES = {name: fn for name, fn in globals().items()
          if callable(fn) and (name.startswith("sh_") or name.startswith("mpi_"))}
 MPI_PROGRAMS = ("victim", "exit_code", "read_stdin", "many_lines", "print_env", "appnum")
