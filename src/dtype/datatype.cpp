@@ -27,7 +27,24 @@ void retain(const Datatype* t) {
 void release(const Datatype* t) {
     if (t == nullptr || t->predefined) return;
     // acq_rel: every use through other references happens before the delete.
-    if (t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete t;
+    if (t->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    // Deleting a type releases the types it is built on, which may delete
+    // them in turn: a chain as deep as the nesting (200,000 levels of
+    // MPI_Type_contiguous overflowed the stack).  The outermost release
+    // deletes; the releases its deletes make only queue their types.
+    thread_local std::vector<const Datatype*>* queue = nullptr;
+    if (queue != nullptr) {
+        queue->push_back(t);
+        return;
+    }
+    std::vector<const Datatype*> doomed{t};
+    queue = &doomed;
+    while (!doomed.empty()) {
+        const Datatype* d = doomed.back();
+        doomed.pop_back();
+        delete d;
+    }
+    queue = nullptr;
 }
 
 const Datatype* lookup(MPI_Datatype handle) {

@@ -14,7 +14,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
+#include <fstream>
+#include <iterator>
 #include <new>
+#include <string>
 #include <utility>
 
 namespace shmpi::shm {
@@ -64,6 +67,56 @@ double dev_shm_free() {
     return static_cast<double>(vfs.f_bavail) * static_cast<double>(vfs.f_frsize);
 }
 
+/// The first line of `path`, or "" when it cannot be read.
+std::string first_line(const std::string& path) {
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
+/// Room left in this process's memory cgroup, in bytes; -1 when there is
+/// no limit or it cannot be read.
+double cgroup_room() {
+    std::ifstream in("/proc/self/cgroup");
+    std::string line;
+    while (std::getline(in, line)) {
+        std::string limit_file;
+        std::string usage_file;
+        if (line.starts_with("0::")) {  // cgroup v2
+            const std::string dir = "/sys/fs/cgroup" + line.substr(3);
+            limit_file = dir + "/memory.max";
+            usage_file = dir + "/memory.current";
+        } else if (const auto at = line.find(":memory:"); at != std::string::npos) {  // v1
+            const std::string dir = "/sys/fs/cgroup/memory" + line.substr(at + 8);
+            limit_file = dir + "/memory.limit_in_bytes";
+            usage_file = dir + "/memory.usage_in_bytes";
+        } else {
+            continue;
+        }
+        const std::string limit = first_line(limit_file);
+        const std::string usage = first_line(usage_file);
+        if (limit.empty() || usage.empty() || limit == "max") continue;
+        const double l = std::strtod(limit.c_str(), nullptr);
+        const double u = std::strtod(usage.c_str(), nullptr);
+        if (l <= 0 || l >= 0x1p62) continue;  // v1 writes "no limit" as a huge number
+        return l > u ? l - u : 0;
+    }
+    return -1;
+}
+
+/// The message for a job that needs more memory than there is.
+std::string no_memory_message(double avail_bytes, std::uint32_t nranks, std::size_t segment,
+                              std::size_t private_rings) {
+    return fmt::format(
+        "shmpi: the segment for {} ranks needs {:.1f} MiB of memory (and each rank {:.1f} MiB more for "
+        "its ring to itself), but only {:.1f} MiB are available (MemAvailable and SwapFree, or the "
+        "memory cgroup's limit); run fewer ranks, or lower SHMPI_RING_CELLS, SHMPI_CELL_BYTES, "
+        "SHMPI_STREAM_BYTES or SHMPI_COLL_CELL_BYTES",
+        nranks, static_cast<double>(segment) / 1048576.0,
+        static_cast<double>(private_rings) / nranks / 1048576.0, avail_bytes / 1048576.0);
+}
+
 /// Maps `size` bytes of `fd` shared, read-write.  Throws with strerror.
 void* map_fd(int fd, std::size_t size, const char* who) {
     void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -75,6 +128,27 @@ void* map_fd(int fd, std::size_t size, const char* who) {
 }
 
 }  // namespace
+
+double meminfo_available(std::string_view meminfo) {
+    double total = 0;
+    int found = 0;
+    for (const std::string_view key : {"MemAvailable:", "SwapFree:"}) {
+        const std::size_t at = meminfo.find(key);
+        if (at == std::string_view::npos) return -1;
+        const std::string rest(meminfo.substr(at + key.size(), 32));
+        total += std::strtod(rest.c_str(), nullptr) * 1024.0;  // the file counts in kB
+        ++found;
+    }
+    return found == 2 ? total : -1;
+}
+
+double memory_available() {
+    std::ifstream in("/proc/meminfo");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    double avail = meminfo_available(text);
+    if (const double room = cgroup_room(); room >= 0 && (avail < 0 || room < avail)) avail = room;
+    return avail;
+}
 
 Geometry Geometry::for_ranks(std::uint32_t nranks) {
     Geometry g;
@@ -286,6 +360,16 @@ Segment Segment::create(const Geometry& g, std::int64_t launcher_pid, Name name)
     //    full /dev/shm would show up later as SIGBUS in some rank.
     if (const double avail = dev_shm_free(); avail >= 0 && avail < static_cast<double>(size)) {
         throw SegmentError(no_room_message(avail, g.nranks, size));
+    }
+    //    Room in memory: /dev/shm is usually as large as RAM, and step 3
+    //    takes every page of the segment at once, so a segment larger than
+    //    the memory left would set off the OOM killer (which picks any
+    //    process of the machine).  Each rank also allocates a private ring
+    //    to itself of a ring's size.
+    const std::size_t private_rings = std::size_t{g.nranks} * g.ring_stride();
+    if (const double avail = memory_available();
+        avail >= 0 && avail < static_cast<double>(size) + static_cast<double>(private_rings)) {
+        throw SegmentError(no_memory_message(avail, g.nranks, size, private_rings));
     }
 
     // 2. Exclusive creation under an unguessable name, mode 0600.

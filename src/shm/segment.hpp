@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "shm/layout.hpp"
 #include "shm/ring.hpp"
@@ -129,13 +130,23 @@ struct Layout {
 Layout check_header(const SegmentHeader& h, std::size_t file_size, std::uint32_t expect_nranks,
                     const char* who);
 
+/// Bytes that MemAvailable and SwapFree add up to in the text of
+/// /proc/meminfo; -1 when either line is missing.
+double meminfo_available(std::string_view meminfo);
+/// Bytes the job may still take: meminfo_available() of /proc/meminfo,
+/// less where this process's memory cgroup (v2 memory.max, or v1
+/// memory.limit_in_bytes) leaves less room; -1 when nothing tells.
+double memory_available();
+
 /// A mapping of the segment in this process.  Move-only; unmaps on
 /// destruction.
 class Segment {
 public:
     /// Launcher side: creates, sizes, maps and initialises a new segment.
-    /// Checks that /dev/shm has room first and, if not, says how much is
-    /// needed and how to make room; then reserves every page of the object
+    /// Checks that /dev/shm and memory (the segment's pages and each rank's
+    /// private ring to itself, memory_available()) have room first and, if
+    /// not, says how much is needed and how to make room; then reserves
+    /// every page of the object
     /// (posix_fallocate), so a /dev/shm that fills up later makes this call
     /// fail with the same message instead of a rank dying of SIGBUS when it
     /// first touches a page.  With Name::Drop the name goes as soon as the

@@ -37,6 +37,20 @@ TEST(DtypeLifetime, FreedTypeLivesInsideTypesBuiltOnIt) {
     free_handle(*vec, "MPI_Type_free");  // deletes both
 }
 
+TEST(DtypeLifetime, ADeepChainIsDeletedWithoutRecursion) {
+    // Each type holds the one below; freeing the top deletes the whole
+    // chain.  Deleting it recursively overflowed the stack at 200,000.
+    constexpr int kDepth = 300000;
+    Datatype* top = make_contiguous(1, P(MPI_INT), "t");
+    for (int i = 1; i < kDepth; ++i) {
+        Datatype* next = make_contiguous(1, *top, "t");
+        free_handle(*top, "MPI_Type_free");  // lives on inside `next`
+        top = next;
+    }
+    EXPECT_EQ(top->size, static_cast<std::int64_t>(sizeof(int)));
+    free_handle(*top, "MPI_Type_free");  // deletes all of them
+}
+
 TEST(DtypeLifetime, ARefKeepsATypeAliveLikeAPendingRequest) {
     Datatype* t = make_vector(2, 1, 3, P(MPI_INT), "t");
     commit(*t);

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -837,3 +838,24 @@ TEST_F(SegmentTest, CreateReservesEveryPage) {
 }
 
 }  // namespace
+
+TEST(Memory, MeminfoAvailableAddsMemAvailableAndSwapFree) {
+    const char* text =
+        "MemTotal:       24576000 kB\n"
+        "MemFree:         1000000 kB\n"
+        "MemAvailable:    2000000 kB\n"
+        "SwapTotal:       1048576 kB\n"
+        "SwapFree:         524288 kB\n";
+    EXPECT_DOUBLE_EQ(shm::meminfo_available(text), (2000000.0 + 524288.0) * 1024.0);
+    EXPECT_EQ(shm::meminfo_available("MemTotal: 1 kB\nSwapFree: 0 kB\n"), -1);  // no MemAvailable
+    EXPECT_EQ(shm::meminfo_available(""), -1);
+}
+
+TEST(Memory, ThisMachineHasSomeAndNotMoreThanRamAndSwap) {
+    const double avail = shm::memory_available();
+    ASSERT_GT(avail, 0);
+    struct sysinfo info {};
+    ASSERT_EQ(sysinfo(&info), 0);
+    const double total = (static_cast<double>(info.totalram) + static_cast<double>(info.totalswap)) * info.mem_unit;
+    EXPECT_LE(avail, total);
+}
