@@ -856,6 +856,7 @@ TEST(Memory, ThisMachineHasSomeAndNotMoreThanRamAndSwap) {
     ASSERT_GT(avail, 0);
     struct sysinfo info {};
     ASSERT_EQ(sysinfo(&info), 0);
-    const double total = (static_cast<double>(info.totalram) + static_cast<double>(info.totalswap)) * info.mem_unit;
+    const double total =
+        (static_cast<double>(info.totalram) + static_cast<double>(info.totalswap)) * info.mem_unit;
     EXPECT_LE(avail, total);
 }
