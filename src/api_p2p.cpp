@@ -312,11 +312,13 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
     const int outer = guard(MPI_COMM_WORLD, fn, [&] {
         Runtime& rt = running(fn);
         std::vector<Request*> rs = requests_of(count, reqs, fn);
+        // A request once done stays done: each poll goes on from the first
+        // one that was not (rescanning from the start made a Waitall of n
+        // sends O(n^2): 400,000 took 16 s).
+        std::size_t pending = 0;
         rt.engine().wait_until([&] {
-            for (Request* r : rs) {
-                if (r != nullptr && !r->done) return false;
-            }
-            return true;
+            while (pending < rs.size() && (rs[pending] == nullptr || rs[pending]->done)) ++pending;
+            return pending == rs.size();
         });
         ArrayErrors errors(fn);
         for (int i = 0; i < count; ++i) {

@@ -79,6 +79,10 @@ struct Unexpected : QueueHook {
     std::uint32_t src_world;
     std::vector<std::byte> data;    ///< eager payload, `arrived` bytes filled so far
     std::uint64_t arrived = 0;
+    /// Its place in arrival order (Engine::unexpected_seq_): the queue is
+    /// in this order, so a waiting probe looks only at what came after its
+    /// last look.
+    std::uint64_t seq = 0;
 };
 
 class Engine {
@@ -170,6 +174,15 @@ public:
     std::uint64_t eager_limit() const { return eager_limit_; }
 
 private:
+    /// Appends `u` to the unexpected queue with the next seq.
+    void unexpected(Unexpected* u);
+    /// The first queued message that fits, or nullptr.  With `seen`, only
+    /// messages whose seq is above *seen are looked at (the earlier ones did
+    /// not fit at the caller's last look, and a message never starts to
+    /// fit), and *seen becomes the last seq given.
+    Unexpected* first_unexpected(std::uint32_t context, std::int32_t src, std::int32_t tag,
+                                 std::uint64_t* seen = nullptr);
+
     struct Outgoing {
         Wire wire;
         const std::byte* data = nullptr;
@@ -238,6 +251,7 @@ private:
     std::vector<Inbound> inbound_;              ///< per source world rank
     boost::intrusive::list<Request> posted_;        ///< not owned
     boost::intrusive::list<Unexpected> unexpected_; ///< owned: deleted when matched
+    std::uint64_t unexpected_seq_ = 0;              ///< the last seq given (unexpected())
     std::unordered_map<std::uint64_t, Request*> tokens_;
     std::uint64_t next_token_ = 1;
     std::uint64_t pending_sends_ = 0;
