@@ -205,7 +205,8 @@ int raise_on(MPI_Comm comm, const MpiError& e, int code, bool lingering) {
         return code;
     }
     std::fprintf(stderr, "shmpi: %s\n", e.what());
-    if (phase() == Phase::Running) runtime().transport().abort_job(1, shm::kAbortFatal);
+    // mpirun names the class in its line; the job's exit status is 1.
+    if (phase() == Phase::Running) runtime().transport().abort_job(e.error_class(), shm::kAbortFatal);
     exit_flushed(1);
 }
 

@@ -474,7 +474,7 @@ void ShmTeam::read_failed(int m) {
                  "shmpi: rank %u: process_vm_readv from rank %u failed inside a collective after "
                  "it had worked; ending the job\n",
                  world_[static_cast<std::size_t>(me_)], world_[static_cast<std::size_t>(m)]);
-    transport_.abort_job(1, shm::kAbortFatal);
+    transport_.abort_job(MPI_ERR_OTHER, shm::kAbortFatal);
 }
 
 void ShmTeam::read(int m, const void* remote, void* local, std::size_t n) {
@@ -624,7 +624,7 @@ void ShmTeam::write(int m, void* remote, const void* local, std::size_t n) {
                  "had worked (%s); ending the job\n",
                  world_[static_cast<std::size_t>(me_)], world_[static_cast<std::size_t>(m)],
                  std::strerror(err));
-    transport_.abort_job(1, shm::kAbortFatal);
+    transport_.abort_job(MPI_ERR_OTHER, shm::kAbortFatal);
 }
 
 std::byte* ShmTeam::buffer(int which, std::size_t bytes) {

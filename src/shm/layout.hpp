@@ -108,7 +108,8 @@ struct alignas(kLine) SegmentHeader {
     /// launcher started the abort.  Written by the winner after it took
     /// abort_state; read by the launcher after the winner has exited.
     std::atomic<std::int32_t> abort_rank;
-    /// The exit code MPI_Abort asked for.  Written by the winner after it took
+    /// The exit code MPI_Abort asked for, or the error class of a fatal
+    /// error (kAbortFatal).  Written by the winner after it took
     /// abort_state; read by the launcher after the winner has exited.
     std::atomic<std::int32_t> abort_code;
     /// AbortKind; written and read like abort_code.

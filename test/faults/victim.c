@@ -11,6 +11,8 @@
  *           init2   print "unflushed R" without flushing, then call
  *                   MPI_Init a second time (erroneous: the MPI ends the
  *                   process, and the line must not be lost)
+ *           badrank MPI_Send to a rank that does not exist, under the
+ *                   default MPI_ERRORS_ARE_FATAL
  *
  * Every rank prints "ready R PID" once MPI_Init has returned.  The victim
  * waits 300 ms, so that the others are asleep in MPI_Recv, then prints
@@ -36,7 +38,7 @@ int main(int argc, char **argv)
     int size = 0;
     int value = 0;
     if (argc != 3) {
-        fprintf(stderr, "usage: victim VICTIM kill|segv|exit3|return|abort7|init2\n");
+        fprintf(stderr, "usage: victim VICTIM kill|segv|exit3|return|abort7|init2|badrank\n");
         return 2;
     }
     const int victim = atoi(argv[1]);
@@ -74,6 +76,8 @@ int main(int argc, char **argv)
     } else if (strcmp(how, "init2") == 0) {
         printf("unflushed %d\n", rank);
         MPI_Init(&argc, &argv);
+    } else if (strcmp(how, "badrank") == 0) {
+        MPI_Send(&value, 1, MPI_INT, size + 5, 0, MPI_COMM_WORLD);
     }
     fprintf(stderr, "victim: unknown way to fail '%s'\n", how);
     return 2;

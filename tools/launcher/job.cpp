@@ -387,10 +387,10 @@ int Job::report() {
             const int code = h.abort_code.load(std::memory_order_relaxed);
             const auto kind = h.abort_kind.load(std::memory_order_relaxed);
             if (rank >= 0 && kind == shm::kAbortFatal) {
-                // The rank has printed the error itself.
-                say(fmt::format("rank {} stopped on a fatal MPI error (error code {}); ending the job",
-                                rank, code));
-                return code & 255;
+                // The rank has printed the error itself; `code` is its class.
+                say(fmt::format("rank {} stopped on a fatal MPI error (error class {}); ending the job", rank,
+                                code));
+                return 1;
             }
             if (rank >= 0) {
                 say(fmt::format("rank {} called MPI_Abort with error code {}; ending the job", rank,

@@ -229,6 +229,9 @@ int main(int argc, char** argv) {
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     sigaction(SIGPIPE, &ignore, &inherited.sigpipe);
+    // Under `ulimit -f`, sizing the segment past the limit must fail with
+    // EFBIG (a message), not kill mpirun silently.
+    sigaction(SIGXFSZ, &ignore, &inherited.sigxfsz);
     sigaction(SIGCHLD, &dfl, &inherited.sigchld);
     sigset_t handled;
     sigemptyset(&handled);

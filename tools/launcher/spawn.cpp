@@ -164,6 +164,7 @@ void make_cpusets(const std::vector<std::vector<int>>& bindings, std::uint32_t n
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     sigaction(SIGPIPE, &plan.inherited->sigpipe, nullptr);
+    sigaction(SIGXFSZ, &plan.inherited->sigxfsz, nullptr);
     sigaction(SIGCHLD, &plan.inherited->sigchld, nullptr);
     setrlimit(RLIMIT_NOFILE, &plan.inherited->nofile);
     if ((*plan.bound)[rank] != 0) sched_setaffinity(0, sizeof(cpu_set_t), &(*plan.cpusets)[rank]);

@@ -44,6 +44,7 @@ public:
 /// back as mpirun found it.
 struct InheritedState {
     struct sigaction sigpipe {};  ///< mpirun ignores SIGPIPE to see EPIPE instead
+    struct sigaction sigxfsz {};  ///< and SIGXFSZ, to see EFBIG when sizing the segment
     struct sigaction sigchld {};  ///< mpirun needs SIGCHLD at its default to reap
     struct rlimit nofile {};      ///< mpirun may raise its descriptor limit
 };
