@@ -20,6 +20,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -479,6 +480,22 @@ def sh_segment_failure(m, _):
     launch.check_nothing_left()
 
 
+def sh_file_size_limit(m, _):
+    """Under `ulimit -f`, a segment larger than the limit cannot be sized:
+    mpirun says so and exits 1 (SIGXFSZ used to kill it silently)."""
+    p = subprocess.run(["sh", "-c", 'ulimit -f 1000 && exec "$0" -n 4 true', m], capture_output=True,
+                       timeout=30)
+    err = p.stderr.decode()
+    check(p.returncode == 1 and "File too large" in err and len(err.splitlines()) == 1,
+          f"rc {p.returncode}, stderr {err!r}")
+    # The ranks get the signal's disposition back: a rank that writes past
+    # the limit dies of SIGXFSZ, as it would without mpirun.
+    with tempfile.TemporaryDirectory() as d:
+        p = subprocess.run([m, "-n", "1", "sh", "-c", 'ulimit -f 1 && head -c 100000 /dev/zero > "$0"/big',
+                            d], capture_output=True, timeout=30)
+    check(p.returncode == 128 + signal.SIGXFSZ, f"a rank past the limit: rc {p.returncode}, {p.stderr!r}")
+
+
 # ---- MPI cases: the launcher with the library -------------------------------
 
 def prog(d, name):
@@ -523,6 +540,13 @@ def mpi_no_finalize(m, d):
 def mpi_abort(m, d):
     run_victim(m, 4, [prog(d, "victim"), "1", "abort7"], 7,
                "shmpi: mpirun: rank 1 called MPI_Abort with error code 7; ending the job", 1)
+
+
+def mpi_fatal_error(m, d):
+    """An erroneous call under MPI_ERRORS_ARE_FATAL: the rank prints the
+    error, mpirun names its class (MPI_ERR_RANK, 6) and exits 1."""
+    run_victim(m, 3, [prog(d, "victim"), "2", "badrank"], 1,
+               "shmpi: mpirun: rank 2 stopped on a fatal MPI error (error class 6); ending the job", 2)
 
 
 def mpi_output_kept(m, d):
