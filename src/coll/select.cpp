@@ -113,10 +113,8 @@ constexpr Algorithm<ReduceFn> kReduce[] = {
     {"push", reduce_shm_push},
 };
 constexpr Algorithm<AllreduceFn> kAllreduce[] = {
-    {"linear", always<allreduce_linear>},
-    {"shm", allreduce_shm},
-    {"tree", allreduce_shm_tree},
-    {"rsag", allreduce_shm_rsag},
+    {"linear", always<allreduce_linear>}, {"shm", allreduce_shm},       {"tree", allreduce_shm_tree},
+    {"rsag", allreduce_shm_rsag},         {"push", allreduce_shm_push},
 };
 constexpr Algorithm<GatherFn> kGather[] = {
     {"linear", dense<gather_linear>},

@@ -36,16 +36,17 @@ std::uint64_t random64() {
     return r;
 }
 
-/// `name` from the environment, a number in 1..2^24 (0..2^24 with
+/// `name` from the environment, a number in 1..`max` (0..`max` with
 /// `zero_ok`), or `fallback` when unset.
-std::uint32_t env_u32(const char* name, std::uint32_t fallback, bool zero_ok = false) {
+std::uint32_t env_u32(const char* name, std::uint32_t fallback, bool zero_ok = false,
+                      std::uint32_t max = 1u << 24) {
     const char* v = std::getenv(name);
     if (v == nullptr || *v == '\0') return fallback;
     char* end = nullptr;
     const unsigned long n = std::strtoul(v, &end, 10);
-    if (*end != '\0' || (n == 0 && !zero_ok) || n > (1ul << 24) || *v == '-') {
-        throw SegmentError(fmt::format("shmpi: {}={} is not a {} number up to 16777216", name, v,
-                                       zero_ok ? "nonnegative" : "positive"));
+    if (*end != '\0' || (n == 0 && !zero_ok) || n > max || *v == '-') {
+        throw SegmentError(
+            fmt::format("shmpi: {}={} is not a number in {}..{}", name, v, zero_ok ? 0 : 1, max));
     }
     return static_cast<std::uint32_t>(n);
 }
@@ -195,7 +196,7 @@ Geometry Geometry::for_ranks(std::uint32_t nranks) {
     g.cell_bytes = env_u32("SHMPI_CELL_BYTES", g.cell_bytes);
     g.coll_cell_bytes = env_u32("SHMPI_COLL_CELL_BYTES", g.coll_cell_bytes);
     g.stream_bytes = env_u32("SHMPI_STREAM_BYTES", g.stream_bytes, true);
-    g.pool_regions = env_u32("SHMPI_COLL_REGIONS", g.pool_regions, true);
+    g.pool_regions = env_u32("SHMPI_COLL_REGIONS", g.pool_regions, true, kMaxPoolRegions);
     if ((g.ring_cells & (g.ring_cells - 1)) != 0) {
         throw SegmentError(
             fmt::format("shmpi: SHMPI_RING_CELLS={} must be a power of two", g.ring_cells));
@@ -214,10 +215,6 @@ Geometry Geometry::for_ranks(std::uint32_t nranks) {
         throw SegmentError(fmt::format(
             "shmpi: SHMPI_STREAM_BYTES={} must be a multiple of 4096 (0 turns streamed sends off)",
             g.stream_bytes));
-    }
-    if (g.pool_regions > kMaxPoolRegions) {
-        throw SegmentError(fmt::format("shmpi: SHMPI_COLL_REGIONS={} must be in 0..{}",
-                                       g.pool_regions, kMaxPoolRegions));
     }
     return g;
 }

@@ -712,6 +712,7 @@ TEST(Geometry, EnvironmentSetsPoolRegions) {
         } catch (const SegmentError& e) {
             EXPECT_TRUE(contains(e.what(), "SHMPI_COLL_REGIONS")) << e.what();
             EXPECT_TRUE(contains(e.what(), bad)) << "the message should name the bad value: " << e.what();
+            EXPECT_TRUE(contains(e.what(), "0..64")) << "the message should give the range: " << e.what();
         }
     }
 }
