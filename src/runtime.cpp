@@ -13,7 +13,7 @@ Runtime::Runtime(int thread_level)
       engine_(std::make_unique<p2p::Engine>(*transport_)),
       thread_level_(thread_level),
       main_thread_(std::this_thread::get_id()),
-      coll_selection_(coll::Selection::from_environment()) {
+      coll_selection_(coll::Selection::from_environment(transport_->rank() == 0)) {
     const std::uint32_t n = transport_->size();
     const std::uint32_t me = transport_->rank();
     std::vector<std::uint32_t> all(n);

@@ -1,5 +1,7 @@
 #include "coll/select.hpp"
 
+#include <unistd.h>  // environ
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,7 +9,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "coll/shm_team.hpp"
@@ -290,7 +294,42 @@ const char* kind_name(Kind k) {
 
 Selection::Selection() { forced_.fill(-1); }
 
-Selection Selection::from_environment() {
+namespace {
+
+/// The SHMPI_COLL_* variables other than SHMPI_COLL_<COLLECTIVE>: the
+/// segment's (shm/segment.cpp) and the shared-memory algorithms' tunables
+/// (coll/shm_team.cpp).
+constexpr const char* kCollTunables[] = {
+    "SHMPI_COLL_REGIONS",  "SHMPI_COLL_CELL_BYTES",        "SHMPI_COLL_SHM_FLAT",
+    "SHMPI_COLL_SHM_BAND", "SHMPI_COLL_SHM_PIPELINE_BAND", "SHMPI_COLL_SHM_DIRECT",
+    "SHMPI_COLL_SHM_RSAG", "SHMPI_COLL_SHM_STREAM",        "SHMPI_COLL_SHM_MEMBARRIER",
+};
+
+/// Notes each SHMPI_COLL_* variable of the environment that no part of
+/// shmpi reads.
+void note_unknown_settings() {
+    for (char** e = environ; *e != nullptr; ++e) {
+        const std::string_view entry(*e);
+        if (!entry.starts_with("SHMPI_COLL_")) continue;
+        const std::string_view name = entry.substr(0, entry.find('='));
+        bool known =
+            std::find(std::begin(kCollTunables), std::end(kCollTunables), name) != std::end(kCollTunables);
+        for (int k = 0; k < kKinds && !known; ++k) {
+            known = name == "SHMPI_COLL_" + upper(kind_name(static_cast<Kind>(k)));
+        }
+        if (!known) {
+            std::fprintf(stderr,
+                         "shmpi: note: %.*s is not a setting of shmpi's collectives, and has no effect "
+                         "(docs/COLLECTIVES.md lists SHMPI_COLL_<COLLECTIVE>, README.md the others)\n",
+                         static_cast<int>(name.size()), name.data());
+        }
+    }
+}
+
+}  // namespace
+
+Selection Selection::from_environment(bool report) {
+    if (report) note_unknown_settings();
     Selection s;
     // 1. SHMPI_COLL: every collective that knows the name.
     const char* all = std::getenv("SHMPI_COLL");

@@ -57,8 +57,10 @@ public:
     Selection();
     /// Reads SHMPI_COLL and SHMPI_COLL_<COLLECTIVE>.  Throws MpiError
     /// (MPI_ERR_ARG) naming MPI_Init, the variable, its value and the known
-    /// algorithms when a value names no algorithm.
-    static Selection from_environment();
+    /// algorithms when a value names no algorithm.  With `report`, notes on
+    /// stderr every SHMPI_COLL_* variable that shmpi does not read (a typo
+    /// such as SHMPI_COLL_ALLREDUSE would otherwise go unnoticed).
+    static Selection from_environment(bool report = false);
 
     /// The algorithm forced for `k` (an index into its table, 0 = linear),
     /// or -1 when the choice is automatic.

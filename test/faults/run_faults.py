@@ -542,6 +542,21 @@ def mpi_abort(m, d):
                "shmpi: mpirun: rank 1 called MPI_Abort with error code 7; ending the job", 1)
 
 
+def mpi_unknown_coll_setting(m, d):
+    """A SHMPI_COLL_* variable shmpi does not read (a typo) is noted once,
+    by rank 0; known ones are not."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SHMPI_")}
+    for extra, want in (({"SHMPI_COLL_ALLREDUSE": "linear", "SHMPI_COLL_SHM_FLAT": "4"},
+                         "shmpi: note: SHMPI_COLL_ALLREDUSE is not a setting of shmpi's collectives, and has no "
+                         "effect (docs/COLLECTIVES.md lists SHMPI_COLL_<COLLECTIVE>, README.md the others)\n"),
+                        ({"SHMPI_COLL_ALLREDUCE": "linear", "SHMPI_COLL_REGIONS": "2"}, "")):
+        p = subprocess.run([m, "-n", "3", prog(d, "print_env"), "X_UNSET"], env={**env, **extra},
+                           capture_output=True, timeout=60)
+        check(p.returncode == 0 and p.stderr.decode() == want, f"{extra}: rc {p.returncode}, stderr {p.stderr!r}")
+        check(sorted(p.stdout.decode().splitlines()) == [f"rank {r} X_UNSET unset" for r in range(3)],
+              f"{extra}: stdout {p.stdout!r}")
+
+
 def mpi_fatal_error(m, d):
     """An erroneous call under MPI_ERRORS_ARE_FATAL: the rank prints the
     error, mpirun names its class (MPI_ERR_RANK, 6) and exits 1."""
