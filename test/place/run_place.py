@@ -221,6 +221,8 @@ def topo_tool_errors(mpirun, topo, probe):
     the collectives' settings as MPI_Init does."""
     for args, env, needle in (
             (["-n", "0"], {}, "--np: Value 0 not in range"),
+            (["--bind-to", "core"], {}, "--bind-to requires --np"),
+            (["--cpu-list", "0"], {}, "--cpu-list requires --np"),
             (["--no-such-option"], {}, "--no-such-option"),
             (["--topology", "core:2 pu:1", "-n", "3", "--bind-to", "core"], {},
              "shmpi-topo: --bind-to core: 3 ranks but only 2 cores"),

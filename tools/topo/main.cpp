@@ -128,16 +128,21 @@ int main(int argc, char** argv) {
                    "hwloc synthetic description or XML file (default: SHMPI_TOPOLOGY, else this "
                    "machine)")
         ->type_name("SPEC");
-    app.add_option("-n,--np", nranks, "Ranks to map (default: print the topology only)")
-        ->type_name("N")
-        ->check(CLI::Range(1u, 1u << 20));
+    CLI::Option* np = app.add_option("-n,--np", nranks, "Ranks to map (default: print the topology only)")
+                          ->type_name("N")
+                          ->check(CLI::Range(1u, 1u << 20));
+    // The placement options shape the rank map, which only -n asks for:
+    // given alone they are a mistake, not something to ignore.
     app.add_option("--map-by", map_by, "As mpirun: core, l3cache, numa or package, with :compact or :spread")
-        ->type_name("LEVEL[:MODE]");
+        ->type_name("LEVEL[:MODE]")
+        ->needs(np);
     app.add_option("--bind-to", bind, "As mpirun: none, hwthread, core, l3cache, numa, package")
-        ->type_name("WHAT");
+        ->type_name("WHAT")
+        ->needs(np);
     app.add_option("--cpu-list", cpu_list, "As mpirun: use only these CPUs (0,2,4-7)")
-        ->type_name("LIST");
-    app.add_flag("--oversubscribe", oversubscribe, "As mpirun");
+        ->type_name("LIST")
+        ->needs(np);
+    app.add_flag("--oversubscribe", oversubscribe, "As mpirun")->needs(np);
     app.add_option("--tree", tree_members,
                    "Print the collective tree for this many members (default: -n)")
         ->type_name("N")
