@@ -830,36 +830,18 @@ void put_probe_status(MPI_Status& status, const Unexpected& u) {
 
 }  // namespace
 
-bool Engine::iprobe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status) {
-    progress();
-    const Unexpected* u = first_unexpected(context, src, tag);
-    if (u != nullptr) put_probe_status(status, *u);
-    return u != nullptr;
-}
-
-void Engine::probe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status) {
-    // Each poll looks only at what arrived since the last (a rank waiting
-    // in MPI_Probe while 200,000 other messages piled up took 4-20 s).
-    std::uint64_t seen = 0;
-    const Unexpected* u = nullptr;
-    wait_until([&] {
-        if (u == nullptr) u = first_unexpected(context, src, tag, &seen);
-        return u != nullptr;
-    });
-    put_probe_status(status, *u);
-}
-
-Unexpected* Engine::improbe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status) {
+Unexpected* Engine::poll_unexpected(std::uint32_t context, std::int32_t src, std::int32_t tag,
+                                    MPI_Status& status) {
     progress();
     Unexpected* u = first_unexpected(context, src, tag);
-    if (u == nullptr) return nullptr;
-    // Taken out, so that no receive but the matching one can have it.
-    put_probe_status(status, *u);
-    unexpected_.erase(unexpected_.iterator_to(*u));
+    if (u != nullptr) put_probe_status(status, *u);
     return u;
 }
 
-Unexpected* Engine::mprobe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status) {
+Unexpected* Engine::wait_unexpected(std::uint32_t context, std::int32_t src, std::int32_t tag,
+                                    MPI_Status& status) {
+    // Each poll looks only at what arrived since the last (a rank waiting
+    // in MPI_Probe while 200,000 other messages piled up took 4-20 s).
     std::uint64_t seen = 0;
     Unexpected* u = nullptr;
     wait_until([&] {
@@ -867,6 +849,28 @@ Unexpected* Engine::mprobe(std::uint32_t context, std::int32_t src, std::int32_t
         return u != nullptr;
     });
     put_probe_status(status, *u);
+    return u;
+}
+
+bool Engine::iprobe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status) {
+    return poll_unexpected(context, src, tag, status) != nullptr;
+}
+
+void Engine::probe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status) {
+    wait_unexpected(context, src, tag, status);
+}
+
+// The matched probes take the message out, so that no receive but the
+// matching one can have it.
+
+Unexpected* Engine::improbe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status) {
+    Unexpected* u = poll_unexpected(context, src, tag, status);
+    if (u != nullptr) unexpected_.erase(unexpected_.iterator_to(*u));
+    return u;
+}
+
+Unexpected* Engine::mprobe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status) {
+    Unexpected* u = wait_unexpected(context, src, tag, status);
     unexpected_.erase(unexpected_.iterator_to(*u));
     return u;
 }

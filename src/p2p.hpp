@@ -182,6 +182,12 @@ private:
     /// fit), and *seen becomes the last seq given.
     Unexpected* first_unexpected(std::uint32_t context, std::int32_t src, std::int32_t tag,
                                  std::uint64_t* seen = nullptr);
+    /// Probing, once (poll: progress, then look; nullptr when nothing fits)
+    /// or until a message fits (wait); `status` describes the message found.
+    Unexpected* poll_unexpected(std::uint32_t context, std::int32_t src, std::int32_t tag,
+                                MPI_Status& status);
+    Unexpected* wait_unexpected(std::uint32_t context, std::int32_t src, std::int32_t tag,
+                                MPI_Status& status);
 
     struct Outgoing {
         Wire wire;
