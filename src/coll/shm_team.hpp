@@ -106,6 +106,12 @@ struct ShmTuning {
 /// in its range (MPI_Init fails with that message).
 ShmTuning tuning_from_environment();
 
+/// The band of trees for small payloads in a team of `members`: flat up
+/// to t.flat_max, else t.band.
+constexpr int small_band(int members, const ShmTuning& t) {
+    return members <= t.flat_max ? tree::kFlat : t.band;
+}
+
 class ShmTeam {
 public:
     /// Cells are cut into this many slots for pipelining.  Eight: a stream
@@ -340,7 +346,7 @@ public:
     /// at the top): flat for small teams.
     const tree::BandTree& band_tree(int band);
     /// The band of trees for small payloads: flat up to tuning().flat_max.
-    int small_band() const { return n_ <= tuning_.flat_max ? tree::kFlat : tuning_.band; }
+    int small_band() const { return coll::small_band(n_, tuning_); }
     /// The canonical fold of everyone's contribution, as evaluated by this
     /// member when it reads them all itself.
     std::span<const tree::Op> flat_program();

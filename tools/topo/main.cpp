@@ -33,12 +33,6 @@ namespace {
 
 using namespace shmpi;
 
-/// The band the collectives use for small payloads (ShmTeam::small_band):
-/// flat up to SHMPI_COLL_SHM_FLAT members, else SHMPI_COLL_SHM_BAND levels.
-int collective_band(int members, const coll::ShmTuning& t) {
-    return members <= t.flat_max ? coll::tree::kFlat : t.band;
-}
-
 /// A placement error's message, in this tool's name (the map's messages
 /// name mpirun).
 std::string in_our_name(std::string message) {
@@ -219,7 +213,7 @@ int main(int argc, char** argv) {
         if (tree_members == 0) tree_members = static_cast<int>(nranks);
         if (tree_members > 0) {
             fmt::print("\n");
-            print_tree(tree_members, band > 0 ? band : collective_band(tree_members, tuning), places,
+            print_tree(tree_members, band > 0 ? band : coll::small_band(tree_members, tuning), places,
                        tree_order == "locality");
         }
     } catch (const place::PlaceError& e) {
