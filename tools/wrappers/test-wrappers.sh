@@ -47,6 +47,19 @@ expect() {
         printf '     expected: %s\n     got:      %s\n' "$2" "$3"
     fi
 }
+# expect_refused NAME PATTERN COMMAND...: COMMAND fails, and its stderr
+# matches PATTERN (grep).
+expect_refused() {
+    name=$1 pattern=$2
+    shift 2
+    if "$@" 2>refused.err; then
+        fail "$name (it succeeded)"
+    elif grep -q -- "$pattern" refused.err; then
+        pass "$name"
+    else
+        fail "$name: $(cat refused.err)"
+    fi
+}
 # The wrappers quote a word that holds anything but these characters.
 quote() {
     case $1 in
@@ -118,21 +131,13 @@ fi
 # Misuse fails cleanly.
 if "$mpicc" >/dev/null 2>&1; then fail "mpicc with no arguments fails"; else
     pass "mpicc with no arguments fails"; fi
-if SHMPI_CC=$mpicc "$mpicc" -c "$hello_c" -o rec.o 2>rec.err; then
-    fail "SHMPI_CC=mpicc is refused"
-elif grep -q "mpicc: called as the compiler of mpicc (SHMPI_CC=.*), which names an MPI wrapper" rec.err; then
-    pass "SHMPI_CC=mpicc is refused"
-else
-    fail "SHMPI_CC=mpicc is refused with a message"
-fi
+expect_refused "SHMPI_CC=mpicc is refused" \
+    "mpicc: called as the compiler of mpicc (SHMPI_CC=.*), which names an MPI wrapper" \
+    env SHMPI_CC="$mpicc" "$mpicc" -c "$hello_c" -o rec.o
 # The setting that named the wrapper is the one the message names.
-if SHMPI_CC=$mpicxx "$mpicc" -c "$hello_c" -o rec.o 2>rec.err; then
-    fail "SHMPI_CC=mpicxx is refused"
-elif grep -q "mpicxx: called as the compiler of mpicc (SHMPI_CC=.*mpicxx')" rec.err; then
-    pass "SHMPI_CC=mpicxx is refused, naming SHMPI_CC"
-else
-    fail "SHMPI_CC=mpicxx is refused, naming SHMPI_CC: $(cat rec.err)"
-fi
+expect_refused "SHMPI_CC=mpicxx is refused, naming SHMPI_CC" \
+    "mpicxx: called as the compiler of mpicc (SHMPI_CC=.*mpicxx')" \
+    env SHMPI_CC="$mpicxx" "$mpicc" -c "$hello_c" -o rec.o
 if "$mpicc" --showme:nonsense >/dev/null 2>&1; then fail "unknown --showme: option fails"; else
     pass "unknown --showme: option fails"; fi
 if "$mpicc" -help | grep -q -- '--showme:link'; then pass "mpicc -help"; else fail "mpicc -help"; fi
@@ -183,13 +188,8 @@ else
     mv 'co,mma/prefix' prefix
     # Without shmpi's header in its tree (a wrapper copied out of shmpi's
     # bin/), it refuses to compile instead of finding another mpi.h.
-    if prefix/bin/mpicc -c "$hello_c" -o copy.o 2>copy.err; then
-        fail "a wrapper away from shmpi's tree refuses to compile"
-    elif grep -q "mpicc: shmpi's mpi.h is not in '$inst_inc'" copy.err; then
-        pass "a wrapper away from shmpi's tree refuses to compile"
-    else
-        fail "a wrapper away from shmpi's tree refuses to compile, saying why: $(cat copy.err)"
-    fi
+    expect_refused "a wrapper away from shmpi's tree refuses to compile" \
+        "mpicc: shmpi's mpi.h is not in '$inst_inc'" prefix/bin/mpicc -c "$hello_c" -o copy.o
     # Give the scratch prefix the real header and library, for the link step.
     mkdir -p "$(dirname -- "$inst_inc")" "$(dirname -- "$inst_lib")"
     ln -s "$incdir" "$inst_inc"
