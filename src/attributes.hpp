@@ -17,7 +17,7 @@
 // fail (MpiError naming the call, the keyval and the code; its class is
 // the returned value when that is an error class, else MPI_ERR_OTHER).
 // The predefined callbacks (MPI_*_NULL_COPY_FN, MPI_*_DUP_FN,
-// MPI_*_NULL_DELETE_FN) are functions like any other (api_attr.cpp); a
+// MPI_*_NULL_DELETE_FN) are functions like any other (attributes.cpp); a
 // null callback does nothing (no copy, no delete work).
 #pragma once
 

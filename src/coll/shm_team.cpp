@@ -57,7 +57,6 @@ bool membarrier_ready() {
 
 }  // namespace
 
-/// Read once per team.
 ShmTuning tuning_from_environment() {
     ShmTuning t;
     t.flat_max = static_cast<int>(env_long("SHMPI_COLL_SHM_FLAT", t.flat_max, 1, 1 << 20));

@@ -132,15 +132,13 @@ void* map_fd(int fd, std::size_t size, const char* who) {
 
 double meminfo_available(std::string_view meminfo) {
     double total = 0;
-    int found = 0;
     for (const std::string_view key : {"MemAvailable:", "SwapFree:"}) {
         const std::size_t at = meminfo.find(key);
         if (at == std::string_view::npos) return -1;
         const std::string rest(meminfo.substr(at + key.size(), 32));
         total += std::strtod(rest.c_str(), nullptr) * 1024.0;  // the file counts in kB
-        ++found;
     }
-    return found == 2 ? total : -1;
+    return total;
 }
 
 double memory_available() {

@@ -77,10 +77,6 @@ int usable_cpus(std::int64_t launcher_pid) {
     return CPU_COUNT(&set);
 }
 
-}  // namespace
-
-namespace {
-
 /// A singleton started by another MPI's launcher (mpirun.mpich,
 /// mpirun.openmpi, ...) is one of N processes that each think they are
 /// alone: say so once, on stderr, so that N copies of a 1-rank job are not

@@ -25,13 +25,13 @@ GraphShape check_graph(int nnodes, const int* index, const int* edges, int group
     GraphShape g;
     if (nnodes == 0) return g;
     if (index == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: index is NULL", fn));
+    if (index[0] < 0) {
+        throw MpiError(MPI_ERR_TOPOLOGY, fmt::format("{}: index[0] is {}, a negative degree for node 0 "
+                                                     "(index holds running totals of the degrees)",
+                                                     fn, index[0]));
+    }
     int prev = 0;
     for (int i = 0; i < nnodes; ++i) {
-        if (i == 0 && index[0] < 0) {
-            throw MpiError(MPI_ERR_TOPOLOGY, fmt::format("{}: index[0] is {}, a negative degree for node 0 "
-                                                         "(index holds running totals of the degrees)",
-                                                         fn, index[0]));
-        }
         if (index[i] < prev) {
             throw MpiError(MPI_ERR_TOPOLOGY,
                            fmt::format("{}: index[{}] is {}, less than {} before it (index holds running totals of "
