@@ -9,7 +9,14 @@ namespace shmpi::coll {
 bool bcast_shm(const Team& team, void* buf, std::int64_t bytes, int root, Landing* land, Source* source) {
     ShmTeam* shm = ready(team);
     if (shm == nullptr) return false;
-    if (bytes >= shm->tuning().direct_min && shm->single_copy()) {
+    // Single copies win with one reader only.  Measured (docs/COLLECTIVES.md,
+    // coll_bench, µs at 1 MiB, direct against tree): 50 against 99 at 2
+    // members, but 307 against 250 at 3 and 933 against 763 at 8 on 2 CPUs,
+    // and 708 against 199 at 8, 1624 against 216 at 16 members on 16 cores.
+    // Our reading: readers that pin the same pages of the root's buffer at
+    // once queue on them (unproven), where the tree's levels copy different
+    // cells in parallel.
+    if (shm->size() == 2 && bytes >= shm->tuning().direct_min && shm->single_copy()) {
         return bcast_shm_direct(team, buf, bytes, root, land, source);
     }
     return bcast_shm_tree(team, buf, bytes, root, land, source);
@@ -36,11 +43,20 @@ bool allreduce_shm(const Team& team, const void* send, void* recv, std::int64_t 
     // Measured on 2 CPUs (docs/COLLECTIVES.md): the tree wins below 256 KiB
     // (below 128 KiB with 2 members, where rsag's two halves run in
     // parallel); beyond, rsag up to 4 members, push from 5 (whose tree
-    // keeps fewer members busy copying at once).
+    // keeps fewer members busy copying at once).  With a CPU each, 5 or
+    // more members keep the tree up to 1 MiB and take rsag from there: on
+    // 16 cores push was the slowest of the three (8 members, 1 MiB: tree
+    // 853, rsag 895, push 1423 µs; 16 members, 4 MiB: rsag 3941, tree
+    // 5763, push 7274), its parents taking several children's writes at
+    // once.
     const std::int64_t bytes = count * red.elem_bytes;
-    const std::int64_t from = shm->size() == 2 ? shm->tuning().rsag_min / 2 : shm->tuning().rsag_min;
+    const std::int64_t rsag_min = shm->tuning().rsag_min;
+    const bool spread = shm->size() > 4 && !shm->crowded();
+    const std::int64_t from = shm->size() == 2 ? rsag_min / 2 : spread ? 4 * rsag_min : rsag_min;
     if (bytes >= from && shm->single_copy()) {
-        if (shm->size() <= 4 && allreduce_shm_rsag(team, send, recv, count, red)) return true;
+        if ((shm->size() <= 4 || spread) && allreduce_shm_rsag(team, send, recv, count, red)) {
+            return true;
+        }
         if (allreduce_shm_push(team, send, recv, count, red)) return true;
         return allreduce_shm_rsag(team, send, recv, count, red);
     }

@@ -86,7 +86,9 @@ struct ShmTuning {
     int flat_max = 16;             ///< SHMPI_COLL_SHM_FLAT: teams up to this size use flat trees
     int band = 2;                  ///< SHMPI_COLL_SHM_BAND: canonical levels per tree level beyond
     int pipeline_band = 1;         ///< SHMPI_COLL_SHM_PIPELINE_BAND: the same, for chunked reductions
-    std::int64_t direct_min = 65536;  ///< SHMPI_COLL_SHM_DIRECT: single-copy broadcast from this many bytes
+    /// SHMPI_COLL_SHM_DIRECT: a 2-member Bcast takes single copies from
+    /// this many bytes (larger teams keep the tree; see select_shm.cpp).
+    std::int64_t direct_min = 65536;
     /// SHMPI_COLL_SHM_RSAG: Reduce and Allreduce leave the tree for the
     /// single-copy algorithms (push, rsag) from this many bytes (half of it
     /// for a 2-member Allreduce); see select_shm.cpp.
