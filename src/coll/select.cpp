@@ -45,7 +45,8 @@ using ScatterFn = bool (*)(const Team&, const void*, void*, std::int64_t, int, L
 using ScattervFn = bool (*)(const Team&, const void*, Blocks, void*, std::int64_t, int);
 using AllgatherFn = bool (*)(const Team&, const void*, std::int64_t, void*, Landing*, Source*);
 using AllgathervFn = bool (*)(const Team&, const void*, std::int64_t, void*, Blocks);
-using AlltoallFn = bool (*)(const Team&, PeerBlocks, PeerBlocks);
+using AlltoallFn = bool (*)(const Team&, std::int64_t, PeerBlocks, PeerBlocks);
+using AlltoallvFn = bool (*)(const Team&, PeerBlocks, PeerBlocks);
 using ReduceScatterFn = bool (*)(const Team&, const void*, void*, const std::int64_t*, const Reduction&);
 using ReduceScatterBlockFn = bool (*)(const Team&, const void*, void*, std::int64_t, const Reduction&);
 using ScanFn = bool (*)(const Team&, const void*, void*, std::int64_t, const Reduction&);
@@ -144,8 +145,17 @@ constexpr Algorithm<AllgathervFn> kAllgatherv[] = {
     {"linear", always<allgatherv_linear>},
     {"shm", allgatherv_shm},
 };
-/// MPI_Alltoall, MPI_Alltoallv and MPI_Alltoallw (typed blocks).
+/// MPI_Alltoall (every block the same size), then MPI_Alltoallv and
+/// MPI_Alltoallw; typed blocks.
+bool alltoall_typed_linear(const Team& team, std::int64_t /*block*/, PeerBlocks send, PeerBlocks recv) {
+    alltoallw_linear(team, send, recv);
+    return true;
+}
 constexpr Algorithm<AlltoallFn> kAlltoall[] = {
+    {"linear", alltoall_typed_linear},
+    {"shm", alltoall_shm},
+};
+constexpr Algorithm<AlltoallvFn> kAlltoallv[] = {
     {"linear", always<alltoallw_linear>},
 };
 constexpr Algorithm<ReduceScatterFn> kReduceScatter[] = {
@@ -186,8 +196,9 @@ std::vector<const char*> names(Kind k) {
         case Kind::Allgather: return names_of(kAllgather);
         case Kind::Allgatherv: return names_of(kAllgatherv);
         case Kind::Alltoall:
-        case Kind::Alltoallv:
             return names_of(kAlltoall);
+        case Kind::Alltoallv:
+            return names_of(kAlltoallv);
         case Kind::ReduceScatter: return names_of(kReduceScatter);
         case Kind::ReduceScatterBlock: return names_of(kReduceScatterBlock);
         case Kind::Scan: return names_of(kScan);
@@ -428,11 +439,11 @@ void allgatherv(const Selection& s, const Team& team, const void* send, std::int
 }
 
 void alltoall(const Selection& s, const Team& team, std::int64_t block, PeerBlocks send, PeerBlocks recv) {
-    run(s, Kind::Alltoall, kAlltoall, choose_linear_only(), team, -1, block, send, recv);
+    run(s, Kind::Alltoall, kAlltoall, choose_shm(team), team, -1, block, block, send, recv);
 }
 
 void alltoallv(const Selection& s, const Team& team, PeerBlocks send, PeerBlocks recv) {
-    run(s, Kind::Alltoallv, kAlltoall, choose_linear_only(), team, -1, 0, send, recv);
+    run(s, Kind::Alltoallv, kAlltoallv, choose_linear_only(), team, -1, 0, send, recv);
 }
 
 void reduce_scatter(const Selection& s, const Team& team, const void* send, void* recv,

@@ -547,6 +547,21 @@ ShmTeam::Carry ShmTeam::put_block(std::uint64_t step, const void* src, std::uint
     return carry;
 }
 
+const std::byte* ShmTeam::published(int m, std::uint64_t step) const {
+    const shm::CollLine& c = line(m, step);
+    const auto carry = static_cast<Carry>(c.aux);
+    const std::uint64_t area = carry == Carry::Inline  ? shm::kCollInline
+                               : carry == Carry::Cells ? cell_bytes_
+                                                       : 0;
+    if (c.bytes > area || area == 0) {
+        throw MpiError(MPI_ERR_INTERN,
+                       fmt::format("collective: rank {} published a {}-byte block that is not in "
+                                   "its release line or cells (way {})",
+                                   m, c.bytes, c.aux));
+    }
+    return carry == Carry::Inline ? c.data : cells_of(m);
+}
+
 std::uint64_t ShmTeam::get_block(int m, std::uint64_t step, void* dst, std::uint64_t want,
                                  const Landing* land, std::uint64_t off) {
     const shm::CollLine& c = line(m, step);
