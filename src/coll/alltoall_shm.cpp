@@ -68,9 +68,13 @@ bool alltoall_shm(const Team& team, std::int64_t block, PeerBlocks send, PeerBlo
     if (shm == nullptr || team.size < 2) return false;
     const int n = shm->size();
     const int me = shm->index();
+    // (A product that overflows does not fit either.)
     const auto fits = [&](std::int64_t b) {
-        return shm->carry_for(static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(b)) !=
-               ShmTeam::Carry::Direct;
+        std::uint64_t bytes = 0;
+        return b >= 0 &&
+               !__builtin_mul_overflow(static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(b),
+                                       &bytes) &&
+               shm->carry_for(bytes) != ShmTeam::Carry::Direct;
     };
     if (!fits(block)) return false;
 
@@ -85,10 +89,16 @@ bool alltoall_shm(const Team& team, std::int64_t block, PeerBlocks send, PeerBlo
             break;
         }
     }
-    const auto total = static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(mine);
-    const void* image = mine > 0 && fits(mine) ? dense_image(*shm, send, mine, n, me) : nullptr;
+    const bool mine_fits = fits(mine);
+    // Too large to publish: the readers see the size (past 2^64 bytes, the
+    // largest one) and report it.
+    std::uint64_t total = 0;
+    if (__builtin_mul_overflow(static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(mine), &total)) {
+        total = ~std::uint64_t{0};
+    }
+    const void* image = mine > 0 && mine_fits ? dense_image(*shm, send, mine, n, me) : nullptr;
     const std::uint64_t s = shm->begin_call();
-    if (image != nullptr || mine == 0) {
+    if (mine_fits) {
         shm->put_block(s, image, total, ShmTeam::Readers::all());
     } else {
         shm->put_line(s, ShmTeam::Readers::all(), total, 0);
