@@ -33,12 +33,6 @@
 namespace shmpi::coll {
 namespace {
 
-/// Whether `count` elements of `type` are one run of count * size bytes
-/// from true_lb on.
-bool one_run(const dtype::Datatype& type, std::int64_t count) {
-    return count <= 1 ? type.dense : type.contiguous;
-}
-
 std::byte* block_at(PeerBlocks side, int r) { return static_cast<std::byte*>(side.base) + side.displs[r]; }
 
 /// Our n send blocks as one dense run of n * `block` bytes: the send
@@ -47,7 +41,7 @@ std::byte* block_at(PeerBlocks side, int r) { return static_cast<std::byte*>(sid
 /// place, our own block has no type and its part of the run is not read).
 const void* dense_image(ShmTeam& shm, PeerBlocks send, std::int64_t block, int n, int me) {
     const dtype::Datatype* type = send.types[me];
-    bool whole = type != nullptr && one_run(*type, send.counts[me] * n);
+    bool whole = type != nullptr && type->is_run(send.counts[me] * n);
     for (int r = 0; r < n && whole; ++r) {
         whole = send.types[r] == type && send.counts[r] == send.counts[me] &&
                 send.displs[r] - send.displs[0] == r * send.counts[me] * type->extent;
@@ -68,15 +62,15 @@ bool alltoall_shm(const Team& team, std::int64_t block, PeerBlocks send, PeerBlo
     if (shm == nullptr || team.size < 2) return false;
     const int n = shm->size();
     const int me = shm->index();
-    // (A product that overflows does not fit either.)
-    const auto fits = [&](std::int64_t b) {
+    // n blocks of `b` bytes; past 2^64, the largest size (which fits nothing).
+    const auto image_bytes = [n](std::int64_t b) {
         std::uint64_t bytes = 0;
-        return b >= 0 &&
-               !__builtin_mul_overflow(static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(b),
-                                       &bytes) &&
-               shm->carry_for(bytes) != ShmTeam::Carry::Direct;
+        const bool over = b < 0 || __builtin_mul_overflow(static_cast<std::uint64_t>(n),
+                                                          static_cast<std::uint64_t>(b), &bytes);
+        return over ? ~std::uint64_t{0} : bytes;
     };
-    if (!fits(block)) return false;
+    const auto fits = [&](std::uint64_t bytes) { return shm->carry_for(bytes) != ShmTeam::Carry::Direct; };
+    if (!fits(image_bytes(block))) return false;
 
     // 1.  Our block size, from any block with a type (the others are alike
     // in an Alltoall; in place our own has none).  Blocks of another size
@@ -89,13 +83,9 @@ bool alltoall_shm(const Team& team, std::int64_t block, PeerBlocks send, PeerBlo
             break;
         }
     }
-    const bool mine_fits = fits(mine);
-    // Too large to publish: the readers see the size (past 2^64 bytes, the
-    // largest one) and report it.
-    std::uint64_t total = 0;
-    if (__builtin_mul_overflow(static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(mine), &total)) {
-        total = ~std::uint64_t{0};
-    }
+    // Too large to publish: the readers see the size and report it.
+    const std::uint64_t total = image_bytes(mine);
+    const bool mine_fits = fits(total);
     const void* image = mine > 0 && mine_fits ? dense_image(*shm, send, mine, n, me) : nullptr;
     const std::uint64_t s = shm->begin_call();
     if (mine_fits) {
@@ -122,9 +112,9 @@ bool alltoall_shm(const Team& team, std::int64_t block, PeerBlocks send, PeerBlo
             continue;
         }
         if (block == 0) continue;
-        const std::byte* from = shm->published(m, s) + static_cast<std::uint64_t>(me) * theirs;
+        const std::byte* from = shm->published(m, s, got) + static_cast<std::uint64_t>(me) * theirs;
         const dtype::Datatype& type = *recv.types[m];
-        if (one_run(type, recv.counts[m])) {
+        if (type.is_run(recv.counts[m])) {
             std::memcpy(block_at(recv, m) + type.true_lb, from, static_cast<std::size_t>(block));
         } else {
             dtype::unpack(type, from, block, block_at(recv, m));

@@ -157,14 +157,14 @@ bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
 /// `mine` (Allgather): this member's block as a typed send buffer; the
 /// block is then in place (`send` null) but not packed there yet: the
 /// algorithm packs pieces of it (part()) or asks for it whole (dense()).
-/// Alltoall with every member's n blocks (`block` bytes each, the call's
-/// receive size) together in its cells: declines (on every member alike)
-/// when they do not fit.  alltoall_shm.cpp.
-bool alltoall_shm(const Team& team, std::int64_t block, PeerBlocks send, PeerBlocks recv);
 bool allgather_shm(const Team& team, const void* send, std::int64_t block, void* recv,
                    Landing* land = nullptr, Source* mine = nullptr);
 bool allgatherv_shm(const Team& team, const void* send, std::int64_t send_bytes, void* recv,
                     Blocks blocks);
+/// Alltoall with every member's n blocks (`block` bytes each, the call's
+/// receive size) together in its cells: declines (on every member alike)
+/// when they do not fit.  alltoall_shm.cpp.
+bool alltoall_shm(const Team& team, std::int64_t block, PeerBlocks send, PeerBlocks recv);
 /// Prefix reductions and reduce-scatters composed of the ones above
 /// (prefix_shm.cpp): allgather then a canonical fold, or a whole-vector
 /// allreduce of which each member keeps its block.

@@ -547,19 +547,35 @@ ShmTeam::Carry ShmTeam::put_block(std::uint64_t step, const void* src, std::uint
     return carry;
 }
 
-const std::byte* ShmTeam::published(int m, std::uint64_t step) const {
+const std::byte* ShmTeam::published(int m, std::uint64_t step, std::uint64_t n) const {
     const shm::CollLine& c = line(m, step);
-    const auto carry = static_cast<Carry>(c.aux);
-    const std::uint64_t area = carry == Carry::Inline  ? shm::kCollInline
-                               : carry == Carry::Cells ? cell_bytes_
-                                                       : 0;
-    if (c.bytes > area || area == 0) {
-        throw MpiError(MPI_ERR_INTERN,
-                       fmt::format("collective: rank {} published a {}-byte block that is not in "
-                                   "its release line or cells (way {})",
-                                   m, c.bytes, c.aux));
+    const char* what = nullptr;
+    std::uint64_t area = 0;
+    const std::byte* at = nullptr;
+    switch (static_cast<Carry>(c.aux)) {
+        case Carry::Inline:
+            what = "inline data";
+            area = shm::kCollInline;
+            at = c.data;
+            break;
+        case Carry::Cells:
+            what = "cells";
+            area = cell_bytes_;
+            at = cells_of(m);
+            break;
+        default:
+            throw MpiError(
+                MPI_ERR_INTERN,
+                fmt::format("collective: rank {} published a block in an unknown way ({})", m, c.aux));
     }
-    return carry == Carry::Inline ? c.data : cells_of(m);
+    // A size read from shared memory never takes a copy beyond the area it
+    // names: a corrupted peer fails the job, it cannot make us overrun.
+    if (n > area) {
+        throw MpiError(MPI_ERR_INTERN, fmt::format("collective: rank {} published a {}-byte block in its {} "
+                                                   "({} bytes)",
+                                                   m, c.bytes, what, area));
+    }
+    return at;
 }
 
 std::uint64_t ShmTeam::get_block(int m, std::uint64_t step, void* dst, std::uint64_t want,
@@ -568,35 +584,14 @@ std::uint64_t ShmTeam::get_block(int m, std::uint64_t step, void* dst, std::uint
     const std::uint64_t got = c.bytes;
     const std::uint64_t n = got < want ? got : want;
     if (n == 0) return got;
-    // A size read from shared memory never takes a copy beyond the area it
-    // names: a corrupted peer fails the job, it cannot make us overrun.
-    auto check = [&](std::uint64_t area, const char* what) {
-        if (n > area) {
-            throw MpiError(MPI_ERR_INTERN,
-                           fmt::format("collective: rank {} published a {}-byte block in its {} ({} bytes)", m,
-                                       got, what, area));
+    if (static_cast<Carry>(c.aux) == Carry::Direct) {
+        if (land != nullptr) {
+            read_into(m, reinterpret_cast<const void*>(c.addr), *land, off, n);
+        } else {
+            read(m, reinterpret_cast<const void*>(c.addr), dst, n);
         }
-    };
-    switch (static_cast<Carry>(c.aux)) {
-        case Carry::Inline:
-            check(shm::kCollInline, "inline data");
-            store(dst, c.data, n, land, off);
-            break;
-        case Carry::Cells:
-            check(cell_bytes_, "cells");
-            store(dst, cells_of(m), n, land, off);
-            break;
-        case Carry::Direct:
-            if (land != nullptr) {
-                read_into(m, reinterpret_cast<const void*>(c.addr), *land, off, n);
-            } else {
-                read(m, reinterpret_cast<const void*>(c.addr), dst, n);
-            }
-            break;
-        default:
-            throw MpiError(MPI_ERR_INTERN,
-                           fmt::format("collective: rank {} published a block in an unknown way ({})",
-                                       m, c.aux));
+    } else {
+        store(dst, published(m, step, n), n, land, off);
     }
     return got;
 }

@@ -428,9 +428,9 @@ public:
     std::uint64_t get_block(int m, std::uint64_t step, void* dst, std::uint64_t want,
                             const Landing* land = nullptr, std::uint64_t off = 0);
     /// Where member m's block for `step` lies when it travels inline or in
-    /// the cells (its size is line(m, step).bytes); throws MPI_ERR_INTERN
-    /// when the member published it another way or larger than that area.
-    const std::byte* published(int m, std::uint64_t step) const;
+    /// the cells, checked for reading `n` bytes of it: throws MPI_ERR_INTERN
+    /// when the member published it another way or `n` exceeds that area.
+    const std::byte* published(int m, std::uint64_t step, std::uint64_t n) const;
     /// Packs bytes [off, off + n) of `typed` into `to`, a slot of cells,
     /// through `bounce` (a private buffer of at least n bytes): packing
     /// into a private buffer that stays in cache and copying it over whole

@@ -206,9 +206,7 @@ Ref adopt(std::unique_ptr<Datatype> t) {
 namespace {
 
 /// `n` copies of `c` are one run of bytes in pack order.
-bool block_is_run(const Datatype& c, std::int64_t n) {
-    return c.size == 0 || (c.dense && (n == 1 || c.size == c.extent));
-}
+bool block_is_run(const Datatype& c, std::int64_t n) { return c.size == 0 || c.is_run(n); }
 
 /// Sum of `n` * value over blocks, checked.
 std::int64_t block_sum(std::int64_t acc, std::int64_t n, std::int64_t v, const char* fn, const char* what) {

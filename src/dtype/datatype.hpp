@@ -119,6 +119,8 @@ struct Datatype : HandleStorage {
 
     std::int64_t ub() const { return lb + extent; }
     std::int64_t true_ub() const { return true_lb + true_extent; }
+    /// `n` elements form one run of n * size bytes at true_lb.
+    bool is_run(std::int64_t n) const { return dense && (n == 1 || size == extent); }
 
     // ---- the normalised layout (see the top of this file) ----
     Kind kind = Kind::Builtin;

@@ -321,11 +321,6 @@ inline void runs(const Datatype& t, Mem base, std::int64_t n, std::byte*& s) {
     runs_loop<D>(t.runs.data(), t.runs.size(), base, t.extent, n, s);
 }
 
-/// `n` copies of `c` form one run of n * size bytes at c.true_lb.
-inline bool block_is_run(const Datatype& c, std::int64_t n) {
-    return c.dense && (n == 1 || c.size == c.extent);
-}
-
 template <Dir D>
 std::int64_t range(const Datatype& t, Mem base, std::int64_t count, std::int64_t skip, std::byte*& s,
                    std::int64_t max);
@@ -343,7 +338,7 @@ void whole(const Datatype& t, Mem base, std::int64_t n, std::byte*& s) {
     switch (t.kind) {
     case Kind::Vector: {
         const Datatype& c = *t.child;
-        if (block_is_run(c, t.blocklen)) {
+        if (c.is_run(t.blocklen)) {
             const std::int64_t len = t.blocklen * c.size;
             for (std::int64_t i = 0; i < n; ++i) {
                 strided<D>(at(at(base, i, t.extent), c.true_lb), t.stride, t.count, len, s);
@@ -396,7 +391,7 @@ std::int64_t part(const Datatype& t, Mem elem, std::int64_t off, std::byte*& s, 
         const Datatype& c = *t.child;
         const std::int64_t block = t.blocklen * c.size;
         std::int64_t in = off % block;
-        if (block_is_run(c, t.blocklen)) {
+        if (c.is_run(t.blocklen)) {
             // Blocks that are runs: the rest of the first, the whole ones
             // between in the vector loop of whole() (its fixed-size and wide
             // copies, not one memcpy call per block: a message of one large
