@@ -17,6 +17,7 @@
 #include "errors.hpp"
 #include "handle_storage.hpp"
 #include "runtime.hpp"
+#include "shm/transport.hpp"
 
 /// Defines MPI_<name> as a weak alias of PMPI_<name>, which this file
 /// must define: one address, two names, and a profiling library's own
@@ -131,6 +132,16 @@ int raise_on_request(MPI_Comm comm, const MpiError& e, int code = -1);
 /// error handler.  The one place an error crosses the C boundary.
 template <class Body>
 int guard(MPI_Comm comm, const char* fn, Body&& body) {
+    // Names the call for the launcher's deadlock report (shm::Transport::park);
+    // the outer call's name comes back when a callback's call returns.
+    // Relaxed: read back by this thread only (shm::current_call).
+    struct CallName {
+        const char* outer = shm::current_call.load(std::memory_order_relaxed);
+        explicit CallName(const char* name) { shm::current_call.store(name, std::memory_order_relaxed); }
+        ~CallName() { shm::current_call.store(outer, std::memory_order_relaxed); }
+        CallName(const CallName&) = delete;
+        CallName& operator=(const CallName&) = delete;
+    } call_name(fn);
     try {
         body();
         return MPI_SUCCESS;

@@ -139,6 +139,9 @@ int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free
         auto* g = new Generalized(query_fn, free_fn, cancel_fn, extra_state);
         // From now on every progress() checks whether it is complete.
         rt.engine().start(g);
+        // Until it is complete, the launcher's deadlock check leaves this
+        // rank alone: another thread may complete it while we wait.
+        rt.transport().grequest_opened();
         // The handle is the address of the Request part (see finish()).
         p2p::Request* r = g;
         *request = reinterpret_cast<MPI_Request>(r);
@@ -150,7 +153,7 @@ int PMPI_Grequest_complete(MPI_Request request) {
     const char* fn = "MPI_Grequest_complete";
     int rc = MPI_SUCCESS;
     const int outer = guard(MPI_COMM_WORLD, fn, [&] {
-        running(fn);
+        Runtime& rt = running(fn);
         if (request == MPI_REQUEST_NULL) {
             throw MpiError(MPI_ERR_REQUEST, fmt::format("{}: request is MPI_REQUEST_NULL", fn));
         }
@@ -167,6 +170,7 @@ int PMPI_Grequest_complete(MPI_Request request) {
                            fmt::format("{}: generalized request {:#x} is already complete", fn, handle));
         }
         g->complete();
+        rt.transport().grequest_completed();
         // Freed by MPI_Request_free before it was complete: free_fn's turn
         // is now (MPI-3.1 12.2), and the engine deletes the request at its
         // next progress(), once it has seen it done.

@@ -79,7 +79,7 @@ void Runtime::finalize() {
     engine_->flush();
     // A finalized rank waits no more, so it stops counting as awake
     // (Transport::crowded).
-    transport_->mark_asleep();
+    transport_->leave_awake_count();
     transport_->set_state(shm::kFinalized);
 }
 

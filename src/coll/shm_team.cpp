@@ -337,9 +337,7 @@ void ShmTeam::wait_slow(bool (*done)(void*), void* state) {
             return;
         }
         leave_if_aborting();
-        transport_.mark_asleep();
-        shm::futex_wait(me.doorbell, seen, 50'000'000);
-        transport_.mark_awake();
+        transport_.park(seen, transport_.policy().sleep);
         me.sleeping.store(0, std::memory_order_relaxed);
         for (int i = 0; i < 64; ++i) {
             if (look()) return;

@@ -44,8 +44,8 @@ inline constexpr std::size_t kLine = 128;
 inline constexpr std::uint64_t kMagic = 0x47455349504d4853ull;  // "SHMPISEG"
 // 3: RankSlot place fields; 4: stream line; 5: the pool of collective regions;
 // 6: the header's awake line; 8: next_shared_context; 9: shared_context_users;
-// 10: RankSlot::appnum
-inline constexpr std::uint32_t kLayoutVersion = 10;
+// 10: RankSlot::appnum; 11: RankSlot's park line
+inline constexpr std::uint32_t kLayoutVersion = 11;
 
 /// Context ids: those below kSharedContextBase are agreed on by the members
 /// of a new communicator (ContextIds, comm_create.cpp); those from
@@ -213,6 +213,32 @@ struct alignas(kLine) RankSlot {
     /// receiver wrote its last value before the Fin the owner acquired, so
     /// the two writers never overlap.
     alignas(kLine) std::atomic<std::uint64_t> stream_taken;
+
+    // ---- the owner's park line: written by the owner only, read by the launcher ----
+    // What mpirun's deadlock check (tools/launcher/job.cpp) reads to tell a
+    // rank that can still move on its own from one that waits for others.
+    // Relaxed, all of them: the launcher decides only after it has seen the
+    // same values, and the same counters everywhere in the segment
+    // (Segment::activity()), in every look over a whole second or more; a
+    // value caught in the middle of a change reads as "changed" and restarts
+    // the count.  Nothing else is published with them.
+    /// 1 while the owner sleeps in futex_wait on its doorbell inside an MPI
+    /// wait (set just before the call, cleared just after), else 0.
+    alignas(kLine) std::atomic<std::uint32_t> parked;
+    /// The doorbell value that sleep compares against: a doorbell that
+    /// differs means a wake-up the owner has not yet run to see.
+    std::atomic<std::uint32_t> parked_on;
+    /// When that sleep ends at the latest (CLOCK_MONOTONIC, ns): a rank still
+    /// parked well after it is waiting for a CPU, not for its peers.
+    std::atomic<std::int64_t> parked_until;
+    /// Generalized requests the owner has started and not yet completed
+    /// (MPI_Grequest_start .. MPI_Grequest_complete): another thread of the
+    /// owner may complete one while it waits, so the launcher never calls
+    /// such a rank stuck.
+    std::atomic<std::uint32_t> open_grequests;
+    /// The MPI call the owner is parked in, NUL-padded ASCII, 8 characters
+    /// per word; written before `parked` is set.
+    std::atomic<std::uint64_t> parked_in[4];
 };
 
 /// Bytes of data that travel inline in a release line.
@@ -311,9 +337,9 @@ static_assert(std::is_standard_layout_v<RankSlot>,
               "rank slots are read by several processes, so they must have a fixed C layout");
 static_assert(std::atomic<std::uint32_t>::is_always_lock_free,
               "atomics in shared memory must be lock-free, or processes would not see one another");
-static_assert(sizeof(RankSlot) == 4 * kLine,
-              "a rank slot is four lines: the owner's state, its doorbell, its stream line and "
-              "its stream's receiver line");
+static_assert(sizeof(RankSlot) == 5 * kLine,
+              "a rank slot is five lines: the owner's state, its doorbell, its stream line, "
+              "its stream's receiver line and its park line");
 
 /// Most regions a pool may have (SHMPI_COLL_REGIONS).
 inline constexpr std::uint32_t kMaxPoolRegions = 64;

@@ -151,6 +151,13 @@ public:
         return ctl_->producer_stalled.load(std::memory_order_relaxed) != 0;
     }
 
+    // ---- observer side (the launcher's deadlock check) ----
+
+    /// Cells published so far, and cells consumed so far.  Relaxed: an
+    /// observer only compares them with what it read before.
+    std::uint64_t published() const { return ctl_->head.load(std::memory_order_relaxed); }
+    std::uint64_t consumed() const { return ctl_->tail.load(std::memory_order_relaxed); }
+
 private:
     std::byte* cell(std::uint64_t counter) const {
         return cells_ + (counter & mask_) * stride_;

@@ -575,6 +575,44 @@ CollRegion Segment::pool_region(std::uint32_t k) const {
     return r;
 }
 
+std::uint64_t Segment::activity() const {
+    // FNV-1a over 64-bit words: any change of any word changes the digest.
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
+    constexpr auto relaxed = std::memory_order_relaxed;
+    const std::uint32_t n = nranks();
+    mix(header().abort_state.load(relaxed));
+    for (std::uint32_t r = 0; r < n; ++r) {
+        const RankSlot& s = slot(r);
+        mix(s.state.load(relaxed));
+        mix(s.doorbell.load(relaxed));
+        mix(s.stream_token.load(relaxed));
+        mix(s.stream_packed.load(relaxed));
+        mix(s.stream_taken.load(relaxed));
+        for (std::uint32_t d = 0; d < n; ++d) {
+            if (d == r) continue;
+            const Ring ring_rd = ring(r, d);
+            mix(ring_rd.published());
+            mix(ring_rd.consumed());
+        }
+    }
+    auto mix_region = [&](const CollRegion& region) {
+        for (std::uint32_t m = 0; m < region.count; ++m) {
+            const CollMember& cm = region.members[m];
+            for (const CollLine& line : cm.lines) mix(line.release.load(relaxed));
+            mix(cm.gather.load(relaxed));
+            for (const CollCall& c : cm.calls) mix(c.call.load(relaxed));
+        }
+    };
+    mix_region(world_coll_region());
+    for (std::uint32_t k = 0; k < pool_regions(); ++k) {
+        mix(pool_entry(k).owner.load(relaxed));
+        mix(pool_entry(k).users.load(relaxed));
+        mix_region(pool_region(k));
+    }
+    return h;
+}
+
 std::byte* Segment::stream_buffer(std::uint32_t rank) const {
     assert(rank < layout_.geometry.nranks && "stream buffer index out of range");
     return static_cast<std::byte*>(base_) + layout_.stream_offset + std::size_t{rank} * layout_.geometry.stream_bytes;

@@ -201,6 +201,15 @@ public:
     std::uint32_t nranks() const { return layout_.geometry.nranks; }
     std::size_t size() const { return size_; }
 
+    /// A digest of every word in the segment that changes when a rank does
+    /// something another rank may be waiting for: doorbells, ring counters,
+    /// stream counters, the collective flags and call records of every
+    /// region, the pool's control words, the rank states and the job state.
+    /// Equal digests taken apart in time mean that nobody moved in between
+    /// (but for a collision of 64-bit hashes).  The launcher's deadlock check
+    /// (tools/launcher/job.cpp) compares them; relaxed loads throughout.
+    std::uint64_t activity() const;
+
 private:
     Segment() = default;
     void release() noexcept;

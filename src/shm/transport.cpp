@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <iterator>
 #include <fmt/format.h>
 #include <limits>
 #include <new>
@@ -422,11 +424,36 @@ bool Transport::sleep_once(const std::function<bool()>& poll) {
     bool stalled = false;
     for (std::uint32_t d = 0; d < size_ && !stalled; ++d) stalled = d != rank_ && out_[d].producer_stalled();
     const auto nap = stalled ? kStalledSleep : policy_.sleep;
-    mark_asleep();
-    futex_wait(me.doorbell, seen, static_cast<long>(std::chrono::nanoseconds(nap).count()));
-    mark_awake();
+    park(seen, nap);
     me.sleeping.store(0, std::memory_order_relaxed);
     return false;
+}
+
+void Transport::park(std::uint32_t seen, std::chrono::nanoseconds nap) {
+    RankSlot& me = slots_[rank_];
+    // Relaxed, every store of the park line: the launcher trusts only values
+    // it has read unchanged for a long time (layout.hpp, RankSlot).
+    const char* call = current_call.load(std::memory_order_relaxed);
+    if (call != parked_in_written_) {
+        parked_in_written_ = call;
+        char name[sizeof me.parked_in] = {};
+        if (call != nullptr) std::strncpy(name, call, sizeof name - 1);
+        for (std::size_t w = 0; w < std::size(me.parked_in); ++w) {
+            std::uint64_t word = 0;
+            std::memcpy(&word, name + 8 * w, 8);
+            me.parked_in[w].store(word, std::memory_order_relaxed);
+        }
+    }
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    me.parked_until.store(now.tv_sec * 1'000'000'000LL + now.tv_nsec + nap.count(),
+                          std::memory_order_relaxed);
+    me.parked_on.store(seen, std::memory_order_relaxed);
+    me.parked.store(1, std::memory_order_relaxed);
+    header_->awake.fetch_sub(1, std::memory_order_relaxed);
+    futex_wait(me.doorbell, seen, static_cast<long>(nap.count()));
+    header_->awake.fetch_add(1, std::memory_order_relaxed);
+    me.parked.store(0, std::memory_order_relaxed);
 }
 
 }  // namespace shmpi::shm

@@ -31,6 +31,13 @@
 
 namespace shmpi::shm {
 
+/// The MPI call this process is in ("MPI_Recv"), or nullptr: set by the C
+/// boundary (api::guard) on entry and put back on return, read by
+/// Transport::park() for the launcher's deadlock report.  Relaxed: only
+/// the thread that sets it reads it (an atomic all the same, for a program
+/// that calls MPI from two threads at once, beyond MPI_THREAD_SERIALIZED).
+inline std::atomic<const char*> current_call{nullptr};
+
 /// Tunables of the wait policy, read once from the environment.
 struct WaitPolicy {
     std::chrono::nanoseconds spin{20'000};      ///< SHMPI_SPIN_US: busy polling
@@ -165,10 +172,20 @@ public:
         // Relaxed: a hint; either answer is correct, one is faster.
         return oversubscribed_ && header_->awake.load(std::memory_order_relaxed) > cpus_;
     }
-    /// Around every futex sleep of this rank, the transport's and the
-    /// collectives' (ShmTeam): keeps SegmentHeader::awake.
-    void mark_asleep() { header_->awake.fetch_sub(1, std::memory_order_relaxed); }
-    void mark_awake() { header_->awake.fetch_add(1, std::memory_order_relaxed); }
+    /// The one futex sleep of every wait, the transport's and the
+    /// collectives' (ShmTeam): sleeps on this rank's doorbell while it holds
+    /// `seen`, at most `nap`.  Keeps SegmentHeader::awake, and the slot's
+    /// park line for the launcher's deadlock check (the call named by
+    /// current_call, the doorbell value, the latest wake-up time).
+    void park(std::uint32_t seen, std::chrono::nanoseconds nap);
+    /// MPI_Finalize: this rank waits no more, so it stops counting as awake
+    /// for good (SegmentHeader::awake).
+    void leave_awake_count() { header_->awake.fetch_sub(1, std::memory_order_relaxed); }
+    /// MPI_Grequest_start and MPI_Grequest_complete: counts the generalized
+    /// requests another thread of this process may still complete
+    /// (RankSlot::open_grequests).
+    void grequest_opened() { slots_[rank_].open_grequests.fetch_add(1, std::memory_order_relaxed); }
+    void grequest_completed() { slots_[rank_].open_grequests.fetch_sub(1, std::memory_order_relaxed); }
 
     /// Blocks until `poll()` returns true.  `poll` must make progress (drain
     /// rings, push queued cells) and report whether the wait is over.  Spins,
@@ -201,6 +218,8 @@ private:
     /// Sleepers force a barrier on every rank with membarrier, so wakers
     /// need no fence (SHMPI_MEMBARRIER=0 turns it off); see wake_if_sleeping.
     bool light_wake_ = false;
+    /// The call name last written to the slot's parked_in (park()).
+    const char* parked_in_written_ = nullptr;
     std::vector<Ring> out_;           ///< out_[d]: ring rank_ -> d
     std::vector<Ring> in_;            ///< in_[s]: ring s -> rank_
     WaitPolicy policy_;

@@ -5,7 +5,7 @@ input, environment, exit statuses.
 usage: run_faults.py MPIRUN PROGRAM_DIR [CASE...]
 
 MPIRUN is the launcher under test; PROGRAM_DIR holds the MPI test programs of
-this directory (victim, exit_code, read_stdin, many_lines, print_env, appnum).  With
+this directory (victim, exit_code, read_stdin, many_lines, print_env, appnum, deadlock).  With
 no CASE it runs every case.  Cases named sh_* need only a shell and python3
 and test the launcher alone; cases named mpi_* need the MPI programs and a
 working MPI library (missing programs: exit 77, skip).
@@ -465,7 +465,8 @@ def sh_program_args(m, _):
 
 def sh_usage(m, _):
     for args, needle in ((["-n", "0", "true"], "-n '0'"), (["-n", "abc", "true"], "-n 'abc'"),
-                         (["--bogus", "true"], "'--bogus'"), (["-n", "2"], "no program")):
+                         (["--bogus", "true"], "'--bogus'"), (["-n", "2"], "no program"),
+                         (["--deadlock-after", "-1", "true"], "--deadlock-after '-1'")):
         launch = Launch(m, args)
         expect(launch, launch.wait(), 2, [needle], stderr_lines=1)
     launch = Launch(m, ["--version"])
@@ -688,9 +689,76 @@ def mpi_foreign_launcher(_, d):
         check(p.stderr == want, f"{var}={size}: stderr {p.stderr!r}")
 
 
+def run_deadlock(m, d, nranks, how, calls, after):
+    """Ranks that can only wait for one another: mpirun ends the job `after`
+    seconds (None: the default, 3) after the last of them blocked, with exit
+    status 1 and one line that names what each rank waits in."""
+    option = ["--deadlock-after", str(after)] if after is not None else []
+    launch = Launch(m, ["-n", str(nranks)] + option + [prog(d, "deadlock"), how])
+    ready = launch.wait_for_lines(is_ready, nranks)
+    rc = launch.wait()
+    after_s = after if after is not None else 3
+    expect(launch, rc, 1, [f"shmpi: mpirun: deadlock: every rank waits in MPI for another, and nothing has moved "
+                           f"for {after_s} s ({calls}); ending the job"], stderr_lines=1)
+    elapsed = launch.ended - ready
+    check(after_s - 0.05 <= elapsed < after_s + 2.0, f"the deadlock ended the job {elapsed:.3f} s after the ranks "
+          f"were ready, with --deadlock-after {after_s}")
+    launch.check_nothing_left()
+
+
+def mpi_deadlock_recv(m, d):
+    run_deadlock(m, d, 3, "recv", "ranks 0-2 in MPI_Recv", 0.5)
+
+
+def mpi_deadlock_finalize(m, d):
+    """A rank that finalizes while the others wait for its message."""
+    run_deadlock(m, d, 3, "finalize", "rank 0 in MPI_Finalize; ranks 1-2 in MPI_Recv", 0.5)
+
+
+def mpi_deadlock_mixed(m, d):
+    """A collective (on a communicator of the region pool) against receives."""
+    run_deadlock(m, d, 4, "mixed", "rank 0 in MPI_Barrier; ranks 1-3 in MPI_Recv", 0.5)
+
+
+def mpi_deadlock_oversubscribed(m, d):
+    run_deadlock(m, d, 12, "recv", "ranks 0-11 in MPI_Recv", 0.5)
+
+
+def mpi_deadlock_default(m, d):
+    run_deadlock(m, d, 2, "recv", "ranks 0-1 in MPI_Recv", None)
+
+
+def mpi_deadlock_off(m, d):
+    """--deadlock-after 0: the job waits until --timeout."""
+    launch = Launch(m, ["-n", "2", "--deadlock-after", "0", "--timeout", "1.5", prog(d, "deadlock"), "recv"])
+    expect(launch, launch.wait(), 124, ["--timeout 1.5"], stderr_lines=1)
+    launch.check_nothing_left()
+
+
+def run_not_deadlocked(m, d, nranks, how, after):
+    """Ranks that wait a long time, for a rank that works or for a large
+    exchange, are not deadlocked: the job ends well, whatever the check's
+    period."""
+    launch = Launch(m, ["-n", str(nranks), "--deadlock-after", str(after), prog(d, "deadlock"), how])
+    expect(launch, launch.wait(60), 0, stderr_lines=0)
+    lines = sorted(launch.output().decode().split("\n")[:-1])
+    want = sorted([f"ok {r}" for r in range(nranks)] + [f"ready {r}" for r in range(nranks)])
+    check(lines == want, f"got {lines}")
+    launch.check_nothing_left()
+
+
+def mpi_deadlock_not_slow(m, d):
+    run_not_deadlocked(m, d, 2, "slow", 0.2)
+    run_not_deadlocked(m, d, 6, "slow", 0.2)
+
+
+def mpi_deadlock_not_stream(m, d):
+    run_not_deadlocked(m, d, 3, "stream", 0.1)
+
+
 CASES = {name: fn for name, fn in globals().items()
          if callable(fn) and (name.startswith("sh_") or name.startswith("mpi_"))}
-MPI_PROGRAMS = ("victim", "exit_code", "read_stdin", "many_lines", "print_env", "appnum")
+MPI_PROGRAMS = ("victim", "exit_code", "read_stdin", "many_lines", "print_env", "appnum", "deadlock")
 
 
 def main(argv):

@@ -184,6 +184,20 @@ TEST(LauncherArgs, Timeout) {
     EXPECT_EQ(run_args({"--timeout=2", "./a"}).timeout_s, 2.0);
 }
 
+TEST(LauncherArgs, DeadlockAfter) {
+    EXPECT_EQ(run_args({"./a"}).deadlock_after_s, 3.0) << "on by default";
+    EXPECT_EQ(run_args({"--deadlock-after", "0.5", "./a"}).deadlock_after_s, 0.5);
+    EXPECT_EQ(run_args({"-deadlock-after=10", "./a"}).deadlock_after_s, 10.0);
+    EXPECT_EQ(run_args({"--deadlock-after", "0", "./a"}).deadlock_after_s, 0.0) << "0 turns it off";
+}
+
+TEST(LauncherArgs, BadDeadlockAfter) {
+    for (const char* v : {"-1", "abc", "", "inf", "nan", "3s", "0x"}) {
+        const std::string m = error_of({"--deadlock-after", v, "./a"});
+        EXPECT_NE(m.find(std::string("--deadlock-after '") + v + "'"), std::string::npos) << m;
+    }
+}
+
 TEST(LauncherArgs, BindTo) {
     EXPECT_EQ(run_args({"./a"}).bind_to, BindTo::kAuto);
     EXPECT_EQ(run_args({"--bind-to", "none", "./a"}).bind_to, BindTo::kNone);

@@ -861,3 +861,55 @@ TEST(Memory, ThisMachineHasSomeAndNotMoreThanRamAndSwap) {
         (static_cast<double>(info.totalram) + static_cast<double>(info.totalswap)) * info.mem_unit;
     EXPECT_LE(avail, total);
 }
+
+// ---- the launcher's deadlock check ----
+
+TEST_F(SegmentTest, ActivityMovesWithEveryCounterARankWaitsOn) {
+    auto seg = make_segment(3);
+    ASSERT_TRUE(seg);
+    ASSERT_GT(seg->pool_regions(), 1u);
+    std::uint64_t last = seg->activity();
+    EXPECT_EQ(seg->activity(), last) << "nothing moved";
+    // Each change a waiting rank could be woken by, one at a time: the
+    // digest differs from the one before every time.
+    std::vector<std::pair<const char*, std::function<void()>>> changes = {
+        {"doorbell", [&] { seg->slot(2).doorbell.fetch_add(1); }},
+        {"rank state", [&] { seg->slot(1).state.store(shm::kAttached); }},
+        {"stream bytes packed", [&] { seg->slot(0).stream_packed.fetch_add(4096); }},
+        {"stream bytes taken", [&] { seg->slot(0).stream_taken.fetch_add(4096); }},
+        {"a ring's cell published",
+         [&] {
+             shm::Ring ring = seg->ring(2, 1);
+             ASSERT_NE(ring.try_claim(), nullptr);
+             ring.publish();
+         }},
+        {"that cell consumed",
+         [&] {
+             shm::Ring ring = seg->ring(2, 1);
+             ASSERT_NE(ring.try_peek(), nullptr);
+             ring.release();
+         }},
+        {"world release flag", [&] { seg->world_coll_region().members[1].lines[5].release.store(7); }},
+        {"world gather flag", [&] { seg->world_coll_region().members[2].gather.store(3); }},
+        {"world call record", [&] { seg->world_coll_region().members[0].calls[9].call.store(10); }},
+        {"pool entry", [&] { seg->pool_entry(1).owner.store(5); }},
+        {"pool region flag", [&] { seg->pool_region(1).members[2].gather.store(1); }},
+        {"job state", [&] { seg->header().abort_state.store(shm::kAborting); }},
+    };
+    for (auto& [what, change] : changes) {
+        SCOPED_TRACE(what);
+        change();
+        const std::uint64_t now = seg->activity();
+        EXPECT_NE(now, last) << "the digest missed the change";
+        EXPECT_EQ(seg->activity(), now) << "the same segment, the same digest";
+        last = now;
+    }
+    // What a rank writes about its own sleep is not activity: a rank that
+    // wakes at the end of each nap and sleeps again moves nothing.
+    shm::RankSlot& s = seg->slot(1);
+    s.parked.store(1);
+    s.parked_until.fetch_add(50'000'000);
+    s.parked_on.store(s.doorbell.load());
+    s.parked_in[0].store(0x12345678);
+    EXPECT_EQ(seg->activity(), last);
+}

@@ -13,6 +13,8 @@
 #include <cmath>
 #include <algorithm>
 #include <cstring>
+#include <ctime>
+#include <iterator>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -29,6 +31,10 @@ constexpr double kAbortGrace_s = 0.05;
 /// While a rank that exited before MPI_Init waits to be found out, mpirun
 /// looks at the other ranks' states this often (check_early_exit()).
 constexpr double kCheckEvery_s = 0.1;
+/// A rank asleep in an MPI wait for this long past the end of its sleep has
+/// been kept from running by the scheduler: it may still have something to
+/// do, so it does not count as stuck (check_deadlock()).
+constexpr std::int64_t kOverdue_ns = 100'000'000;
 /// The final drain after the last rank is reaped reads at most this much per
 /// pipe: a rank's own child may still hold the pipe open and keep writing.
 constexpr std::size_t kFinalDrainBytes = std::size_t{64} << 20;
@@ -49,6 +55,39 @@ std::vector<pid_t> children_of_self() {
     return out;
 }
 
+std::int64_t monotonic_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+/// "rank 3", "ranks 0-2", "ranks 1,4-6": sorted rank numbers, runs joined.
+std::string rank_list(const std::vector<std::uint32_t>& ranks) {
+    std::string out = ranks.size() == 1 ? "rank " : "ranks ";
+    for (std::size_t i = 0; i < ranks.size();) {
+        std::size_t j = i;
+        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+        if (i > 0) out += ',';
+        out += j == i ? fmt::format("{}", ranks[i]) : fmt::format("{}-{}", ranks[i], ranks[j]);
+        i = j + 1;
+    }
+    return out;
+}
+
+/// The call a parked rank named in its slot (RankSlot::parked_in).
+std::string parked_call(const shm::RankSlot& slot) {
+    char name[sizeof slot.parked_in + 1] = {};
+    for (std::size_t w = 0; w < std::size(slot.parked_in); ++w) {
+        const std::uint64_t word = slot.parked_in[w].load(std::memory_order_relaxed);
+        std::memcpy(name + 8 * w, &word, 8);
+    }
+    std::string call(name);
+    const bool printable = !call.empty() && std::all_of(call.begin(), call.end(), [](char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    });
+    return printable ? call : "an MPI call";
+}
+
 void futex_wake_all(std::atomic<std::uint32_t>& word) {
     // Not FUTEX_PRIVATE_FLAG: the word is in memory shared between processes.
     syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE, INT_MAX, nullptr,
@@ -64,7 +103,8 @@ Job::Job(const LaunchArgs& args, shm::Segment& seg, StartedRanks started, int si
       signal_fd_(signal_fd),
       timeout_timer_(make_timer()),
       grace_timer_(make_timer()),
-      check_timer_(make_timer()) {
+      check_timer_(make_timer()),
+      deadlock_timer_(make_timer()) {
     ranks_.reserve(started.ranks.size());
     for (std::uint32_t r = 0; r < started.ranks.size(); ++r) {
         RankProcess& p = started.ranks[r];
@@ -79,6 +119,7 @@ Job::Job(const LaunchArgs& args, shm::Segment& seg, StartedRanks started, int si
         }
     }
     if (args.timeout_s > 0) arm(timeout_timer_, args.timeout_s);
+    if (args.deadlock_after_s > 0) arm(deadlock_timer_, deadlock_period());
     // A reader that stops reading must not keep the job from ending.
     for (OutputSink* sink : {&stdout_sink_, &stderr_sink_}) {
         sink->watch({signal_fd_, timeout_timer_.get(), grace_timer_.get()},
@@ -98,7 +139,7 @@ void Job::arm(const UniqueFd& timer, double seconds) {
 int Job::run() {
     // Fixed slots in the poll set; a closed descriptor stays as -1, which
     // poll() skips.
-    enum : std::size_t { kSignals, kExecErrors, kTimeout, kGrace, kCheck, kFirstPipe };
+    enum : std::size_t { kSignals, kExecErrors, kTimeout, kGrace, kCheck, kDeadlock, kFirstPipe };
     std::vector<pollfd> fds(kFirstPipe + 2 * ranks_.size());
     for (pollfd& p : fds) p.events = POLLIN;
 
@@ -108,6 +149,7 @@ int Job::run() {
         fds[kTimeout].fd = args_.timeout_s > 0 && !ending_ ? timeout_timer_.get() : -1;
         fds[kGrace].fd = grace_ != Grace::kIdle ? grace_timer_.get() : -1;
         fds[kCheck].fd = early_exit_ >= 0 && !ending_ ? check_timer_.get() : -1;
+        fds[kDeadlock].fd = args_.deadlock_after_s > 0 && !ending_ ? deadlock_timer_.get() : -1;
         for (std::size_t r = 0; r < ranks_.size(); ++r) {
             fds[kFirstPipe + 2 * r].fd = ranks_[r].out.get();
             fds[kFirstPipe + 2 * r + 1].fd = ranks_[r].err.get();
@@ -139,6 +181,11 @@ int Job::run() {
             std::uint64_t expirations;
             [[maybe_unused]] ssize_t n = read(check_timer_.get(), &expirations, sizeof expirations);
             check_early_exit();
+        }
+        if (fds[kDeadlock].revents != 0) {
+            std::uint64_t expirations;
+            [[maybe_unused]] ssize_t n = read(deadlock_timer_.get(), &expirations, sizeof expirations);
+            check_deadlock();
         }
     }
 
@@ -268,6 +315,58 @@ void Job::check_early_exit() {
         }
     }
     arm(check_timer_, kCheckEvery_s);
+}
+
+double Job::deadlock_period() const { return std::clamp(args_.deadlock_after_s / 10, 0.01, 0.2); }
+
+void Job::check_deadlock() {
+    if (ending_ || live_ == 0) return;
+    // Relaxed loads throughout: one look proves nothing, only the same
+    // values look after look for the whole --deadlock-after do (see the
+    // park line in shm/layout.hpp).
+    const std::int64_t now = monotonic_ns();
+    bool all_stuck = true;
+    bool any_waits = false;
+    for (std::uint32_t r = 0; r < ranks_.size() && all_stuck; ++r) {
+        if (!ranks_[r].alive) continue;
+        const shm::RankSlot& slot = seg_.slot(r);
+        const std::uint32_t state = slot.state.load(std::memory_order_relaxed);
+        // A finalized rank sends nothing more: nobody can wait for it.
+        if (state == shm::kFinalized) continue;
+        all_stuck =
+            state == shm::kAttached && slot.open_grequests.load(std::memory_order_relaxed) == 0 &&
+            slot.parked.load(std::memory_order_relaxed) != 0 &&
+            slot.doorbell.load(std::memory_order_relaxed) == slot.parked_on.load(std::memory_order_relaxed) &&
+            now <= slot.parked_until.load(std::memory_order_relaxed) + kOverdue_ns;
+        any_waits = true;
+    }
+    if (!all_stuck || !any_waits) {
+        stuck_ = false;
+    } else if (const std::uint64_t activity = seg_.activity(); !stuck_ || activity != stuck_activity_) {
+        stuck_ = true;
+        stuck_activity_ = activity;
+        stuck_since_ns_ = now;
+    } else if (static_cast<double>(now - stuck_since_ns_) >= args_.deadlock_after_s * 1e9) {
+        // Who does what, grouped by call in the order of their first rank.
+        std::vector<std::pair<std::string, std::vector<std::uint32_t>>> groups;
+        for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
+            const shm::RankSlot& slot = seg_.slot(r);
+            std::string what = slot.state.load(std::memory_order_relaxed) == shm::kFinalized
+                                   ? (ranks_[r].alive ? "past MPI_Finalize" : "exited after MPI_Finalize")
+                                   : "in " + parked_call(slot);
+            auto g =
+                std::find_if(groups.begin(), groups.end(), [&](const auto& e) { return e.first == what; });
+            if (g == groups.end()) g = groups.insert(groups.end(), {what, {}});
+            g->second.push_back(r);
+        }
+        deadlock_calls_.clear();
+        for (const auto& [what, ranks] : groups) {
+            deadlock_calls_ += (deadlock_calls_.empty() ? "" : "; ") + rank_list(ranks) + " " + what;
+        }
+        begin_end({EndCause::Kind::kDeadlock});
+        return;
+    }
+    arm(deadlock_timer_, deadlock_period());
 }
 
 void Job::read_exec_errors() {
@@ -407,6 +506,12 @@ int Job::report() {
         case EndCause::Kind::kTimeout:
             say(fmt::format("the job ran longer than --timeout {} s; ending the job", args_.timeout_s));
             return 124;
+        case EndCause::Kind::kDeadlock:
+            say(
+                fmt::format("deadlock: every rank waits in MPI for another, and nothing has moved for {} s "
+                            "({}); ending the job (--deadlock-after 0 turns this check off)",
+                            args_.deadlock_after_s, deadlock_calls_));
+            return 1;
         case EndCause::Kind::kOutputClosed:
             return 128 + SIGPIPE;
     }

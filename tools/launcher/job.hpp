@@ -15,6 +15,8 @@
 //   - exec of the program fails;
 //   - mpirun gets SIGINT, SIGTERM or SIGHUP;
 //   - --timeout expires;
+//   - every rank waits in MPI and nothing has moved for --deadlock-after
+//     seconds (check_deadlock());
 //   - mpirun's stdout is closed by its reader (EPIPE; silently, like SIGPIPE).
 // Ending the job takes these steps:
 //   1. compare-exchange header.abort_state kRunning -> kAborting (a rank's
@@ -28,13 +30,15 @@
 // line for the cause after the ranks' last output and exits with:
 //   0 when no cause; the rank's code; 128+signal for a killed rank or a
 //   signal to mpirun; the MPI_Abort code (mod 256); 127 for exec failure;
-//   124 for --timeout; 1 for a missing MPI_Finalize; 141 for a closed stdout.
+//   124 for --timeout; 1 for a missing MPI_Finalize or a deadlock; 141 for a
+//   closed stdout.
 #pragma once
 
 #include <sys/types.h>
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "launcher_args.hpp"
@@ -57,6 +61,7 @@ struct EndCause {
         kMpiAbort,      ///< rank and code are read from the header at the end
         kSignal,        ///< value: the signal mpirun received
         kTimeout,
+        kDeadlock,  ///< the ranks' calls are in Job::deadlock_calls_
         kOutputClosed,
     };
     Kind kind = Kind::kNone;
@@ -97,6 +102,16 @@ private:
     /// called MPI_Init the job cannot go on (that rank waits for the one
     /// that left), so it ends; else it looks again in kCheckEvery_s.
     void check_early_exit();
+    /// The deadlock timer fired: looks at the segment once.  Every rank
+    /// that has not finalized must be asleep in an MPI wait, with no wake-up
+    /// pending and not overdue for its next look (a rank the scheduler keeps
+    /// from running is not stuck), and Segment::activity() must be what it
+    /// was at the previous look; when that has held for --deadlock-after
+    /// seconds, the ranks can only wait for one another, and the job ends.
+    void check_deadlock();
+    /// How often check_deadlock() looks: a tenth of --deadlock-after,
+    /// within 10 to 200 ms.
+    double deadlock_period() const;
     void reap();
     void on_rank_exit(std::uint32_t rank, int status);
     void read_exec_errors();
@@ -124,6 +139,15 @@ private:
     UniqueFd timeout_timer_;
     UniqueFd grace_timer_;
     UniqueFd check_timer_;
+    UniqueFd deadlock_timer_;
+    /// check_deadlock(): whether the last look found every rank stuck, the
+    /// segment's digest then, and since when (CLOCK_MONOTONIC, ns) the looks
+    /// have found that same digest.
+    bool stuck_ = false;
+    std::uint64_t stuck_activity_ = 0;
+    std::int64_t stuck_since_ns_ = 0;
+    /// What each rank does, for the deadlock report: "rank 1 in MPI_Recv".
+    std::string deadlock_calls_;
     /// The first rank that exited 0 before MPI_Init, or -1.
     int early_exit_ = -1;
     Grace grace_ = Grace::kIdle;

@@ -45,6 +45,7 @@ struct RawOptions {
     std::string nranks;
     std::vector<std::string> env;
     std::string timeout;
+    std::string deadlock_after;
     std::string bind_to;
     std::string map_by;
     std::string cpu_list;
@@ -99,6 +100,12 @@ void declare_options(CLI::App& app, RawOptions& raw) {
         ->type_name("VAR[=VALUE]")
         ->allow_extra_args(false);
     app.add_option("--timeout", raw.timeout, "End the job after S seconds (exit status 124)")
+        ->type_name("S")
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    app.add_option("--deadlock-after", raw.deadlock_after,
+                   "End the job (exit status 1) once every rank has waited S seconds in an MPI "
+                   "call with nothing moving, naming the call each rank waits in (default 3; "
+                   "0: never)")
         ->type_name("S")
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     app.add_option("--bind-to", raw.bind_to,
@@ -508,6 +515,14 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, cons
                 raw.nranks, kMaxRanks));
         }
         args.nranks = *n;
+    }
+    if (app.count("--deadlock-after") > 0) {
+        const auto s = raw.deadlock_after == "0" ? std::optional<double>(0) : to_seconds(raw.deadlock_after);
+        if (!s) {
+            return error(fmt::format("--deadlock-after '{}': expected a number of seconds (0: never)",
+                                     raw.deadlock_after));
+        }
+        args.deadlock_after_s = *s;
     }
     if (app.count("--timeout") > 0) {
         const auto s = to_seconds(raw.timeout);

@@ -58,6 +58,9 @@ struct AppContext {
     bool operator==(const AppContext&) const = default;
 };
 
+/// --deadlock-after when not given, in seconds.
+inline constexpr double kDefaultDeadlockAfter_s = 3;
+
 /// A job to run, as the command line describes it.
 struct LaunchArgs {
     std::uint32_t nranks = 1;               ///< every rank of the job: the first program's -n/-np/-c/--np
@@ -66,6 +69,9 @@ struct LaunchArgs {
     std::vector<AppContext> more_apps;      ///< the programs after `:`, in order (MPMD); usually none
     std::vector<EnvSetting> env;            ///< -x options in command-line order, then -genv/-env ones
     double timeout_s = 0;                   ///< --timeout; 0 means no limit
+    /// --deadlock-after: end the job once every rank has waited this long in
+    /// MPI with nothing moving in the segment (job.cpp); 0 turns it off.
+    double deadlock_after_s = kDefaultDeadlockAfter_s;
     bool tag_output = false;                ///< --tag-output/--prepend-rank/-l
     BindTo bind_to = BindTo::kAuto;         ///< --bind-to
     place::MapBy map_by;                    ///< --map-by; core:compact when not given
