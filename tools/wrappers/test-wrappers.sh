@@ -27,7 +27,7 @@ version=$7
 hello_c=$(abspath "$8")
 hello_cpp=$(abspath "$9")
 
-unset SHMPI_CC SHMPI_CXX SHMPI_WRAPPER_ACTIVE LD_LIBRARY_PATH
+unset SHMPI_CC SHMPI_CXX MPICH_CC MPICH_CXX OMPI_CC OMPI_CXX SHMPI_WRAPPER_ACTIVE LD_LIBRARY_PATH
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/shmpi-wrappers.XXXXXX") || exit 1
 trap 'rm -rf -- "$scratch"' EXIT
 cd -- "$scratch" || exit 1
@@ -113,6 +113,17 @@ expect "mpicc -cc=" "clang a.c -I$(quote "$incdir")" "$(SHMPI_CC=gcc "$mpicc" -c
 expect "mpicxx -cxx=" "clang++ a.cpp -I$(quote "$incdir")" "$("$mpicxx" -cxx=clang++ -compile-info a.cpp)"
 expect "SHMPI_CC with two words" "ccache cc a.c -I$(quote "$incdir")" \
     "$(SHMPI_CC='ccache cc' "$mpicc" -compile-info a.c)"
+# MPICH's and Open MPI's variables, after ours and in that order.
+expect "MPICH_CC" "clang a.c -I$(quote "$incdir")" "$(MPICH_CC=clang "$mpicc" -compile-info a.c)"
+expect "OMPI_CC" "clang a.c -I$(quote "$incdir")" "$(OMPI_CC=clang "$mpicc" -compile-info a.c)"
+expect "MPICH_CXX" "clang++ a.cpp -I$(quote "$incdir")" "$(MPICH_CXX=clang++ "$mpicxx" -compile-info a.cpp)"
+expect "OMPI_CXX" "clang++ a.cpp -I$(quote "$incdir")" "$(OMPI_CXX=clang++ "$mpicxx" -compile-info a.cpp)"
+expect "SHMPI_CC before MPICH_CC and OMPI_CC" "gcc a.c -I$(quote "$incdir")" \
+    "$(SHMPI_CC=gcc MPICH_CC=clang OMPI_CC=tcc "$mpicc" -compile-info a.c)"
+expect "MPICH_CC before OMPI_CC" "clang a.c -I$(quote "$incdir")" \
+    "$(MPICH_CC=clang OMPI_CC=tcc "$mpicc" -compile-info a.c)"
+expect "an empty SHMPI_CC does not count" "clang a.c -I$(quote "$incdir")" \
+    "$(SHMPI_CC= OMPI_CC=clang "$mpicc" -compile-info a.c)"
 
 # -v alone: the banner, then the compiler's own -v output, and success.
 if out=$("$mpicc" -v 2>/dev/null); then
@@ -134,6 +145,9 @@ if "$mpicc" >/dev/null 2>&1; then fail "mpicc with no arguments fails"; else
 expect_refused "SHMPI_CC=mpicc is refused" \
     "mpicc: called as the compiler of mpicc (SHMPI_CC=.*), which names an MPI wrapper" \
     env SHMPI_CC="$mpicc" "$mpicc" -c "$hello_c" -o rec.o
+expect_refused "OMPI_CC=mpicc is refused, naming OMPI_CC" \
+    "mpicc: called as the compiler of mpicc (OMPI_CC=.*mpicc')" \
+    env OMPI_CC="$mpicc" "$mpicc" -c "$hello_c" -o rec.o
 # The setting that named the wrapper is the one the message names.
 expect_refused "SHMPI_CC=mpicxx is refused, naming SHMPI_CC" \
     "mpicxx: called as the compiler of mpicc (SHMPI_CC=.*mpicxx')" \
