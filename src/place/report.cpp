@@ -57,9 +57,16 @@ std::string format_report(const Topology& topology, const MapRequest& request, c
     std::string because;
     for (const std::string& w : why) because += (because.empty() ? " (" : "; ") + w;
     if (!because.empty()) because += ")";
-    std::string out = fmt::format("shmpi: {} rank{} on {} ({}): map-by {}, bind-to {}{}\n",
-                                  map.ranks.size(), map.ranks.size() == 1 ? "" : "s",
-                                  topology.source(), topology.summary(),
+    // The whole topology, then the part of it --cpu-list leaves.
+    std::string summary = topology.summary();
+    if (!request.cpu_list.empty() && map.usable.size() < topology.pus().size()) {
+        const std::string cores = objects(map.usable, &Pu::core, "core", "cores");
+        const std::string pus = objects(map.usable, &Pu::os, "PU", "PUs");
+        summary +=
+            fmt::format("; --cpu-list leaves {}", cores.empty() ? pus : fmt::format("{} ({})", cores, pus));
+    }
+    std::string out = fmt::format("shmpi: {} rank{} on {} ({}): map-by {}, bind-to {}{}\n", map.ranks.size(),
+                                  map.ranks.size() == 1 ? "" : "s", topology.source(), summary,
                                   map_by_name(request.map_by), bind_name(map.bind), because);
     for (const std::string& n : map.notes) out += fmt::format("shmpi: note: {}\n", n);
     if (map.bound()) {

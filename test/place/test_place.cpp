@@ -309,6 +309,24 @@ TEST(Report, ExactText) {
         << r;
 }
 
+TEST(Report, HeaderSaysWhatTheCpuListLeaves) {
+    const Topology t = synthetic("pack:2 numa:1 l3:1 core:2 pu:2");
+    MapRequest req;
+    req.nranks = 2;
+    req.cpu_list = {2, 3, 4};
+    const RankMap m = compute_map(t.pus(), req);
+    const std::string r = format_report(t, req, m);
+    EXPECT_EQ(r.substr(0, r.find('\n')),
+              "shmpi: 2 ranks on synthetic topology 'pack:2 numa:1 l3:1 core:2 pu:2' (2 packages, 2 NUMA "
+              "nodes, 2 L3 caches, 4 cores, 8 PUs; --cpu-list leaves cores 1-2 (PUs 2-4)): map-by "
+              "core:compact, bind-to core (default; not bound: the topology is not this machine's)")
+        << r;
+    // A list of every PU leaves all of them: nothing to add.
+    req.cpu_list = {0, 1, 2, 3, 4, 5, 6, 7};
+    const std::string all = format_report(t, req, compute_map(t.pus(), req));
+    EXPECT_EQ(all.find("--cpu-list"), std::string::npos) << all;
+}
+
 TEST(Report, RankLineOnThisMachineSaysBound) {
     RankPlacement rp;
     rp.pus = {Pu{6, 3, 0, 1, 0}, Pu{7, 3, 0, 1, 0}};
