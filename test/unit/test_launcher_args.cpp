@@ -279,6 +279,26 @@ TEST(LauncherArgs, HostsOfThisMachineSetTheRankCount) {
     EXPECT_EQ(p.args.nranks, 3u);
 }
 
+TEST(LauncherArgs, RanksPerNodeOnTheOneNode) {
+    // MPICH's and Open MPI's spellings; without -n they set the rank count.
+    EXPECT_EQ(run_args({"-ppn", "4", "./a"}).nranks, 4u);
+    EXPECT_EQ(run_args({"--ppn=3", "./a"}).nranks, 3u);
+    EXPECT_EQ(run_args({"-perhost", "2", "./a"}).nranks, 2u);
+    EXPECT_EQ(run_args({"-N", "5", "./a"}).nranks, 5u);
+    EXPECT_EQ(run_args({"--npernode", "6", "./a"}).nranks, 6u);
+    // -n decides, before or after it; a host list is then only checked.
+    EXPECT_EQ(run_args({"-n", "8", "-ppn", "4", "./a"}).nranks, 8u);
+    EXPECT_EQ(run_args({"-ppn", "4", "-np", "2", "./a"}).nranks, 2u);
+    EXPECT_EQ(run_args({"-ppn", "4", "--host", "localhost:2", "./a"}).nranks, 4u);
+    EXPECT_EQ(run_args({"-ppn", "5", "./a", ":", "-n", "2", "./b"}).nranks, 3u)
+        << "MPMD: the programs' own -n";
+    for (const char* v : {"0", "-2", "x", "99999999999"}) {
+        const std::string m = error_of({"-ppn", v, "./a"});
+        EXPECT_NE(m.find(std::string("-ppn '") + v + "'"), std::string::npos) << m;
+    }
+    EXPECT_NE(error_of({"-N", "0", "./a"}).find("-N '0'"), std::string::npos);
+}
+
 TEST(LauncherArgs, OtherHostsAreRefused) {
     const std::string m = error_of({"--host", "localhost,node7:4", "./a"});
     EXPECT_NE(m.find("--host 'localhost,node7:4'"), std::string::npos) << m;

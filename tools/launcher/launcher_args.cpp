@@ -43,6 +43,7 @@ ParsedCommandLine error(std::string text) {
 /// The values of the options that need checking, as CLI11 stored them.
 struct RawOptions {
     std::string nranks;
+    std::string ppn;
     std::vector<std::string> env;
     std::string timeout;
     std::string deadlock_after;
@@ -92,6 +93,11 @@ public:
 /// the argv walk below asks it which names exist and which take a value.
 void declare_options(CLI::App& app, RawOptions& raw) {
     app.add_option("-n,-c,--np,--n", raw.nranks, "Number of ranks to start (default 1)")
+        ->type_name("N")
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    app.add_option("-N,--ppn,--perhost,--npernode", raw.ppn,
+                   "Ranks per node (MPICH's -ppn, Open MPI's -N): this machine is the one node, so "
+                   "without -n the job has N ranks; with -n, -n decides")
         ->type_name("N")
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     app.add_option("-x", raw.env,
@@ -402,6 +408,7 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, cons
     std::vector<std::string> options;
     ParsedCommandLine result;
     std::string n_spelled = "-n";
+    std::string ppn_spelled = "-ppn";
     std::string timeout_spelled = "--timeout";
     std::string host_spelled = "--host";
     std::string hostfile_spelled = "--hostfile";
@@ -465,6 +472,7 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, cons
             return error(fmt::format("{} '': the value is empty", shown));
         }
         if (opt->check_name("-n")) n_spelled = shown;
+        if (opt->check_name("--ppn")) ppn_spelled = shown;
         if (opt->check_name("--timeout")) timeout_spelled = shown;
         if (opt->check_name("--host")) host_spelled = shown;
         if (opt->check_name("--hostfile")) hostfile_spelled = shown;
@@ -580,6 +588,20 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, cons
     // In an MPMD job the programs' own -n decide (1 when not given): hosts
     // and host files are only checked, they do not set the first one's.
     args.nranks_given = app.count("-n") > 0 || !args.more_apps.empty();
+    if (app.count("--ppn") > 0) {
+        const auto n = to_nranks(raw.ppn);
+        if (!n) {
+            return error(
+                fmt::format("{} '{}': the number of ranks per node must be a whole number from 1 to {}",
+                            ppn_spelled, raw.ppn, kMaxRanks));
+        }
+        // One node: N ranks per node is N ranks, unless -n (or MPMD) says
+        // how many; host lists after it are only checked.
+        if (!args.nranks_given) {
+            args.nranks = *n;
+            args.nranks_given = true;
+        }
+    }
     for (const std::string& h : raw.hosts) {
         const auto list = parse_host_list(h);
         if (!list) {
