@@ -152,9 +152,19 @@ double memory_available() {
 Geometry Geometry::for_ranks(std::uint32_t nranks) {
     Geometry g;
     g.nranks = nranks;
+    // Point-to-point cells: a message that fits one cell takes the engine's
+    // one-cell path, so a cell holds 4 KiB of payload after its sequence
+    // word and wire header (4096 + 128 bytes).  Measured with bench/pingpong
+    // on the 2-CPU VM (docs/BENCHMARKS.md): 2 KiB to 16 KiB messages took
+    // 25-35% less time than with the 2 KiB cells used before, 8 B as long.
+    // 16 cells per ring from 9 ranks, and smaller cells beyond 16, keep the
+    // N * N rings within a few tens of MiB.
     if (nranks <= 8) {
         g.ring_cells = 32;
-        g.cell_bytes = 2048;
+        g.cell_bytes = 4224;
+    } else if (nranks <= 16) {
+        g.ring_cells = 16;
+        g.cell_bytes = 4224;
     } else if (nranks <= 32) {
         g.ring_cells = 16;
         g.cell_bytes = 1024;

@@ -6,7 +6,7 @@
 # usage: run-small-devshm.sh MPIRUN PROGRAM
 # It mounts a 1 MiB tmpfs on /dev/shm in a private mount namespace (unshare
 # -m), so the machine's /dev/shm is untouched, and runs PROGRAM on 8 ranks
-# (a 4.5 MiB segment).  Needs root (or CAP_SYS_ADMIN) for the namespace and
+# (a segment of about 26 MiB).  Needs root (or CAP_SYS_ADMIN) for the namespace and
 # the mount: exits 77 (skip) without them.
 set -uo pipefail
 
