@@ -1,5 +1,5 @@
 /* Derived datatypes through every point-to-point call, on both sides, in
- * messages below and above the eager limit (16 KiB in shmpi), with types
+ * messages below and above the eager limit (16 or 32 KiB in shmpi), with types
  * freed while their requests are pending, and MPI_Get_count /
  * MPI_Get_elements on derived types.  Messages go around a ring of all
  * ranks; each receive is checked byte by byte against the type map,
