@@ -130,18 +130,21 @@ int raise_on_request(MPI_Comm comm, const MpiError& e, int code = -1);
 
 /// Runs `body`; turns what it throws into an error code through `comm`'s
 /// error handler.  The one place an error crosses the C boundary.
+/// Names the MPI call this process is in for the launcher's deadlock report
+/// (shm::current_call, read by shm::Transport::park) while it lives; the
+/// outer call's name comes back when a callback's call returns.  Relaxed:
+/// read back by this thread only.
+struct CallName {
+    const char* outer = shm::current_call.load(std::memory_order_relaxed);
+    explicit CallName(const char* name) { shm::current_call.store(name, std::memory_order_relaxed); }
+    ~CallName() { shm::current_call.store(outer, std::memory_order_relaxed); }
+    CallName(const CallName&) = delete;
+    CallName& operator=(const CallName&) = delete;
+};
+
 template <class Body>
 int guard(MPI_Comm comm, const char* fn, Body&& body) {
-    // Names the call for the launcher's deadlock report (shm::Transport::park);
-    // the outer call's name comes back when a callback's call returns.
-    // Relaxed: read back by this thread only (shm::current_call).
-    struct CallName {
-        const char* outer = shm::current_call.load(std::memory_order_relaxed);
-        explicit CallName(const char* name) { shm::current_call.store(name, std::memory_order_relaxed); }
-        ~CallName() { shm::current_call.store(outer, std::memory_order_relaxed); }
-        CallName(const CallName&) = delete;
-        CallName& operator=(const CallName&) = delete;
-    } call_name(fn);
+    const CallName call_name(fn);
     try {
         body();
         return MPI_SUCCESS;

@@ -26,9 +26,8 @@ int init(const char* fn, int required, int* provided) {
     }
     const int level = required < MPI_THREAD_SERIALIZED ? std::max(required, MPI_THREAD_SINGLE)
                                                        : MPI_THREAD_SERIALIZED;
-    // Names the call for the launcher's deadlock report, as api::guard does
-    // for the others (MPI_Init waits for the other ranks).
-    shm::current_call.store(fn, std::memory_order_relaxed);
+    // MPI_Init waits for the other ranks: named, as guard() names the others.
+    const CallName call_name(fn);
     try {
         set_runtime(new Runtime(level));
     } catch (const std::exception& e) {
@@ -37,7 +36,6 @@ int init(const char* fn, int required, int* provided) {
         std::fprintf(stderr, "%s%s\n", std::strncmp(what, "shmpi:", 6) == 0 ? "" : "shmpi: ", what);
         exit_flushed(1);
     }
-    shm::current_call.store(nullptr, std::memory_order_relaxed);
     set_phase(Phase::Running);
     if (provided != nullptr) *provided = level;
     return MPI_SUCCESS;

@@ -1,7 +1,8 @@
 // Cache-line demotion for data another core reads next.
 //
 // A producer that has just written lines a consumer on another core will
-// read (a cell, a collective's flag line) demotes them with CLDEMOTE: they
+// read next (a one-cell message, Engine::try_send_now) demotes them with
+// CLDEMOTE: they
 // leave the producer's private caches for the shared L3, and the
 // consumer's miss is served there instead of by a snoop into the
 // producer's core.  A hint with no effect on what any core reads.  CPUs

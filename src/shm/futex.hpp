@@ -41,6 +41,15 @@ inline void ring_doorbell(std::atomic<std::uint32_t>& bell) {
     futex_wake(bell, 1);
 }
 
+/// CLOCK_MONOTONIC in nanoseconds: the clock of RankSlot::parked_until,
+/// which the rank writes (Transport::park) and mpirun compares with its own
+/// reading (Job::check_deadlock).
+inline std::int64_t monotonic_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
 static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t),
               "a futex word must be exactly the 32-bit integer the kernel compares");
 

@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <iterator>
 #include <fmt/format.h>
 #include <limits>
@@ -444,10 +443,7 @@ void Transport::park(std::uint32_t seen, std::chrono::nanoseconds nap) {
             me.parked_in[w].store(word, std::memory_order_relaxed);
         }
     }
-    timespec now{};
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    me.parked_until.store(now.tv_sec * 1'000'000'000LL + now.tv_nsec + nap.count(),
-                          std::memory_order_relaxed);
+    me.parked_until.store(monotonic_ns() + nap.count(), std::memory_order_relaxed);
     me.parked_on.store(seen, std::memory_order_relaxed);
     me.parked.store(1, std::memory_order_relaxed);
     header_->awake.fetch_sub(1, std::memory_order_relaxed);

@@ -19,6 +19,9 @@
 #include <fmt/format.h>
 #include <fstream>
 
+#include "place/policy.hpp"
+#include "shm/futex.hpp"
+
 namespace shmpi::launcher {
 namespace {
 
@@ -55,23 +58,9 @@ std::vector<pid_t> children_of_self() {
     return out;
 }
 
-std::int64_t monotonic_ns() {
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
-
 /// "rank 3", "ranks 0-2", "ranks 1,4-6": sorted rank numbers, runs joined.
-std::string rank_list(const std::vector<std::uint32_t>& ranks) {
-    std::string out = ranks.size() == 1 ? "rank " : "ranks ";
-    for (std::size_t i = 0; i < ranks.size();) {
-        std::size_t j = i;
-        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-        if (i > 0) out += ',';
-        out += j == i ? fmt::format("{}", ranks[i]) : fmt::format("{}-{}", ranks[i], ranks[j]);
-        i = j + 1;
-    }
-    return out;
+std::string rank_list(const std::vector<int>& ranks) {
+    return (ranks.size() == 1 ? "rank " : "ranks ") + place::format_list(ranks);
 }
 
 /// The call a parked rank named in its slot (RankSlot::parked_in).
@@ -324,7 +313,7 @@ void Job::check_deadlock() {
     // Relaxed loads throughout: one look proves nothing, only the same
     // values look after look for the whole --deadlock-after do (see the
     // park line in shm/layout.hpp).
-    const std::int64_t now = monotonic_ns();
+    const std::int64_t now = shm::monotonic_ns();
     bool all_stuck = true;
     bool any_waits = false;
     for (std::uint32_t r = 0; r < ranks_.size() && all_stuck; ++r) {
@@ -348,7 +337,7 @@ void Job::check_deadlock() {
         stuck_since_ns_ = now;
     } else if (static_cast<double>(now - stuck_since_ns_) >= args_.deadlock_after_s * 1e9) {
         // Who does what, grouped by call in the order of their first rank.
-        std::vector<std::pair<std::string, std::vector<std::uint32_t>>> groups;
+        std::vector<std::pair<std::string, std::vector<int>>> groups;
         for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
             const shm::RankSlot& slot = seg_.slot(r);
             std::string what = slot.state.load(std::memory_order_relaxed) == shm::kFinalized
@@ -357,7 +346,7 @@ void Job::check_deadlock() {
             auto g =
                 std::find_if(groups.begin(), groups.end(), [&](const auto& e) { return e.first == what; });
             if (g == groups.end()) g = groups.insert(groups.end(), {what, {}});
-            g->second.push_back(r);
+            g->second.push_back(static_cast<int>(r));
         }
         deadlock_calls_.clear();
         for (const auto& [what, ranks] : groups) {
