@@ -1,9 +1,7 @@
 #include "job.hpp"
 
-#include <linux/futex.h>
 #include <poll.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,7 +11,6 @@
 #include <cmath>
 #include <algorithm>
 #include <cstring>
-#include <ctime>
 #include <iterator>
 #include <filesystem>
 #include <fmt/format.h>
@@ -75,12 +72,6 @@ std::string parked_call(const shm::RankSlot& slot) {
         return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
     });
     return printable ? call : "an MPI call";
-}
-
-void futex_wake_all(std::atomic<std::uint32_t>& word) {
-    // Not FUTEX_PRIVATE_FLAG: the word is in memory shared between processes.
-    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE, INT_MAX, nullptr,
-            nullptr, 0);
 }
 
 }  // namespace
@@ -396,7 +387,7 @@ void Job::begin_end(EndCause cause) {
     for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
         shm::RankSlot& slot = seg_.slot(r);
         slot.doorbell.fetch_add(1, std::memory_order_release);
-        futex_wake_all(slot.doorbell);
+        shm::futex_wake(slot.doorbell, INT_MAX);
     }
 
     // 3./4. SIGTERM now and SIGKILL after the grace; when a rank's MPI_Abort
