@@ -21,17 +21,21 @@
 //
 // Blocks longer than 64 bytes move with 64-byte vector moves on CPUs with
 // AVX-512F (dtype/wide_copy.hpp), with the baseline fixed-size copies
-// otherwise.  An unpack loop of blocks of 64 bytes or more that moves
-// kStreamLoopBytes or more in one call writes them with non-temporal
-// stores, so the blocks' lines are not first read from memory only to be
-// overwritten whole (on the 2-CPU AMD VM, 8 MiB unpacks into 64-byte to
-// 4 KiB blocks went from 0.4-0.9x to 0.96-1.41x a memcpy of the packed
-// bytes; docs/BENCHMARKS.md).  Packs gain nothing from them: reading the
-// source, gaps and all (the hardware prefetchers stream them in), is what
-// bounds a large pack.
+// otherwise; types of more than 8 runs move each run as whole lines and
+// one masked store where the CPU also has AVX-512BW.
+//
+// Loops of blocks of 64 bytes or more that move kStreamLoopBytes or more
+// in one call write with non-temporal stores, so the lines they fill are
+// not first read from memory only to be overwritten whole.  Unpacks
+// (on the 2-CPU AMD VM, 8 MiB into 64-byte to 4 KiB blocks: 0.4-0.9x to
+// 0.96-1.41x a memcpy of the packed bytes) and packs whose gaps are at most
+// two blocks, which also prefetch every line of the source, gaps included
+// (pack_streaming(); 8 MiB of 64-byte to 2 KiB blocks at a stride of two
+// blocks: 0.51-0.69x to 0.77-1.07x; docs/BENCHMARKS.md).
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -179,6 +183,46 @@ inline void unpack_streaming(Mem m, std::int64_t stride, std::int64_t n, std::in
     s = p;
 }
 
+/// Whether long packs stream (pack_streaming); SHMPI_STREAMED_PACKS=0 keeps
+/// the plain loops, to compare the two in one binary.
+bool streamed_packs() {
+    static const bool on = [] {
+        const char* env = std::getenv("SHMPI_STREAMED_PACKS");
+        return env == nullptr || std::strcmp(env, "0") != 0;
+    }();
+    return on;
+}
+
+/// How far ahead of its loads a streamed pack prefetches, in bytes of
+/// source.  On the 2-CPU AMD VM (`dtype_pack`, distances of 256 B to 8 KiB
+/// in alternating runs) most distances did about as well; 1 KiB for short
+/// blocks and 8 KiB for long ones were the steadiest.
+inline std::int64_t prefetch_ahead(std::int64_t len) { return len <= 256 ? 1024 : 8192; }
+
+/// The streaming form of strided_loop() for packing blocks no more than
+/// three blocks apart: the loop prefetches every line of the source a
+/// little ahead, gaps included, and writes the stream with non-temporal
+/// stores.  Left to the hardware, a strided read of every other line runs
+/// slower than a read of every line (the prefetchers fetch the gaps
+/// anyway, late); prefetched as one sweep, it runs at the speed of a plain
+/// read, and the stream's lines are not read first only to be overwritten.
+inline void pack_streaming(Mem m, std::int64_t stride, std::int64_t n, std::int64_t len, std::byte*& s) {
+    const auto bytes = static_cast<std::size_t>(len);
+    const std::int64_t ahead = prefetch_ahead(len);
+    const Mem end = at(m, n - 1, stride) + static_cast<Mem>(len);  // one past the last source byte
+    Mem next = m & ~static_cast<Mem>(kLineBytes - 1);              // the next line to prefetch
+    std::byte* p = s;
+    for (std::int64_t i = 0; i < n; ++i) {
+        const Mem upto = std::min(end, at(m, stride + ahead));
+        for (; next < upto; next += kLineBytes) __builtin_prefetch(reinterpret_cast<const void*>(next), 0, 3);
+        stream_copy(p, reinterpret_cast<const std::byte*>(m), bytes);
+        m = at(m, stride);
+        p += len;
+    }
+    stream_fence();
+    s = p;
+}
+
 /// `n` runs of `len` bytes, `stride` bytes apart: the vector-of-blocks loop.
 template <Dir D>
 inline void strided_loop(Mem m, std::int64_t stride, std::int64_t n, std::int64_t len, std::byte*& s) {
@@ -189,6 +233,11 @@ inline void strided_loop(Mem m, std::int64_t stride, std::int64_t n, std::int64_
     // in cache 0.87 against 0.83x memcpy.)
     const bool wide = len > kLineBytes && wide_copies();
     if constexpr (D == Dir::Pack) {
+        // (A block is at least a line, and the gaps at most two blocks:
+        // wider gaps are not worth reading.)
+        if (long_loop && len >= kLineBytes && stride >= len && stride <= 3 * len && streamed_packs()) {
+            return pack_streaming(m, stride, n, len, s);
+        }
         if (wide) {
             pack_blocks_wide(s, m, stride, n, len);
             s += n * len;
@@ -299,6 +348,14 @@ inline void runs_loop(const Datatype::Run* r, std::size_t nr, Mem base, std::int
             p += b * size;
         }
         s = p;
+        return;
+    }
+    if (D != Dir::Segments && masked_copies()) {
+        std::int64_t size = 0;
+        for (std::size_t k = 0; k < nr; ++k) size += r[k].length;
+        if constexpr (D == Dir::Pack) pack_runs_wide(p, base, extent, n, r, nr);
+        if constexpr (D == Dir::Unpack) unpack_runs_wide(base, extent, n, r, nr, p);
+        s = p + n * size;
         return;
     }
     for (std::int64_t i = 0; i < n; ++i) {

@@ -62,6 +62,41 @@ SHMPI_WIDE_TARGET void unpack_avx512(Mem dst, std::int64_t stride, const std::by
     if (stream) _mm_sfence();
 }
 
+#define SHMPI_MASKED_TARGET __attribute__((target("avx512f,avx512bw")))
+
+/// One run of any length: whole lines, then the rest (if any) through a
+/// byte mask, which neither reads nor writes outside the run.
+SHMPI_MASKED_TARGET inline void run_masked(std::byte* d, const std::byte* s, std::size_t len) {
+    std::size_t o = 0;
+    for (; o + 64 <= len; o += 64) line(d + o, s + o);
+    if (o < len) {
+        const __mmask64 m = (std::uint64_t{1} << (len - o)) - 1;
+        _mm512_mask_storeu_epi8(d + o, m, _mm512_maskz_loadu_epi8(m, s + o));
+    }
+}
+
+SHMPI_MASKED_TARGET void pack_runs_avx512(std::byte* dst, Mem base, std::int64_t extent, std::int64_t n,
+                                          const Datatype::Run* r, std::size_t nr) {
+    for (std::int64_t i = 0; i < n; ++i, base = step(base, extent)) {
+        for (std::size_t k = 0; k < nr; ++k) {
+            const auto len = static_cast<std::size_t>(r[k].length);
+            run_masked(dst, reinterpret_cast<const std::byte*>(step(base, r[k].offset)), len);
+            dst += len;
+        }
+    }
+}
+
+SHMPI_MASKED_TARGET void unpack_runs_avx512(Mem base, std::int64_t extent, std::int64_t n, const Datatype::Run* r,
+                                            std::size_t nr, const std::byte* src) {
+    for (std::int64_t i = 0; i < n; ++i, base = step(base, extent)) {
+        for (std::size_t k = 0; k < nr; ++k) {
+            const auto len = static_cast<std::size_t>(r[k].length);
+            run_masked(reinterpret_cast<std::byte*>(step(base, r[k].offset)), src, len);
+            src += len;
+        }
+    }
+}
+
 bool detect() {
     // SHMPI_WIDE_COPIES=0 keeps the baseline loops (to compare the two).
     const char* env = std::getenv("SHMPI_WIDE_COPIES");
@@ -71,9 +106,23 @@ bool detect() {
     // register state.)
     return __builtin_cpu_supports("avx512f") != 0;
 }
+
+bool detect_masks() {
+    __builtin_cpu_init();
+    return wide_copies() && __builtin_cpu_supports("avx512bw") != 0;
+}
 #endif
 
 }  // namespace
+
+bool masked_copies() {
+#if SHMPI_WIDE_COPIES
+    static const bool has = detect_masks();
+    return has;
+#else
+    return false;
+#endif
+}
 
 bool wide_copies() {
 #if SHMPI_WIDE_COPIES
@@ -104,6 +153,26 @@ void unpack_blocks_wide(std::uintptr_t dst, std::int64_t stride, const std::byte
     for (std::int64_t i = 0; i < n; ++i, src += len, dst = step(dst, stride)) {
         std::memcpy(reinterpret_cast<void*>(dst), src, static_cast<std::size_t>(len));
     }
+#endif
+}
+
+void pack_runs_wide(std::byte* dst, std::uintptr_t base, std::int64_t extent, std::int64_t n, const Datatype::Run* r,
+                    std::size_t nr) {
+#if SHMPI_WIDE_COPIES
+    pack_runs_avx512(dst, base, extent, n, r, nr);
+#else
+    (void)dst, (void)base, (void)extent, (void)n, (void)r, (void)nr;
+    std::abort();  // masked_copies() is false here
+#endif
+}
+
+void unpack_runs_wide(std::uintptr_t base, std::int64_t extent, std::int64_t n, const Datatype::Run* r, std::size_t nr,
+                      const std::byte* src) {
+#if SHMPI_WIDE_COPIES
+    unpack_runs_avx512(base, extent, n, r, nr, src);
+#else
+    (void)base, (void)extent, (void)n, (void)r, (void)nr, (void)src;
+    std::abort();  // masked_copies() is false here
 #endif
 }
 

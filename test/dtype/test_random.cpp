@@ -273,13 +273,46 @@ TEST(DtypeRandom, BlocksOfALineAndMore) {
 }
 
 // Vector loops that move 4 MiB or more unpack with non-temporal stores
-// (src/dtype/pack.cpp, src/dtype/wide_copy.cpp): blocks whole and
-// unaligned, short tails, a negative stride, and the pieces that resume
-// inside them.
+// (src/dtype/pack.cpp, src/dtype/wide_copy.cpp), and pack with them and
+// prefetches when the gaps are at most two blocks: blocks whole and
+// unaligned, short tails, gaps of two blocks and of a little more, a
+// negative stride, and the pieces that resume inside them.
 TEST(DtypeRandom, LargeVectorsUnpackAroundTheCaches) {
     check_byte_blocks(
-        {{64, 128}, {72, 200}, {100, -228}, {4096, 8192}},
+        {{64, 128}, {72, 200}, {100, -228}, {4096, 8192}, {64, 192}, {65, 196}, {80, 96}, {1000, 2999}},
         [](const ByteBlocks& b) { return (4 << 20) / b.blocklen + 3; }, 1, 11);
+}
+
+// Types of more than 8 runs move run by run, each as whole lines and one
+// masked store of the rest where the CPU has AVX-512BW
+// (src/dtype/wide_copy.cpp): runs of 1 to 300 bytes around multiples of
+// 64, unaligned, and overlapping ones (which unpack in type-map order).
+TEST(DtypeRandom, ManyRunsOfIrregularLengths) {
+    std::mt19937_64 rng(23);
+    const int lengths[] = {1, 7, 31, 32, 33, 63, 64, 65, 127, 128, 129, 191, 255, 256, 257, 300, 5, 96, 200, 17};
+    ref::Spec s;
+    s.op = ref::Spec::Hindexed;
+    s.kids.push_back(ref::Spec{});
+    s.kids.back().basic = MPI_BYTE;
+    MPI_Aint at = 3;
+    for (const int len : lengths) {
+        s.blocklens.push_back(len);
+        s.hdispls.push_back(at);
+        at += len + static_cast<MPI_Aint>(rng() % 24);
+    }
+    s.count = static_cast<int>(s.blocklens.size());
+    {
+        SCOPED_TRACE(::testing::Message() << ref::describe(s));
+        check_type(s, 3, rng);
+    }
+    // The same runs, each overlapping the one before by 16 bytes.
+    at = 0;
+    for (std::size_t k = 0; k < s.hdispls.size(); ++k) {
+        s.hdispls[k] = at;
+        at += std::max(1, s.blocklens[k] - 16);
+    }
+    SCOPED_TRACE(::testing::Message() << ref::describe(s));
+    check_type(s, 2, rng);
 }
 
 }  // namespace
