@@ -275,11 +275,12 @@ TEST(DtypeRandom, BlocksOfALineAndMore) {
 // Vector loops that move 4 MiB or more unpack with non-temporal stores
 // (src/dtype/pack.cpp, src/dtype/wide_copy.cpp), and pack with them and
 // prefetches when the gaps are at most two blocks: blocks whole and
-// unaligned, short tails, gaps of two blocks and of a little more, a
-// negative stride, and the pieces that resume inside them.
+// unaligned, short tails, gaps of one and of two blocks, a negative
+// stride, and the pieces that resume inside them.  (Each shape moves 4 MiB
+// several times: under TSan, seconds each.)
 TEST(DtypeRandom, LargeVectorsUnpackAroundTheCaches) {
     check_byte_blocks(
-        {{64, 128}, {72, 200}, {100, -228}, {4096, 8192}, {64, 192}, {65, 196}, {80, 96}, {1000, 2999}},
+        {{64, 128}, {72, 200}, {100, -228}, {4096, 8192}, {65, 195}},
         [](const ByteBlocks& b) { return (4 << 20) / b.blocklen + 3; }, 1, 11);
 }
 

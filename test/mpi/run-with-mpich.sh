@@ -14,6 +14,9 @@
 #   MAX_RANKS  skip rank counts above this (default: none skipped).  MPICH's
 #            ranks busy-poll, so a 16- or 24-rank run on a 2-core machine
 #            takes tens of seconds; CI caps them to stay within its budget.
+#   SLOW_MAX_RANKS  for rows marked 'mpich_slow' (15-50 s under MPICH at 8
+#            ranks on a 2-core machine), skip rank counts above this
+#            (default: none skipped); CI sets 4.
 #
 # A program passes at a rank count when its job exits 0, or, for a row marked
 # 'should_fail', when it exits nonzero without timing out.  A row marked
@@ -42,7 +45,9 @@ mpicc=${MPICC:-mpicc.mpich}
 read -r -a mpirun <<<"${MPIRUN:-mpirun.mpich}"
 timeout_s=${TIMEOUT:-120}
 max_ranks=${MAX_RANKS:-0}
+slow_max_ranks=${SLOW_MAX_RANKS:-0}
 skipped=0
+skipped_slow=0
 skipped_np1=0
 
 for tool in "$mpicc" "${mpirun[0]}" timeout; do
@@ -98,6 +103,10 @@ while IFS= read -r row; do
     if grep -q "'np1_shmpi_only'" <<<"$row"; then
         np1_shmpi_only=1
     fi
+    mpich_slow=0
+    if grep -q "'mpich_slow'" <<<"$row"; then
+        mpich_slow=1
+    fi
 
     srcs=()
     for s in $sources; do
@@ -115,6 +124,11 @@ while IFS= read -r row; do
         label="$name np=$n"
         if [[ $max_ranks -gt 0 && $n -gt $max_ranks ]]; then
             skipped=$((skipped + 1))
+            continue
+        fi
+        if [[ $mpich_slow -eq 1 && $slow_max_ranks -gt 0 && $n -gt $slow_max_ranks ]]; then
+            skipped_slow=$((skipped_slow + 1))
+            echo "SKIP $label (mpich_slow, SLOW_MAX_RANKS=$slow_max_ranks)"
             continue
         fi
         if [[ $np1_shmpi_only -eq 1 && $n -eq 1 ]]; then
@@ -143,6 +157,9 @@ done
 summary="$passed passed, $failed failed"
 if [[ $skipped -gt 0 ]]; then
     summary+=", $skipped skipped (more than MAX_RANKS=$max_ranks ranks)"
+fi
+if [[ $skipped_slow -gt 0 ]]; then
+    summary+=", $skipped_slow skipped (mpich_slow rows above SLOW_MAX_RANKS=$slow_max_ranks ranks)"
 fi
 if [[ $skipped_np1 -gt 0 ]]; then
     summary+=", $skipped_np1 skipped at 1 rank (np1_shmpi_only)"
