@@ -35,7 +35,6 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -186,10 +185,7 @@ inline void unpack_streaming(Mem m, std::int64_t stride, std::int64_t n, std::in
 /// Whether long packs stream (pack_streaming); SHMPI_STREAMED_PACKS=0 keeps
 /// the plain loops, to compare the two in one binary.
 bool streamed_packs() {
-    static const bool on = [] {
-        const char* env = std::getenv("SHMPI_STREAMED_PACKS");
-        return env == nullptr || std::strcmp(env, "0") != 0;
-    }();
+    static const bool on = !turned_off("SHMPI_STREAMED_PACKS");
     return on;
 }
 
@@ -351,11 +347,8 @@ inline void runs_loop(const Datatype::Run* r, std::size_t nr, Mem base, std::int
         return;
     }
     if (D != Dir::Segments && masked_copies()) {
-        std::int64_t size = 0;
-        for (std::size_t k = 0; k < nr; ++k) size += r[k].length;
-        if constexpr (D == Dir::Pack) pack_runs_wide(p, base, extent, n, r, nr);
-        if constexpr (D == Dir::Unpack) unpack_runs_wide(base, extent, n, r, nr, p);
-        s = p + n * size;
+        if constexpr (D == Dir::Pack) s = pack_runs_wide(p, base, extent, n, r, nr);
+        if constexpr (D == Dir::Unpack) s += unpack_runs_wide(base, extent, n, r, nr, p) - p;
         return;
     }
     for (std::int64_t i = 0; i < n; ++i) {

@@ -75,8 +75,8 @@ SHMPI_MASKED_TARGET inline void run_masked(std::byte* d, const std::byte* s, std
     }
 }
 
-SHMPI_MASKED_TARGET void pack_runs_avx512(std::byte* dst, Mem base, std::int64_t extent, std::int64_t n,
-                                          const Datatype::Run* r, std::size_t nr) {
+SHMPI_MASKED_TARGET std::byte* pack_runs_avx512(std::byte* dst, Mem base, std::int64_t extent, std::int64_t n,
+                                                const Datatype::Run* r, std::size_t nr) {
     for (std::int64_t i = 0; i < n; ++i, base = step(base, extent)) {
         for (std::size_t k = 0; k < nr; ++k) {
             const auto len = static_cast<std::size_t>(r[k].length);
@@ -84,10 +84,11 @@ SHMPI_MASKED_TARGET void pack_runs_avx512(std::byte* dst, Mem base, std::int64_t
             dst += len;
         }
     }
+    return dst;
 }
 
-SHMPI_MASKED_TARGET void unpack_runs_avx512(Mem base, std::int64_t extent, std::int64_t n, const Datatype::Run* r,
-                                            std::size_t nr, const std::byte* src) {
+SHMPI_MASKED_TARGET const std::byte* unpack_runs_avx512(Mem base, std::int64_t extent, std::int64_t n,
+                                                        const Datatype::Run* r, std::size_t nr, const std::byte* src) {
     for (std::int64_t i = 0; i < n; ++i, base = step(base, extent)) {
         for (std::size_t k = 0; k < nr; ++k) {
             const auto len = static_cast<std::size_t>(r[k].length);
@@ -95,12 +96,11 @@ SHMPI_MASKED_TARGET void unpack_runs_avx512(Mem base, std::int64_t extent, std::
             src += len;
         }
     }
+    return src;
 }
 
 bool detect() {
-    // SHMPI_WIDE_COPIES=0 keeps the baseline loops (to compare the two).
-    const char* env = std::getenv("SHMPI_WIDE_COPIES");
-    if (env != nullptr && std::strcmp(env, "0") == 0) return false;
+    if (turned_off("SHMPI_WIDE_COPIES")) return false;
     __builtin_cpu_init();
     // (GCC's and Clang's check includes the OS's support for the AVX-512
     // register state.)
@@ -114,6 +114,11 @@ bool detect_masks() {
 #endif
 
 }  // namespace
+
+bool turned_off(const char* var) {
+    const char* env = std::getenv(var);
+    return env != nullptr && std::strcmp(env, "0") == 0;
+}
 
 bool masked_copies() {
 #if SHMPI_WIDE_COPIES
@@ -156,20 +161,20 @@ void unpack_blocks_wide(std::uintptr_t dst, std::int64_t stride, const std::byte
 #endif
 }
 
-void pack_runs_wide(std::byte* dst, std::uintptr_t base, std::int64_t extent, std::int64_t n, const Datatype::Run* r,
-                    std::size_t nr) {
+std::byte* pack_runs_wide(std::byte* dst, std::uintptr_t base, std::int64_t extent, std::int64_t n,
+                          const Datatype::Run* r, std::size_t nr) {
 #if SHMPI_WIDE_COPIES
-    pack_runs_avx512(dst, base, extent, n, r, nr);
+    return pack_runs_avx512(dst, base, extent, n, r, nr);
 #else
     (void)dst, (void)base, (void)extent, (void)n, (void)r, (void)nr;
     std::abort();  // masked_copies() is false here
 #endif
 }
 
-void unpack_runs_wide(std::uintptr_t base, std::int64_t extent, std::int64_t n, const Datatype::Run* r, std::size_t nr,
-                      const std::byte* src) {
+const std::byte* unpack_runs_wide(std::uintptr_t base, std::int64_t extent, std::int64_t n, const Datatype::Run* r,
+                                  std::size_t nr, const std::byte* src) {
 #if SHMPI_WIDE_COPIES
-    unpack_runs_avx512(base, extent, n, r, nr, src);
+    return unpack_runs_avx512(base, extent, n, r, nr, src);
 #else
     (void)base, (void)extent, (void)n, (void)r, (void)nr, (void)src;
     std::abort();  // masked_copies() is false here

@@ -26,6 +26,11 @@
 
 namespace shmpi::dtype {
 
+/// True when the environment variable `var` is "0": the switches
+/// (SHMPI_WIDE_COPIES, SHMPI_STREAMED_PACKS) that keep the engine's plain
+/// loops, to compare them with the faster ones in one binary.
+bool turned_off(const char* var);
+
 /// True when this CPU runs the functions below (x86-64 with AVX-512F);
 /// checked once.  Always false elsewhere.
 bool wide_copies();
@@ -52,13 +57,15 @@ bool masked_copies();
 /// `nr` runs `r` (in type-map order), back to back into `dst`.  Each run
 /// moves as whole 64-byte lines and one masked load and store of the rest,
 /// whose only branch on the run's length is the line count (the baseline
-/// copies branch on it three ways and loop in 32-byte steps).
-void pack_runs_wide(std::byte* dst, std::uintptr_t base, std::int64_t extent, std::int64_t n, const Datatype::Run* r,
-                    std::size_t nr);
+/// copies branch on it three ways and loop in 32-byte steps).  Returns the
+/// end of what it wrote.
+std::byte* pack_runs_wide(std::byte* dst, std::uintptr_t base, std::int64_t extent, std::int64_t n,
+                          const Datatype::Run* r, std::size_t nr);
 
 /// The reverse, run after run in type-map order (so overlapping runs of an
-/// erroneous receive type end as the type map says).
-void unpack_runs_wide(std::uintptr_t base, std::int64_t extent, std::int64_t n, const Datatype::Run* r, std::size_t nr,
-                      const std::byte* src);
+/// erroneous receive type end as the type map says).  Returns the end of
+/// what it read.
+const std::byte* unpack_runs_wide(std::uintptr_t base, std::int64_t extent, std::int64_t n, const Datatype::Run* r,
+                                  std::size_t nr, const std::byte* src);
 
 }  // namespace shmpi::dtype
