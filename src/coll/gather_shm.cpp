@@ -25,20 +25,25 @@
 //      of s (or, if the root does not split, its gather of s).  If the root
 //      published the same block size, the member writes the head of its
 //      block into the root's buffer; it stores release = s + 1 and
-//      gather = s + 1, wakes the root, and waits for the root's gather.
+//      gather = s + 1, wakes the root, and waits for the root's release of
+//      s + 2 + its index (the root is done with its send buffer).
 //   4. The root copies its own block (unless in place), then, member by
 //      member, waits for the release of s and copies the block as that
 //      member published it (its size and carry come from the member, so a
 //      size mismatch cannot make the two sides disagree on the protocol):
-//      only the tail when the member writes the head, then it waits for
-//      that member's release of s + 1.
-//   Streaming (a Gather of large blocks into a typed root buffer): in step
+//      only the tail when the member writes the head.  When it split, it
+//      then stores release = s + 2 + m and wakes m, and after the last
+//      member waits for every release of s + 1 (every head written).
+//   Streaming (a Gather of large blocks into a typed root buffer, or of
+//   contiguous blocks up to ShmTuning::spread_max with a CPU for each of 3
+//   or more members, whose single copies into the root would all pin its
+//   pages at once): in step
 //   2 the root publishes Carry::Stream in `aux`; in step 3 the member, instead of
 //   writing, copies its block through its slots, chunk k at step
 //   s + 1 + m * K + k (K: the chunks of the root's block size; member m's
 //   steps never meet another's), claimed for the root, and returns after
-//   storing gather = s.  In step 4 the root stores each chunk into the
-//   typed buffer after the member's release of its step, then stores
+//   storing gather = s.  In step 4 the root stores each chunk into its
+//   buffer (typed or dense) after the member's release of its step, then stores
 //   gather = that step (the slot is free again) and wakes the member.
 //   5. The root stores gather = s (s + 1 when it split, past every chunk's
 //      step when it streamed) and wakes everyone.
@@ -68,6 +73,12 @@ struct Layout {
 /// The part of a block of `bytes` the root reads itself when it splits the
 /// copy with the member (the member writes the rest).
 std::uint64_t root_share(std::uint64_t bytes, int n) { return bytes / static_cast<std::uint64_t>(n); }
+
+/// The root's release that tells member m, in a split gather of step s,
+/// that the root is done with m's send buffer: it reads the members' tails
+/// in index order, so these grow, and each member returns as soon as its
+/// own block is copied instead of waiting for everyone's.
+std::uint64_t member_done(std::uint64_t s, int m) { return s + 2 + static_cast<std::uint64_t>(m); }
 
 /// A member's side of a streamed gather: `bytes` of `send` as its chunks
 /// from me * K on (K: the chunks of the root's block `block`, so members
@@ -123,7 +134,7 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
         shm.release(s + 1);
         shm.gather(s + 1);
         shm.notify(root);
-        shm.wait_gather(root, s + 1);
+        shm.wait_release(root, member_done(s, me));
         return;
     }
     auto* out = static_cast<std::byte*>(recv);
@@ -133,7 +144,10 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
     // A typed receive buffer (`land`) takes the blocks that come inline or
     // through the cells in place, and large blocks stream through the
     // members' cells into it (when their chunks fit the call's steps).
-    const bool stream = split && land != nullptr && shm.gather_streams() &&
+    // So do contiguous blocks up to ShmTuning::spread_max in a team with a
+    // CPU for each member (every member copies its block into its cells on
+    // its own, instead of all of them pinning our pages at once).
+    const bool stream = split && (land != nullptr ? shm.gather_streams() : shm.spreads(block)) &&
                         shm.steps_fit(static_cast<std::uint64_t>(n) * block, 1);
     if (stream) split = false;
     // Split single copies go to the dense buffer, which the caller unpacks.
@@ -176,13 +190,18 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
             const std::uint64_t head = want - root_share(want, n);
             shm.read(m, reinterpret_cast<const std::byte*>(l.addr) + head, out + lay.offset(m) + head,
                      want - head);
-            continue;
+        } else {
+            const std::uint64_t got =
+                shm.get_block(m, s, out + lay.offset(m), want, land, static_cast<std::uint64_t>(lay.offset(m)));
+            if (got != want && bad < 0) {
+                bad = m;
+                bad_bytes = got;
+            }
         }
-        const std::uint64_t got =
-            shm.get_block(m, s, out + lay.offset(m), want, land, static_cast<std::uint64_t>(lay.offset(m)));
-        if (got != want && bad < 0) {
-            bad = m;
-            bad_bytes = got;
+        if (split) {
+            // Done with m's send buffer: m may return (step 3).
+            shm.release(member_done(s, m));
+            shm.notify(m);
         }
     }
     if (split) {

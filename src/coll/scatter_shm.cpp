@@ -16,9 +16,12 @@
 //   3. When its buffer is read in place, the root waits until everyone has
 //      gathered s.  It copies its own block unless in place.
 //   A root whose buffer is typed (a Source) and too large for the cells
-//   streams instead of 1-3: it publishes kind Stream at step s, then packs
-//   the members' blocks (member by member in index order, but its own)
-//   chunk by chunk straight into its slots, the g-th chunk of the call at
+//   streams instead of 1-3, and so does a contiguous one of blocks up to
+//   ShmTuning::spread_max with a CPU for each of 3 or more members (their
+//   single copies out of the root would all pin its pages at once): it
+//   publishes kind Stream at step s, then packs (or copies) the members'
+//   blocks (member by member in index order, but its own) chunk by chunk
+//   straight into its slots, the g-th chunk of the call at
 //   step s + 1 + g in slot g mod kSlots, claimed for its one reader.  A
 //   member copies each of its chunks out after the root's release of that
 //   step, then stores gather = that step and wakes the root.
@@ -51,17 +54,23 @@ namespace {
 
 /// The root's side of a streamed scatter (after its line is published for
 /// step s): member by member in index order, chunk by chunk, each chunk
-/// packed from `typed` for its one reader.
-void stream_out(ShmTeam& shm, std::uint64_t s, Source& typed, std::uint64_t block) {
+/// packed from `typed` (or copied from `send` when it is null) for its one
+/// reader.
+void stream_out(ShmTeam& shm, std::uint64_t s, Source* typed, const void* send, std::uint64_t block) {
     const std::uint64_t chunk = shm.slot_bytes();
+    const auto* in = static_cast<const std::byte*>(send);
     std::uint64_t g = 0;
     for (int m = 0; m < shm.size(); ++m) {
         if (m == shm.index()) continue;
         for (std::uint64_t k = 0; k < shm.chunks(block); ++k, ++g) {
-            const std::uint64_t off = k * chunk;
+            const std::uint64_t at = static_cast<std::uint64_t>(m) * block + k * chunk;
+            const std::uint64_t len = std::min(chunk, block - k * chunk);
             shm.put_chunk(s, g, ShmTeam::Readers::member(m), [&](std::byte* slot) {
-                ShmTeam::pack_into(typed, static_cast<std::uint64_t>(m) * block + off, slot,
-                                   std::min(chunk, block - off), shm.bounce(chunk));
+                if (typed != nullptr) {
+                    ShmTeam::pack_into(*typed, at, slot, len, shm.bounce(chunk));
+                } else {
+                    std::memcpy(slot, in + at, len);
+                }
             });
             shm.notify(m);
         }
@@ -85,7 +94,12 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
         // chunks fit the call's steps.
         const bool typed_direct = typed != nullptr && recv == nullptr && n > 1 &&
                                   shm->carry_for(n * want) == ShmTeam::Carry::Direct;
-        const bool stream = typed_direct && shm->streams() && shm->steps_fit(n * want, 1);
+        // So does a contiguous buffer of blocks up to ShmTuning::spread_max
+        // with a CPU for each of 3 or more members (their single copies
+        // would all pin our pages at once).
+        const bool spread =
+            typed == nullptr && shm->carry_for(n * want) == ShmTeam::Carry::Direct && shm->spreads(want);
+        const bool stream = ((typed_direct && shm->streams()) || spread) && shm->steps_fit(n * want, 1);
         if (typed != nullptr && recv != nullptr) typed->dense();
         const auto* in = static_cast<const std::byte*>(send);
         if (recv != nullptr) ShmTeam::store(recv, in + static_cast<std::uint64_t>(me) * want, want, land, 0);
@@ -98,7 +112,7 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
                           static_cast<std::uint64_t>(ShmTeam::Carry::Stream));
             shm->release(s);
             shm->notify_all();
-            stream_out(*shm, s, *typed, want);
+            stream_out(*shm, s, typed, send, want);
             return true;
         }
         if (typed_direct) {

@@ -311,9 +311,9 @@ namespace {
 /// segment's (shm/segment.cpp) and the shared-memory algorithms' tunables
 /// (coll/shm_team.cpp).
 constexpr const char* kCollTunables[] = {
-    "SHMPI_COLL_REGIONS",  "SHMPI_COLL_CELL_BYTES",        "SHMPI_COLL_SHM_FLAT",
-    "SHMPI_COLL_SHM_BAND", "SHMPI_COLL_SHM_PIPELINE_BAND", "SHMPI_COLL_SHM_DIRECT",
-    "SHMPI_COLL_SHM_RSAG", "SHMPI_COLL_SHM_STREAM",        "SHMPI_COLL_SHM_MEMBARRIER",
+    "SHMPI_COLL_REGIONS",           "SHMPI_COLL_CELL_BYTES",     "SHMPI_COLL_SHM_FLAT", "SHMPI_COLL_SHM_BAND",
+    "SHMPI_COLL_SHM_PIPELINE_BAND", "SHMPI_COLL_SHM_DIRECT",     "SHMPI_COLL_SHM_RSAG", "SHMPI_COLL_SHM_STREAM",
+    "SHMPI_COLL_SHM_SPREAD",        "SHMPI_COLL_SHM_MEMBARRIER",
 };
 
 /// Notes each SHMPI_COLL_* variable of the environment that no part of

@@ -66,6 +66,7 @@ ShmTuning tuning_from_environment() {
     t.direct_min = env_long("SHMPI_COLL_SHM_DIRECT", t.direct_min, 0, 1L << 40);
     t.rsag_min = env_long("SHMPI_COLL_SHM_RSAG", t.rsag_min, 0, 1L << 40);
     t.stream = static_cast<int>(env_long("SHMPI_COLL_SHM_STREAM", t.stream, -1, 1));
+    t.spread_max = env_long("SHMPI_COLL_SHM_SPREAD", t.spread_max, 0, 1L << 40);
     return t;
 }
 

@@ -101,6 +101,14 @@ struct ShmTuning {
     /// (with more, every chunk cost a context switch: 3 ranks on 2 CPUs
     /// took 62-73 against 31-40 us for a 128 KiB Bcast).
     int stream = -1;
+    /// SHMPI_COLL_SHM_SPREAD: a Gather or Scatter of contiguous blocks of
+    /// more than a cell area and at most this many bytes each, in a team of
+    /// 3 or more that streams (streams()), streams through the cells
+    /// instead of taking single copies (0: never).  Concurrent single copies
+    /// into or out of one process take turns in the kernel's page pinning
+    /// (docs/COLLECTIVES.md, after SHMPI_COLL_SHM_STREAM), while the cells
+    /// keep every member copying on its own.
+    std::int64_t spread_max = 131072;
 };
 
 /// The tunables as the environment sets them (SHMPI_COLL_SHM_*); throws
@@ -197,6 +205,11 @@ public:
     /// The same for a Gather root or an Allgather member, whose streams
     /// gained even when crowded (every member sends or copies all along).
     bool gather_streams() const { return tuning_.stream != 0; }
+    /// Whether a Gather or Scatter of contiguous blocks of `block` bytes
+    /// streams through the cells (ShmTuning::spread_max).
+    bool spreads(std::uint64_t block) const {
+        return n_ >= 3 && block <= static_cast<std::uint64_t>(tuning_.spread_max) && streams();
+    }
     /// Bytes of one slot of cells, and of all of a member's cells.
     std::size_t slot_bytes() const { return cell_bytes_ / kSlots; }
     /// Whether `count` elements of `elem_bytes` each (0 < elem_bytes <=
