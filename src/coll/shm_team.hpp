@@ -101,9 +101,9 @@ struct ShmTuning {
     /// (with more, every chunk cost a context switch: 3 ranks on 2 CPUs
     /// took 62-73 against 31-40 us for a 128 KiB Bcast).
     int stream = -1;
-    /// SHMPI_COLL_SHM_SPREAD: a Gather or Scatter of contiguous blocks of
-    /// more than a cell area and at most this many bytes each, in a team of
-    /// 3 or more that streams (streams()), streams through the cells
+    /// SHMPI_COLL_SHM_SPREAD: a contiguous Gather or Scatter that the cells
+    /// do not carry whole, of blocks of at most this many bytes, in a team
+    /// of 3 or more that streams (streams()), streams through the cells
     /// instead of taking single copies (0: never).  Concurrent single copies
     /// into or out of one process take turns in the kernel's page pinning
     /// (docs/COLLECTIVES.md, after SHMPI_COLL_SHM_STREAM), while the cells
