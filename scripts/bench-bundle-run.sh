@@ -8,6 +8,7 @@
 # run's output in the output directory.
 #
 # usage: run.sh [--ranks "16 8 4"] [--rounds 2] [--out DIR] [-- coll_bench options]
+# Exit status: 0 when every run succeeded, 1 otherwise (the table still comes).
 # The coll_bench options default to
 #   --sizes 8,64k,256k,1m,4m --ops barrier,bcast,reduce,allreduce,gather,scatter,allgather,alltoall
 #   --time 0.08 --reps 5
@@ -46,12 +47,14 @@ one() { # MPI RANKS: one coll_bench run (at most 10 minutes), CSV on stdout
         mpich) timeout 600 "$b/mpich-bin/mpiexec.hydra" -n "$2" "$b/mpich-bin/coll_bench" --csv "${args[@]}" ;;
     esac
 }
+failed=0
 for round in $(seq 1 "$rounds"); do
     for n in $ranks; do
         for mpi in shmpi openmpi mpich; do
             f=$out/$mpi.n$n.r$round.csv
             if ! one $mpi "$n" > "$f" 2> "$f.err"; then
                 echo "run.sh: $mpi with $n ranks, round $round failed (see $f.err)" >&2
+                failed=1
             fi
         done
     done
@@ -78,3 +81,4 @@ for op, size in sorted({(k[0], k[1]) for k in t}, key=lambda k: (k[0], k[1])):
         cells.append('%.2f' % (statistics.median(sh) / min(peers)) if sh and peers else 'n/a')
     print('| %s | %d | %s |' % (op, size, ' | '.join(cells)))
 EOF
+exit $failed

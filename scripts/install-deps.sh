@@ -25,6 +25,7 @@ packages=(
     mpich libmpich-dev          # the portability run and side-by-side benchmarks
     openmpi-bin libopenmpi-dev  # side-by-side benchmarks
     hyperfine                   # start-up time benchmarks
+    patchelf                    # scripts/bench-bundle.sh (benchmarks on machines without these packages)
     clang libclang-rt-14-dev    # libFuzzer for the datatype fuzz target (fuzz/)
     cmake                       # the FindMPI discovery test (test/discovery/)
 )
