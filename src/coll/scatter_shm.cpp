@@ -85,20 +85,20 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
     if (shm == nullptr) return false;
     const auto n = static_cast<std::uint64_t>(shm->size());
     const std::uint64_t want = static_cast<std::uint64_t>(block);
-    if (shm->carry_for(n * want) == ShmTeam::Carry::Direct && !shm->single_copy()) return false;
+    // The whole buffer too large for the cells: single copies, or a stream.
+    const bool direct = shm->carry_for(n * want) == ShmTeam::Carry::Direct;
+    if (direct && !shm->single_copy()) return false;
     if (block == 0) return true;
     const int me = shm->index();
     if (me == root) {
         // A typed buffer too large for the cells streams through them,
         // when the root's own block is the caller's (recv null) and the
         // chunks fit the call's steps.
-        const bool typed_direct = typed != nullptr && recv == nullptr && n > 1 &&
-                                  shm->carry_for(n * want) == ShmTeam::Carry::Direct;
+        const bool typed_direct = typed != nullptr && recv == nullptr && n > 1 && direct;
         // So does a contiguous buffer of blocks up to ShmTuning::spread_max
         // with a CPU for each of 3 or more members (their single copies
         // would all pin our pages at once).
-        const bool spread =
-            typed == nullptr && shm->carry_for(n * want) == ShmTeam::Carry::Direct && shm->spreads(want);
+        const bool spread = typed == nullptr && direct && shm->spreads(want);
         const bool stream = ((typed_direct && shm->streams()) || spread) && shm->steps_fit(n * want, 1);
         if (typed != nullptr && recv != nullptr) typed->dense();
         const auto* in = static_cast<const std::byte*>(send);
