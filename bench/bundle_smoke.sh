@@ -3,7 +3,8 @@
 # machine.  Makes a bundle of BUILDDIR's shmpi with Debian's Open MPI and
 # MPICH, unpacks it under WORKDIR, checks that its programs use the bundled
 # loader, and runs its run.sh with 2 ranks for one round at one size: every
-# MPI must run, and the table must hold a ratio for each collective.
+# MPI must run, and the table must hold every MPI's time and a ratio for
+# each collective.
 set -euo pipefail
 build=$1
 work=$2
@@ -23,7 +24,7 @@ for p in shmpi/mpirun shmpi/coll_bench ompi/bin/mpirun ompi-bin/coll_bench mpich
 done
 "$prefix/run.sh" --ranks 2 --rounds 1 --out "$work/out" -- --sizes 8 --ops barrier,reduce --time 0.02 --reps 1 |
     tee "$work/table.md"
-for row in '| barrier | 0 | ' '| reduce | 8 | '; do
+for row in '| barrier | ' '| reduce 8 B | '; do
     if ! grep -qF "$row" "$work/table.md" || grep -F "$row" "$work/table.md" | grep -q 'n/a'; then
         echo "bundle_smoke: no ratio for '$row' in the table" >&2
         exit 1

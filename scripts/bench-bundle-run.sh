@@ -2,10 +2,11 @@
 # run.sh of a bundle made by scripts/bench-bundle.sh: bench/coll_bench with
 # shmpi, Open MPI and MPICH, taking turns within each round, each MPI with
 # its own launcher and placement (shmpi binds a rank per core, Open MPI
-# binds to the package, Hydra does not bind).  Prints, for every collective,
-# size and rank count, shmpi's time over the faster of the other two (each
-# the median over rounds of coll_bench's mean over ranks), and keeps every
-# run's output in the output directory.
+# binds to the package, Hydra does not bind).  Prints the tables of
+# scripts/bench-compare.sh (bench-summary.py): for every rank count, each
+# MPI's time per call (median over rounds of coll_bench's mean over ranks)
+# and shmpi's over the faster of the other two.  Keeps every run's output
+# (raw/), coll.tsv, results.csv and results.json in the output directory.
 #
 # usage: run.sh [--ranks "16 8 4"] [--rounds 2] [--out DIR] [-- coll_bench options]
 # Exit status: 0 when every run succeeded, 1 otherwise (the table still comes).
@@ -33,7 +34,8 @@ while [[ $# -gt 0 ]]; do
 done
 # shellcheck source=/dev/null
 source "$b/env.sh"
-mkdir -p "$out"
+mkdir -p "$out/raw"
+: > "$out/coll.tsv"
 
 one() { # MPI RANKS: one coll_bench run (at most 10 minutes), CSV on stdout
     case $1 in
@@ -51,8 +53,14 @@ failed=0
 for round in $(seq 1 "$rounds"); do
     for n in $ranks; do
         for mpi in shmpi openmpi mpich; do
-            f=$out/$mpi.n$n.r$round.csv
-            if ! one $mpi "$n" > "$f" 2> "$f.err"; then
+            f=$out/raw/coll$n-$mpi-$round.txt
+            if one $mpi "$n" > "$f" 2> "$f.err"; then
+                # coll.tsv as bench-compare.sh writes it: case mpi round
+                # collective size avg_median_us max_median_us avg_best_us
+                grep -E '^[a-z_]+,[0-9]+,' "$f" |
+                    awk -F, -v c="coll$n" -v m="$mpi" -v r="$round" \
+                        'BEGIN{OFS="\t"} {print c, m, r, $1, $2, $5, $6, $7}' >> "$out/coll.tsv"
+            else
                 echo "run.sh: $mpi with $n ranks, round $round failed (see $f.err)" >&2
                 failed=1
             fi
@@ -60,25 +68,8 @@ for round in $(seq 1 "$rounds"); do
     done
 done
 
-python3 - "$out" <<'EOF'
-import glob, os, re, statistics, sys
-out = sys.argv[1]
-t = {}
-for f in glob.glob(os.path.join(out, '*.csv')):
-    mpi, n, _ = os.path.basename(f).split('.')[:3]
-    for line in open(f):
-        m = re.match(r'^([a-z]+),(\d+),\d+,\d+,([\d.]+),', line)
-        if m:
-            t.setdefault((m.group(1), int(m.group(2)), int(n[1:]), mpi), []).append(float(m.group(3)))
-ns = sorted({k[2] for k in t})
-print('| collective | size (B) | ' + ' | '.join('%d ranks' % n for n in ns) + ' |')
-print('|---|---|' + '---|' * len(ns))
-for op, size in sorted({(k[0], k[1]) for k in t}, key=lambda k: (k[0], k[1])):
-    cells = []
-    for n in ns:
-        sh = t.get((op, size, n, 'shmpi'))
-        peers = [statistics.median(t[(op, size, n, p)]) for p in ('openmpi', 'mpich') if (op, size, n, p) in t]
-        cells.append('%.2f' % (statistics.median(sh) / min(peers)) if sh and peers else 'n/a')
-    print('| %s | %d | %s |' % (op, size, ' | '.join(cells)))
-EOF
+# The tables of scripts/bench-compare.sh (bench-summary.py, bundled): times
+# per rank count with shmpi over the faster peer, issue 4's goals, and
+# results.csv/results.json in the output directory.
+python3 "$b/bench-summary.py" "$out" shmpi openmpi mpich
 exit $failed

@@ -19,16 +19,16 @@
 #      so nothing of the other machine's own libraries is loaded; its tools
 #      (grep, date, ...) keep theirs, since nothing sets LD_LIBRARY_PATH.
 #   4. Adds env.sh (the variables Open MPI, PMIx, UCX and hwloc need there,
-#      and Debian's openmpi-mca-params.conf as OMPI_MCA_* variables) and
-#      run.sh, then writes the tarball.
+#      and Debian's openmpi-mca-params.conf as OMPI_MCA_* variables), run.sh
+#      and bench-summary.py, then writes the tarball.
 #
 # The bundle must be unpacked at the --prefix it was made for (the loader's
 # path is absolute):
 #   tar -C "$(dirname PREFIX)" -xzf shmpi-bench.tar.gz
 #   PREFIX/run.sh [--ranks "16 8 4"] [--rounds 2] [--out DIR] [coll_bench options]
 # run.sh takes turns between the MPIs within each round, each with its own
-# launcher and placement, and prints shmpi's time over the faster of the
-# other two for every collective, size and rank count.
+# launcher and placement, and prints bench-compare.sh's tables: every MPI's
+# time per call and shmpi's over the faster of the other two.
 #
 # usage: scripts/bench-bundle.sh [--shmpi-build DIR] [--prefix /tmp/sb] [--out FILE]
 # Needs: patchelf, openmpi-bin, mpich, libopenmpi-dev, libmpich-dev
@@ -127,6 +127,7 @@ done
     echo "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
 } > "$root/env.sh"
 cp "$here/scripts/bench-bundle-run.sh" "$root/run.sh"
+cp "$here/scripts/bench-summary.py" "$root/"
 chmod +x "$root/run.sh"
 
 tar -C "$stage" -czf "$out" "$(basename "$prefix")"
