@@ -63,7 +63,9 @@ Engine::Engine(shm::Transport& t)
 }
 
 Engine::~Engine() {
+    unexpected_index_.clear();
     unexpected_.clear_and_dispose([](Unexpected* u) { delete u; });
+    posted_index_.clear();
     posted_.clear();
     for (void* p : spare_requests_) ::operator delete(p);
 }
@@ -379,14 +381,36 @@ std::uint64_t Engine::recv(std::uint32_t context, std::int32_t src, std::int32_t
 
 /// Matches `r` against the unexpected queue, or files it as posted.
 void Engine::post(Request* r) {
-    for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
-        Unexpected* u = &*it;
-        if (!fits(r->src, r->tag, r->context, u->wire)) continue;
-        unexpected_.erase(it);
+    if (Unexpected* u = first_unexpected(r->context, r->src, r->tag)) {
+        forget(u);
         take(r, u);
         return;
     }
+    r->post_seq = ++post_seq_;
     posted_.push_back(*r);
+    if (posted_indexed_) {
+        index_posted(r);
+    } else if (posted_.size() > kIndexFrom) {
+        for (Request& p : posted_) index_posted(&p);
+        posted_indexed_ = true;
+    }
+}
+
+void Engine::index_posted(Request* r) {
+    const MatchKey key{r->context, r->src, r->tag};
+    posted_index_.file(r, 0, key);
+    ++posted_shapes_[key.shape()];
+}
+
+void Engine::unpost(Request* r) {
+    posted_.erase(posted_.iterator_to(*r));
+    if (!posted_indexed_) return;
+    posted_index_.unlink(r);
+    --posted_shapes_[MatchKey{r->context, r->src, r->tag}.shape()];
+    if (posted_.empty()) {
+        posted_index_.clear();
+        posted_indexed_ = false;
+    }
 }
 
 /// Receives the message `u` (already out of the unexpected queue) into `r`,
@@ -709,14 +733,26 @@ void Engine::on_cell(std::uint32_t src_world, const std::byte* cell) {
 }
 
 Request* Engine::match_posted(const Wire& w) {
-    for (auto it = posted_.begin(); it != posted_.end(); ++it) {
-        Request* r = &*it;
-        if (fits(r->src, r->tag, r->context, w)) {
-            posted_.erase(it);
-            return r;
+    Request* found = nullptr;
+    if (posted_indexed_) {
+        // The head of each fitting pattern's list is its earliest receive;
+        // the earliest of those heads takes the message.
+        const MatchKey env{w.context, w.src, w.tag};
+        for (int shape = 0; shape < 4; ++shape) {
+            if (posted_shapes_[shape] == 0) continue;
+            Request* r = posted_index_.head(env.widened(shape));
+            if (r != nullptr && (found == nullptr || r->post_seq < found->post_seq)) found = r;
+        }
+    } else {
+        for (Request& r : posted_) {
+            if (fits(r.src, r.tag, r.context, w)) {
+                found = &r;
+                break;
+            }
         }
     }
-    return nullptr;
+    if (found != nullptr) unpost(found);
+    return found;
 }
 
 void Engine::on_first(std::uint32_t src_world, const Wire& w, const std::byte* payload) {
@@ -736,7 +772,7 @@ void Engine::on_first(std::uint32_t src_world, const Wire& w, const std::byte* p
         if (r != nullptr) {
             start_pull(r, w, src_world);
         } else {
-            unexpected(new Unexpected{{}, w, src_world, {}, 0});
+            unexpected(new Unexpected{{}, w, src_world, {}, 0, 0, {}});
         }
         return;
     }
@@ -751,7 +787,7 @@ void Engine::on_first(std::uint32_t src_world, const Wire& w, const std::byte* p
         }
         return;
     }
-    auto* u = new Unexpected{{}, w, src_world, std::vector<std::byte>(w.total), w.frag};
+    auto* u = new Unexpected{{}, w, src_world, std::vector<std::byte>(w.total), w.frag, 0, {}};
     if (w.frag > 0) std::memcpy(u->data.data(), payload, w.frag);
     unexpected(u);
     if (remaining > 0) inbound_[src_world] = Inbound{nullptr, u, remaining};
@@ -814,10 +850,36 @@ void Engine::on_cts(std::uint32_t src_world, const Wire& w) {
 void Engine::unexpected(Unexpected* u) {
     u->seq = ++unexpected_seq_;
     unexpected_.push_back(*u);
+    if (unexpected_indexed_) {
+        index_unexpected(u);
+    } else if (unexpected_.size() > kIndexFrom) {
+        for (Unexpected& v : unexpected_) index_unexpected(&v);
+        unexpected_indexed_ = true;
+    }
+}
+
+void Engine::index_unexpected(Unexpected* u) {
+    const MatchKey env{u->wire.context, u->wire.src, u->wire.tag};
+    for (int shape = 0; shape < 4; ++shape) unexpected_index_.file(u, shape, env.widened(shape));
+}
+
+void Engine::forget(Unexpected* u) {
+    unexpected_.erase(unexpected_.iterator_to(*u));
+    if (!unexpected_indexed_) return;
+    unexpected_index_.unlink(u);
+    if (unexpected_.empty()) {
+        unexpected_index_.clear();
+        unexpected_indexed_ = false;
+    }
 }
 
 Unexpected* Engine::first_unexpected(std::uint32_t context, std::int32_t src, std::int32_t tag,
                                      std::uint64_t* seen) {
+    if (unexpected_indexed_) {
+        // The head of the pattern's own list is the first message that fits.
+        if (seen != nullptr) *seen = unexpected_seq_;
+        return unexpected_index_.head(MatchKey{context, src, tag});
+    }
     auto it = unexpected_.begin();
     if (seen != nullptr) {
         // Back from the newest to the first one after *seen.
@@ -878,13 +940,13 @@ void Engine::probe(std::uint32_t context, std::int32_t src, std::int32_t tag, MP
 
 Unexpected* Engine::improbe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status) {
     Unexpected* u = poll_unexpected(context, src, tag, status);
-    if (u != nullptr) unexpected_.erase(unexpected_.iterator_to(*u));
+    if (u != nullptr) forget(u);
     return u;
 }
 
 Unexpected* Engine::mprobe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status) {
     Unexpected* u = wait_unexpected(context, src, tag, status);
-    unexpected_.erase(unexpected_.iterator_to(*u));
+    forget(u);
     return u;
 }
 
@@ -899,7 +961,7 @@ bool Engine::cancel(Request* r) {
     if (r->type != Request::Type::Recv || r->done || !r->is_linked()) return false;
     // Still in the posted queue: no message has matched it, nobody else
     // refers to it.
-    posted_.erase(posted_.iterator_to(*r));
+    unpost(r);
     r->status.shmpi_cancelled = 1;
     r->status.MPI_ERROR = MPI_SUCCESS;
     set_count(r->status, 0);

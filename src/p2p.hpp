@@ -25,7 +25,9 @@
 // Matching follows MPI: a receive takes the first message (in arrival order)
 // whose context, source and tag fit; a message takes the first posted receive
 // that fits.  Messages nobody asked for yet wait in the unexpected queue, in
-// heap memory, with no limit but memory.
+// heap memory, with no limit but memory.  While a queue is long, an index by
+// (context, source, tag) finds the match without walking it
+// (match_index.hpp).
 #pragma once
 
 #include <boost/intrusive/list.hpp>
@@ -37,6 +39,7 @@
 
 #include "context_ids.hpp"
 #include "dtype/datatype.hpp"
+#include "match_index.hpp"
 #include "request.hpp"
 #include "shm/transport.hpp"
 
@@ -83,6 +86,9 @@ struct Unexpected : QueueHook {
     /// in this order, so a waiting probe looks only at what came after its
     /// last look.
     std::uint64_t seq = 0;
+    /// Its places in the index of waiting messages, one per shape of
+    /// pattern (MatchKey::shape()), while there is an index.
+    MatchLink<Unexpected> match_links[4];
 };
 
 class Engine {
@@ -255,9 +261,31 @@ private:
     std::vector<std::deque<Outgoing>> outq_;    ///< per destination world rank
     std::vector<std::uint32_t> busy_dsts_;      ///< destinations with queued cells
     std::vector<Inbound> inbound_;              ///< per source world rank
-    boost::intrusive::list<Request> posted_;        ///< not owned
-    boost::intrusive::list<Unexpected> unexpected_; ///< owned: deleted when matched
+    boost::intrusive::list<Request> posted_;    ///< not owned; in posting order
+    boost::intrusive::list<Unexpected> unexpected_;  ///< owned: deleted when matched; in arrival order
     std::uint64_t unexpected_seq_ = 0;              ///< the last seq given (unexpected())
+    std::uint64_t post_seq_ = 0;                    ///< the last Request::post_seq given (post())
+    /// The indexes of the two queues (match_index.hpp), built when a queue
+    /// grows past kIndexFrom entries and dropped when it empties: a short
+    /// queue is walked faster than hashed, a long one costs a walk per
+    /// message (bench/p2p_match; docs/BENCHMARKS.md, "Deep matching
+    /// queues": the two cost about the same from 64 to 128 entries).
+    static constexpr std::size_t kIndexFrom = 64;
+    MatchIndex<Request, 1> posted_index_;
+    MatchIndex<Unexpected, 4> unexpected_index_;
+    bool posted_indexed_ = false;
+    bool unexpected_indexed_ = false;
+    /// Posted receives in the index, by the shape of their pattern: a
+    /// message looks only at the shapes that have some.
+    std::size_t posted_shapes_[4] = {};
+    /// Adds `r` to the index of posted receives, or `u` to that of waiting
+    /// messages.
+    void index_posted(Request* r);
+    void index_unexpected(Unexpected* u);
+    /// Takes `r` out of the posted receives, `u` out of the waiting
+    /// messages (not deleted), with their indexes.
+    void unpost(Request* r);
+    void forget(Unexpected* u);
     std::unordered_map<std::uint64_t, Request*> tokens_;
     std::uint64_t next_token_ = 1;
     std::uint64_t pending_sends_ = 0;

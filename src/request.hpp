@@ -18,6 +18,7 @@
 
 #include "dtype/datatype.hpp"
 #include "handle_storage.hpp"
+#include "match_index.hpp"
 
 namespace shmpi::p2p {
 
@@ -74,6 +75,11 @@ struct Request : QueueHook, HandleStorage {
     std::uint32_t context = 0;
     std::int32_t src = 0;   ///< source (communicator rank) or MPI_ANY_SOURCE
     std::int32_t tag = 0;   ///< tag or MPI_ANY_TAG
+    /// While posted: its place in posting order (Engine::post_seq_), and
+    /// its place in the index of posted receives (match_index.hpp) while
+    /// there is one.
+    std::uint64_t post_seq = 0;
+    MatchLink<Request> match_links[1];
     void* user_buf = nullptr;
     std::int64_t count = 0;
     const dtype::Datatype* type_info = nullptr;
