@@ -21,13 +21,42 @@ std::string objects(const std::vector<Pu>& pus, int Pu::*field, const char* one,
     return fmt::format("{} {}", v.size() == 1 ? one : many, format_list(v));
 }
 
-}  // namespace
-
-std::string format_rank(std::uint32_t rank, const RankPlacement& rp, bool bound, bool this_system) {
-    return fmt::format("rank {} {}", rank, format_where(rp, bound, this_system));
+/// "0+1": node `numa` and the nodes of other memory over the same PUs.
+std::string numa_group(const Topology& topology, int numa) {
+    std::string out;
+    for (const int n : topology.numa_nodes(numa)) {
+        if (!out.empty()) out += '+';
+        out += std::to_string(n);
+    }
+    return out;
 }
 
-std::string format_where(const RankPlacement& rp, bool bound, bool this_system) {
+/// objects() for NUMA nodes: "NUMA node 1", "NUMA nodes 0-1"; where other
+/// nodes lie over the same PUs (memory of another kind), each with them:
+/// "NUMA nodes 0+1", "NUMA nodes 0+1,2+3".
+std::string numa_objects(const std::vector<Pu>& pus, const Topology* topology) {
+    std::set<int> first;
+    for (const Pu& p : pus) {
+        if (p.numa >= 0) first.insert(p.numa);
+    }
+    const auto shared = [&](int n) { return topology != nullptr && topology->numa_nodes(n).size() > 1; };
+    if (std::none_of(first.begin(), first.end(), shared)) return objects(pus, &Pu::numa, "NUMA node", "NUMA nodes");
+    std::string list;
+    for (const int n : first) {
+        if (!list.empty()) list += ',';
+        list += numa_group(*topology, n);
+    }
+    return "NUMA nodes " + list;
+}
+
+}  // namespace
+
+std::string format_rank(std::uint32_t rank, const RankPlacement& rp, bool bound, bool this_system,
+                        const Topology* topology) {
+    return fmt::format("rank {} {}", rank, format_where(rp, bound, this_system, topology));
+}
+
+std::string format_where(const RankPlacement& rp, bool bound, bool this_system, const Topology* topology) {
     std::string out;
     if (!bound) {
         out += "not bound: ";
@@ -37,8 +66,7 @@ std::string format_where(const RankPlacement& rp, bool bound, bool this_system) 
     std::string cores = objects(rp.pus, &Pu::core, "core", "cores");
     const std::string pus = objects(rp.pus, &Pu::os, "PU", "PUs");
     out += cores.empty() ? pus : fmt::format("{} ({})", cores, pus);
-    for (const std::string& s : {objects(rp.pus, &Pu::l3, "L3", "L3s"),
-                                 objects(rp.pus, &Pu::numa, "NUMA node", "NUMA nodes"),
+    for (const std::string& s : {objects(rp.pus, &Pu::l3, "L3", "L3s"), numa_objects(rp.pus, topology),
                                  objects(rp.pus, &Pu::package, "package", "packages")}) {
         if (!s.empty()) out += ", " + s;
     }
@@ -71,7 +99,7 @@ std::string format_report(const Topology& topology, const MapRequest& request, c
     for (const std::string& n : map.notes) out += fmt::format("shmpi: note: {}\n", n);
     if (map.bound()) {
         for (std::uint32_t r = 0; r < map.ranks.size(); ++r) {
-            out += "shmpi: " + format_rank(r, map.ranks[r], true, topology.is_this_system()) + "\n";
+            out += "shmpi: " + format_rank(r, map.ranks[r], true, topology.is_this_system(), &topology) + "\n";
         }
         return out;
     }
@@ -79,7 +107,7 @@ std::string format_report(const Topology& topology, const MapRequest& request, c
     // description walks every usable PU, and jobs may be large).
     RankPlacement anywhere;
     anywhere.pus = map.usable;
-    const std::string where = format_where(anywhere, false, topology.is_this_system());
+    const std::string where = format_where(anywhere, false, topology.is_this_system(), &topology);
     for (std::uint32_t r = 0; r < map.ranks.size(); ++r) out += fmt::format("shmpi: rank {} {}\n", r, where);
     return out;
 }
@@ -128,7 +156,9 @@ std::string format_layout(const Topology& topology, const RankMap* map) {
         }
         if (row.numa >= 0) {
             if (row.numa != numa || row.package != package) {
-                out += fmt::format("{:{}}NUMA node {}\n", "", indent, row.numa);
+                const std::string nodes = numa_group(topology, row.numa);
+                out += fmt::format("{:{}}NUMA node{} {}\n", "", indent, nodes.find('+') != std::string::npos ? "s" : "",
+                                   nodes);
             }
             indent += 2;
         }

@@ -32,10 +32,13 @@ std::string format_report(const Topology& topology, const MapRequest& request, c
 /// One rank's line without the "shmpi: " prefix and newline, e.g.
 /// "rank 0 bound to core 0 (PU 0), L3 0, NUMA node 0, package 0", from the
 /// PUs in `placement.pus` (for an unbound rank: pass every usable PU).
-std::string format_rank(std::uint32_t rank, const RankPlacement& placement, bool bound,
-                        bool this_system);
+/// With `topology`, a NUMA node that shares its PUs with others (memory of
+/// another kind, Topology::numa_nodes()) shows them too: "NUMA nodes 0+1".
+std::string format_rank(std::uint32_t rank, const RankPlacement& placement, bool bound, bool this_system,
+                        const Topology* topology = nullptr);
 /// format_rank()'s line after "rank N ", e.g. "bound to core 0 (PU 0), ...".
-std::string format_where(const RankPlacement& placement, bool bound, bool this_system);
+std::string format_where(const RankPlacement& placement, bool bound, bool this_system,
+                         const Topology* topology = nullptr);
 
 /// The topology as an indented tree (package, NUMA node, L3 cache, core),
 /// one line per core with its PUs and, when `map` is given, the ranks bound
@@ -45,6 +48,8 @@ std::string format_where(const RankPlacement& placement, bool bound, bool this_s
 ///     NUMA node 0
 ///       L3 0
 ///         core 0 (PU 0): ranks 0 4
+///
+/// ("NUMA nodes 0+1" where nodes of two kinds of memory share the PUs.)
 std::string format_layout(const Topology& topology, const RankMap* map);
 
 }  // namespace shmpi::place

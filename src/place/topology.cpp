@@ -1,12 +1,13 @@
 #include "place/topology.hpp"
 
+#include <fmt/format.h>
 #include <sched.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fmt/format.h>
 #include <set>
 #include <utility>
 
@@ -135,12 +136,15 @@ void Topology::load_table(bool restrict_to_affinity) {
         row.core = logical_of(hwloc_get_ancestor_obj_by_type(topo_, HWLOC_OBJ_CORE, pu));
         row.l3 = logical_of(hwloc_get_ancestor_obj_by_type(topo_, HWLOC_OBJ_L3CACHE, pu));
         row.package = logical_of(hwloc_get_ancestor_obj_by_type(topo_, HWLOC_OBJ_PACKAGE, pu));
+        // Every node over the PU: the first is its place for mapping; the
+        // others (memory of another kind under the same cores) are listed
+        // with it (numa_nodes()).
         for (int n = 0; n < nnuma; ++n) {
             hwloc_obj_t node = hwloc_get_obj_by_type(topo_, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(n));
-            if (node->cpuset != nullptr && hwloc_bitmap_isset(node->cpuset, pu->os_index)) {
-                row.numa = n;
-                break;
-            }
+            if (node->cpuset == nullptr || !hwloc_bitmap_isset(node->cpuset, pu->os_index)) continue;
+            if (row.numa < 0) row.numa = n;
+            std::vector<int>& all = numa_nodes_[row.numa];
+            if (std::find(all.begin(), all.end(), n) == all.end()) all.push_back(n);
         }
         pus_.push_back(row);
     }
@@ -149,6 +153,7 @@ void Topology::load_table(bool restrict_to_affinity) {
 Topology::Topology(Topology&& o) noexcept
     : topo_(std::exchange(o.topo_, nullptr)),
       pus_(std::move(o.pus_)),
+      numa_nodes_(std::move(o.numa_nodes_)),
       this_system_(o.this_system_),
       source_(std::move(o.source_)) {}
 
@@ -157,6 +162,7 @@ Topology& Topology::operator=(Topology&& o) noexcept {
         if (topo_ != nullptr) hwloc_topology_destroy(topo_);
         topo_ = std::exchange(o.topo_, nullptr);
         pus_ = std::move(o.pus_);
+        numa_nodes_ = std::move(o.numa_nodes_);
         this_system_ = o.this_system_;
         source_ = std::move(o.source_);
     }
@@ -176,6 +182,17 @@ int Topology::count(Level level) const {
     return static_cast<int>(seen.size());
 }
 
+std::vector<int> Topology::numa_nodes(int numa) const {
+    const auto it = numa_nodes_.find(numa);
+    return it != numa_nodes_.end() ? it->second : std::vector<int>{numa};
+}
+
+int Topology::numa_count() const {
+    std::set<int> all;
+    for (const auto& [first, nodes] : numa_nodes_) all.insert(nodes.begin(), nodes.end());
+    return static_cast<int>(all.size());
+}
+
 std::string Topology::summary() const {
     auto plural = [](int n, const char* one, const char* many) {
         return fmt::format("{} {}", n, n == 1 ? one : many);
@@ -187,7 +204,7 @@ std::string Topology::summary() const {
         out += plural(n, one, many);
     };
     add(count(Level::kPackage), "package", "packages");
-    add(count(Level::kNuma), "NUMA node", "NUMA nodes");
+    add(numa_count(), "NUMA node", "NUMA nodes");
     add(count(Level::kL3), "L3 cache", "L3 caches");
     add(count(Level::kCore), "core", "cores");
     add(static_cast<int>(pus_.size()), "PU", "PUs");

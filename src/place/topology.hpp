@@ -9,6 +9,7 @@
 
 #include <hwloc.h>
 
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -86,8 +87,16 @@ public:
     /// "2 packages, 4 NUMA nodes, 8 L3 caches, 32 cores, 32 PUs".
     std::string summary() const;
     /// Distinct objects of `level` among the usable PUs (0 when the level is
-    /// absent).
+    /// absent).  For kNuma, the first node over each PU (Pu::numa).
     int count(Level level) const;
+    /// The NUMA nodes over the PUs of node `numa` (a Pu::numa: the first
+    /// node over them), `numa` first.  More than one where the same cores
+    /// have memory of two kinds (DDR and HBM, or CXL memory, each a NUMA
+    /// node in hwloc): ranks are mapped by the first, and mpirun binds their
+    /// memory there (membind.hpp).  Just {numa} for a node it does not know.
+    std::vector<int> numa_nodes(int numa) const;
+    /// Every NUMA node over a usable PU.
+    int numa_count() const;
     /// The hwloc handle, for memory binding; null for the fallback of
     /// this_machine().
     hwloc_topology_t handle() const { return topo_; }
@@ -98,6 +107,8 @@ private:
 
     hwloc_topology_t topo_ = nullptr;
     std::vector<Pu> pus_;
+    /// Pu::numa -> every NUMA node over its PUs, itself first (numa_nodes()).
+    std::map<int, std::vector<int>> numa_nodes_;
     bool this_system_ = false;
     std::string source_;
 };

@@ -180,6 +180,21 @@ def synthetic_places(mpirun, topo, probe):
               f"rank {r}: {report[r]!r}")
         check(ranks[r] == (f"PU {core}, core {core}, L3 {l3}, NUMA node {numa}, package {pkg}", mine),
               f"rank {r} read {ranks[r]}")
+    # Two NUMA nodes over each package's cores (DDR and HBM, or CXL memory):
+    # the report names both; a rank's place (where mpirun binds its memory)
+    # is the first.
+    hbm = "pack:2 [numa] [numa] core:2 pu:1"
+    rc, out, err = run([mpirun, "--report-bindings", "--map-by", "numa", "-n", "2", probe],
+                       {"SHMPI_TOPOLOGY": hbm})
+    check(rc == 0, f"rc {rc}: {err}")
+    check(err.splitlines()[0].startswith(
+        f"shmpi: 2 ranks on synthetic topology '{hbm}' (2 packages, 4 NUMA nodes, 4 cores, 4 PUs)"), err)
+    report, ranks = rank_lines(err), probe_lines(out)
+    for r, (core, nodes, pkg) in {0: (0, "0+1", 0), 1: (2, "2+3", 1)}.items():
+        check(report[r] == f"mapped to core {core} (PU {core}), NUMA nodes {nodes}, package {pkg}",
+              f"rank {r}: {report[r]!r}")
+        check(ranks[r][0] == f"PU {core}, core {core}, NUMA node {nodes[0]}, package {pkg}",
+              f"rank {r} read {ranks[r]}")
     # hwloc's own variable makes its default topology another machine's:
     # the report must not call it this machine.
     rc, out, err = run([mpirun, "--report-bindings", "-n", "2", probe], {"HWLOC_SYNTHETIC": BIG})

@@ -103,6 +103,41 @@ TEST(Topology, MissingLevels) {
     EXPECT_EQ(t.pus()[3], (Pu{3, 1, -1, 0, -1}));
 }
 
+TEST(Topology, NumaNodesOverTheSamePus) {
+    // Two kinds of memory per package (DDR and HBM, or CXL memory): two
+    // NUMA nodes over the same cores.  The first is each PU's place.
+    const Topology t = synthetic("pack:2 [numa] [numa] core:2 pu:1");
+    EXPECT_EQ(t.summary(), "2 packages, 4 NUMA nodes, 4 cores, 4 PUs");
+    EXPECT_EQ(t.count(Level::kNuma), 2);
+    EXPECT_EQ(t.pus()[1], (Pu{1, 1, -1, 0, 0}));
+    EXPECT_EQ(t.pus()[2], (Pu{2, 2, -1, 2, 1}));
+    EXPECT_EQ(t.numa_nodes(0), (std::vector<int>{0, 1}));
+    EXPECT_EQ(t.numa_nodes(2), (std::vector<int>{2, 3}));
+    EXPECT_EQ(t.numa_nodes(7), (std::vector<int>{7}));  // not a node it knows
+    // One node over each PU, as before.
+    EXPECT_EQ(synthetic(kBig).numa_nodes(1), (std::vector<int>{1}));
+    // --cpu-list leaves one package: its two nodes.
+    MapRequest req;
+    req.cpu_list = {2, 3};
+    const RankMap m = compute_map(t.pus(), req);
+    ASSERT_EQ(m.ranks.size(), 1u);
+    EXPECT_EQ(format_rank(0, m.ranks[0], true, false, &t), "rank 0 mapped to core 2 (PU 2), NUMA nodes 2+3, package 1");
+    EXPECT_EQ(format_rank(0, m.ranks[0], true, false), "rank 0 mapped to core 2 (PU 2), NUMA node 2, package 1");
+    RankPlacement anywhere;
+    anywhere.pus = t.pus();
+    EXPECT_EQ(format_where(anywhere, false, false, &t),
+              "not bound: cores 0-3 (PUs 0-3), NUMA nodes 0+1,2+3, packages 0-1");
+    EXPECT_EQ(format_layout(t, nullptr),
+              "package 0\n"
+              "  NUMA nodes 0+1\n"
+              "    core 0 (PU 0)\n"
+              "    core 1 (PU 1)\n"
+              "package 1\n"
+              "  NUMA nodes 2+3\n"
+              "    core 2 (PU 2)\n"
+              "    core 3 (PU 3)\n");
+}
+
 TEST(Topology, BadDescriptionsNameTheVariableAndValue) {
     try {
         Topology::from_spec("pack:2 banana:3", "SHMPI_TOPOLOGY");
