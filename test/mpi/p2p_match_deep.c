@@ -32,7 +32,7 @@
 #include "check.h"
 
 enum {
-    NDEEP = 30000, /* receives or messages queued in steps 1 and 2 (tags < 32767) */
+    NDEEP = 10000, /* receives or messages queued in steps 1 and 2 (tags < 32767) */
     NMIX = 3000,   /* receives in steps 3 and 4 */
     NTAGS = 7,     /* distinct tags in steps 3 and 4 */
     MAXLEN = 4,    /* ints per message in steps 3 and 4 */
