@@ -15,7 +15,7 @@
 // An entry threads each list it is in through its own link for that list's
 // shape (MatchLink), so leaving the queue costs no lookup.
 //
-// The engine builds the index only while a queue is long (p2p.hpp), since a
+// The index is on only while its queue is long (joined(), left()), since a
 // short queue is faster to walk than to hash.  Single-threaded, like the
 // engine.
 #pragma once
@@ -71,6 +71,42 @@ struct MatchLink {
 template <class T, int N>
 class MatchIndex {
 public:
+    /// The index turns on when its queue grows past this many entries, and
+    /// off when the queue empties: a short queue is walked faster than
+    /// hashed, a long one costs a walk per match (bench/p2p_match;
+    /// docs/BENCHMARKS.md, "Deep matching queues": the two cost about the
+    /// same from 64 to 128 entries).
+    static constexpr std::size_t kOnFrom = 64;
+
+    /// Whether the entries of the queue are filed here (else: walk it).
+    bool on() const { return on_; }
+
+    /// `x` has just joined `queue` (a list of T in queue order): while on,
+    /// `file(x)` files it; past kOnFrom entries, every entry is filed and
+    /// the index turns on.
+    template <class Queue, class File>
+    void joined(Queue& queue, T* x, File&& file) {
+        if (on_) {
+            file(x);
+        } else if (queue.size() > kOnFrom) {
+            for (T& e : queue) file(&e);
+            on_ = true;
+        }
+    }
+
+    /// `x` has just left `queue`: unlinked, and the index turns off (its
+    /// lists forgotten) once the queue is empty.
+    template <class Queue>
+    void left(const Queue& queue, T* x) {
+        if (!on_) return;
+        unlink(x);
+        if (queue.empty()) {
+            buckets_.clear();
+            empty_ = 0;
+            on_ = false;
+        }
+    }
+
     /// Appends `x` to the list of `key` through its link `li`.
     void file(T* x, int li, const MatchKey& key) {
         auto [it, created] = buckets_.try_emplace(key);
@@ -107,12 +143,6 @@ public:
         if (empty_ > kKeepEmpty && 2 * empty_ > buckets_.size()) sweep();
     }
 
-    /// Forgets every list; only when no entry is in one.
-    void clear() {
-        buckets_.clear();
-        empty_ = 0;
-    }
-
     std::size_t lists() const { return buckets_.size(); }
 
 private:
@@ -125,6 +155,7 @@ private:
 
     std::unordered_map<MatchKey, MatchBucket<T>, MatchKeyHash> buckets_;
     std::size_t empty_ = 0;  ///< lists with no entry
+    bool on_ = false;
 };
 
 }  // namespace shmpi::p2p

@@ -63,9 +63,7 @@ Engine::Engine(shm::Transport& t)
 }
 
 Engine::~Engine() {
-    unexpected_index_.clear();
     unexpected_.clear_and_dispose([](Unexpected* u) { delete u; });
-    posted_index_.clear();
     posted_.clear();
     for (void* p : spare_requests_) ::operator delete(p);
 }
@@ -388,29 +386,17 @@ void Engine::post(Request* r) {
     }
     r->post_seq = ++post_seq_;
     posted_.push_back(*r);
-    if (posted_indexed_) {
-        index_posted(r);
-    } else if (posted_.size() > kIndexFrom) {
-        for (Request& p : posted_) index_posted(&p);
-        posted_indexed_ = true;
-    }
-}
-
-void Engine::index_posted(Request* r) {
-    const MatchKey key{r->context, r->src, r->tag};
-    posted_index_.file(r, 0, key);
-    ++posted_shapes_[key.shape()];
+    posted_index_.joined(posted_, r, [this](Request* p) {
+        const MatchKey key{p->context, p->src, p->tag};
+        posted_index_.file(p, 0, key);
+        ++posted_shapes_[key.shape()];
+    });
 }
 
 void Engine::unpost(Request* r) {
     posted_.erase(posted_.iterator_to(*r));
-    if (!posted_indexed_) return;
-    posted_index_.unlink(r);
-    --posted_shapes_[MatchKey{r->context, r->src, r->tag}.shape()];
-    if (posted_.empty()) {
-        posted_index_.clear();
-        posted_indexed_ = false;
-    }
+    if (posted_index_.on()) --posted_shapes_[MatchKey{r->context, r->src, r->tag}.shape()];
+    posted_index_.left(posted_, r);
 }
 
 /// Receives the message `u` (already out of the unexpected queue) into `r`,
@@ -734,7 +720,7 @@ void Engine::on_cell(std::uint32_t src_world, const std::byte* cell) {
 
 Request* Engine::match_posted(const Wire& w) {
     Request* found = nullptr;
-    if (posted_indexed_) {
+    if (posted_index_.on()) {
         // The head of each fitting pattern's list is its earliest receive;
         // the earliest of those heads takes the message.
         const MatchKey env{w.context, w.src, w.tag};
@@ -850,32 +836,20 @@ void Engine::on_cts(std::uint32_t src_world, const Wire& w) {
 void Engine::unexpected(Unexpected* u) {
     u->seq = ++unexpected_seq_;
     unexpected_.push_back(*u);
-    if (unexpected_indexed_) {
-        index_unexpected(u);
-    } else if (unexpected_.size() > kIndexFrom) {
-        for (Unexpected& v : unexpected_) index_unexpected(&v);
-        unexpected_indexed_ = true;
-    }
-}
-
-void Engine::index_unexpected(Unexpected* u) {
-    const MatchKey env{u->wire.context, u->wire.src, u->wire.tag};
-    for (int shape = 0; shape < 4; ++shape) unexpected_index_.file(u, shape, env.widened(shape));
+    unexpected_index_.joined(unexpected_, u, [this](Unexpected* v) {
+        const MatchKey env{v->wire.context, v->wire.src, v->wire.tag};
+        for (int shape = 0; shape < 4; ++shape) unexpected_index_.file(v, shape, env.widened(shape));
+    });
 }
 
 void Engine::forget(Unexpected* u) {
     unexpected_.erase(unexpected_.iterator_to(*u));
-    if (!unexpected_indexed_) return;
-    unexpected_index_.unlink(u);
-    if (unexpected_.empty()) {
-        unexpected_index_.clear();
-        unexpected_indexed_ = false;
-    }
+    unexpected_index_.left(unexpected_, u);
 }
 
 Unexpected* Engine::first_unexpected(std::uint32_t context, std::int32_t src, std::int32_t tag,
                                      std::uint64_t* seen) {
-    if (unexpected_indexed_) {
+    if (unexpected_index_.on()) {
         // The head of the pattern's own list is the first message that fits.
         if (seen != nullptr) *seen = unexpected_seq_;
         return unexpected_index_.head(MatchKey{context, src, tag});

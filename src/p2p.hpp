@@ -265,23 +265,13 @@ private:
     boost::intrusive::list<Unexpected> unexpected_;  ///< owned: deleted when matched; in arrival order
     std::uint64_t unexpected_seq_ = 0;              ///< the last seq given (unexpected())
     std::uint64_t post_seq_ = 0;                    ///< the last Request::post_seq given (post())
-    /// The indexes of the two queues (match_index.hpp), built when a queue
-    /// grows past kIndexFrom entries and dropped when it empties: a short
-    /// queue is walked faster than hashed, a long one costs a walk per
-    /// message (bench/p2p_match; docs/BENCHMARKS.md, "Deep matching
-    /// queues": the two cost about the same from 64 to 128 entries).
-    static constexpr std::size_t kIndexFrom = 64;
+    /// The indexes of the two queues (match_index.hpp), on while a queue
+    /// is long.
     MatchIndex<Request, 1> posted_index_;
     MatchIndex<Unexpected, 4> unexpected_index_;
-    bool posted_indexed_ = false;
-    bool unexpected_indexed_ = false;
     /// Posted receives in the index, by the shape of their pattern: a
     /// message looks only at the shapes that have some.
     std::size_t posted_shapes_[4] = {};
-    /// Adds `r` to the index of posted receives, or `u` to that of waiting
-    /// messages.
-    void index_posted(Request* r);
-    void index_unexpected(Unexpected* u);
     /// Takes `r` out of the posted receives, `u` out of the waiting
     /// messages (not deleted), with their indexes.
     void unpost(Request* r);

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iterator>
+#include <list>
 #include <vector>
 
 #include "match_index.hpp"
@@ -82,6 +84,35 @@ TEST(MatchIndex, EmptyListsAreSweptOnceTheyOutnumberTheRest) {
     EXPECT_LE(most, 200u);                               // swept, not one list per tag ever used
     EXPECT_EQ(index.head(MatchKey{1, 0, 5000}), &keep);  // the live list survives every sweep
     EXPECT_NE(keep.match_links[0].bucket, nullptr);
+}
+
+TEST(MatchIndex, OnPastTheThresholdOffWhenTheQueueEmpties) {
+    using Index = MatchIndex<Entry, 4>;
+    Index index;
+    std::list<Entry> queue;  // stands for the engine's list, in queue order
+    int filed = 0;
+    auto file = [&](Entry* x) {
+        ++filed;
+        index.file(x, 0, MatchKey{1, 0, x->id});
+    };
+    for (int i = 0; i < static_cast<int>(Index::kOnFrom) + 2; ++i) {
+        queue.emplace_back().id = i;
+        index.joined(queue, &queue.back(), file);
+        // Off (nothing filed) up to kOnFrom entries; then all are filed at
+        // once, and each newcomer after them.
+        EXPECT_EQ(index.on(), queue.size() > Index::kOnFrom);
+        EXPECT_EQ(filed, index.on() ? static_cast<int>(queue.size()) : 0);
+    }
+    EXPECT_EQ(index.head(MatchKey{1, 0, 3})->id, 3);
+    // Out of the queue (kept alive in `gone`), then left(), as the engine does.
+    std::list<Entry> gone;
+    while (!queue.empty()) {
+        gone.splice(gone.end(), queue, std::prev(queue.end()));
+        index.left(queue, &gone.back());
+        EXPECT_EQ(gone.back().match_links[0].bucket, nullptr);
+        EXPECT_EQ(index.on(), !queue.empty());
+    }
+    EXPECT_EQ(index.lists(), 0u);  // its lists forgotten when it turned off
 }
 
 }  // namespace
