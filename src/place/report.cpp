@@ -21,10 +21,10 @@ std::string objects(const std::vector<Pu>& pus, int Pu::*field, const char* one,
     return fmt::format("{} {}", v.size() == 1 ? one : many, format_list(v));
 }
 
-/// "0+1": node `numa` and the nodes of other memory over the same PUs.
-std::string numa_group(const Topology& topology, int numa) {
+/// "0+1": NUMA nodes over the same PUs (Topology::numa_nodes()).
+std::string plus_list(const std::vector<int>& nodes) {
     std::string out;
-    for (const int n : topology.numa_nodes(numa)) {
+    for (const int n : nodes) {
         if (!out.empty()) out += '+';
         out += std::to_string(n);
     }
@@ -39,12 +39,16 @@ std::string numa_objects(const std::vector<Pu>& pus, const Topology* topology) {
     for (const Pu& p : pus) {
         if (p.numa >= 0) first.insert(p.numa);
     }
-    const auto shared = [&](int n) { return topology != nullptr && topology->numa_nodes(n).size() > 1; };
-    if (std::none_of(first.begin(), first.end(), shared)) return objects(pus, &Pu::numa, "NUMA node", "NUMA nodes");
+    if (topology == nullptr) return objects(pus, &Pu::numa, "NUMA node", "NUMA nodes");
+    std::vector<std::vector<int>> groups;
+    for (const int n : first) groups.push_back(topology->numa_nodes(n));
+    if (std::all_of(groups.begin(), groups.end(), [](const auto& g) { return g.size() == 1; })) {
+        return objects(pus, &Pu::numa, "NUMA node", "NUMA nodes");
+    }
     std::string list;
-    for (const int n : first) {
+    for (const std::vector<int>& g : groups) {
         if (!list.empty()) list += ',';
-        list += numa_group(*topology, n);
+        list += plus_list(g);
     }
     return "NUMA nodes " + list;
 }
@@ -156,9 +160,8 @@ std::string format_layout(const Topology& topology, const RankMap* map) {
         }
         if (row.numa >= 0) {
             if (row.numa != numa || row.package != package) {
-                const std::string nodes = numa_group(topology, row.numa);
-                out += fmt::format("{:{}}NUMA node{} {}\n", "", indent, nodes.find('+') != std::string::npos ? "s" : "",
-                                   nodes);
+                const std::vector<int> nodes = topology.numa_nodes(row.numa);
+                out += fmt::format("{:{}}NUMA node{} {}\n", "", indent, nodes.size() > 1 ? "s" : "", plus_list(nodes));
             }
             indent += 2;
         }
