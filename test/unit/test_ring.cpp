@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "../sanitizers.hpp"
 #include "shm/ring.hpp"
 
 namespace {
@@ -164,13 +165,7 @@ Tally consume(Ring ring, std::uint64_t n) {
 /// Stress sizes: large in an optimised build, smaller under sanitizers and
 /// in debug builds, where each cell costs many times more.
 std::uint64_t stress_cells() {
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-    return 200'000;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-    return 200'000;
-#endif
-#endif
+    if (shmpi_test::kThreadSanitizer || shmpi_test::kAddressSanitizer) return 200'000;
 #ifdef NDEBUG
     return 4'000'000;
 #else
