@@ -251,4 +251,24 @@ static inline void status_poison(MPI_Status *st)
     st->MPI_TAG = -12345;
 }
 
+/* A small deterministic generator (xorshift64) for tests whose ranks must
+ * draw the same pseudo-random plan: check_seed(s) on every rank, then the
+ * same sequence of check_rand() calls. */
+static inline unsigned long long *check_rng_state(void)
+{
+    static unsigned long long state = 0x9e3779b97f4a7c15ULL;
+    return &state;
+}
+
+static inline void check_seed(unsigned long long seed) { *check_rng_state() = seed != 0 ? seed : 1; }
+
+static inline unsigned check_rand(void)
+{
+    unsigned long long *s = check_rng_state();
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return (unsigned)(*s >> 11);
+}
+
 #endif /* SHMPI_TEST_MPI_CHECK_H */

@@ -39,16 +39,6 @@ enum {
     TAG_GO = 1,
 };
 
-static unsigned long long rng_state;
-
-static unsigned next_rand(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (unsigned)(rng_state >> 11);
-}
-
 static void go(MPI_Comm side, int to)
 {
     CHECK_MPI(MPI_Send(NULL, 0, MPI_INT, to, TAG_GO, side));
@@ -131,9 +121,9 @@ static int fits(const struct pattern *p, int tag)
  * ranks.  `cancels`: whether some receives are cancelled (step 3). */
 static int plan(struct pattern *pat, struct message *msg, int cancels, unsigned long long seed)
 {
-    rng_state = seed;
+    check_seed(seed);
     for (int i = 0; i < NMIX; ++i) {
-        const unsigned r = next_rand();
+        const unsigned r = check_rand();
         pat[i].src = r % 3 == 0 ? MPI_ANY_SOURCE : 1;
         pat[i].tag = (r >> 4) % 4 == 0 ? MPI_ANY_TAG : (int)((r >> 8) % NTAGS);
         pat[i].live = !(cancels && (r >> 12) % 9 == 0);
@@ -148,15 +138,15 @@ static int plan(struct pattern *pat, struct message *msg, int cancels, unsigned 
     int nmsg = 0;
     while (npending > 0) {
         /* A message for a pseudo-random pending receive ... */
-        int want = (int)(next_rand() % (unsigned)npending);
+        int want = (int)(check_rand() % (unsigned)npending);
         int target = 0;
         for (;; ++target) {
             if (pending[target] && want-- == 0)
                 break;
         }
         struct message *m = &msg[nmsg++];
-        m->tag = pat[target].tag != MPI_ANY_TAG ? pat[target].tag : (int)(next_rand() % NTAGS);
-        m->len = 1 + (int)(next_rand() % MAXLEN);
+        m->tag = pat[target].tag != MPI_ANY_TAG ? pat[target].tag : (int)(check_rand() % NTAGS);
+        m->len = 1 + (int)(check_rand() % MAXLEN);
         /* ... goes to the first pending receive that fits it. */
         for (int i = 0; i < NMIX; ++i) {
             if (pending[i] && fits(&pat[i], m->tag)) {
