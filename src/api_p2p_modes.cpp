@@ -411,9 +411,10 @@ int PMPI_Cancel(MPI_Request* request) {
                                                       fn, reinterpret_cast<std::uintptr_t>(*request))));
             return;
         }
-        // A receive not yet matched is cancelled; anything else completes
-        // as it would have (MPI-3.1 3.8.4 allows either).  The user still
-        // completes the request with a wait or a test.
+        // A receive, or a synchronous or rendezvous send, that nothing has
+        // matched yet is cancelled; anything else completes as it would
+        // have (MPI-3.1 3.8.4 allows either; p2p.cpp, "cancelling sends").
+        // The user still completes the request with a wait or a test.
         rt.engine().cancel(r);
     });
     return outer != MPI_SUCCESS ? outer : rc;

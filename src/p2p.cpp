@@ -59,6 +59,7 @@ Engine::Engine(shm::Transport& t)
       outq_(t.size()),
       inbound_(t.size()) {
     spare_requests_.reserve(kSpareRequests);  // drop() never allocates
+    for (std::size_t i = shm::kSendClaims; i-- > 0;) free_claims_.push_back(static_cast<std::uint16_t>(i));
     if (const shm::Segment* seg = t.segment()) context_ids_.share(seg->header().shared_context_users);
 }
 
@@ -116,6 +117,7 @@ void Engine::setup_send(Request* s, std::uint32_t context, std::int32_t my_rank,
             o.wire.kind = Kind::EagerSync;
             o.wire.sender_token = new_token(s);  // done on Ack and when copied
             s->pending = 2;
+            open_claim(s, o.wire);
         } else {
             o.wire.kind = Kind::Eager;
         }
@@ -123,6 +125,7 @@ void Engine::setup_send(Request* s, std::uint32_t context, std::int32_t my_rank,
         o.wire.kind = Kind::Rts;
         o.wire.sender_token = new_token(s);  // done on Fin, or after Data
         o.wire.addr = reinterpret_cast<std::uint64_t>(s->data);
+        open_claim(s, o.wire);
         if (streamed) {
             o.wire.flags = kStreamed;
             transport_.stream_begin(o.wire.sender_token);
@@ -212,7 +215,7 @@ bool Engine::try_send_now(std::uint32_t context, std::int32_t my_rank, std::int3
     w->tag = tag;
     w->context = context;
     w->src = my_rank;
-    w->unused2 = 0;
+    w->claim = 0;
     w->total = bytes;
     w->sender_token = 0;
     w->receiver_token = 0;
@@ -379,7 +382,7 @@ std::uint64_t Engine::recv(std::uint32_t context, std::int32_t src, std::int32_t
 
 /// Matches `r` against the unexpected queue, or files it as posted.
 void Engine::post(Request* r) {
-    if (Unexpected* u = first_unexpected(r->context, r->src, r->tag)) {
+    if (Unexpected* u = wanted_unexpected(r->context, r->src, r->tag)) {
         forget(u);
         take(r, u);
         return;
@@ -657,6 +660,7 @@ Request* Engine::take_token(std::uint64_t token, const char* what, std::uint32_t
         corrupt(src_world, fmt::format("{} names request {}, which is not a send to that rank", what, token));
     }
     tokens_.erase(it);
+    close_claim(r);  // the receiver matched it: the send can no longer be cancelled
     return r;
 }
 
@@ -719,6 +723,12 @@ void Engine::on_cell(std::uint32_t src_world, const std::byte* cell) {
 }
 
 Request* Engine::match_posted(const Wire& w) {
+    Request* found = first_posted(w);
+    if (found != nullptr) unpost(found);
+    return found;
+}
+
+Request* Engine::first_posted(const Wire& w) {
     Request* found = nullptr;
     if (posted_index_.on()) {
         // The head of each fitting pattern's list is its earliest receive;
@@ -737,7 +747,6 @@ Request* Engine::match_posted(const Wire& w) {
             }
         }
     }
-    if (found != nullptr) unpost(found);
     return found;
 }
 
@@ -753,7 +762,14 @@ void Engine::on_first(std::uint32_t src_world, const Wire& w, const std::byte* p
     if (w.kind != Kind::Rts && w.total > kMaxEagerTotal) {
         corrupt(src_world, fmt::format("eager message of {} bytes", w.total));
     }
-    Request* r = match_posted(w);
+    Request* r = first_posted(w);
+    if (r != nullptr && !still_wanted(w, src_world)) {
+        // Cancelled by its sender before we saw it: nothing takes it.  The
+        // rest of a synchronous eager message's cells are read and dropped.
+        if (w.kind != Kind::Rts && w.total > w.frag) inbound_[src_world] = Inbound{nullptr, nullptr, w.total - w.frag};
+        return;
+    }
+    if (r != nullptr) unpost(r);
     if (w.kind == Kind::Rts) {
         if (r != nullptr) {
             start_pull(r, w, src_world);
@@ -784,10 +800,10 @@ void Engine::on_cont(std::uint32_t src_world, const Wire& w, const std::byte* pa
     if (in.remaining < w.frag || w.frag == 0) corrupt(src_world, "continuation without a message");
     if (in.req != nullptr) {
         deliver(in.req, payload, w.frag);
-    } else {
+    } else if (in.ux != nullptr) {
         std::memcpy(in.ux->data.data() + in.ux->arrived, payload, w.frag);
         in.ux->arrived += w.frag;
-    }
+    }  // else the message was cancelled: its bytes go nowhere
     in.remaining -= w.frag;
     if (in.remaining == 0) {
         if (in.req != nullptr) finish_recv(in.req);
@@ -882,7 +898,7 @@ void put_probe_status(MPI_Status& status, const Unexpected& u) {
 Unexpected* Engine::poll_unexpected(std::uint32_t context, std::int32_t src, std::int32_t tag,
                                     MPI_Status& status) {
     progress();
-    Unexpected* u = first_unexpected(context, src, tag);
+    Unexpected* u = wanted_unexpected(context, src, tag);
     if (u != nullptr) put_probe_status(status, *u);
     return u;
 }
@@ -894,7 +910,7 @@ Unexpected* Engine::wait_unexpected(std::uint32_t context, std::int32_t src, std
     std::uint64_t seen = 0;
     Unexpected* u = nullptr;
     wait_until([&] {
-        if (u == nullptr) u = first_unexpected(context, src, tag, &seen);
+        if (u == nullptr) u = wanted_unexpected(context, src, tag, &seen);
         return u != nullptr;
     });
     put_probe_status(status, *u);
@@ -932,7 +948,9 @@ Request* Engine::imrecv(Unexpected* u, void* buf, std::int64_t count, const dtyp
 }
 
 bool Engine::cancel(Request* r) {
-    if (r->type != Request::Type::Recv || r->done || !r->is_linked()) return false;
+    if (r->done) return false;
+    if (r->type == Request::Type::Send) return cancel_send(r);
+    if (r->type != Request::Type::Recv || !r->is_linked()) return false;
     // Still in the posted queue: no message has matched it, nobody else
     // refers to it.
     unpost(r);
@@ -940,6 +958,91 @@ bool Engine::cancel(Request* r) {
     r->status.MPI_ERROR = MPI_SUCCESS;
     set_count(r->status, 0);
     complete(r);
+    return true;
+}
+
+// ------------------------------------------------------ cancelling sends
+//
+// MPI_Cancel of a send must leave a wait on it local (MPI-3.1 3.8.4): it
+// returns whatever the receiver does.  A send none of whose cells is in a
+// ring yet leaves its queue.  A standard eager send is complete once its
+// cells are written, so it is never cancelled.  A synchronous eager send
+// (waiting for its Ack) and a rendezvous send (waiting for Fin or Cts)
+// name one of our claim slots in their first cell: MPI_Cancel and the
+// receive that takes the message race for it with one compare-exchange
+// each (shm::Transport::claim_cancel, claim_match).  If MPI_Cancel wins,
+// the send is over at once, and the receiver, when it comes to the
+// message, drops it; if the receiver wins, the send goes on as usual.  A
+// probe that reports the message also takes it (the receive after it must
+// get that message).  With all kSendClaims slots in use, a send gets none
+// and is not cancelled once its first cell is out.
+
+void Engine::open_claim(Request* s, Wire& w) {
+    if (free_claims_.empty()) return;
+    const std::uint16_t slot = free_claims_.back();
+    free_claims_.pop_back();
+    s->claim_slot = slot;
+    transport_.claim_open(slot, w.sender_token);
+    w.claim = static_cast<std::uint32_t>(slot) + 1;
+}
+
+void Engine::close_claim(Request* s) {
+    if (s->claim_slot < 0) return;
+    free_claims_.push_back(static_cast<std::uint16_t>(s->claim_slot));
+    s->claim_slot = -1;
+}
+
+bool Engine::still_wanted(const Wire& w, std::uint32_t src_world) {
+    if (w.kind == Kind::Eager || w.claim == 0) return true;
+    if (w.claim > shm::kSendClaims) corrupt(src_world, fmt::format("claim slot {}", w.claim - 1));
+    switch (transport_.claim_match(src_world, w.claim - 1, w.sender_token)) {
+    case shm::Transport::Claim::Matched: return true;
+    case shm::Transport::Claim::Cancelled: return false;
+    case shm::Transport::Claim::Later: return false;  // cancelled, and the slot reused since
+    case shm::Transport::Claim::Stale: break;
+    }
+    corrupt(src_world, fmt::format("claim slot {} does not name send {}", w.claim - 1, w.sender_token));
+}
+
+void Engine::discard(Unexpected* u) {
+    forget(u);
+    Inbound& in = inbound_[u->src_world];
+    if (in.ux == u) in.ux = nullptr;  // its remaining cells are dropped as they come
+    delete u;
+}
+
+Unexpected* Engine::wanted_unexpected(std::uint32_t context, std::int32_t src, std::int32_t tag, std::uint64_t* seen) {
+    const std::uint64_t from = seen != nullptr ? *seen : 0;
+    for (;;) {
+        if (seen != nullptr) *seen = from;  // look again at what came after the last look
+        Unexpected* u = first_unexpected(context, src, tag, seen);
+        if (u == nullptr || still_wanted(u->wire, u->src_world)) return u;
+        discard(u);
+    }
+}
+
+bool Engine::cancel_send(Request* s) {
+    std::deque<Outgoing>& q = outq_[s->dst_world];
+    // Its first cell (Eager, EagerSync, Rts), not the Data cells that
+    // answer a Cts: by then a receive has matched it.
+    const auto mine = [s](const Outgoing& o) {
+        return o.wire.kind != Kind::Data &&
+               (o.done_when_copied == s || (o.wire.kind == Kind::Rts && o.wire.sender_token == s->token));
+    };
+    const auto it = std::find_if(q.begin(), q.end(), mine);
+    if (it != q.end()) {
+        if (it->started) return false;  // part of it is out: it finishes
+        q.erase(it);                    // nothing of it is out
+    } else if (s->claim_slot < 0 || !transport_.claim_cancel(static_cast<std::uint32_t>(s->claim_slot), s->token)) {
+        return false;  // not cancellable, or a receive matched it first
+    }
+    if (s->token != 0) tokens_.erase(s->token);
+    close_claim(s);
+    if (s == out_stream_.req) out_stream_ = OutStream{};  // nobody reads that stream
+    s->status.shmpi_cancelled = 1;
+    s->status.MPI_ERROR = MPI_SUCCESS;
+    s->pending = 1;
+    complete(s);
     return true;
 }
 

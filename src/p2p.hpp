@@ -57,7 +57,9 @@ struct Wire {
     std::int32_t tag;
     std::uint32_t context;
     std::int32_t src;                ///< sender's rank in the communicator
-    std::uint32_t unused2;
+    /// EagerSync, Rts: 1 + the sender's claim slot (shm::RankSlot::send_claims)
+    /// while MPI_Cancel may still cancel the send; 0 when it cannot.
+    std::uint32_t claim;
     std::uint64_t total;             ///< bytes of the message (Eager*, Rts)
     std::uint64_t sender_token;      ///< names the send (EagerSync, Rts -> Ack, Fin, Cts)
     union {
@@ -139,9 +141,11 @@ public:
     /// the caller owns.
     Request* imrecv(Unexpected* message, void* buf, std::int64_t count, const dtype::Datatype& type);
 
-    /// MPI_Cancel: a receive that no message has matched yet completes at
-    /// once as cancelled (true).  Anything else goes on and completes as
-    /// usual (false): sends are never cancelled, which MPI allows.
+    /// MPI_Cancel: a receive that no message has matched yet, and a send
+    /// that no receive has matched yet (none of its cells written, or a
+    /// synchronous or rendezvous send with a claim slot), complete at once
+    /// as cancelled (true).  Anything else goes on and completes as usual
+    /// (false), which MPI allows.
     bool cancel(Request* r);
 
     /// Blocks until `r` is done.
@@ -235,6 +239,24 @@ private:
     void on_cts(std::uint32_t src_world, const Wire& w);
 
     Request* match_posted(const Wire& w);
+    /// The earliest posted receive that fits `w`, left in the queue.
+    Request* first_posted(const Wire& w);
+    /// The first waiting message that fits, as first_unexpected(), leaving
+    /// out (and deleting) cancelled ones.
+    Unexpected* wanted_unexpected(std::uint32_t context, std::int32_t src, std::int32_t tag,
+                                  std::uint64_t* seen = nullptr);
+    /// Cancelling sends: a send whose EagerSync or Rts is out is cancelled
+    /// only if no receive matched it first; the claim slot it names in our
+    /// RankSlot decides (shm::RankSlot::send_claims).
+    void open_claim(Request* s, Wire& w);
+    void close_claim(Request* s);
+    /// A receive or probe takes `w` from `src_world`: false when its sender
+    /// cancelled it (then nothing may take it), true when it is ours now.
+    bool still_wanted(const Wire& w, std::uint32_t src_world);
+    /// Drops a waiting message whose send was cancelled.
+    void discard(Unexpected* u);
+    bool cancel_send(Request* s);
+    std::vector<std::uint16_t> free_claims_;  ///< our unused claim slots
     void post(Request* r);
     void take(Request* r, Unexpected* u);
     void begin_match(Request* r, const Wire& w, std::uint32_t src_world);

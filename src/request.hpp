@@ -70,6 +70,9 @@ struct Request : QueueHook, HandleStorage {
     std::uint64_t bytes = 0;
     /// A packed copy of a non-contiguous send buffer, owned here.
     std::unique_ptr<std::byte[]> packed;
+    /// The claim slot its EagerSync or Rts names (Wire::claim - 1) until the
+    /// send is over, or -1 (p2p.cpp, "cancelling sends").
+    std::int32_t claim_slot = -1;
 
     // ---- receive side ----
     std::uint32_t context = 0;

@@ -44,8 +44,8 @@ inline constexpr std::size_t kLine = 128;
 inline constexpr std::uint64_t kMagic = 0x47455349504d4853ull;  // "SHMPISEG"
 // 3: RankSlot place fields; 4: stream line; 5: the pool of collective regions;
 // 6: the header's awake line; 8: next_shared_context; 9: shared_context_users;
-// 10: RankSlot::appnum; 11: RankSlot's park line
-inline constexpr std::uint32_t kLayoutVersion = 11;
+// 10: RankSlot::appnum; 11: RankSlot's park line; 12: RankSlot::send_claims
+inline constexpr std::uint32_t kLayoutVersion = 12;
 
 /// Context ids: those below kSharedContextBase are agreed on by the members
 /// of a new communicator (ContextIds, comm_create.cpp); those from
@@ -150,6 +150,12 @@ struct alignas(kLine) SegmentHeader {
     alignas(kLine) std::atomic<std::uint32_t> shared_context_users[kSharedContextSlots];
 };
 
+/// Sends of one rank that MPI_Cancel can still cancel once their first cell
+/// is out (RankSlot::send_claims); more pending at once are not cancellable.
+inline constexpr std::size_t kSendClaims = 256;
+/// The low two bits of a RankSlot::send_claims word.
+enum class SendClaim : std::uint64_t { Pending = 1, Matched = 2, Cancelled = 3 };
+
 struct alignas(kLine) RankSlot {
     // ---- written by the owning rank, read by peers and the launcher ----
     /// The rank's pid, for peers' process_vm_readv.  Stored (relaxed) by the
@@ -239,6 +245,20 @@ struct alignas(kLine) RankSlot {
     /// The MPI call the owner is parked in, NUL-padded ASCII, 8 characters
     /// per word; written before `parked` is set.
     std::atomic<std::uint64_t> parked_in[4];
+
+    // ---- the owner's send claims: written by the owner and its receivers ----
+    // Who decides the fate of a rendezvous or synchronous send that MPI_Cancel
+    // may cancel (p2p.cpp, "cancelling sends").  Word i is
+    // (sender token << 2) | SendClaim state for the send whose Rts or
+    // EagerSync names claim slot i.  The owner stores Pending (relaxed)
+    // before it publishes that message, whose release orders the store;
+    // from then on exactly one compare-exchange succeeds: the owner's
+    // Pending -> Cancelled (MPI_Cancel) or the receiver's Pending -> Matched
+    // (a receive or probe that takes the message).  acq_rel, though the word
+    // protects no other data: the winner alone goes on with the send.  The
+    // owner reuses a slot only after the send is over (Fin, Ack or Cts
+    // taken, or cancelled), when no receiver looks at it again.
+    alignas(kLine) std::atomic<std::uint64_t> send_claims[kSendClaims];
 };
 
 /// Bytes of data that travel inline in a release line.
@@ -337,9 +357,9 @@ static_assert(std::is_standard_layout_v<RankSlot>,
               "rank slots are read by several processes, so they must have a fixed C layout");
 static_assert(std::atomic<std::uint32_t>::is_always_lock_free,
               "atomics in shared memory must be lock-free, or processes would not see one another");
-static_assert(sizeof(RankSlot) == 5 * kLine,
-              "a rank slot is five lines: the owner's state, its doorbell, its stream line, "
-              "its stream's receiver line and its park line");
+static_assert(sizeof(RankSlot) == 5 * kLine + kSendClaims * sizeof(std::uint64_t),
+              "a rank slot is five lines (the owner's state, its doorbell, its stream line, "
+              "its stream's receiver line and its park line) and the send claims");
 
 /// Most regions a pool may have (SHMPI_COLL_REGIONS).
 inline constexpr std::uint32_t kMaxPoolRegions = 64;

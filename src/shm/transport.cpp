@@ -252,6 +252,40 @@ void Transport::stream_take(std::uint32_t src, std::uint64_t taken) {
     if (src != rank_) wake_if_sleeping(src);
 }
 
+namespace {
+
+std::uint64_t claim_word(std::uint64_t token, SendClaim state) {
+    return (token << 2) | static_cast<std::uint64_t>(state);
+}
+
+}  // namespace
+
+void Transport::claim_open(std::uint32_t slot, std::uint64_t token) {
+    // Relaxed: the release publication of the message naming the slot
+    // orders it before any receiver's look.
+    slots_[rank_].send_claims[slot].store(claim_word(token, SendClaim::Pending), std::memory_order_relaxed);
+}
+
+bool Transport::claim_cancel(std::uint32_t slot, std::uint64_t token) {
+    std::uint64_t expected = claim_word(token, SendClaim::Pending);
+    // acq_rel: one winner between us and the receiver (see RankSlot).
+    return slots_[rank_].send_claims[slot].compare_exchange_strong(
+        expected, claim_word(token, SendClaim::Cancelled), std::memory_order_acq_rel, std::memory_order_acquire);
+}
+
+Transport::Claim Transport::claim_match(std::uint32_t src, std::uint32_t slot, std::uint64_t token) {
+    std::uint64_t seen = claim_word(token, SendClaim::Pending);
+    // acq_rel: one winner between us and the sender (see RankSlot).
+    if (slots_[src].send_claims[slot].compare_exchange_strong(seen, claim_word(token, SendClaim::Matched),
+                                                              std::memory_order_acq_rel, std::memory_order_acquire)) {
+        return Claim::Matched;
+    }
+    if (seen == claim_word(token, SendClaim::Matched)) return Claim::Matched;  // a probe of ours took it
+    if (seen == claim_word(token, SendClaim::Cancelled)) return Claim::Cancelled;
+    if ((seen >> 2) > token) return Claim::Later;
+    return Claim::Stale;
+}
+
 void Transport::after_release(std::uint32_t src) {
     if (src == rank_) return;
     // No fence here, to keep the common path (nobody stalled) at one load of

@@ -147,6 +147,23 @@ public:
     /// and wakes `src` if it sleeps.
     void stream_take(std::uint32_t src, std::uint64_t taken);
 
+    // ---- send claims: who decides a cancellable send (RankSlot::send_claims) ----
+    /// Opens our claim slot `slot` for send `token`: Pending.  Call before
+    /// publishing the message that names the slot.
+    void claim_open(std::uint32_t slot, std::uint64_t token);
+    /// MPI_Cancel of our send `token` in `slot`: true if it was still
+    /// Pending, which it now never leaves for a receiver (Cancelled); false
+    /// when a receiver had matched it.
+    bool claim_cancel(std::uint32_t slot, std::uint64_t token);
+    /// A receive or probe about to take rank `src`'s send `token` named by
+    /// claim slot `slot`: Matched when it is ours (Pending before, or
+    /// matched by us already), Cancelled when the sender cancelled it,
+    /// Later when the slot names a later send of `src` (so ours was
+    /// cancelled: a send not cancelled holds its slot until we answer it),
+    /// and Stale otherwise (a corrupted message).
+    enum class Claim { Matched, Cancelled, Later, Stale };
+    Claim claim_match(std::uint32_t src, std::uint32_t slot, std::uint64_t token);
+
     /// The job's segment, or nullptr for a 1-rank job; the shared-memory
     /// collectives (coll/shm_team.hpp) find their region and the peers'
     /// doorbells in it.

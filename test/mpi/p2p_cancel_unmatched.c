@@ -1,0 +1,98 @@
+/*
+ * p2p_cancel_unmatched: sends cancelled while their receiver waits in
+ * something else (MPI-3.1 3.8.4: once a send is marked for cancellation, a
+ * wait on it returns whatever other processes do; either it is cancelled
+ * or it completes, never both, so a send nobody can receive yet ends
+ * cancelled).
+ *
+ * Rank 0 sends rank 1, in this order on one tag: A (100 KiB), B (1 MiB,
+ * MPI_Isend), C (16 B, MPI_Issend), D (200 KiB of a vector type,
+ * MPI_Isend), E (100 KiB).  It cancels B, C and D while rank 1 waits in a
+ * barrier that rank 0 enters only after their waits returned; they must
+ * be cancelled.  Rank 1 then receives exactly A and E, in that order,
+ * intact, and nothing else is left (MPI_Iprobe after a final ping).
+ * Pairs (0,1), (2,3), ...; a last odd rank sits out.
+ *
+ * shmpi only: under MPICH 4.0.2 rank 0's MPI_Wait on B never returns while
+ * rank 1 is in the barrier (also with A left out); p2p_cancel_send.c has
+ * the cancellations MPICH passes.
+ */
+#include "cancel_send.h"
+
+enum {
+    TAG = 5,
+    TAG_TOLD = 6,
+    SMALL = 100 * 1024,
+    BIG = 1 << 20,
+};
+
+/* Step 1 on the sender of a pair. */
+static void cancelled_in_a_row_send(int peer, MPI_Comm comm)
+{
+    unsigned char *a = malloc(SMALL), *b = malloc(BIG), *c = malloc(16), *e = malloc(SMALL);
+    double *d = malloc(sizeof(double) * 2 * (200 * 1024 / 8));
+    fill(a, SMALL, 1);
+    fill(b, BIG, 2);
+    fill(c, 16, 3);
+    fill(e, SMALL, 5);
+    for (int i = 0; i < 2 * (200 * 1024 / 8); ++i) d[i] = i;
+    MPI_Datatype every_other;
+    CHECK_MPI(MPI_Type_vector(200 * 1024 / 8, 1, 2, MPI_DOUBLE, &every_other));
+    CHECK_MPI(MPI_Type_commit(&every_other));
+    MPI_Request r[5];
+    CHECK_MPI(MPI_Isend(a, SMALL, MPI_BYTE, peer, TAG, comm, &r[0]));
+    CHECK_MPI(MPI_Isend(b, BIG, MPI_BYTE, peer, TAG, comm, &r[1]));
+    CHECK_MPI(MPI_Issend(c, 16, MPI_BYTE, peer, TAG, comm, &r[2]));
+    CHECK_MPI(MPI_Isend(d, 1, every_other, peer, TAG, comm, &r[3]));
+    CHECK_MPI(MPI_Isend(e, SMALL, MPI_BYTE, peer, TAG, comm, &r[4]));
+    expect_cancelled(&r[1], "1 MiB MPI_Isend");
+    expect_cancelled(&r[2], "16-byte MPI_Issend");
+    expect_cancelled(&r[3], "200 KiB vector MPI_Isend");
+    CHECK_MPI(MPI_Barrier(comm));  /* the receiver starts only now */
+    CHECK_MPI(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Wait(&r[4], MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, peer, TAG_TOLD, comm));  /* nothing else follows */
+    CHECK_MPI(MPI_Barrier(comm));  /* until the receiver has looked */
+    CHECK_MPI(MPI_Type_free(&every_other));
+    free(a), free(b), free(c), free(d), free(e);
+}
+
+static void cancelled_in_a_row_recv(int peer, MPI_Comm comm)
+{
+    unsigned char *buf = malloc(BIG);
+    CHECK_MPI(MPI_Barrier(comm));
+    MPI_Status st;
+    int n = -1;
+    CHECK_MPI(MPI_Recv(buf, BIG, MPI_BYTE, peer, MPI_ANY_TAG, comm, &st));
+    CHECK_MPI(MPI_Get_count(&st, MPI_BYTE, &n));
+    CHECKF(st.MPI_TAG == TAG && n == SMALL, "first message: tag %d, %d bytes (want A: %d)", st.MPI_TAG, n, SMALL);
+    expect(buf, n, 1, "message A");
+    CHECK_MPI(MPI_Recv(buf, BIG, MPI_BYTE, peer, MPI_ANY_TAG, comm, &st));
+    CHECK_MPI(MPI_Get_count(&st, MPI_BYTE, &n));
+    CHECKF(st.MPI_TAG == TAG && n == SMALL, "second message: tag %d, %d bytes (want E, the first not cancelled)",
+           st.MPI_TAG, n);
+    expect(buf, n, 5, "message E");
+    CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_TOLD, comm, MPI_STATUS_IGNORE));
+    int left = 1;
+    CHECK_MPI(MPI_Iprobe(peer, MPI_ANY_TAG, comm, &left, &st));
+    CHECKF(!left, "a message with tag %d is left over", st.MPI_TAG);
+    CHECK_MPI(MPI_Barrier(comm));
+    free(buf);
+}
+
+int main(int argc, char **argv)
+{
+    CHECK_MPI(MPI_Init(&argc, &argv));
+    int me = -1;
+    MPI_Comm pair = world_pair(&me);
+    if (pair != MPI_COMM_NULL) {
+        if (me == 0) {
+            cancelled_in_a_row_send(1, pair);
+        } else {
+            cancelled_in_a_row_recv(0, pair);
+        }
+        CHECK_MPI(MPI_Comm_free(&pair));
+    }
+    CHECK_MPI(MPI_Finalize());
+    return 0;
+}
