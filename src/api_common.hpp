@@ -149,7 +149,7 @@ int guard(MPI_Comm comm, const char* fn, Body&& body) {
         body();
         return MPI_SUCCESS;
     } catch (const MpiError& e) {
-        return raise(comm, e);
+        return raise(comm, e, e.code());
     } catch (const std::bad_alloc&) {
         return raise(comm, MpiError(MPI_ERR_NO_MEM, std::string(fn) + ": out of memory"));
     } catch (const std::exception& e) {

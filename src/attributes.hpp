@@ -14,8 +14,10 @@
 //
 // Callbacks are C functions taking the object's handle.  A callback that
 // returns something other than MPI_SUCCESS makes the MPI call that ran it
-// fail (MpiError naming the call, the keyval and the code; its class is
-// the returned value when that is an error class, else MPI_ERR_OTHER).
+// fail (MpiError naming the call, the keyval and the code): a predefined
+// class becomes a code of that class with that message; another error code
+// (of a class the program added, say) is returned as it is; anything else
+// becomes a code of class MPI_ERR_OTHER.
 // The predefined callbacks (MPI_*_NULL_COPY_FN, MPI_*_DUP_FN,
 // MPI_*_NULL_DELETE_FN) are functions like any other (attributes.cpp); a
 // null callback does nothing (no copy, no delete work).
@@ -174,10 +176,15 @@ public:
 
 private:
     [[noreturn]] static void failed(const char* fn, const char* which, const Keyval& k, int code) {
-        // A callback may return an error class or any code; a code that is
-        // not a class reports as MPI_ERR_OTHER.
-        const int cls = code > MPI_SUCCESS && code <= MPI_ERR_ERRHANDLER ? code : MPI_ERR_OTHER;
-        throw MpiError(cls, fmt::format("{}: the {} callback of keyval {} returned error {}", fn, which, k.id, code));
+        // A callback may return any error code.  A predefined class gets a
+        // code of that class that says which callback failed; any other
+        // code (one of ours, or of a class the program added with
+        // MPI_Add_error_class/_code) is what the call returns.  Anything
+        // else reports as MPI_ERR_OTHER.
+        std::string message = fmt::format("{}: the {} callback of keyval {} returned error {}", fn, which, k.id, code);
+        const int cls = code > MPI_SUCCESS ? error_class_of(code) : -1;
+        if (cls > MPI_SUCCESS && cls != code) throw MpiError(cls, std::move(message), code);
+        throw MpiError(cls > MPI_SUCCESS ? cls : MPI_ERR_OTHER, std::move(message));
     }
 
     static void call_delete(MPI_Comm h, Keyval& k, void* v, const char* fn) {

@@ -18,10 +18,18 @@ public:
     /// ("MPI_Send: invalid rank 7 (communicator size 4)").
     MpiError(int error_class, std::string message)
         : std::runtime_error(std::move(message)), class_(error_class) {}
+    /// An error whose code is given: a user callback's own code (of a
+    /// class the program added, say), which the MPI call then returns as
+    /// it is.  `message` is what a fatal error handler prints.
+    MpiError(int error_class, std::string message, int code)
+        : std::runtime_error(std::move(message)), class_(error_class), code_(code) {}
     int error_class() const { return class_; }
+    /// The code to return, or -1: one made from the class and the message.
+    int code() const { return code_; }
 
 private:
     int class_;
+    int code_ = -1;
 };
 
 /// Returns an error code for `error_class` that remembers `message`:
