@@ -975,10 +975,14 @@ bool Engine::cancel(Request* r) {
 // message, drops it; if the receiver wins, the send goes on as usual.  A
 // probe that reports the message also takes it (the receive after it must
 // get that message).  With all kSendClaims slots in use, a send gets none
-// and is not cancelled once its first cell is out.
+// and is not cancelled once its first cell is out; a blocking send never
+// takes one.
 
 void Engine::open_claim(Request* s, Wire& w) {
-    if (free_claims_.empty()) return;
+    // A blocking send has no request the program could cancel: no claim,
+    // and so no compare-exchange for its receiver (a line of our slot that
+    // it would have to fetch).
+    if (s->on_stack || free_claims_.empty()) return;
     const std::uint16_t slot = free_claims_.back();
     free_claims_.pop_back();
     s->claim_slot = slot;
