@@ -343,7 +343,7 @@ std::unique_ptr<Communicator> split(Communicator& parent, int color, int key) {
     };
     const int n = parent.size();
     ContextIds& ids = context_ids();
-    const Entry mine{color, key, ids.next_free(ContextIds::kFirst, 1)};
+    const Entry mine{color, key, ids.propose(ContextIds::kFirst, 1)};
     std::vector<Entry> all(static_cast<std::size_t>(n));
     coll::allgather_linear(parent.team(), &mine, sizeof(Entry), all.data());
     // 2. The context, free at every process of the parent and shared by
@@ -466,7 +466,7 @@ std::unique_ptr<Communicator> intercomm_create(Communicator& local, int local_le
     //    intercommunicator's and its local group's, ContextIds::agree()):
     //    the local group's maxima of the proposals, at every member.
     ContextIds& ids = context_ids();
-    const std::uint32_t proposal = ids.next_free(ContextIds::kFirst, 2);
+    const std::uint32_t proposal = ids.propose(ContextIds::kFirst, 2);
     const std::uint32_t proposed[2] = {proposal, ~proposal};
     std::uint32_t group[2] = {0, 0};
     const coll::Reduction red{max_u32, nullptr, true, sizeof(std::uint32_t)};
