@@ -894,6 +894,11 @@ int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype
         const ReductionArgs a(count, datatype, op, fn);
         check_buf(inbuf, count, a.type, "inbuf", fn);
         check_buf(inoutbuf, count, a.type, "inoutbuf", fn);
+        if (inbuf == inoutbuf && inbuf != nullptr && count > 0 && a.type.size > 0) {
+            throw MpiError(MPI_ERR_BUFFER, fmt::format("{}: inbuf and inoutbuf are the same buffer {} (MPI "
+                                                       "arguments that a call writes must not alias others)",
+                                                       fn, inbuf));
+        }
         op::reduce_local(a.binding, inbuf, inoutbuf, count, a.type);
     });
 }

@@ -92,6 +92,7 @@ int main(int argc, char **argv)
     /* ---- buffers ---- */
     CHECK_CLASS(MPI_Bcast(NULL, 5, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
     CHECK_CLASS(MPI_Allreduce(buf, buf, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Reduce_local(out, out, 4, MPI_INT, MPI_SUM), MPI_ERR_BUFFER);
     CHECK_CLASS(MPI_Allreduce(NULL, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
 #if defined(SHMPI)
     /* MPI_IN_PLACE where the standard does not allow it. */
