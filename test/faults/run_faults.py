@@ -694,22 +694,34 @@ def mpi_foreign_launcher(_, d):
         check(p.stderr == want, f"{var}={size}: stderr {p.stderr!r}")
 
 
-def run_deadlock(m, d, nranks, how, calls, after, slack=2.0):
+def run_deadlock(m, d, nranks, how, calls, after, slack=1.0, tries=3):
     """Ranks that can only wait for one another: mpirun ends the job `after`
     seconds (None: the default, 3) after the last of them blocked, with exit
-    status 1 and one line that names what each rank waits in; at most
-    `slack` seconds later than that."""
+    status 1 and one line that names what each rank waits in.
+
+    How soon is a timing, and this VM stalls now and then for a second or more
+    (CI, 2026-11: 2.8 s for a 0.5 s check that takes 0.58 s here, even beside
+    16 busy processes): every try must end the job with the right report, and
+    one of `tries` must end it within `slack` seconds of `after`.  A check that
+    never fires still fails: mpirun does not end within Launch.wait's 30 s."""
     option = ["--deadlock-after", str(after)] if after is not None else []
-    launch = Launch(m, ["-n", str(nranks)] + option + [prog(d, "deadlock"), how])
-    ready = launch.wait_for_lines(is_ready, nranks)
-    rc = launch.wait()
     after_s = after if after is not None else 3
-    expect(launch, rc, 1, [f"shmpi: mpirun: deadlock: every rank waits in MPI for another, and nothing has moved "
-                           f"for {after_s} s ({calls}); ending the job"], stderr_lines=1)
-    elapsed = launch.ended - ready
-    check(after_s - 0.05 <= elapsed < after_s + slack, f"the deadlock ended the job {elapsed:.3f} s after the ranks "
-          f"were ready, with --deadlock-after {after_s}")
-    launch.check_nothing_left()
+    late = []
+    for _ in range(tries):
+        launch = Launch(m, ["-n", str(nranks)] + option + [prog(d, "deadlock"), how])
+        ready = launch.wait_for_lines(is_ready, nranks)
+        rc = launch.wait()
+        expect(launch, rc, 1, [f"shmpi: mpirun: deadlock: every rank waits in MPI for another, and nothing has "
+                               f"moved for {after_s} s ({calls}); ending the job"], stderr_lines=1)
+        launch.check_nothing_left()
+        elapsed = launch.ended - ready
+        check(after_s - 0.05 <= elapsed, f"the deadlock ended the job {elapsed:.3f} s after the ranks were ready, "
+              f"before --deadlock-after {after_s}")
+        if elapsed < after_s + slack:
+            return
+        late.append(f"{elapsed:.3f}")
+    check(False, f"with --deadlock-after {after_s}, the deadlock ended the job {', '.join(late)} s after the ranks "
+          f"were ready: never within {slack} s of it")
 
 
 def mpi_deadlock_recv(m, d):
@@ -728,10 +740,8 @@ def mpi_deadlock_mixed(m, d):
 
 def mpi_deadlock_oversubscribed(m, d):
     # Twelve ranks on two CPUs: each must be scheduled to park before the
-    # count starts.  It takes 0.7-0.8 s here, but twice in one afternoon
-    # (2026-11-27) 3.9 and 4.2 s, during this VM's slow stretches; a hang
-    # still fails, and --timeout ends it long before.
-    run_deadlock(m, d, 12, "recv", "ranks 0-11 in MPI_Recv", 0.5, slack=6.0)
+    # count starts; 0.6-0.8 s here.
+    run_deadlock(m, d, 12, "recv", "ranks 0-11 in MPI_Recv", 0.5, slack=2.0)
 
 
 def mpi_deadlock_default(m, d):
