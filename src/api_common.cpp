@@ -40,7 +40,9 @@ Communicator& comm_of(MPI_Comm handle, const char* fn) {
     if (handle == MPI_COMM_SELF) return rt.self();
     const auto v = reinterpret_cast<std::uintptr_t>(handle);
     if (handle == MPI_COMM_NULL) throw MpiError(MPI_ERR_COMM, fmt::format("{}: communicator is MPI_COMM_NULL", fn));
-    if (v < kPredefinedLimit) throw MpiError(MPI_ERR_COMM, fmt::format("{}: invalid communicator {:#x}", fn, v));
+    if (v < kPredefinedLimit || !HandleStorage::may_read_as<Communicator>(handle)) {
+        throw MpiError(MPI_ERR_COMM, fmt::format("{}: invalid communicator {:#x}", fn, v));
+    }
     const std::uint32_t magic = reinterpret_cast<const Communicator*>(handle)->magic();
     if (magic == kFreedMagic || magic == Communicator::kLingerMagic) {
         throw MpiError(MPI_ERR_COMM, fmt::format("{}: communicator {:#x} has been freed (MPI_Comm_free)", fn, v));
@@ -94,8 +96,9 @@ const dtype::Datatype& block_type_arg(MPI_Datatype handle, int count, const char
 
 p2p::Request& request_of(MPI_Request handle, const char* fn) {
     const auto v = reinterpret_cast<std::uintptr_t>(handle);
-    const std::uint32_t magic =
-        v < kPredefinedLimit ? 0 : reinterpret_cast<const p2p::Request*>(handle)->magic;
+    const std::uint32_t magic = v < kPredefinedLimit || !HandleStorage::may_read_as<p2p::Request>(handle)
+                                    ? 0
+                                    : reinterpret_cast<const p2p::Request*>(handle)->magic;
     if (magic == kFreedMagic) {
         throw MpiError(
             MPI_ERR_REQUEST,
@@ -158,7 +161,7 @@ void check_buffer(const void* buf, int count, const dtype::Datatype& t, const ch
 
 UserErrhandler* user_errhandler(MPI_Errhandler e) {
     const auto v = reinterpret_cast<std::uintptr_t>(e);
-    if (v < kPredefinedLimit) return nullptr;
+    if (v < kPredefinedLimit || !HandleStorage::may_read_as<UserErrhandler>(e)) return nullptr;
     auto* u = reinterpret_cast<UserErrhandler*>(e);
     return u->magic == UserErrhandler::kMagic ? u : nullptr;
 }
@@ -189,7 +192,8 @@ int raise_on(MPI_Comm comm, const MpiError& e, int code, bool lingering) {
             c = &rt.self();
             target = comm;
         } else if (comm != MPI_COMM_WORLD && comm != MPI_COMM_NULL &&
-                   reinterpret_cast<std::uintptr_t>(comm) >= kPredefinedLimit) {
+                   reinterpret_cast<std::uintptr_t>(comm) >= kPredefinedLimit &&
+                   HandleStorage::may_read_as<Communicator>(comm)) {
             const std::uint32_t magic = reinterpret_cast<const Communicator*>(comm)->magic();
             if (magic == Communicator::kMagic || (lingering && magic == Communicator::kLingerMagic)) {
                 c = reinterpret_cast<Communicator*>(comm);

@@ -54,8 +54,9 @@ Group& group_of(MPI_Group handle, const char* fn, const char* arg) {
     if (handle == MPI_GROUP_EMPTY) return empty_group();
     if (handle == MPI_GROUP_NULL) throw MpiError(MPI_ERR_GROUP, fmt::format("{}: {} is MPI_GROUP_NULL", fn, arg));
     const auto v = reinterpret_cast<std::uintptr_t>(handle);
-    if (v < kPredefinedLimit || reinterpret_cast<const Group*>(handle)->magic() != Group::kMagic) {
-        const bool freed = v >= kPredefinedLimit && reinterpret_cast<const Group*>(handle)->magic() == kFreedMagic;
+    const bool readable = v >= kPredefinedLimit && HandleStorage::may_read_as<Group>(handle);
+    if (!readable || reinterpret_cast<const Group*>(handle)->magic() != Group::kMagic) {
+        const bool freed = readable && reinterpret_cast<const Group*>(handle)->magic() == kFreedMagic;
         throw MpiError(MPI_ERR_GROUP, fmt::format("{}: {} is not a valid group ({:#x}{})", fn, arg, v,
                                                   freed ? ": it has been freed" : ""));
     }

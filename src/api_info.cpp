@@ -138,8 +138,9 @@ const Info& info_of(MPI_Info handle, const char* fn) {
     if (handle == MPI_INFO_ENV) return env_info();
     const auto v = reinterpret_cast<std::uintptr_t>(handle);
     const auto* i = reinterpret_cast<const Info*>(handle);
-    if (v < kPredefinedLimit || i->magic != Info::kMagic) {
-        const bool freed = v >= kPredefinedLimit && i->magic == kFreedMagic;
+    const bool readable = v >= kPredefinedLimit && HandleStorage::may_read_as<Info>(handle);
+    if (!readable || i->magic != Info::kMagic) {
+        const bool freed = readable && i->magic == kFreedMagic;
         throw MpiError(MPI_ERR_INFO, fmt::format("{}: invalid info {:#x}{}", fn, v,
                                                  freed ? " (it has been freed with MPI_Info_free)" : ""));
     }

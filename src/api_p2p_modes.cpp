@@ -188,7 +188,7 @@ Request* receive_message(void* buf, int count, MPI_Datatype type, MPI_Message* m
     Message* m = nullptr;
     if (*message != MPI_MESSAGE_NO_PROC) {
         m = reinterpret_cast<Message*>(*message);
-        if (v < kPredefinedLimit || m->magic != Message::kMagic) {
+        if (v < kPredefinedLimit || !HandleStorage::may_read_as<Message>(m) || m->magic != Message::kMagic) {
             throw MpiError(MPI_ERR_REQUEST,
                            fmt::format("{}: invalid message {:#x} (a message handle comes from "
                                        "MPI_Mprobe or MPI_Improbe and is received once)",

@@ -145,8 +145,9 @@ const Op& op_of(MPI_Op handle, const char* fn) {
     const auto v = reinterpret_cast<std::uintptr_t>(handle);
     if (handle == MPI_OP_NULL) throw MpiError(MPI_ERR_OP, fmt::format("{}: operation is MPI_OP_NULL", fn));
     if (v < kOpHandles && table().valid[v]) return table().ops[v];
-    if (v < kPredefinedLimit || reinterpret_cast<const Op*>(handle)->magic != Op::kMagic) {
-        const bool freed = v >= kPredefinedLimit && reinterpret_cast<const Op*>(handle)->magic == kFreedMagic;
+    const bool readable = v >= kPredefinedLimit && HandleStorage::may_read_as<Op>(handle);
+    if (!readable || reinterpret_cast<const Op*>(handle)->magic != Op::kMagic) {
+        const bool freed = readable && reinterpret_cast<const Op*>(handle)->magic == kFreedMagic;
         throw MpiError(MPI_ERR_OP, fmt::format("{}: invalid operation {:#x}{}", fn, v,
                                                freed ? " (it has been freed with MPI_Op_free)" : ""));
     }

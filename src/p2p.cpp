@@ -66,7 +66,8 @@ Engine::Engine(shm::Transport& t)
 Engine::~Engine() {
     unexpected_.clear_and_dispose([](Unexpected* u) { delete u; });
     posted_.clear();
-    for (void* p : spare_requests_) ::operator delete(p);
+    // Their memory came from HandleStorage (new Request), and goes back there.
+    for (void* p : spare_requests_) Request::operator delete(p, sizeof(Request));
 }
 
 // ---------------------------------------------------------------- sending

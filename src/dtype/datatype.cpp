@@ -50,6 +50,7 @@ void release(const Datatype* t) {
 const Datatype* lookup(MPI_Datatype handle) {
     const auto v = reinterpret_cast<std::uintptr_t>(handle);
     if (v < 0x1000) return predefined(handle);
+    if (!HandleStorage::may_read_as<Datatype>(handle)) return nullptr;
     const auto* d = reinterpret_cast<const Datatype*>(handle);
     if (d->magic != Datatype::kMagic) return nullptr;
     return d->handles.load(std::memory_order_relaxed) > 0 ? d : nullptr;
@@ -57,7 +58,7 @@ const Datatype* lookup(MPI_Datatype handle) {
 
 bool freed(MPI_Datatype handle) {
     const auto v = reinterpret_cast<std::uintptr_t>(handle);
-    if (v < 0x1000) return false;
+    if (v < 0x1000 || !HandleStorage::may_read_as<Datatype>(handle)) return false;
     const auto* d = reinterpret_cast<const Datatype*>(handle);
     // Freed and deleted: its memory is kept, filled (handle_storage.hpp).
     if (d->magic == kFreedMagic) return true;

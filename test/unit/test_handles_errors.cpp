@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "errors.hpp"
 #include "handle_storage.hpp"
@@ -62,6 +63,33 @@ TEST(HandleStorage, OverAlignedObjectsKeepTheirAlignment) {
         delete w;
         EXPECT_EQ(magic_at(where), shmpi::kFreedMagic);
     }
+}
+
+TEST(HandleStorage, MayReadOnlyWhatItGaveOut) {
+    using shmpi::HandleStorage;
+    auto* s = new Small;
+    const auto v = reinterpret_cast<std::uintptr_t>(s);
+    EXPECT_TRUE(HandleStorage::may_read_as<Small>(s));
+    int on_the_stack = 0;
+    EXPECT_FALSE(HandleStorage::may_read_as<Small>(&on_the_stack));
+    EXPECT_FALSE(HandleStorage::may_read_as<Small>(nullptr));
+    EXPECT_FALSE(HandleStorage::may_read_as<Small>(reinterpret_cast<void*>(v + 1)));  // misaligned
+    EXPECT_FALSE(HandleStorage::may_read_as<Small>(reinterpret_cast<void*>(v & 0xffffffffu)));  // truncated
+    EXPECT_FALSE(HandleStorage::may_read_as<Small>(reinterpret_cast<void*>(v + (std::uintptr_t{1} << 28))));
+    EXPECT_FALSE(HandleStorage::may_read_as<Small>(reinterpret_cast<void*>(~std::uintptr_t{0} & ~std::uintptr_t{7})));
+    void* where = opaque(s);
+    delete s;
+    EXPECT_TRUE(HandleStorage::may_read_as<Small>(where));  // kept, and says "freed"
+}
+
+TEST(HandleStorage, TheArenaGrowsAsObjectsAreMade) {
+    // 4 MiB of objects: the readable part grows past its first MiB, and
+    // every object, first to last, may be read.
+    std::vector<Wide*> all;
+    for (int i = 0; i < 32768; ++i) all.push_back(new Wide);
+    for (Wide* w : all) ASSERT_TRUE(shmpi::HandleStorage::may_read_as<Wide>(w));
+    for (Wide* w : all) delete w;
+    for (Wide* w : all) ASSERT_TRUE(shmpi::HandleStorage::may_read_as<Wide>(opaque(w)));
 }
 
 TEST(ErrorCodes, CodeKeepsItsClassAndMessage) {
