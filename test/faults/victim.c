@@ -20,6 +20,7 @@
 #define _POSIX_C_SOURCE 200809L  /* nanosleep, write */
 #include <mpi.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +66,9 @@ int main(int argc, char **argv)
     if (strcmp(how, "kill") == 0) {
         raise(SIGKILL);
     } else if (strcmp(how, "segv") == 0) {
-        volatile int *nowhere = NULL;
+        /* Not NULL: UndefinedBehaviorSanitizer would report a store to a
+         * null pointer and exit 1 instead of taking the signal. */
+        volatile int *nowhere = (volatile int *)(uintptr_t)64;
         *nowhere = 1;
     } else if (strcmp(how, "exit3") == 0) {
         exit(3);
