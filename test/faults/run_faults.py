@@ -34,9 +34,26 @@ class CaseFailed(Exception):
     pass
 
 
+class TooSlow(CaseFailed):
+    """A time bound missed where everything else held.  This VM stalls now
+    and then for a second or more (CI, 2026-11-27: a 0.5 s deadlock check
+    that takes 0.58 s here ended the job after 2.8 s), so main() runs such a
+    case again, TRIES times in all; a wrong verdict fails at once, and a
+    hang still fails by Launch.wait's limit."""
+
+
+TRIES = 3
+
+
 def check(cond, what):
     if not cond:
         raise CaseFailed(what)
+
+
+def check_soon(cond, what):
+    """check() for a time bound."""
+    if not cond:
+        raise TooSlow(what)
 
 
 # ---- processes -------------------------------------------------------------
@@ -165,7 +182,7 @@ class Launch:
             if not alive or time.monotonic() > deadline:
                 break
             time.sleep(0.01)
-        check(not alive, f"processes still alive {GONE_WITHIN_S} s after the fault: {alive}")
+        check_soon(not alive, f"processes still alive {GONE_WITHIN_S} s after the fault: {alive}")
         check(not shm_entries_of(self.proc.pid),
               f"/dev/shm entries left behind: {shm_entries_of(self.proc.pid)}")
 
@@ -212,8 +229,7 @@ def run_victim(mpirun, nranks, argv, expected_rc, message, victim):
     rc = launch.wait()
     pid = ready_pids(launch).get(victim)
     expect(launch, rc, expected_rc, [message.format(pid=pid)], stderr_lines=1)
-    check(launch.ended - died < GONE_WITHIN_S,
-          f"mpirun ended {launch.ended - died:.3f} s after the fault")
+    check_soon(launch.ended - died < GONE_WITHIN_S, f"mpirun ended {launch.ended - died:.3f} s after the fault")
     launch.check_nothing_left(since=died)
 
 
@@ -231,7 +247,7 @@ def run_signal_to_mpirun(mpirun, nranks, argv, sig):
         return
     expect(launch, rc, 128 + sig, [f"received signal {int(sig)} ({signal.strsignal(sig)})"],
            stderr_lines=1)
-    check(launch.ended - sent < GONE_WITHIN_S, f"mpirun ended {launch.ended - sent:.3f} s after {sig!r}")
+    check_soon(launch.ended - sent < GONE_WITHIN_S, f"mpirun ended {launch.ended - sent:.3f} s after {sig!r}")
     launch.check_nothing_left(since=sent)
 
 
@@ -240,7 +256,8 @@ def run_timeout(mpirun, nranks, argv):
     rc = launch.wait()
     expect(launch, rc, 124, ["--timeout 0.5"], stderr_lines=1)
     elapsed = launch.ended - launch.started
-    check(0.5 <= elapsed < 0.5 + GONE_WITHIN_S + 0.5, f"--timeout 0.5 ended the job after {elapsed:.3f} s")
+    check(0.5 <= elapsed, f"--timeout 0.5 ended the job after {elapsed:.3f} s")
+    check_soon(elapsed < 0.5 + GONE_WITHIN_S + 0.5, f"--timeout 0.5 ended the job after {elapsed:.3f} s")
     launch.check_nothing_left()
 
 
@@ -398,7 +415,7 @@ def sh_stalled_reader(m, _):
             elapsed = time.monotonic() - started
             want = 124 if how == "timeout" else 128 + signal.SIGTERM
             check(rc == want, f"{how}: exit status {rc}, expected {want}")
-            check(elapsed < 0.5 + GONE_WITHIN_S + 0.5, f"{how}: mpirun took {elapsed:.3f} s")
+            check_soon(elapsed < 0.5 + GONE_WITHIN_S + 0.5, f"{how}: mpirun took {elapsed:.3f} s")
             deadline = time.monotonic() + GONE_WITHIN_S
             while tagged_live_pids(tag) and time.monotonic() < deadline:
                 time.sleep(0.01)
@@ -694,34 +711,24 @@ def mpi_foreign_launcher(_, d):
         check(p.stderr == want, f"{var}={size}: stderr {p.stderr!r}")
 
 
-def run_deadlock(m, d, nranks, how, calls, after, slack=1.0, tries=3):
+def run_deadlock(m, d, nranks, how, calls, after, slack=1.0):
     """Ranks that can only wait for one another: mpirun ends the job `after`
     seconds (None: the default, 3) after the last of them blocked, with exit
-    status 1 and one line that names what each rank waits in.
-
-    How soon is a timing, and this VM stalls now and then for a second or more
-    (CI, 2026-11: 2.8 s for a 0.5 s check that takes 0.58 s here, even beside
-    16 busy processes): every try must end the job with the right report, and
-    one of `tries` must end it within `slack` seconds of `after`.  A check that
-    never fires still fails: mpirun does not end within Launch.wait's 30 s."""
+    status 1 and one line that names what each rank waits in; at most
+    `slack` seconds later than that."""
     option = ["--deadlock-after", str(after)] if after is not None else []
+    launch = Launch(m, ["-n", str(nranks)] + option + [prog(d, "deadlock"), how])
+    ready = launch.wait_for_lines(is_ready, nranks)
+    rc = launch.wait()
     after_s = after if after is not None else 3
-    late = []
-    for _ in range(tries):
-        launch = Launch(m, ["-n", str(nranks)] + option + [prog(d, "deadlock"), how])
-        ready = launch.wait_for_lines(is_ready, nranks)
-        rc = launch.wait()
-        expect(launch, rc, 1, [f"shmpi: mpirun: deadlock: every rank waits in MPI for another, and nothing has "
-                               f"moved for {after_s} s ({calls}); ending the job"], stderr_lines=1)
-        launch.check_nothing_left()
-        elapsed = launch.ended - ready
-        check(after_s - 0.05 <= elapsed, f"the deadlock ended the job {elapsed:.3f} s after the ranks were ready, "
-              f"before --deadlock-after {after_s}")
-        if elapsed < after_s + slack:
-            return
-        late.append(f"{elapsed:.3f}")
-    check(False, f"with --deadlock-after {after_s}, the deadlock ended the job {', '.join(late)} s after the ranks "
-          f"were ready: never within {slack} s of it")
+    expect(launch, rc, 1, [f"shmpi: mpirun: deadlock: every rank waits in MPI for another, and nothing has moved "
+                           f"for {after_s} s ({calls}); ending the job"], stderr_lines=1)
+    launch.check_nothing_left()
+    elapsed = launch.ended - ready
+    check(after_s - 0.05 <= elapsed, f"the deadlock ended the job {elapsed:.3f} s after the ranks were ready, "
+          f"before --deadlock-after {after_s}")
+    check_soon(elapsed < after_s + slack, f"the deadlock ended the job {elapsed:.3f} s after the ranks were ready, "
+               f"with --deadlock-after {after_s}")
 
 
 def mpi_deadlock_recv(m, d):
@@ -801,13 +808,22 @@ def main(argv):
         names = [n for n in names if not n.startswith("mpi_")]
     failed = []
     for n in names:
-        t0 = time.monotonic()
-        try:
-            CASES[n](mpirun, progdir)
-            print(f"ok   {n} ({time.monotonic() - t0:.2f} s)", flush=True)
-        except CaseFailed as e:
-            failed.append(n)
-            print(f"FAIL {n}: {e}", flush=True)
+        for attempt in range(1, TRIES + 1):
+            t0 = time.monotonic()
+            try:
+                CASES[n](mpirun, progdir)
+                print(f"ok   {n} ({time.monotonic() - t0:.2f} s)", flush=True)
+                break
+            except TooSlow as e:
+                if attempt < TRIES:
+                    print(f"slow {n}: {e} (try {attempt} of {TRIES}; again)", flush=True)
+                    continue
+                failed.append(n)
+                print(f"FAIL {n}: {e} (try {attempt} of {TRIES})", flush=True)
+            except CaseFailed as e:
+                failed.append(n)
+                print(f"FAIL {n}: {e}", flush=True)
+                break
     if failed:
         print(f"{len(failed)} of {len(names)} cases failed: {' '.join(failed)}")
         return 1
