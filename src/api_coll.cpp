@@ -90,6 +90,60 @@ void check_alias(const void* send, const void* recv, std::int64_t bytes, const c
     }
 }
 
+/// Part of one side of a collective's data in this process: `count`
+/// elements of `t`, starting `displ` extents from `buf`.
+struct Part {
+    const void* buf;
+    std::int64_t displ;
+    std::int64_t count;
+    const dtype::Datatype& t;
+};
+
+/// The send side's data and the receive side's must not share memory
+/// (MPI-3.1 2.3; MPI_IN_PLACE is the way to use one buffer for both), the
+/// usual slip being a sendbuf that points at this rank's own block of
+/// recvbuf.  Where both parts are single runs of bytes, any overlap is
+/// refused; where either has gaps (which the other may fill legally), only
+/// the same buffer.
+void check_alias(const Part& send, const Part& recv, const char* fn) {
+    if (send.count <= 0 || recv.count <= 0 || send.t.size == 0 || recv.t.size == 0) return;
+    if (!send.t.is_run(send.count) || !recv.t.is_run(recv.count)) {
+        if (send.displ == 0 && recv.displ == 0) check_alias(send.buf, recv.buf, send.count * send.t.size, fn);
+        return;
+    }
+    // Unsigned arithmetic: negative bounds and displacements wrap the same
+    // way on both sides.
+    auto lo = [](const Part& p) {
+        return reinterpret_cast<std::uintptr_t>(p.buf) + static_cast<std::uintptr_t>(p.displ * p.t.extent) +
+               static_cast<std::uintptr_t>(p.t.true_lb);
+    };
+    const std::uintptr_t s_lo = lo(send);
+    const std::uintptr_t r_lo = lo(recv);
+    const std::uintptr_t s_hi = s_lo + static_cast<std::uintptr_t>(send.count * send.t.size);
+    const std::uintptr_t r_hi = r_lo + static_cast<std::uintptr_t>(recv.count * recv.t.size);
+    if (s_lo < r_hi && r_lo < s_hi) {
+        throw MpiError(MPI_ERR_BUFFER,
+                       fmt::format("{}: the send data ({} bytes at {:#x}, sendbuf {}) overlaps the receive data "
+                                   "({} bytes at {:#x}, recvbuf {}); send and receive buffers must be disjoint "
+                                   "(pass MPI_IN_PLACE as sendbuf to use recvbuf for both)",
+                                   fn, s_hi - s_lo, s_lo, send.buf, r_hi - r_lo, r_lo, recv.buf));
+    }
+}
+
+/// check_alias() of `one` against each rank's block of a "v" buffer, which
+/// is the send side where `blocks_send`.
+void check_alias_blocks(const Part& one, const void* buf, const int* counts, const int* displs, int n,
+                        const dtype::Datatype& t, bool blocks_send, const char* fn) {
+    for (int r = 0; r < n; ++r) {
+        const Part block{buf, displs[r], counts[r], t};
+        if (blocks_send) {
+            check_alias(block, one, fn);
+        } else {
+            check_alias(one, block, fn);
+        }
+    }
+}
+
 /// An array of one int per rank (counts or displacements).
 void check_array(const int* a, const char* arg, const char* fn) {
     if (a == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: {} is NULL", fn, arg));
@@ -253,7 +307,7 @@ void inter_allreduce(Communicator& c, const void* sendbuf, void* recvbuf, int co
     const ReductionArgs a(count, datatype, op, fn);
     check_buf(sendbuf, count, a.type, "sendbuf", fn);
     check_buf(recvbuf, count, a.type, "recvbuf", fn);
-    check_alias(sendbuf, recvbuf, count * a.type.size, fn);
+    check_alias({sendbuf, 0, count, a.type}, {recvbuf, 0, count, a.type}, fn);
     inter_finish(c, comm, form, fn, [&] {
         return nbc::inter_allreduce(c, sendbuf, recvbuf, count, a.type,
                                     shared_binding(op, datatype, a.type, count, fn));
@@ -268,7 +322,7 @@ void inter_reduce_scatter(Communicator& c, const void* sendbuf, void* recvbuf, c
     const op::Binding b(op::op_of(op, fn), datatype, t, total, fn);
     check_buf(sendbuf, total, t, "sendbuf", fn);
     check_buf(recvbuf, counts[c.rank()], t, "recvbuf", fn);
-    check_alias(sendbuf, recvbuf, total * t.size, fn);
+    check_alias({sendbuf, 0, total, t}, {recvbuf, 0, counts[c.rank()], t}, fn);
     inter_finish(c, comm, form, fn, [&] {
         return nbc::inter_reduce_scatter(c, sendbuf, recvbuf, counts, t,
                                          shared_binding(op, datatype, t, total, fn));
@@ -290,7 +344,7 @@ int everyone_reduces(const void* sendbuf, void* recvbuf, int count, MPI_Datatype
         check_buf(recvbuf, count, a.type, "recvbuf", fn);
         if (sendbuf != MPI_IN_PLACE) {
             check_buf(sendbuf, count, a.type, "sendbuf", fn);
-            check_alias(sendbuf, recvbuf, count * a.type.size, fn);
+            check_alias({sendbuf, 0, count, a.type}, {recvbuf, 0, count, a.type}, fn);
         }
         finish(
             form, comm, fn, [&] { now(call(c, fn), sendbuf, recvbuf, count, a.type, a.binding); },
@@ -345,7 +399,7 @@ int reduce_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
             check_buf(recvbuf, count, a.type, "recvbuf", fn);
             if (sendbuf != MPI_IN_PLACE) {
                 check_buf(sendbuf, count, a.type, "sendbuf", fn);
-                check_alias(sendbuf, recvbuf, count * a.type.size, fn);
+                check_alias({sendbuf, 0, count, a.type}, {recvbuf, 0, count, a.type}, fn);
             }
         } else {
             check_buf(sendbuf, count, a.type, "sendbuf", fn);
@@ -394,7 +448,7 @@ int reduce_scatter_call(const void* sendbuf, void* recvbuf, const int recvcounts
         } else {
             check_buf(recvbuf, recvcounts[c.rank()], t, "recvbuf", fn);
             check_buf(sendbuf, total, t, "sendbuf", fn);
-            check_alias(sendbuf, recvbuf, total * t.size, fn);
+            check_alias({sendbuf, 0, total, t}, {recvbuf, 0, recvcounts[c.rank()], t}, fn);
         }
         finish(
             form, comm, fn, [&] { typed::reduce_scatter(call(c, fn), sendbuf, recvbuf, recvcounts, t, b); },
@@ -423,7 +477,7 @@ int reduce_scatter_block_call(const void* sendbuf, void* recvbuf, int recvcount,
         } else {
             check_buf(recvbuf, recvcount, t, "recvbuf", fn);
             check_buf(sendbuf, total, t, "sendbuf", fn);
-            check_alias(sendbuf, recvbuf, total * t.size, fn);
+            check_alias({sendbuf, 0, total, t}, {recvbuf, 0, recvcount, t}, fn);
         }
         finish(
             form, comm, fn,
@@ -465,7 +519,10 @@ int gather_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
         if (is_root) {
             rt = &buffer_arg(recvbuf, recvcount, static_cast<std::int64_t>(recvcount) * c.size(), recvtype,
                              kRecv, fn);
-            if (st != nullptr) check_alias(sendbuf, recvbuf, sendcount * st->size, fn);
+            if (st != nullptr) {
+                check_alias({sendbuf, 0, sendcount, *st},
+                            {recvbuf, 0, static_cast<std::int64_t>(recvcount) * c.size(), *rt}, fn);
+            }
         }
         finish(
             form, comm, fn,
@@ -508,6 +565,9 @@ int gatherv_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
             check_array(displs, "displs", fn);
             rt = &type_arg(recvtype, "recvtype", fn);
             check_buf(recvbuf, total_of(recvcounts, c.size()), *rt, "recvbuf", fn);
+            if (st != nullptr) {
+                check_alias_blocks({sendbuf, 0, sendcount, *st}, recvbuf, recvcounts, displs, c.size(), *rt, false, fn);
+            }
         }
         finish(
             form, comm, fn,
@@ -538,7 +598,10 @@ int allgather_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
         }
         const dtype::Datatype& rt = buffer_arg(
             recvbuf, recvcount, static_cast<std::int64_t>(recvcount) * c.size(), recvtype, kRecv, fn);
-        if (st != nullptr) check_alias(sendbuf, recvbuf, sendcount * st->size, fn);
+        if (st != nullptr) {
+            check_alias({sendbuf, 0, sendcount, *st}, {recvbuf, 0, static_cast<std::int64_t>(recvcount) * c.size(), rt},
+                        fn);
+        }
         finish(
             form, comm, fn,
             [&] { typed::allgather(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcount, rt); },
@@ -570,6 +633,9 @@ int allgatherv_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         check_array(displs, "displs", fn);
         const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
         check_buf(recvbuf, total_of(recvcounts, c.size()), rt, "recvbuf", fn);
+        if (st != nullptr) {
+            check_alias_blocks({sendbuf, 0, sendcount, *st}, recvbuf, recvcounts, displs, c.size(), rt, false, fn);
+        }
         finish(
             form, comm, fn,
             [&] { typed::allgatherv(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcounts, displs, rt); },
@@ -607,7 +673,10 @@ int scatter_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         }
         if (!is_root || recvbuf != MPI_IN_PLACE) {
             rt = &buffer_arg(recvbuf, recvcount, recvcount, recvtype, kRecv, fn);
-            if (is_root) check_alias(sendbuf, recvbuf, recvcount * rt->size, fn);
+            if (is_root) {
+                check_alias({sendbuf, 0, static_cast<std::int64_t>(sendcount) * c.size(), *st},
+                            {recvbuf, 0, recvcount, *rt}, fn);
+            }
         }
         finish(
             form, comm, fn,
@@ -650,6 +719,9 @@ int scatterv_call(const void* sendbuf, const int sendcounts[], const int displs[
         }
         if (!is_root || recvbuf != MPI_IN_PLACE) {
             rt = &buffer_arg(recvbuf, recvcount, recvcount, recvtype, kRecv, fn);
+            if (is_root) {
+                check_alias_blocks({recvbuf, 0, recvcount, *rt}, sendbuf, sendcounts, displs, c.size(), *st, true, fn);
+            }
         }
         finish(
             form, comm, fn,
@@ -680,7 +752,10 @@ int alltoall_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
         }
         const dtype::Datatype& rt = buffer_arg(
             recvbuf, recvcount, static_cast<std::int64_t>(recvcount) * c.size(), recvtype, kRecv, fn);
-        if (st != nullptr) check_alias(sendbuf, recvbuf, sendcount * st->size, fn);
+        if (st != nullptr) {
+            check_alias({sendbuf, 0, static_cast<std::int64_t>(sendcount) * c.size(), *st},
+                        {recvbuf, 0, static_cast<std::int64_t>(recvcount) * c.size(), rt}, fn);
+        }
         finish(
             form, comm, fn,
             [&] { typed::alltoall(call(c, fn), sendbuf, sendcount, st, recvbuf, recvcount, rt); },
@@ -719,6 +794,7 @@ int alltoallv_call(const void* sendbuf, const int sendcounts[], const int sdispl
         check_array(rdispls, "rdispls", fn);
         const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
         check_buf(recvbuf, total_of(recvcounts, c.size()), rt, "recvbuf", fn);
+        if (st != nullptr) check_alias(sendbuf, recvbuf, total_of(sendcounts, c.size()) * st->size, fn);
         finish(
             form, comm, fn,
             [&] {
@@ -772,6 +848,12 @@ int alltoallw_call(const void* sendbuf, const int sendcounts[], const int sdispl
                 [&](int r) { return rt[static_cast<std::size_t>(r)]; });
             inter_finish(c, comm, form, fn, [&] { return nbc::inter_exchange(c, sends, recvs); });
             return;
+        }
+        if (!st.empty()) {
+            std::int64_t send_bytes = 0;
+            for (int r = 0; r < c.size(); ++r)
+                send_bytes += std::int64_t{sendcounts[r]} * st[static_cast<std::size_t>(r)]->size;
+            check_alias(sendbuf, recvbuf, send_bytes, fn);
         }
         finish(
             form, comm, fn,

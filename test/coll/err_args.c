@@ -111,6 +111,58 @@ int main(int argc, char **argv)
         const int rc = MPI_Allreduce(buf, buf, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         check_message(rc, "MPI_Allreduce", "MPI_IN_PLACE");
     }
+    /* Overlapping send and receive data: the usual slip is a sendbuf that
+     * is this rank's own block of recvbuf, which MPI_IN_PLACE is for.
+     * Every rank fails alike on MPI_COMM_WORLD; rooted calls run on
+     * MPI_COMM_SELF, so no rank waits for a root that failed. */
+    {
+        enum { kSpan = 64 };
+        int *span = (int *)calloc(kSpan + 4 * (size_t)size, sizeof(int));
+        CHECK(span != NULL);
+        const int me = world_rank();
+        int *counts_w = (int *)malloc((size_t)size * sizeof(int));
+        int *displs_w = (int *)malloc((size_t)size * sizeof(int));
+        CHECK(counts_w != NULL && displs_w != NULL);
+        for (int r = 0; r < size; ++r) {
+            counts_w[r] = 2;
+            displs_w[r] = 2 * r;
+        }
+        CHECK_CLASS(MPI_Allgather(&span[me], 1, MPI_INT, span, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+        CHECK_CLASS(MPI_Allgatherv(&span[2 * me], 2, MPI_INT, span, counts_w, displs_w, MPI_INT, MPI_COMM_WORLD),
+                    MPI_ERR_BUFFER);
+        CHECK_CLASS(MPI_Alltoall(span + (size > 1), 1, MPI_INT, span, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+        CHECK_CLASS(MPI_Allreduce(span + 1, span, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+        CHECK_CLASS(MPI_Scan(span, span + 3, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+        {
+            const int rc = MPI_Allgather(&span[me], 1, MPI_INT, span, 1, MPI_INT, MPI_COMM_WORLD);
+            check_message(rc, "MPI_Allgather", "overlaps");
+        }
+        int one_count[1] = {2}, at_two[1] = {2}, at_one[1] = {1};
+        CHECK_CLASS(MPI_Gather(span + 1, 2, MPI_INT, span, 2, MPI_INT, 0, MPI_COMM_SELF), MPI_ERR_BUFFER);
+        CHECK_CLASS(MPI_Gatherv(span + 2, 2, MPI_INT, span, one_count, at_two, MPI_INT, 0, MPI_COMM_SELF),
+                    MPI_ERR_BUFFER);
+        CHECK_CLASS(MPI_Scatter(span, 2, MPI_INT, span + 1, 2, MPI_INT, 0, MPI_COMM_SELF), MPI_ERR_BUFFER);
+        CHECK_CLASS(MPI_Scatterv(span, one_count, at_one, MPI_INT, span + 2, 2, MPI_INT, 0, MPI_COMM_SELF),
+                    MPI_ERR_BUFFER);
+        CHECK_CLASS(MPI_Reduce(span, span + 2, 4, MPI_INT, MPI_SUM, 0, MPI_COMM_SELF), MPI_ERR_BUFFER);
+        /* Not refused: data that only meets end to end, and data with gaps
+         * that the other side fills (a vector of the odd ints gathered into
+         * the even ones). */
+        for (int i = 0; i < kSpan; ++i) span[i] = i;
+        CHECK_MPI(MPI_Gather(span + 2, 2, MPI_INT, span, 2, MPI_INT, 0, MPI_COMM_SELF));
+        CHECKF(span[0] == 2 && span[1] == 3, "an adjacent gather gave %d %d", span[0], span[1]);
+        MPI_Datatype every_other;
+        CHECK_MPI(MPI_Type_vector(4, 1, 2, MPI_INT, &every_other));
+        CHECK_MPI(MPI_Type_commit(&every_other));
+        for (int i = 0; i < kSpan; ++i) span[i] = i;
+        CHECK_MPI(MPI_Gather(span + 1, 1, every_other, span, 1, every_other, 0, MPI_COMM_SELF));
+        CHECKF(span[0] == 1 && span[2] == 3 && span[4] == 5 && span[6] == 7 && span[1] == 1 && span[7] == 7,
+               "an interleaved gather gave %d %d %d %d", span[0], span[2], span[4], span[6]);
+        MPI_Type_free(&every_other);
+        free(displs_w);
+        free(counts_w);
+        free(span);
+    }
     /* NULL count and displacement arrays. */
     CHECK_CLASS(MPI_Gatherv(buf, 1, MPI_INT, out, NULL, displs, MPI_INT, 0, MPI_COMM_SELF), MPI_ERR_ARG);
     CHECK_CLASS(MPI_Allgatherv(buf, 1, MPI_INT, out, counts, NULL, MPI_INT, MPI_COMM_SELF), MPI_ERR_ARG);
