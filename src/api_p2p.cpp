@@ -17,11 +17,23 @@ using shmpi::p2p::Request;
 
 namespace {
 
+/// A received message whose bytes end inside a basic element of the
+/// receive type (Engine::check_elements).
+MpiError partial_element(const char* fn, const MPI_Status& st, std::uint64_t bytes, const dtype::Datatype& t) {
+    return MpiError(MPI_ERR_TYPE, fmt::format("{}: message from rank {} with tag {} has {} bytes, which end inside "
+                                              "a basic element of the receive type {}: the send and receive type "
+                                              "signatures differ",
+                                              fn, st.MPI_SOURCE, st.MPI_TAG, bytes, t.name));
+}
+
 /// The error a finished request reports, as an MpiError naming `fn`.
 MpiError request_error(const Request& r, const char* fn) {
     if (r.type == Request::Type::Task) {
         const auto& t = static_cast<const p2p::Task&>(r);
         return MpiError(r.status.MPI_ERROR, fmt::format("{}: {}: {}", fn, t.origin, t.error));
+    }
+    if (r.status.MPI_ERROR == MPI_ERR_TYPE && r.type_info != nullptr) {
+        return partial_element(fn, r.status, r.incoming, *r.type_info);
     }
     return MpiError(r.status.MPI_ERROR,
                     fmt::format("{}: message from rank {} with tag {} has {} bytes but the receive "
@@ -183,6 +195,7 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_
         MPI_Status st;
         const std::uint64_t incoming = c.recv(buf, count, t, source, tag, st);
         put_status(status, st);
+        if (st.MPI_ERROR == MPI_ERR_TYPE) throw partial_element(fn, st, incoming, t);
         if (st.MPI_ERROR != MPI_SUCCESS) {
             throw MpiError(st.MPI_ERROR,
                            fmt::format("{}: message from rank {} with tag {} has {} bytes but the "

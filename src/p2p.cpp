@@ -368,8 +368,13 @@ std::uint64_t Engine::recv(std::uint32_t context, std::int32_t src, std::int32_t
             got = try_recv_now(context, src, from, tag, landing, capacity, status);
             return got != 0;
         });
-        if (got == 1) return static_cast<std::uint64_t>(status.shmpi_count_lo) |
-                             (static_cast<std::uint64_t>(static_cast<std::uint32_t>(status.shmpi_count_hi)) << 32);
+        if (got == 1) {
+            const std::uint64_t bytes =
+                static_cast<std::uint64_t>(status.shmpi_count_lo) |
+                (static_cast<std::uint64_t>(static_cast<std::uint32_t>(status.shmpi_count_hi)) << 32);
+            check_elements(status, type, bytes, capacity);
+            return bytes;
+        }
     }
     Request r;
     r.on_stack = true;
@@ -565,10 +570,22 @@ void Engine::deliver(Request* r, const std::byte* p, std::uint64_t n) {
     r->arrived += n;
 }
 
+void Engine::check_elements(MPI_Status& status, const dtype::Datatype& type, std::uint64_t got,
+                            std::uint64_t capacity) {
+    // Whole elements of the type always end on a boundary, so only a partial
+    // last one is looked at; a full buffer (the usual case) costs no division.
+    if (got == capacity || type.size <= 1) return;
+    if (status.MPI_ERROR == MPI_SUCCESS && got % static_cast<std::uint64_t>(type.size) != 0 &&
+        dtype::elements_in(type, static_cast<std::int64_t>(got)) == MPI_UNDEFINED) {
+        status.MPI_ERROR = MPI_ERR_TYPE;
+    }
+}
+
 void Engine::finish_recv(Request* r) {
     const std::uint64_t got = std::min(r->incoming, r->capacity);
     set_count(r->status, got);
     r->status.MPI_ERROR = r->incoming > r->capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    if (r->type_info != nullptr) check_elements(r->status, *r->type_info, got, r->capacity);
     complete(r);
 }
 

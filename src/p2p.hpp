@@ -264,6 +264,12 @@ private:
     static void deliver(Request* r, const std::byte* p, std::uint64_t n);
     bool pull(Request* r, std::uint32_t src_world, std::uint64_t addr, std::uint64_t n);
     void finish_recv(Request* r);
+    /// MPI_ERR_TYPE in `status` (if it holds no error yet) when `got` bytes,
+    /// received into a buffer of `capacity`, end inside a basic element of
+    /// `type`: such bytes cannot come from a send whose type signature
+    /// matches (MPI-3.1 3.3.1), and the last element is half written.
+    static void check_elements(MPI_Status& status, const dtype::Datatype& type, std::uint64_t got,
+                               std::uint64_t capacity);
     void complete(Request* r);
     std::uint64_t new_token(Request* r);
     Request* take_token(std::uint64_t token, const char* what, std::uint32_t src_world);
