@@ -81,12 +81,18 @@ const dtype::Datatype& buffer_arg(const void* buf, int count, std::int64_t elems
     return t;
 }
 
+/// How check_alias() names the two buffers, and what it advises.
+struct AliasWords {
+    const char* send = "sendbuf";
+    const char* recv = "recvbuf";
+    const char* advice = "pass MPI_IN_PLACE as sendbuf to use recvbuf for both";
+};
+
 /// sendbuf and recvbuf must not be the same memory (MPI_IN_PLACE says that).
-void check_alias(const void* send, const void* recv, std::int64_t bytes, const char* fn) {
+void check_alias(const void* send, const void* recv, std::int64_t bytes, const char* fn, const AliasWords& w = {}) {
     if (send == recv && send != nullptr && bytes > 0) {
-        throw MpiError(MPI_ERR_BUFFER, fmt::format("{}: sendbuf and recvbuf are the same buffer {}; "
-                                                   "pass MPI_IN_PLACE as sendbuf instead",
-                                                   fn, send));
+        throw MpiError(MPI_ERR_BUFFER,
+                       fmt::format("{}: {} and {} are the same buffer {}; {}", fn, w.send, w.recv, send, w.advice));
     }
 }
 
@@ -105,10 +111,10 @@ struct Part {
 /// recvbuf.  Where both parts are single runs of bytes, any overlap is
 /// refused; where either has gaps (which the other may fill legally), only
 /// the same buffer.
-void check_alias(const Part& send, const Part& recv, const char* fn) {
+void check_alias(const Part& send, const Part& recv, const char* fn, const AliasWords& w = {}) {
     if (send.count <= 0 || recv.count <= 0 || send.t.size == 0 || recv.t.size == 0) return;
     if (!send.t.is_run(send.count) || !recv.t.is_run(recv.count)) {
-        if (send.displ == 0 && recv.displ == 0) check_alias(send.buf, recv.buf, send.count * send.t.size, fn);
+        if (send.displ == 0 && recv.displ == 0) check_alias(send.buf, recv.buf, send.count * send.t.size, fn, w);
         return;
     }
     // Unsigned arithmetic: negative bounds and displacements wrap the same
@@ -121,12 +127,14 @@ void check_alias(const Part& send, const Part& recv, const char* fn) {
     const std::uintptr_t r_lo = lo(recv);
     const std::uintptr_t s_hi = s_lo + static_cast<std::uintptr_t>(send.count * send.t.size);
     const std::uintptr_t r_hi = r_lo + static_cast<std::uintptr_t>(recv.count * recv.t.size);
+    if (s_lo == r_lo && send.displ == 0 && recv.displ == 0) {
+        check_alias(send.buf, recv.buf, send.count * send.t.size, fn, w);
+    }
     if (s_lo < r_hi && r_lo < s_hi) {
-        throw MpiError(MPI_ERR_BUFFER,
-                       fmt::format("{}: the send data ({} bytes at {:#x}, sendbuf {}) overlaps the receive data "
-                                   "({} bytes at {:#x}, recvbuf {}); send and receive buffers must be disjoint "
-                                   "(pass MPI_IN_PLACE as sendbuf to use recvbuf for both)",
-                                   fn, s_hi - s_lo, s_lo, send.buf, r_hi - r_lo, r_lo, recv.buf));
+        throw MpiError(MPI_ERR_BUFFER, fmt::format("{}: the data of {} ({} bytes at {:#x}, {} {}) overlaps the data of "
+                                                   "{} ({} bytes at {:#x}, {} {}); the two must be disjoint ({})",
+                                                   fn, w.send, s_hi - s_lo, s_lo, w.send, send.buf, w.recv, r_hi - r_lo,
+                                                   r_lo, w.recv, recv.buf, w.advice));
     }
 }
 
@@ -976,11 +984,8 @@ int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype
         const ReductionArgs a(count, datatype, op, fn);
         check_buf(inbuf, count, a.type, "inbuf", fn);
         check_buf(inoutbuf, count, a.type, "inoutbuf", fn);
-        if (inbuf == inoutbuf && inbuf != nullptr && count > 0 && a.type.size > 0) {
-            throw MpiError(MPI_ERR_BUFFER, fmt::format("{}: inbuf and inoutbuf are the same buffer {} (MPI "
-                                                       "arguments that a call writes must not alias others)",
-                                                       fn, inbuf));
-        }
+        check_alias({inbuf, 0, count, a.type}, {inoutbuf, 0, count, a.type}, fn,
+                    {"inbuf", "inoutbuf", "MPI arguments that a call writes must not alias others"});
         op::reduce_local(a.binding, inbuf, inoutbuf, count, a.type);
     });
 }

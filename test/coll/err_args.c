@@ -95,6 +95,9 @@ int main(int argc, char **argv)
     CHECK_CLASS(MPI_Reduce_local(out, out, 4, MPI_INT, MPI_SUM), MPI_ERR_BUFFER);
     CHECK_CLASS(MPI_Allreduce(NULL, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
 #if defined(SHMPI)
+    /* MPI_Reduce_local's input overlapping its output. */
+    CHECK_CLASS(MPI_Reduce_local(out + 1, out, 3, MPI_INT, MPI_SUM), MPI_ERR_BUFFER);
+    check_message(MPI_Reduce_local(out + 1, out, 3, MPI_INT, MPI_SUM), "MPI_Reduce_local", "inoutbuf");
     /* MPI_IN_PLACE where the standard does not allow it. */
     CHECK_CLASS(MPI_Bcast(MPI_IN_PLACE, 1, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
     CHECK_CLASS(MPI_Allreduce(buf, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
@@ -133,9 +136,10 @@ int main(int argc, char **argv)
         CHECK_CLASS(MPI_Alltoall(span + (size > 1), 1, MPI_INT, span, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER);
         CHECK_CLASS(MPI_Allreduce(span + 1, span, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
         CHECK_CLASS(MPI_Scan(span, span + 3, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+        check_message(MPI_Scan(span, span + 3, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD), "MPI_Scan", "overlaps");
         {
             const int rc = MPI_Allgather(&span[me], 1, MPI_INT, span, 1, MPI_INT, MPI_COMM_WORLD);
-            check_message(rc, "MPI_Allgather", "overlaps");
+            check_message(rc, "MPI_Allgather", "MPI_IN_PLACE");
         }
         int one_count[1] = {2}, at_two[1] = {2}, at_one[1] = {1};
         CHECK_CLASS(MPI_Gather(span + 1, 2, MPI_INT, span, 2, MPI_INT, 0, MPI_COMM_SELF), MPI_ERR_BUFFER);
