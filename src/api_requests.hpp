@@ -91,17 +91,8 @@ inline void put_empty_status(MPI_Status* out) {
     if (out != MPI_STATUS_IGNORE) *out = empty_status();
 }
 
-/// The bytes a status reports (MPI_Get_count and MPI_Get_elements read
-/// them; MPI_Status_set_elements writes them): a 64-bit count kept in the
-/// two private halves shmpi_count_lo and shmpi_count_hi.
-inline std::uint64_t status_bytes(const MPI_Status& s) {
-    return static_cast<std::uint32_t>(s.shmpi_count_lo) |
-           (static_cast<std::uint64_t>(static_cast<std::uint32_t>(s.shmpi_count_hi)) << 32);
-}
-inline void set_status_bytes(MPI_Status& s, std::uint64_t bytes) {
-    s.shmpi_count_lo = static_cast<int>(bytes & 0xffffffffu);
-    s.shmpi_count_hi = static_cast<int>(bytes >> 32);
-}
+using p2p::set_status_bytes;
+using p2p::status_bytes;
 
 /// The errors of a call that completes several requests (Waitall, Testall,
 /// Waitsome, Testsome).  MPI-3.1 3.7.5: each failed request's status gets

@@ -34,8 +34,9 @@ constexpr std::size_t kReserve = std::size_t{16} << 30;
 constexpr std::size_t kGrow = std::size_t{1} << 20;
 
 /// The range handle objects are carved from.  `base_` and `size_` are set
-/// once, before any block is carved, and never change; `next_`, `end_` and
-/// the growth of handle_arena::readable_end happen under Pool::lock.
+/// once, before any block is carved, and never change; `next_` and the
+/// growth of handle_arena::readable_end (the end of the readable part)
+/// happen under Pool::lock.
 class Arena {
 public:
     Arena() {
@@ -53,7 +54,6 @@ public:
         size_ = size;
         page_ = page;
         next_ = base_;
-        end_ = base_;
         handle_arena::readable_end.store(reinterpret_cast<std::uintptr_t>(base_), std::memory_order_relaxed);
         handle_arena::readable_lo.store(reinterpret_cast<std::uintptr_t>(base_), std::memory_order_relaxed);
 #ifdef SHMPI_LSAN
@@ -70,16 +70,17 @@ public:
         const auto top = reinterpret_cast<std::uintptr_t>(base_) + size_;
         const auto start = (reinterpret_cast<std::uintptr_t>(next_) + align - 1) & ~(std::uintptr_t{align} - 1);
         if (start > top || bytes > top - start) return spill();
-        char* block = reinterpret_cast<char*>(start);
-        if (block + bytes > end_) {
-            std::size_t grow = std::max(kGrow, static_cast<std::size_t>(block + bytes - end_));
+        // Relaxed: see handle_arena::readable_end; only this function, under
+        // the lock, stores it.
+        const std::uintptr_t end = handle_arena::readable_end.load(std::memory_order_relaxed);
+        if (start + bytes > end) {
+            std::size_t grow = std::max(kGrow, static_cast<std::size_t>(start + bytes - end));
             grow = (grow + page_ - 1) / page_ * page_;
-            grow = std::min(grow, static_cast<std::size_t>(base_ + size_ - end_));
-            if (mprotect(end_, grow, PROT_READ | PROT_WRITE) != 0) return spill();
-            end_ += grow;
-            // Relaxed: see handle_arena::readable_end.
-            handle_arena::readable_end.store(reinterpret_cast<std::uintptr_t>(end_), std::memory_order_relaxed);
+            grow = std::min(grow, static_cast<std::size_t>(top - end));
+            if (mprotect(reinterpret_cast<void*>(end), grow, PROT_READ | PROT_WRITE) != 0) return spill();
+            handle_arena::readable_end.store(end + grow, std::memory_order_relaxed);
         }
+        char* block = reinterpret_cast<char*>(start);
         next_ = block + bytes;
         return block;
     }
@@ -104,8 +105,6 @@ private:
     std::size_t size_ = 0;
     std::size_t page_ = 0;
     char* next_ = nullptr;
-    /// The end of the readable part: grows, never shrinks.
-    char* end_ = nullptr;
     /// Set once a block had to come from the heap: from then on a pointer
     /// outside the arena may be a live object.
     std::atomic<bool> spilled_{false};

@@ -19,11 +19,6 @@ bool fits(std::int32_t want_src, std::int32_t want_tag, std::uint32_t want_ctx, 
            (want_tag == MPI_ANY_TAG || want_tag == w.tag);
 }
 
-void set_count(MPI_Status& s, std::uint64_t bytes) {
-    s.shmpi_count_lo = static_cast<int>(bytes & 0xffffffffu);
-    s.shmpi_count_hi = static_cast<int>(bytes >> 32);
-}
-
 [[noreturn]] void corrupt(std::uint32_t src_world, const std::string& what) {
     throw MpiError(MPI_ERR_INTERN,
                    fmt::format("corrupt cell from rank {}: {}", src_world, what));
@@ -256,7 +251,7 @@ int Engine::try_recv_now(std::uint32_t context, std::int32_t src, std::uint32_t 
     status.MPI_TAG = w.tag;
     status.MPI_ERROR = MPI_SUCCESS;
     status.shmpi_cancelled = 0;
-    set_count(status, w.total);
+    set_status_bytes(status, w.total);
     return 1;
 }
 
@@ -369,9 +364,7 @@ std::uint64_t Engine::recv(std::uint32_t context, std::int32_t src, std::int32_t
             return got != 0;
         });
         if (got == 1) {
-            const std::uint64_t bytes =
-                static_cast<std::uint64_t>(status.shmpi_count_lo) |
-                (static_cast<std::uint64_t>(static_cast<std::uint32_t>(status.shmpi_count_hi)) << 32);
+            const std::uint64_t bytes = status_bytes(status);
             check_elements(status, type, bytes, capacity);
             return bytes;
         }
@@ -583,7 +576,7 @@ void Engine::check_elements(MPI_Status& status, const dtype::Datatype& type, std
 
 void Engine::finish_recv(Request* r) {
     const std::uint64_t got = std::min(r->incoming, r->capacity);
-    set_count(r->status, got);
+    set_status_bytes(r->status, got);
     r->status.MPI_ERROR = r->incoming > r->capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
     if (r->type_info != nullptr) check_elements(r->status, *r->type_info, got, r->capacity);
     complete(r);
@@ -908,7 +901,7 @@ void put_probe_status(MPI_Status& status, const Unexpected& u) {
     status.MPI_TAG = u.wire.tag;
     status.MPI_ERROR = MPI_SUCCESS;
     status.shmpi_cancelled = 0;
-    set_count(status, u.wire.total);
+    set_status_bytes(status, u.wire.total);
 }
 
 }  // namespace
@@ -974,7 +967,7 @@ bool Engine::cancel(Request* r) {
     unpost(r);
     r->status.shmpi_cancelled = 1;
     r->status.MPI_ERROR = MPI_SUCCESS;
-    set_count(r->status, 0);
+    set_status_bytes(r->status, 0);
     complete(r);
     return true;
 }

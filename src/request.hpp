@@ -119,4 +119,16 @@ public:
     const char* origin = "a nonblocking collective";
 };
 
+/// The bytes a status reports (MPI_Get_count and MPI_Get_elements read
+/// them; receives and MPI_Status_set_elements write them): a 64-bit count
+/// kept in the two private halves shmpi_count_lo and shmpi_count_hi.
+inline std::uint64_t status_bytes(const MPI_Status& s) {
+    return static_cast<std::uint32_t>(s.shmpi_count_lo) |
+           (static_cast<std::uint64_t>(static_cast<std::uint32_t>(s.shmpi_count_hi)) << 32);
+}
+inline void set_status_bytes(MPI_Status& s, std::uint64_t bytes) {
+    s.shmpi_count_lo = static_cast<int>(bytes & 0xffffffffu);
+    s.shmpi_count_hi = static_cast<int>(bytes >> 32);
+}
+
 }  // namespace shmpi::p2p
