@@ -30,6 +30,8 @@ int init(const char* fn, int required, int* provided) {
     const CallName call_name(fn);
     try {
         set_runtime(new Runtime(level));
+    } catch (const shm::ReportedInitFailure&) {
+        exit_flushed(1);  // another rank printed the same message
     } catch (const std::exception& e) {
         // Messages from the segment layer already say "shmpi: ...".
         const char* what = e.what();

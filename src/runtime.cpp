@@ -10,10 +10,20 @@ namespace shmpi {
 
 Runtime::Runtime(int thread_level)
     : transport_(shm::Transport::from_environment()),
-      engine_(std::make_unique<p2p::Engine>(*transport_)),
       thread_level_(thread_level),
-      main_thread_(std::this_thread::get_id()),
-      coll_selection_(coll::Selection::from_environment(transport_->rank() == 0)) {
+      main_thread_(std::this_thread::get_id()) {
+    // The settings read from here on are the same in every rank: a bad one
+    // is reported once for the job (rethrow_init_failure()).
+    try {
+        engine_ = std::make_unique<p2p::Engine>(*transport_);
+        coll_selection_ = coll::Selection::from_environment(transport_->rank() == 0);
+        build_communicators();
+    } catch (const std::exception&) {
+        transport_->rethrow_init_failure();
+    }
+}
+
+void Runtime::build_communicators() {
     const std::uint32_t n = transport_->size();
     const std::uint32_t me = transport_->rank();
     std::vector<std::uint32_t> all(n);

@@ -57,6 +57,9 @@ public:
     void finalize();
 
 private:
+    /// MPI_COMM_WORLD, MPI_COMM_SELF and the world's collective state.
+    void build_communicators();
+
     std::unique_ptr<shm::Transport> transport_;
     std::unique_ptr<p2p::Engine> engine_;
     p2p::BsendBuffer bsend_buffer_;

@@ -44,8 +44,9 @@ inline constexpr std::size_t kLine = 128;
 inline constexpr std::uint64_t kMagic = 0x47455349504d4853ull;  // "SHMPISEG"
 // 3: RankSlot place fields; 4: stream line; 5: the pool of collective regions;
 // 6: the header's awake line; 8: next_shared_context; 9: shared_context_users;
-// 10: RankSlot::appnum; 11: RankSlot's park line; 12: RankSlot::send_claims
-inline constexpr std::uint32_t kLayoutVersion = 12;
+// 10: RankSlot::appnum; 11: RankSlot's park line; 12: RankSlot::send_claims;
+// 13: init_failure
+inline constexpr std::uint32_t kLayoutVersion = 13;
 
 /// Context ids: those below kSharedContextBase are agreed on by the members
 /// of a new communicator (ContextIds, comm_create.cpp); those from
@@ -114,6 +115,15 @@ struct alignas(kLine) SegmentHeader {
     std::atomic<std::int32_t> abort_code;
     /// AbortKind; written and read like abort_code.
     std::atomic<std::uint32_t> abort_kind;
+    /// A hash of the first MPI_Init failure message of the job (0: none
+    /// yet), so that a failure every rank meets alike (a bad SHMPI_*
+    /// setting) is printed once, not once per rank.  Written (relaxed
+    /// compare-exchange from 0) by the first rank whose MPI_Init fails after
+    /// it attached; read by the same exchange of the ranks that fail after
+    /// it (Transport::rethrow_init_failure()).  Nothing else is published
+    /// with it: a rank that loses the race to a different message prints its
+    /// own.
+    std::atomic<std::uint64_t> init_failure;
 
     // ---- job-wide, mutable: own line, since it changes far more often ----
     /// Ranks that are not asleep on their doorbell: nranks at creation

@@ -41,6 +41,14 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+/// An MPI_Init failure that another rank of the same job has already
+/// reported with the same text (Transport::rethrow_init_failure()):
+/// MPI_Init exits without printing it again.
+class ReportedInitFailure : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 /// Names of the environment variables the launcher sets for each rank.
 inline constexpr const char* kEnvFd = "SHMPI_SEGMENT_FD";
 inline constexpr const char* kEnvRank = "SHMPI_RANK";

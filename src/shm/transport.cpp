@@ -152,10 +152,14 @@ std::unique_ptr<Transport> Transport::from_environment() {
     }
     t->cpus_ = usable_cpus(t->header_->launcher_pid);
     t->oversubscribed_ = static_cast<int>(t->size_) > t->cpus_;
-    t->cma_enabled_ = env_or("SHMPI_CMA", 1, 1) != 0;
-    t->light_wake_ = env_or("SHMPI_MEMBARRIER", 1, 1) != 0 && membarrier_ready();
-    t->policy_.spin = std::chrono::microseconds(env_or("SHMPI_SPIN_US", 20, 10'000'000));
-    t->policy_.yield = std::chrono::microseconds(env_or("SHMPI_YIELD_US", 1000, 100'000'000));
+    try {
+        t->cma_enabled_ = env_or("SHMPI_CMA", 1, 1) != 0;
+        t->light_wake_ = env_or("SHMPI_MEMBARRIER", 1, 1) != 0 && membarrier_ready();
+        t->policy_.spin = std::chrono::microseconds(env_or("SHMPI_SPIN_US", 20, 10'000'000));
+        t->policy_.yield = std::chrono::microseconds(env_or("SHMPI_YIELD_US", 1000, 100'000'000));
+    } catch (const SegmentError&) {
+        t->rethrow_init_failure();
+    }
 
     // The self ring: same geometry, private memory.
     Local& l = *t->local_;
@@ -182,6 +186,23 @@ std::unique_ptr<Transport> Transport::from_environment() {
     }
     t->set_state(kAttached);
     return t;
+}
+
+void Transport::rethrow_init_failure() const {
+    try {
+        throw;
+    } catch (const std::exception& e) {
+        if (!segment_) throw;
+        // Nonzero: 0 means no failure yet.  (std::hash of the text is the
+        // same in every rank: they all run this library's code.)
+        const std::uint64_t mine = std::hash<std::string_view>{}(e.what()) | 1;
+        std::uint64_t first = 0;
+        // Relaxed: the value is the whole message (see SegmentHeader).
+        if (header_->init_failure.compare_exchange_strong(first, mine, std::memory_order_relaxed) || first != mine) {
+            throw;
+        }
+        throw ReportedInitFailure(e.what());
+    }
 }
 
 Transport::~Transport() = default;

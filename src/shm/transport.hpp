@@ -57,6 +57,13 @@ public:
     /// the variable and the value when they are inconsistent.
     static std::unique_ptr<Transport> from_environment();
 
+    /// For a handler of an MPI_Init failure after the attach: rethrows the
+    /// exception being handled, or ReportedInitFailure with its text when
+    /// another rank of the job has already failed with that text.  The
+    /// ranks share one environment, so a bad setting fails them all alike,
+    /// and the job prints the message once instead of once per rank.
+    [[noreturn]] void rethrow_init_failure() const;
+
     ~Transport();
     Transport(const Transport&) = delete;
     Transport& operator=(const Transport&) = delete;

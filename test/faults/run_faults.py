@@ -17,6 +17,7 @@ After every case it checks that nothing is left behind:
 """
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -578,6 +579,26 @@ def mpi_unknown_coll_setting(m, d):
         check(p.returncode == 0 and p.stderr.decode() == want, f"{extra}: rc {p.returncode}, stderr {p.stderr!r}")
         check(sorted(p.stdout.decode().splitlines()) == [f"rank {r} X_UNSET unset" for r in range(3)],
               f"{extra}: stdout {p.stdout!r}")
+
+
+def mpi_bad_setting(m, d):
+    """A bad SHMPI_* setting fails MPI_Init in every rank alike; the job
+    prints the message once, not once per rank, and exits 1."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SHMPI_")}
+    for var, value, message in (
+            ("SHMPI_EAGER_LIMIT", "abc", "SHMPI_EAGER_LIMIT=abc is not a byte count up to 1 GiB"),
+            ("SHMPI_SPIN_US", "-1", "SHMPI_SPIN_US=-1 is not a number in 0..10000000"),
+            ("SHMPI_COLL_SHM_BAND", "0", "SHMPI_COLL_SHM_BAND=0 is not a number in 1..30"),
+            ("SHMPI_COLL", "fastest", "SHMPI_COLL=fastest names no collective algorithm")):
+        for n in ("4", "8"):
+            p = subprocess.run([m, "-n", n, prog(d, "print_env"), "X_UNSET"], env={**env, var: value},
+                               capture_output=True, timeout=60)
+            err = p.stderr.decode()
+            lines = err.splitlines()
+            check(p.returncode == 1 and p.stdout == b"", f"{var}={value} -n {n}: rc {p.returncode}, {err!r}")
+            check(sum(message in line for line in lines) == 1 and len(lines) == 2 and
+                  re.fullmatch(r"shmpi: mpirun: rank \d exited with code 1; ending the job", lines[1]),
+                  f"{var}={value} -n {n}: want the message once, then mpirun's line: {err!r}")
 
 
 def mpi_fatal_error(m, d):
