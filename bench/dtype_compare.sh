@@ -16,12 +16,19 @@
 #      instead of GB/s, and the ratio is shmpi's time over the faster
 #      other's (below 1: shmpi is faster).
 #
+# Each run sits between two link probes and is repeated when the machine
+# was off its usual speed (bench/steady.sh; --steady F, default 1.5, 0 never;
+# --steady-tries N, default 4).
+#
 # usage: bench/dtype_compare.sh [--shmpi-build DIR] [--program dtype_sendrecv|dtype_coll]
 #                               [--ranks N] [--rounds N] [--bytes N] [--times] [--out DIR]
+#                               [--steady F] [--steady-tries N]
 # Exit status: 0 when shmpi produced numbers, 1 otherwise.
 set -uo pipefail
 
 repo=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=bench/steady.sh
+source "$repo/bench/steady.sh"
 build="$repo/build"
 rounds=3
 bytes=1048576
@@ -38,10 +45,13 @@ while [[ $# -gt 0 ]]; do
         --ranks) ranks=${2:?}; shift 2 ;;
         --times) times=1; shift ;;
         --out) out=${2:?}; shift 2 ;;
+        --steady) steady_factor=${2:?}; shift 2 ;;
+        --steady-tries) steady_tries=${2:?}; shift 2 ;;
         -h|--help) sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "dtype_compare.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
     esac
 done
+steady_check || exit 2
 build=$(cd -- "$build" 2>/dev/null && pwd) || { echo "dtype_compare.sh: no build directory $build" >&2; exit 1; }
 [[ -n $out ]] || out=$(mktemp -d "${TMPDIR:-/tmp}/shmpi-dtype-bench.XXXXXX")
 mkdir -p "$out"
@@ -76,17 +86,23 @@ for m in shmpi mpich openmpi; do
     mpis+=("$m")
 done
 
+# One run of MPI $1 in round $2.
+run_one() {
+    # shellcheck disable=SC2086
+    timeout 600 ${run[$1]} "$out/$program.$1" --bytes "$bytes" >"$out/run.$1.$2" 2>"$out/err.$1.$2"
+}
+
+steady_init "$out"
 for ((r = 1; r <= rounds; ++r)); do
     for m in "${mpis[@]}"; do
-        # shellcheck disable=SC2086
-        timeout 600 ${run[$m]} "$out/$program.$m" --bytes "$bytes" >"$out/run.$m.$r" 2>"$out/err.$m.$r" ||
+        steady_run "$m/$r" run_one "$m" "$r" ||
             echo "dtype_compare.sh: $m round $r failed (see $out/err.$m.$r)" >&2
     done
 done
 
-python3 - "$out" "$rounds" "$times" "${mpis[@]}" <<'EOF'
+python3 - "$out" "$rounds" "$times" "$(steady_summary)" "${mpis[@]}" <<'EOF'
 import os, statistics, sys
-out, rounds, times, mpis = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1", sys.argv[4:]
+out, rounds, times, steady, mpis = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1", sys.argv[4], sys.argv[5:]
 names = {"shmpi": "shmpi", "mpich": "MPICH", "openmpi": "Open MPI"}
 rates, sizes, order, heads = {}, {}, [], {}
 for m in mpis:
@@ -108,6 +124,7 @@ for m in mpis:
 with open("/proc/cpuinfo") as c:
     model = next((l.split(":", 1)[1].strip() for l in c if l.startswith("model name")), "?")
 print(f"Machine: {model}, {os.cpu_count()} CPUs; 1-minute load {os.getloadavg()[0]:.1f} at the end.")
+print(steady[0].upper() + steady[1:] + ".")
 for m in mpis:
     seen = []
     for h in heads.get(m, []):

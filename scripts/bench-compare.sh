@@ -79,12 +79,19 @@
 #   --out DIR            where builds, logs and results go (default: a new
 #                        temporary directory)
 #   --quick              1 round, short budgets: checks that everything runs
+#   --steady F           repeat a run when the link probe before or after it
+#                        (bench/link_probe.c) took more than F times the best
+#                        probe: the machine was in a slow stretch (default
+#                        1.5; 0: never; bench/steady.sh)
+#   --steady-tries N     tries per run before an unsteady one is kept (default 4)
 # Exit status: 0 when at least one MPI produced numbers and the tables, CSV,
 # JSON and plots were written; 1 otherwise.
 set -uo pipefail
 
 repo=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 orig_args=("$@")
+# shellcheck source=bench/steady.sh
+source "$repo/bench/steady.sh"
 
 shmpi_build=""
 shmpi_mpicc=${SHMPI_MPICC:-}
@@ -124,11 +131,14 @@ while [[ $# -gt 0 ]]; do
         --rounds) rounds=${2:?}; shift 2 ;;
         --out) out=${2:?}; shift 2 ;;
         --quick) quick=1; rounds=1; shift ;;
+        --steady) steady_factor=${2:?}; shift 2 ;;
+        --steady-tries) steady_tries=${2:?}; shift 2 ;;
         -h|--help) sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument '$1' (try --help)" ;;
     esac
 done
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || die "--rounds '$rounds' is not a positive number"
+steady_check || exit 2
 [[ $bind_to =~ ^(default|core|none)$ ]] || die "--bind-to '$bind_to' is not default, core or none"
 [[ $coll_ops == all ]] &&
     coll_ops="barrier,bcast,reduce,allreduce,gather,gatherv,scatter,scatterv,allgather,allgatherv,alltoall,alltoallv,reduce_scatter,reduce_scatter_block,scan,exscan"
@@ -332,7 +342,7 @@ pingpong_case() {
         for m in "${active[@]}"; do
             log=$out/raw/$case-$m-$r.txt
             echo "  $case round $r: $m" >&2
-            if run_mpi "$m" "$ranks" "$limit" "$log" ./pingpong --csv "$@"; then
+            if steady_run "$case/$m/$r" run_mpi "$m" "$ranks" "$limit" "$log" ./pingpong --csv "$@"; then
                 record_pingpong "$case" "$m" "$r" "$log"
             else
                 note "n/a: $m $case round $r failed with status $? (raw/$case-$m-$r.txt)"
@@ -349,8 +359,8 @@ coll_case() {
         for m in "${active[@]}"; do
             log=$out/raw/$case-$m-$r.txt
             echo "  $case round $r: $m" >&2
-            if run_mpi "$m" "$ranks" "$coll_timeout" "$log" ./coll_bench --csv --ops "$coll_ops" \
-                --sizes "$coll_sizes" "${coll_args[@]}"; then
+            if steady_run "$case/$m/$r" run_mpi "$m" "$ranks" "$coll_timeout" "$log" ./coll_bench --csv \
+                --ops "$coll_ops" --sizes "$coll_sizes" "${coll_args[@]}"; then
                 grep -v '^#' "$log" | grep -E '^[a-z_]+,[0-9]+,' |
                     awk -F, -v c="$case" -v m="$m" -v r="$r" \
                         'BEGIN{OFS="\t"} {print c, m, r, $1, $2, $5, $6, $7}' >>"$out/coll.tsv"
@@ -361,6 +371,7 @@ coll_case() {
     done
 }
 
+steady_init "$out"
 echo "bench-compare.sh: results in $out" >&2
 if [[ $coll_only == 0 ]]; then
     pingpong_case pp2 2 "$pp_timeout" --sizes 8 "${pp_args[@]}"
@@ -401,6 +412,7 @@ fi
     echo "command: scripts/bench-compare.sh ${orig_args[*]}"
     echo "machine: $ncpu CPUs, $(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1), Linux $(uname -r)"
     echo "rounds: $rounds (MPIs alternate within each round)"
+    steady_summary
     case $bind_to in
         default) echo "placement: each MPI's default (no binding options given); where each rank could run (and ran):" ;;
         core) echo "placement: --bind-to core where the ranks fit the $ncpu CPUs, else each MPI's default; where each rank could run (and ran):" ;;

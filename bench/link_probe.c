@@ -1,0 +1,140 @@
+/*
+ * link_probe: how long one cache line takes to travel from one CPU to
+ * another right now, the floor under every small message between two ranks.
+ *
+ * Two processes, pinned to the first two CPUs this one may use, hand a
+ * counter back and forth through a shared line (each side waits for the
+ * other's value, then answers); the time per hand-over is half a round trip.
+ * Virtual machines do not always give the same answer: the 2-CPU VMs this
+ * project is measured on switch for seconds or minutes between about 0.05
+ * and 0.25 us (docs/BENCHMARKS.md), and every MPI slows alike then.  The
+ * compare scripts (scripts/bench-compare.sh, bench/dtype_compare.sh, through
+ * bench/steady.sh) run this before and after each benchmark run and repeat a
+ * run that a slow stretch hit.
+ *
+ * Plain C and POSIX, no MPI.  usage: link_probe [--iters N]
+ * Prints "link_probe: T us one way, CPU A <-> CPU B".  Exits 77 (test
+ * harnesses' "skipped") when this process may use fewer than two CPUs, and
+ * 1 when the other side does not answer within 5 seconds.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Each side's counter on its own 128 bytes (adjacent-line prefetch). */
+struct link {
+    _Alignas(128) atomic_long ping; /* written by the parent */
+    _Alignas(128) atomic_long pong; /* written by the child */
+};
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void pin(int cpu)
+{
+    cpu_set_t s;
+    CPU_ZERO(&s);
+    CPU_SET(cpu, &s);
+    if (sched_setaffinity(0, sizeof s, &s) != 0) {
+        perror("link_probe: sched_setaffinity");
+        _exit(1);
+    }
+}
+
+/* Waits until *flag holds `want`; 0 when it does, -1 after `limit`
+ * seconds.  The clock is read once every 4096 polls. */
+static int await(atomic_long *flag, long want, double limit)
+{
+    const double start = now();
+    for (unsigned polls = 1;; ++polls) {
+        /* Acquire: nothing else is exchanged, but it keeps each side's
+         * answer after its read, as a message flag's would be. */
+        if (atomic_load_explicit(flag, memory_order_acquire) == want)
+            return 0;
+        if (polls % 4096 == 0 && now() - start > limit)
+            return -1;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    long iters = 200000;
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--iters") == 0 && i + 1 < argc && atol(argv[i + 1]) > 0) {
+            iters = atol(argv[++i]);
+        } else {
+            fprintf(stderr, "usage: link_probe [--iters N]\n");
+            return 2;
+        }
+    }
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
+        perror("link_probe: sched_getaffinity");
+        return 1;
+    }
+    int cpus[2], found = 0;
+    for (int c = 0; c < CPU_SETSIZE && found < 2; ++c)
+        if (CPU_ISSET(c, &allowed))
+            cpus[found++] = c;
+    if (found < 2) {
+        fprintf(stderr, "link_probe: needs two CPUs, this process may use %d\n", found);
+        return 77;
+    }
+    struct link *l = mmap(NULL, sizeof *l, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (l == MAP_FAILED) {
+        perror("link_probe: mmap");
+        return 1;
+    }
+    atomic_init(&l->ping, 0);
+    atomic_init(&l->pong, 0);
+    const double limit = 5.0;
+    const pid_t child = fork();
+    if (child < 0) {
+        perror("link_probe: fork");
+        return 1;
+    }
+    if (child == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        pin(cpus[1]);
+        for (long i = 1; i <= iters; ++i) {
+            if (await(&l->ping, i, limit) != 0)
+                _exit(1);
+            /* Release: pairs with the parent's acquire of the answer. */
+            atomic_store_explicit(&l->pong, i, memory_order_release);
+        }
+        _exit(0);
+    }
+    pin(cpus[0]);
+    const double t0 = now();
+    int ok = 1;
+    for (long i = 1; i <= iters && ok; ++i) {
+        /* Release: pairs with the child's acquire of the question. */
+        atomic_store_explicit(&l->ping, i, memory_order_release);
+        ok = await(&l->pong, i, limit) == 0;
+    }
+    const double elapsed = now() - t0;
+    if (!ok)
+        kill(child, SIGKILL);
+    int status = 0;
+    waitpid(child, &status, 0);
+    if (!ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "link_probe: no answer from CPU %d within %.0f s\n", cpus[1], limit);
+        return 1;
+    }
+    printf("link_probe: %.3f us one way, CPU %d <-> CPU %d\n", elapsed / (double)iters / 2 * 1e6, cpus[0],
+           cpus[1]);
+    return 0;
+}
