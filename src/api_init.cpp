@@ -31,11 +31,9 @@ int init(const char* fn, int required, int* provided) {
     try {
         set_runtime(new Runtime(level));
     } catch (const shm::ReportedInitFailure&) {
-        exit_flushed(1);  // another rank printed the same message
+        exit_flushed(1);  // printed once for the job
     } catch (const std::exception& e) {
-        // Messages from the segment layer already say "shmpi: ...".
-        const char* what = e.what();
-        std::fprintf(stderr, "%s%s\n", std::strncmp(what, "shmpi:", 6) == 0 ? "" : "shmpi: ", what);
+        shm::print_init_failure(e.what());
         exit_flushed(1);
     }
     set_phase(Phase::Running);

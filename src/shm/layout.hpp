@@ -115,14 +115,16 @@ struct alignas(kLine) SegmentHeader {
     std::atomic<std::int32_t> abort_code;
     /// AbortKind; written and read like abort_code.
     std::atomic<std::uint32_t> abort_kind;
-    /// A hash of the first MPI_Init failure message of the job (0: none
-    /// yet), so that a failure every rank meets alike (a bad SHMPI_*
-    /// setting) is printed once, not once per rank.  Written (relaxed
-    /// compare-exchange from 0) by the first rank whose MPI_Init fails after
-    /// it attached; read by the same exchange of the ranks that fail after
-    /// it (Transport::rethrow_init_failure()).  Nothing else is published
-    /// with it: a rank that loses the race to a different message prints its
-    /// own.
+    /// The first MPI_Init failure of the job, so that a failure every rank
+    /// meets alike (a bad SHMPI_* setting) is printed once, not once per
+    /// rank (Transport::rethrow_init_failure()): 0 while there is none, else
+    /// a hash of its message with the low two bits replaced by 1 (claimed)
+    /// or 2 (printed).  Written by the first rank whose MPI_Init fails after
+    /// it attached: a compare-exchange from 0 to claimed, then a store of
+    /// printed once its message is out; read by the ranks that fail after
+    /// it, which wait for printed before they exit with the same message.
+    /// Relaxed: the value is the whole message, and the message is in
+    /// mpirun's pipe (a write call that returned) before printed is stored.
     std::atomic<std::uint64_t> init_failure;
 
     // ---- job-wide, mutable: own line, since it changes far more often ----

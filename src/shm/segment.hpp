@@ -41,9 +41,8 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-/// An MPI_Init failure that another rank of the same job has already
-/// reported with the same text (Transport::rethrow_init_failure()):
-/// MPI_Init exits without printing it again.
+/// An MPI_Init failure whose message is already printed for the whole job
+/// (Transport::rethrow_init_failure()): MPI_Init exits without printing it.
 class ReportedInitFailure : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;

@@ -1,5 +1,6 @@
 #include "shm/transport.hpp"
 
+#include <fmt/format.h>
 #include <linux/membarrier.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -11,9 +12,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
-#include <fmt/format.h>
 #include <limits>
 #include <new>
+#include <string_view>
+#include <thread>
 
 namespace shmpi::shm {
 
@@ -188,19 +190,39 @@ std::unique_ptr<Transport> Transport::from_environment() {
     return t;
 }
 
+void print_init_failure(std::string_view what) {
+    // Messages from the segment layer already say "shmpi: ...".
+    const bool named = what.substr(0, 6) == "shmpi:";
+    std::fprintf(stderr, "%s%.*s\n", named ? "" : "shmpi: ", static_cast<int>(what.size()), what.data());
+    std::fflush(stderr);
+}
+
 void Transport::rethrow_init_failure() const {
     try {
         throw;
     } catch (const std::exception& e) {
         if (!segment_) throw;
-        // Nonzero: 0 means no failure yet.  (std::hash of the text is the
-        // same in every rank: they all run this library's code.)
-        const std::uint64_t mine = std::hash<std::string_view>{}(e.what()) | 1;
+        // The low two bits say how far the first rank got (SegmentHeader).
+        // (std::hash of the text is the same in every rank: they all run
+        // this library's code.)
+        const std::uint64_t text = std::hash<std::string_view>{}(e.what()) & ~std::uint64_t{3};
+        const std::uint64_t claimed = text | 1, printed = text | 2;
         std::uint64_t first = 0;
-        // Relaxed: the value is the whole message (see SegmentHeader).
-        if (header_->init_failure.compare_exchange_strong(first, mine, std::memory_order_relaxed) || first != mine) {
-            throw;
+        // Relaxed, here and below: the value is the whole message.
+        if (header_->init_failure.compare_exchange_strong(first, claimed, std::memory_order_relaxed)) {
+            print_init_failure(e.what());
+            header_->init_failure.store(printed, std::memory_order_relaxed);
+            throw ReportedInitFailure(e.what());
         }
+        if ((first & ~std::uint64_t{3}) != text) throw;  // another message: ours is news
+        // The same message: wait until the first rank has printed it, since
+        // mpirun ends the job at the first rank that exits.  If it never
+        // does (killed in between), print it ourselves.
+        for (int waited_ms = 0; first != printed && waited_ms < 5000; ++waited_ms) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            first = header_->init_failure.load(std::memory_order_relaxed);
+        }
+        if (first != printed) throw;
         throw ReportedInitFailure(e.what());
     }
 }

@@ -22,6 +22,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "shm/futex.hpp"
@@ -48,6 +49,9 @@ struct WaitPolicy {
 /// Longest sleep of a rank whose ring to some peer is full.
 inline constexpr std::chrono::microseconds kStalledSleep{1000};
 
+/// Prints why MPI_Init failed on stderr as one line that starts "shmpi: ".
+void print_init_failure(std::string_view what);
+
 class Transport {
 public:
     /// Attaches to the job mpirun described in the environment
@@ -57,11 +61,14 @@ public:
     /// the variable and the value when they are inconsistent.
     static std::unique_ptr<Transport> from_environment();
 
-    /// For a handler of an MPI_Init failure after the attach: rethrows the
-    /// exception being handled, or ReportedInitFailure with its text when
-    /// another rank of the job has already failed with that text.  The
-    /// ranks share one environment, so a bad setting fails them all alike,
-    /// and the job prints the message once instead of once per rank.
+    /// For a handler of an MPI_Init failure after the attach.  The ranks
+    /// share one environment, so a bad setting fails them all alike; the
+    /// job prints its message once instead of once per rank.  The first
+    /// rank to fail prints it (print_init_failure()); a rank that fails the
+    /// same way waits until it has.  Both then throw ReportedInitFailure.
+    /// Rethrows the exception being handled, for MPI_Init to print, when
+    /// there is no segment, when the message differs from the first one,
+    /// and when the first rank has not printed it within 5 seconds.
     [[noreturn]] void rethrow_init_failure() const;
 
     ~Transport();
