@@ -29,7 +29,9 @@ cd -- "$repo" || exit 1
 build=${SHMPI_BUILD_DIR:-build}
 started=$SECONDS
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step says when it starts (seconds since this script began), so a log
+# shows where CI's time goes.
+step() { printf '\n==> [%ds] %s\n' $((SECONDS - started)) "$*"; }
 summary() {
     printf '\ntest.sh: %s (%s) in %ds\n' "$1" "$2" $((SECONDS - started))
 }
