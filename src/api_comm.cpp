@@ -107,7 +107,7 @@ std::vector<int> check_subset(const Communicator& c, const Group& g, const char*
 /// MPI_Comm_dup and MPI_Comm_dup_with_info.
 void dup(MPI_Comm comm, MPI_Comm* newcomm, const char* fn) {
     Communicator& c = comm_of(comm, fn);
-    need(newcomm, "newcomm", fn);
+    need_new(newcomm, MPI_COMM_NULL, "newcomm", fn);
     // 1. Same members, same order, a new context (collective).
     std::unique_ptr<Communicator> d;
     if (c.inter()) {
@@ -175,7 +175,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
     const char* fn = "MPI_Comm_idup";
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
-        need(newcomm, "newcomm", fn);
+        need_new(newcomm, MPI_COMM_NULL, "newcomm", fn);
         need(request, "request", fn);
         // The duplicate's attributes are the parent's at this call, as
         // MPI_Comm_dup's are at its.  A failing copy callback fails this
@@ -208,7 +208,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
     const char* fn = "MPI_Comm_split";
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
-        need(newcomm, "newcomm", fn);
+        need_new(newcomm, MPI_COMM_NULL, "newcomm", fn);
         *newcomm = comm_handle(c.inter() ? split_inter(c, color, key) : split(c, color, key));
     });
 }
@@ -218,7 +218,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     const char* fn = "MPI_Comm_split_type";
     return guard(comm, fn, [&] {
         Communicator& c = intracomm_of(comm, fn);
-        need(newcomm, "newcomm", fn);
+        need_new(newcomm, MPI_COMM_NULL, "newcomm", fn);
         check_info_arg(info, fn);  // checked; no hints are used
         if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
             throw MpiError(MPI_ERR_ARG, fmt::format("{}: split_type {} is not MPI_COMM_TYPE_SHARED or "
@@ -236,7 +236,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         Group& g = group_of(group, fn);
-        need(newcomm, "newcomm", fn);
+        need_new(newcomm, MPI_COMM_NULL, "newcomm", fn);
         check_subset(c, g, fn);  // on an intercommunicator, of the local group
         int my_rank = MPI_UNDEFINED;
         std::uint32_t lowest = UINT32_MAX;
@@ -264,7 +264,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* ne
         Communicator& c = intracomm_of(comm, fn);
         Group& g = group_of(group, fn);
         check_send_tag(tag, fn);
-        need(newcomm, "newcomm", fn);
+        need_new(newcomm, MPI_COMM_NULL, "newcomm", fn);
         const std::vector<int> members = check_subset(c, g, fn);
         // Only the group's members call; a process outside it gets
         // MPI_COMM_NULL at once (as with MPICH).
@@ -323,7 +323,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
     const char* fn = "MPI_Comm_group";
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
-        need(group, "group", fn);
+        need_new(group, MPI_GROUP_NULL, "group", fn);
         *group = group_handle(c.world_ranks());
     });
 }
@@ -353,7 +353,7 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
     const char* fn = "MPI_Comm_remote_group";
     return guard(comm, fn, [&] {
         const Communicator& c = inter_of(comm, fn);
-        need(group, "group", fn);
+        need_new(group, MPI_GROUP_NULL, "group", fn);
         *group = group_handle(c.peers());
     });
 }
@@ -364,7 +364,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     const char* fn = "MPI_Intercomm_create";
     return guard(local_comm, fn, [&] {
         Communicator& local = intracomm_of(local_comm, fn);
-        need(newintercomm, "newintercomm", fn);
+        need_new(newintercomm, MPI_COMM_NULL, "newintercomm", fn);
         // peer_comm matters at the local leader only (MPI-3.1 6.6.2), and
         // there the leader checks it before telling its group.
         // A bad one there is still told to the group, so nobody waits.
@@ -387,7 +387,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
     const char* fn = "MPI_Intercomm_merge";
     return guard(intercomm, fn, [&] {
         Communicator& c = inter_of(intercomm, fn);
-        need(newintracomm, "newintracomm", fn);
+        need_new(newintracomm, MPI_COMM_NULL, "newintracomm", fn);
         *newintracomm = comm_handle(intercomm_merge(c, high != 0));
     });
 }

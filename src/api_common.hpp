@@ -91,6 +91,16 @@ p2p::Request& request_of(MPI_Request handle, const char* fn);
 
 /// An output or input argument named `arg` must not be NULL (MPI_ERR_ARG).
 void need(const void* p, const char* arg, const char* fn);
+/// need() for the handle a constructor returns, which it then sets to
+/// `null`: a call that fails from there on leaves the null handle rather
+/// than whatever the variable held (MPICH does the same for communicators).
+/// The input handles are the caller's copies, so `MPI_Comm_dup(c, &c)`
+/// still duplicates c.
+template <class Handle>
+void need_new(Handle* p, Handle null, const char* arg, const char* fn) {
+    need(p, arg, fn);
+    *p = null;
+}
 void check_count(int count, const char* fn);
 void check_send_tag(int tag, const char* fn);
 void check_recv_tag(int tag, const char* fn);

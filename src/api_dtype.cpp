@@ -35,11 +35,12 @@ const dtype::Datatype& any_type(MPI_Datatype handle, const char* fn, const char*
     return *t;
 }
 
-/// Runs a constructor: checks `newtype`, stores the new handle in it.
+/// Runs a constructor: checks `newtype`, stores the new handle in it (the
+/// null handle if `make` fails).
 template <class Make>
 int construct(const char* fn, MPI_Datatype* newtype, Make&& make) {
     return guard(MPI_COMM_WORLD, fn, [&] {
-        if (newtype == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: newtype is NULL", fn));
+        need_new(newtype, MPI_DATATYPE_NULL, "newtype", fn);
         *newtype = dtype::handle_of(*make());
     });
 }
@@ -604,7 +605,7 @@ namespace {
 
 int f90_call(int combiner, int p, int r, MPI_Datatype* newtype, const char* fn) {
     return guard(MPI_COMM_WORLD, fn, [&] {
-        need(newtype, fn, "newtype");
+        need_new(newtype, MPI_DATATYPE_NULL, "newtype", fn);
         *newtype = dtype::f90_type(combiner, p, r, fn).self;
     });
 }

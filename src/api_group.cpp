@@ -29,7 +29,7 @@ int set_operation(const char* fn, MPI_Group group1, MPI_Group group2, MPI_Group*
     return guard(MPI_COMM_WORLD, fn, [&] {
         Group& a = group_of(group1, fn, "group1");
         Group& b = group_of(group2, fn, "group2");
-        need(newgroup, "newgroup", fn);
+        need_new(newgroup, MPI_GROUP_NULL, "newgroup", fn);
         *newgroup = group_handle(op(a, b));
     });
 }
@@ -42,7 +42,7 @@ int rank_list_operation(const char* fn, MPI_Group group, int n, const int ranks[
         Group& g = group_of(group, fn);
         check_n(n, fn);
         if (n > 0) need(ranks, "ranks", fn);
-        need(newgroup, "newgroup", fn);
+        need_new(newgroup, MPI_GROUP_NULL, "newgroup", fn);
         *newgroup = group_handle(op(g, std::span<const int>(ranks, static_cast<std::size_t>(n))));
     });
 }
@@ -110,7 +110,7 @@ int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* ne
         Group& g = group_of(group, fn);
         check_n(n, fn);
         if (n > 0) need(ranges, "ranges", fn);
-        need(newgroup, "newgroup", fn);
+        need_new(newgroup, MPI_GROUP_NULL, "newgroup", fn);
         const std::vector<int> ranks = g.expand_ranges({ranges, static_cast<std::size_t>(n)}, fn);
         *newgroup = group_handle(g.incl(ranks, fn));
     });
@@ -123,7 +123,7 @@ int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* ne
         Group& g = group_of(group, fn);
         check_n(n, fn);
         if (n > 0) need(ranges, "ranges", fn);
-        need(newgroup, "newgroup", fn);
+        need_new(newgroup, MPI_GROUP_NULL, "newgroup", fn);
         const std::vector<int> ranks = g.expand_ranges({ranges, static_cast<std::size_t>(n)}, fn);
         *newgroup = group_handle(g.excl(ranks, fn));
     });

@@ -259,8 +259,8 @@ SHMPI_WEAK_ALIAS(Info_get_nthkey);
 int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
     const char* fn = "MPI_Info_dup";
     return guard(MPI_COMM_WORLD, fn, [&] {
+        need_new(newinfo, MPI_INFO_NULL, "newinfo", fn);
         const Info& i = info_of(info, fn);
-        need(newinfo, "newinfo", fn);
         auto d = std::make_unique<Info>();
         d->entries = i.entries;
         *newinfo = reinterpret_cast<MPI_Info>(d.release());

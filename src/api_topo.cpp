@@ -284,7 +284,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
     const char* fn = "MPI_Cart_create";
     return guard(comm_old, fn, [&] {
         Communicator& c = intracomm_of(comm_old, fn);
-        check_out(comm_cart, "comm_cart", fn);
+        need_new(comm_cart, MPI_COMM_NULL, "comm_cart", fn);
         const topo::CartShape shape = topo::check_cart(ndims, dims, periods, c.size(), fn);
         *comm_cart = handle_of(topo::cart_create(c, shape, reorder != 0));
     });
@@ -391,7 +391,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         const topo::CartShape& s = topo_of(c, Topology::Kind::Cart, fn).cart();
-        check_out(newcomm, "newcomm", fn);
+        need_new(newcomm, MPI_COMM_NULL, "newcomm", fn);
         if (s.ndims() > 0) check_out(remain_dims, "remain_dims", fn);
         std::vector<bool> remain(s.dims.size());
         for (std::size_t i = 0; i < remain.size(); ++i) remain[i] = remain_dims[i] != 0;
@@ -407,7 +407,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
     const char* fn = "MPI_Graph_create";
     return guard(comm_old, fn, [&] {
         Communicator& c = intracomm_of(comm_old, fn);
-        check_out(comm_graph, "comm_graph", fn);
+        need_new(comm_graph, MPI_COMM_NULL, "comm_graph", fn);
         const topo::GraphShape g = topo::check_graph(nnodes, index, edges, c.size(), fn);
         *comm_graph = handle_of(topo::graph_create(c, g, reorder != 0));
     });
@@ -500,7 +500,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     return guard(comm_old, fn, [&] {
         Communicator& c = intracomm_of(comm_old, fn);
         check_info_arg(info, fn);  // checked; no hints are used
-        check_out(comm_dist_graph, "comm_dist_graph", fn);
+        need_new(comm_dist_graph, MPI_COMM_NULL, "comm_dist_graph", fn);
         if (indegree < 0) throw MpiError(MPI_ERR_ARG, fmt::format("{}: indegree is {} (negative)", fn, indegree));
         if (outdegree < 0) throw MpiError(MPI_ERR_ARG, fmt::format("{}: outdegree is {} (negative)", fn, outdegree));
         check_array(sources, static_cast<std::size_t>(indegree), "sources", fn);
@@ -530,7 +530,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     return guard(comm_old, fn, [&] {
         Communicator& c = intracomm_of(comm_old, fn);
         check_info_arg(info, fn);  // checked; no hints are used
-        check_out(comm_dist_graph, "comm_dist_graph", fn);
+        need_new(comm_dist_graph, MPI_COMM_NULL, "comm_dist_graph", fn);
         if (n < 0) throw MpiError(MPI_ERR_ARG, fmt::format("{}: n is {} (negative)", fn, n));
         check_array(sources, static_cast<std::size_t>(n), "sources", fn);
         check_array(degrees, static_cast<std::size_t>(n), "degrees", fn);
