@@ -35,13 +35,20 @@ const dtype::Datatype& any_type(MPI_Datatype handle, const char* fn, const char*
     return *t;
 }
 
-/// Runs a constructor: checks `newtype`, stores the new handle in it (the
-/// null handle if `make` fails).
+/// Runs a constructor: checks `newtype`, stores the new handle in it, or
+/// the null handle if `make` fails.  (Only then, not first as need_new()
+/// would: `newtype` may point into the types[] that `make` reads, in a
+/// struct constructor.)
 template <class Make>
 int construct(const char* fn, MPI_Datatype* newtype, Make&& make) {
     return guard(MPI_COMM_WORLD, fn, [&] {
-        need_new(newtype, MPI_DATATYPE_NULL, "newtype", fn);
-        *newtype = dtype::handle_of(*make());
+        if (newtype == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: newtype is NULL", fn));
+        try {
+            *newtype = dtype::handle_of(*make());
+        } catch (...) {
+            *newtype = MPI_DATATYPE_NULL;
+            throw;
+        }
     });
 }
 

@@ -14,8 +14,9 @@
  *   MPI_Comm_split_type (an unknown split type), MPI_Group_incl (a rank
  *   out of range), MPI_Type_vector (negative count), MPI_Type_dup
  *   (MPI_DATATYPE_NULL), MPI_Info_dup (MPI_INFO_NULL).
- * Then outputs that alias the input still work: MPI_Comm_dup(c, &c) and
- * MPI_Type_contiguous(2, t, &t) make new objects from the old ones.
+ * Then outputs that alias the input still work: MPI_Comm_dup(c, &c),
+ * MPI_Type_contiguous(2, t, &t) and a struct whose output is &types[1]
+ * make new objects from the old ones.
  */
 #include "check.h"
 
@@ -113,6 +114,15 @@ int main(int argc, char **argv)
     CHECK(tsize == 6 * (int)sizeof(int));
     CHECK_MPI(MPI_Type_free(&pair));
     CHECK_MPI(MPI_Type_free(&t));
+
+    /* A struct whose output is one of its own types[]. */
+    MPI_Datatype types[2] = {MPI_CHAR, MPI_DOUBLE};
+    int blocklens[2] = {1, 2};
+    MPI_Aint displs[2] = {0, 8};
+    CHECK_MPI(MPI_Type_create_struct(2, blocklens, displs, types, &types[1]));
+    CHECK_MPI(MPI_Type_size(types[1], &tsize));
+    CHECK(tsize == 1 + 2 * (int)sizeof(double));
+    CHECK_MPI(MPI_Type_free(&types[1]));
 
     CHECK_MPI(MPI_Finalize());
     return 0;
