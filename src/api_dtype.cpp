@@ -42,7 +42,7 @@ const dtype::Datatype& any_type(MPI_Datatype handle, const char* fn, const char*
 template <class Make>
 int construct(const char* fn, MPI_Datatype* newtype, Make&& make) {
     return guard(MPI_COMM_WORLD, fn, [&] {
-        if (newtype == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: newtype is NULL", fn));
+        need(newtype, "newtype", fn);
         try {
             *newtype = dtype::handle_of(*make());
         } catch (...) {
@@ -50,11 +50,6 @@ int construct(const char* fn, MPI_Datatype* newtype, Make&& make) {
             throw;
         }
     });
-}
-
-template <class T>
-void need(const T* p, const char* fn, const char* arg) {
-    if (p == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: {} is NULL", fn, arg));
 }
 
 /// The old types of a struct, translated; markers are allowed.
@@ -107,7 +102,7 @@ template <class Query>
 int aint_query(MPI_Datatype type, MPI_Aint* out, const char* fn, Query&& q) {
     return guard(MPI_COMM_WORLD, fn, [&] {
         const dtype::Datatype& t = any_type(type, fn);
-        need(out, fn, "the output argument");
+        need(out, "the output argument", fn);
         *out = q(t);
     });
 }
@@ -230,7 +225,7 @@ SHMPI_WEAK_ALIAS(Type_create_darray);
 int PMPI_Type_commit(MPI_Datatype* type) {
     const char* fn = "MPI_Type_commit";
     return guard(MPI_COMM_WORLD, fn, [&] {
-        need(type, fn, "datatype");
+        need(type, "datatype", fn);
         dtype::commit(any_type(*type, fn));
     });
 }
@@ -239,7 +234,7 @@ SHMPI_WEAK_ALIAS(Type_commit);
 int PMPI_Type_free(MPI_Datatype* type) {
     const char* fn = "MPI_Type_free";
     return guard(MPI_COMM_WORLD, fn, [&] {
-        need(type, fn, "datatype");
+        need(type, "datatype", fn);
         dtype::free_handle(any_type(*type, fn), fn);
         *type = MPI_DATATYPE_NULL;
     });
@@ -252,7 +247,7 @@ int PMPI_Type_size_x(MPI_Datatype type, MPI_Count* size) {
     const char* fn = "MPI_Type_size_x";
     return guard(MPI_COMM_WORLD, fn, [&] {
         const dtype::Datatype& t = any_type(type, fn);
-        need(size, fn, "size");
+        need(size, "size", fn);
         *size = t.size;
     });
 }
@@ -262,7 +257,7 @@ int PMPI_Type_size(MPI_Datatype type, int* size) {
     const char* fn = "MPI_Type_size";
     return guard(MPI_COMM_WORLD, fn, [&] {
         const dtype::Datatype& t = any_type(type, fn);
-        need(size, fn, "size");
+        need(size, "size", fn);
         *size = to_int_or_undefined(t.size);
     });
 }
@@ -272,8 +267,8 @@ int PMPI_Type_get_extent(MPI_Datatype type, MPI_Aint* lb, MPI_Aint* extent) {
     const char* fn = "MPI_Type_get_extent";
     return guard(MPI_COMM_WORLD, fn, [&] {
         const dtype::Datatype& t = any_type(type, fn);
-        need(lb, fn, "lb");
-        need(extent, fn, "extent");
+        need(lb, "lb", fn);
+        need(extent, "extent", fn);
         *lb = t.lb;
         *extent = t.extent;
     });
@@ -284,8 +279,8 @@ int PMPI_Type_get_extent_x(MPI_Datatype type, MPI_Count* lb, MPI_Count* extent) 
     const char* fn = "MPI_Type_get_extent_x";
     return guard(MPI_COMM_WORLD, fn, [&] {
         const dtype::Datatype& t = any_type(type, fn);
-        need(lb, fn, "lb");
-        need(extent, fn, "extent");
+        need(lb, "lb", fn);
+        need(extent, "extent", fn);
         *lb = t.lb;
         *extent = t.extent;
     });
@@ -296,8 +291,8 @@ int PMPI_Type_get_true_extent(MPI_Datatype type, MPI_Aint* true_lb, MPI_Aint* tr
     const char* fn = "MPI_Type_get_true_extent";
     return guard(MPI_COMM_WORLD, fn, [&] {
         const dtype::Datatype& t = any_type(type, fn);
-        need(true_lb, fn, "true_lb");
-        need(true_extent, fn, "true_extent");
+        need(true_lb, "true_lb", fn);
+        need(true_extent, "true_extent", fn);
         *true_lb = t.true_lb;
         *true_extent = t.true_extent;
     });
@@ -308,8 +303,8 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype type, MPI_Count* true_lb, MPI_Count
     const char* fn = "MPI_Type_get_true_extent_x";
     return guard(MPI_COMM_WORLD, fn, [&] {
         const dtype::Datatype& t = any_type(type, fn);
-        need(true_lb, fn, "true_lb");
-        need(true_extent, fn, "true_extent");
+        need(true_lb, "true_lb", fn);
+        need(true_extent, "true_extent", fn);
         *true_lb = t.true_lb;
         *true_extent = t.true_extent;
     });
@@ -335,7 +330,7 @@ int PMPI_Type_set_name(MPI_Datatype type, const char* name) {
     const char* fn = "MPI_Type_set_name";
     return guard(MPI_COMM_WORLD, fn, [&] {
         const dtype::Datatype& t = any_type(type, fn);
-        need(name, fn, "type_name");
+        need(name, "type_name", fn);
         dtype::set_name(t, std::string(name, strnlen(name, MPI_MAX_OBJECT_NAME - 1)));
     });
 }
@@ -345,8 +340,8 @@ int PMPI_Type_get_name(MPI_Datatype type, char* name, int* resultlen) {
     const char* fn = "MPI_Type_get_name";
     return guard(MPI_COMM_WORLD, fn, [&] {
         const dtype::Datatype& t = any_type(type, fn);
-        need(name, fn, "type_name");
-        need(resultlen, fn, "resultlen");
+        need(name, "type_name", fn);
+        need(resultlen, "resultlen", fn);
         const std::string_view given = dtype::user_name(t);
         const std::size_t n = std::min<std::size_t>(given.size(), MPI_MAX_OBJECT_NAME - 1);
         if (n > 0) std::memcpy(name, given.data(), n);  // (an empty view's data() may be null)
@@ -363,10 +358,10 @@ int PMPI_Type_get_envelope(MPI_Datatype type, int* num_integers, int* num_addres
     const char* fn = "MPI_Type_get_envelope";
     return guard(MPI_COMM_WORLD, fn, [&] {
         const dtype::Datatype& t = any_type(type, fn);
-        need(num_integers, fn, "num_integers");
-        need(num_addresses, fn, "num_addresses");
-        need(num_datatypes, fn, "num_datatypes");
-        need(combiner, fn, "combiner");
+        need(num_integers, "num_integers", fn);
+        need(num_addresses, "num_addresses", fn);
+        need(num_datatypes, "num_datatypes", fn);
+        need(combiner, "combiner", fn);
         *num_integers = static_cast<int>(t.ints.size());
         *num_addresses = static_cast<int>(t.aints.size());
         *num_datatypes = static_cast<int>(t.types.size());
@@ -413,7 +408,7 @@ SHMPI_WEAK_ALIAS(Type_get_contents);
 int PMPI_Get_address(const void* location, MPI_Aint* address) {
     const char* fn = "MPI_Get_address";
     return guard(MPI_COMM_WORLD, fn, [&] {
-        need(address, fn, "address");
+        need(address, "address", fn);
         *address = reinterpret_cast<MPI_Aint>(location);
     });
 }
@@ -422,7 +417,7 @@ SHMPI_WEAK_ALIAS(Get_address);
 int PMPI_Address(void* location, MPI_Aint* address) {
     const char* fn = "MPI_Address";
     return guard(MPI_COMM_WORLD, fn, [&] {
-        need(address, fn, "address");
+        need(address, "address", fn);
         *address = reinterpret_cast<MPI_Aint>(location);
     });
 }
@@ -447,7 +442,7 @@ int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype type, void* outbuf, i
         comm_of(comm, fn);
         check_count(incount, fn);
         const dtype::Datatype& t = type_of(type, fn);
-        need(position, fn, "position");
+        need(position, "position", fn);
         if (outsize < 0 || *position < 0 || *position > outsize) {
             throw MpiError(MPI_ERR_ARG, fmt::format("{}: position {} is not within outsize {}", fn, *position, outsize));
         }
@@ -457,7 +452,7 @@ int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype type, void* outbuf, i
                            fmt::format("{}: {} elements of {} need {} bytes but only {} are left after position {}",
                                        fn, incount, t.name, bytes, outsize - *position, *position));
         }
-        if (bytes > 0) need(outbuf, fn, "outbuf");
+        if (bytes > 0) need(outbuf, "outbuf", fn);
         dtype::pack(t, inbuf, incount, static_cast<std::byte*>(outbuf) + *position);
         *position += static_cast<int>(bytes);
     });
@@ -471,7 +466,7 @@ int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int 
         comm_of(comm, fn);
         check_count(outcount, fn);
         const dtype::Datatype& t = type_of(type, fn);
-        need(position, fn, "position");
+        need(position, "position", fn);
         if (insize < 0 || *position < 0 || *position > insize) {
             throw MpiError(MPI_ERR_ARG, fmt::format("{}: position {} is not within insize {}", fn, *position, insize));
         }
@@ -481,7 +476,7 @@ int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int 
                            fmt::format("{}: {} elements of {} need {} bytes but only {} are left after position {}",
                                        fn, outcount, t.name, bytes, insize - *position, *position));
         }
-        if (bytes > 0) need(inbuf, fn, "inbuf");
+        if (bytes > 0) need(inbuf, "inbuf", fn);
         dtype::unpack(t, outbuf, outcount, 0, static_cast<const std::byte*>(inbuf) + *position, bytes);
         *position += static_cast<int>(bytes);
     });
@@ -494,7 +489,7 @@ int PMPI_Pack_size(int incount, MPI_Datatype type, MPI_Comm comm, int* size) {
         comm_of(comm, fn);
         check_count(incount, fn);
         const dtype::Datatype& t = type_of(type, fn);
-        need(size, fn, "size");
+        need(size, "size", fn);
         const std::int64_t bytes = stream_bytes(incount, t, fn);
         if (bytes > INT_MAX) {
             throw MpiError(MPI_ERR_VALUE_TOO_LARGE,
@@ -510,7 +505,7 @@ SHMPI_WEAK_ALIAS(Pack_size);
 
 namespace {
 void check_datarep(const char* datarep, const char* fn) {
-    need(datarep, fn, "datarep");
+    need(datarep, "datarep", fn);
     if (std::strcmp(datarep, "external32") != 0) {
         throw MpiError(MPI_ERR_ARG, fmt::format("{}: datarep \"{}\" is not supported (only \"external32\")", fn, datarep));
     }
@@ -524,7 +519,7 @@ int PMPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_
         check_datarep(datarep, fn);
         check_count(incount, fn);
         const dtype::Datatype& t = type_of(type, fn);
-        need(position, fn, "position");
+        need(position, "position", fn);
         if (outsize < 0 || *position < 0 || *position > outsize) {
             throw MpiError(MPI_ERR_ARG, fmt::format("{}: position {} is not within outsize {}", fn, *position, outsize));
         }
@@ -534,7 +529,7 @@ int PMPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_
                            fmt::format("{}: {} elements of {} need {} bytes in external32 but only {} are left after position {}",
                                        fn, incount, t.name, bytes, outsize - *position, *position));
         }
-        if (bytes > 0) need(outbuf, fn, "outbuf");
+        if (bytes > 0) need(outbuf, "outbuf", fn);
         dtype::pack_external32(t, inbuf, incount, static_cast<std::byte*>(outbuf) + *position, fn);
         *position += bytes;
     });
@@ -548,7 +543,7 @@ int PMPI_Unpack_external(const char* datarep, const void* inbuf, MPI_Aint insize
         check_datarep(datarep, fn);
         check_count(outcount, fn);
         const dtype::Datatype& t = type_of(type, fn);
-        need(position, fn, "position");
+        need(position, "position", fn);
         if (insize < 0 || *position < 0 || *position > insize) {
             throw MpiError(MPI_ERR_ARG, fmt::format("{}: position {} is not within insize {}", fn, *position, insize));
         }
@@ -558,7 +553,7 @@ int PMPI_Unpack_external(const char* datarep, const void* inbuf, MPI_Aint insize
                            fmt::format("{}: {} elements of {} need {} bytes in external32 but only {} are left after position {}",
                                        fn, outcount, t.name, bytes, insize - *position, *position));
         }
-        if (bytes > 0) need(inbuf, fn, "inbuf");
+        if (bytes > 0) need(inbuf, "inbuf", fn);
         dtype::unpack_external32(t, static_cast<const std::byte*>(inbuf) + *position, outbuf, outcount, fn);
         *position += bytes;
     });
@@ -571,7 +566,7 @@ int PMPI_Pack_external_size(const char* datarep, int incount, MPI_Datatype type,
         check_datarep(datarep, fn);
         check_count(incount, fn);
         const dtype::Datatype& t = type_of(type, fn);
-        need(size, fn, "size");
+        need(size, "size", fn);
         *size = dtype::external32_size(t, incount, fn);
     });
 }
@@ -580,7 +575,7 @@ SHMPI_WEAK_ALIAS(Pack_external_size);
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* type) {
     const char* fn = "MPI_Type_match_size";
     return guard(MPI_COMM_WORLD, fn, [&] {
-        need(type, fn, "datatype");
+        need(type, "datatype", fn);
         MPI_Datatype found = MPI_DATATYPE_NULL;
         const char* cls = "";
         switch (typeclass) {

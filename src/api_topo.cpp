@@ -61,11 +61,6 @@ const Topology& any_topo_of(const Communicator& c, const char* fn) {
     return *t;
 }
 
-template <class T>
-void check_out(const T* p, const char* arg, const char* fn) {
-    if (p == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: {} is NULL", fn, arg));
-}
-
 void check_rank(const Communicator& c, int rank, const char* arg, const char* fn) {
     if (rank < 0 || rank >= c.size()) {
         throw MpiError(MPI_ERR_RANK,
@@ -273,7 +268,7 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
     return guard(MPI_COMM_WORLD, fn, [&] {
         running(fn);
         if (ndims < 0) throw MpiError(MPI_ERR_DIMS, fmt::format("{}: ndims is {} (must be 0 or more)", fn, ndims));
-        if (ndims > 0) check_out(dims, "dims", fn);
+        if (ndims > 0) need(dims, "dims", fn);
         topo::dims_create(nnodes, std::span<int>(dims, static_cast<std::size_t>(ndims)), fn);
     });
 }
@@ -295,7 +290,7 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
     const char* fn = "MPI_Cart_map";
     return guard(comm, fn, [&] {
         const Communicator& c = comm_of(comm, fn);
-        check_out(newrank, "newrank", fn);
+        need(newrank, "newrank", fn);
         const topo::CartShape shape = topo::check_cart(ndims, dims, periods, c.size(), fn);
         *newrank = topo::new_rank(c, topo::cart_members(c, shape, true));
     });
@@ -306,7 +301,7 @@ int PMPI_Cartdim_get(MPI_Comm comm, int* ndims) {
     const char* fn = "MPI_Cartdim_get";
     return guard(comm, fn, [&] {
         const Topology& t = topo_of(comm_of(comm, fn), Topology::Kind::Cart, fn);
-        check_out(ndims, "ndims", fn);
+        need(ndims, "ndims", fn);
         *ndims = t.cart().ndims();
     });
 }
@@ -320,9 +315,9 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coo
         check_max(maxdims, "maxdims", fn);
         const int n = std::min(maxdims, s.ndims());
         if (n > 0) {
-            check_out(dims, "dims", fn);
-            check_out(periods, "periods", fn);
-            check_out(coords, "coords", fn);
+            need(dims, "dims", fn);
+            need(periods, "periods", fn);
+            need(coords, "coords", fn);
         }
         const std::vector<int> mine = topo::coords_of(s, c.rank());
         for (int i = 0; i < n; ++i) {
@@ -339,8 +334,8 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
     const char* fn = "MPI_Cart_rank";
     return guard(comm, fn, [&] {
         const topo::CartShape& s = topo_of(comm_of(comm, fn), Topology::Kind::Cart, fn).cart();
-        check_out(rank, "rank", fn);
-        if (s.ndims() > 0) check_out(coords, "coords", fn);
+        need(rank, "rank", fn);
+        if (s.ndims() > 0) need(coords, "coords", fn);
         *rank = topo::rank_of(s, std::span<const int>(coords, s.dims.size()), fn);
     });
 }
@@ -357,7 +352,7 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
             throw MpiError(MPI_ERR_ARG, fmt::format("{}: maxdims is {}, less than the {} dimensions of the grid", fn,
                                                     maxdims, s.ndims()));
         }
-        if (s.ndims() > 0) check_out(coords, "coords", fn);
+        if (s.ndims() > 0) need(coords, "coords", fn);
         topo::coords_of(s, rank, std::span<int>(coords, s.dims.size()));
     });
 }
@@ -377,8 +372,8 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, in
             throw MpiError(MPI_ERR_ARG, fmt::format("{}: direction is {}, not a dimension of the grid (0..{})", fn,
                                                     direction, s.ndims() - 1));
         }
-        check_out(rank_source, "rank_source", fn);
-        check_out(rank_dest, "rank_dest", fn);
+        need(rank_source, "rank_source", fn);
+        need(rank_dest, "rank_dest", fn);
         const topo::Shift sh = topo::shift(s, c.rank(), direction, disp);
         *rank_source = sh.source;
         *rank_dest = sh.dest;
@@ -392,7 +387,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
         Communicator& c = comm_of(comm, fn);
         const topo::CartShape& s = topo_of(c, Topology::Kind::Cart, fn).cart();
         need_new(newcomm, MPI_COMM_NULL, "newcomm", fn);
-        if (s.ndims() > 0) check_out(remain_dims, "remain_dims", fn);
+        if (s.ndims() > 0) need(remain_dims, "remain_dims", fn);
         std::vector<bool> remain(s.dims.size());
         for (std::size_t i = 0; i < remain.size(); ++i) remain[i] = remain_dims[i] != 0;
         *newcomm = handle_of(topo::cart_sub(c, remain));
@@ -418,7 +413,7 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges
     const char* fn = "MPI_Graph_map";
     return guard(comm, fn, [&] {
         const Communicator& c = comm_of(comm, fn);
-        check_out(newrank, "newrank", fn);
+        need(newrank, "newrank", fn);
         const topo::GraphShape g = topo::check_graph(nnodes, index, edges, c.size(), fn);
         *newrank = topo::new_rank(c, topo::graph_members(c, g, true));
     });
@@ -429,7 +424,7 @@ int PMPI_Topo_test(MPI_Comm comm, int* status) {
     const char* fn = "MPI_Topo_test";
     return guard(comm, fn, [&] {
         const Communicator& c = comm_of(comm, fn);
-        check_out(status, "status", fn);
+        need(status, "status", fn);
         *status = c.topology() ? c.topology()->mpi_kind() : MPI_UNDEFINED;
     });
 }
@@ -439,8 +434,8 @@ int PMPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) {
     const char* fn = "MPI_Graphdims_get";
     return guard(comm, fn, [&] {
         const topo::GraphShape& g = topo_of(comm_of(comm, fn), Topology::Kind::Graph, fn).graph();
-        check_out(nnodes, "nnodes", fn);
-        check_out(nedges, "nedges", fn);
+        need(nnodes, "nnodes", fn);
+        need(nedges, "nedges", fn);
         *nnodes = g.nnodes();
         *nedges = static_cast<int>(g.edges.size());
     });
@@ -455,8 +450,8 @@ int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int e
         check_max(maxedges, "maxedges", fn);
         const int ni = std::min(maxindex, g.nnodes());
         const int ne = std::min(maxedges, static_cast<int>(g.edges.size()));
-        if (ni > 0) check_out(index, "index", fn);
-        if (ne > 0) check_out(edges, "edges", fn);
+        if (ni > 0) need(index, "index", fn);
+        if (ne > 0) need(edges, "edges", fn);
         std::copy_n(g.index.begin(), ni, index);
         std::copy_n(g.edges.begin(), ne, edges);
     });
@@ -469,7 +464,7 @@ int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) {
         const Communicator& c = comm_of(comm, fn);
         const topo::GraphShape& g = topo_of(c, Topology::Kind::Graph, fn).graph();
         check_rank(c, rank, "rank", fn);
-        check_out(nneighbors, "nneighbors", fn);
+        need(nneighbors, "nneighbors", fn);
         *nneighbors = static_cast<int>(g.neighbors(rank).size());
     });
 }
@@ -484,7 +479,7 @@ int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbor
         check_max(maxneighbors, "maxneighbors", fn);
         const auto nb = g.neighbors(rank);
         const auto n = std::min(static_cast<std::size_t>(maxneighbors), nb.size());
-        if (n > 0) check_out(neighbors, "neighbors", fn);
+        if (n > 0) need(neighbors, "neighbors", fn);
         std::copy_n(nb.begin(), n, neighbors);
     });
 }
@@ -562,9 +557,9 @@ int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree
     const char* fn = "MPI_Dist_graph_neighbors_count";
     return guard(comm, fn, [&] {
         const topo::DistAdjacency& a = topo_of(comm_of(comm, fn), Topology::Kind::DistGraph, fn).dist_graph();
-        check_out(indegree, "indegree", fn);
-        check_out(outdegree, "outdegree", fn);
-        check_out(weighted, "weighted", fn);
+        need(indegree, "indegree", fn);
+        need(outdegree, "outdegree", fn);
+        need(weighted, "weighted", fn);
         *indegree = static_cast<int>(a.sources.size());
         *outdegree = static_cast<int>(a.destinations.size());
         *weighted = a.weighted ? 1 : 0;
@@ -581,8 +576,8 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int
         check_max(maxoutdegree, "maxoutdegree", fn);
         const auto ni = std::min(static_cast<std::size_t>(maxindegree), a.sources.size());
         const auto no = std::min(static_cast<std::size_t>(maxoutdegree), a.destinations.size());
-        if (ni > 0) check_out(sources, "sources", fn);
-        if (no > 0) check_out(destinations, "destinations", fn);
+        if (ni > 0) need(sources, "sources", fn);
+        if (no > 0) need(destinations, "destinations", fn);
         std::copy_n(a.sources.begin(), ni, sources);
         std::copy_n(a.destinations.begin(), no, destinations);
         if (a.weighted) {
