@@ -474,6 +474,28 @@ def sh_env(m, _):
     launch.check_nothing_left()
 
 
+# The rank numbers Open MPI's and MPICH's launchers give, which job scripts
+# read: each rank gets its own, over any left from an enclosing job (an MPMD
+# job's second program included).
+PORTABLE = ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+            "OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_COMM_WORLD_NODE_RANK", "OMPI_UNIVERSE_SIZE",
+            "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS")
+
+
+def sh_env_portable_ranks(m, _):
+    show = 'echo "$0 ' + " ".join(f"{v}=${v}" for v in PORTABLE) + '"'
+    launch = Launch(m, ["-n", "2", "sh", "-c", show, "first", ":", "-n", "1", "sh", "-c", show, "second"],
+                    env_extra={"PMI_RANK": "9", "OMPI_COMM_WORLD_SIZE": "77", "MPI_LOCALNRANKS": "5"})
+    expect(launch, launch.wait(), 0, stderr_lines=0)
+    lines = sorted(launch.output().decode().split("\n")[:-1])
+
+    def want(prog, r):
+        values = {v: (r if v.endswith(("RANK", "RANKID")) else 3) for v in PORTABLE}
+        return f"{prog} " + " ".join(f"{v}={values[v]}" for v in PORTABLE)
+    check(lines == [want("first", 0), want("first", 1), want("second", 2)], f"got {lines}")
+    launch.check_nothing_left()
+
+
 def sh_program_args(m, _):
     launch = Launch(m, ["-np", "2", "sh", "-c", 'printf "%s\\n" "$*"', "sh", "-n", "5", "--foo"])
     expect(launch, launch.wait(), 0, stderr_lines=0)

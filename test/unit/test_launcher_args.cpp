@@ -430,6 +430,20 @@ TEST(LauncherArgs, JobVariablesAreMpirunsOwn) {
     }
     const std::string g = error_of({"-genv", "SHMPI_RANK", "0", "./a"});
     EXPECT_NE(g.find("-genv SHMPI_RANK"), std::string::npos) << g;
+    // So are the rank numbers Open MPI's and MPICH's launchers give: mpirun
+    // would replace a -x one without a word.
+    for (const char* name : {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+                             "OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_COMM_WORLD_NODE_RANK", "OMPI_UNIVERSE_SIZE",
+                             "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS"}) {
+        const std::string m = error_of({"-x", std::string(name) + "=1", "./a"});
+        EXPECT_NE(m.find(std::string("-x ") + name + ": mpirun sets " + name + " for each rank itself"),
+                  std::string::npos)
+            << m;
+        const std::string gm = error_of({"-genv", name, "1", "./a"});
+        EXPECT_NE(gm.find(std::string("-genv ") + name + ": mpirun sets"), std::string::npos) << gm;
+    }
+    // Names that only begin like them pass.
+    EXPECT_EQ(run_args({"-x", "PMI_RANKS=1", "-x", "OMPI_COMM_WORLD", "./a"}).env.size(), 2u);
     // Other SHMPI_ variables pass.
     const LaunchArgs a = run_args({"-x", "SHMPI_SPIN_US=5", "./a"});
     ASSERT_EQ(a.env.size(), 1u);

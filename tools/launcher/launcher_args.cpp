@@ -65,12 +65,29 @@ struct RawOptions {
 
 /// SHMPI_RANK, SHMPI_SIZE and SHMPI_SEGMENT_FD: mpirun sets them for each
 /// rank (a -x one would come first in the environment and win: every rank
-/// would claim the same rank and the job hang).
+/// would claim the same rank and the job hang).  The portable rank numbers
+/// (kPortableRankVariables, ...) are mpirun's too: a -x one would be
+/// replaced without a word.
+bool is_portable_variable(std::string_view name) {
+    for (const char* v : kPortableRankVariables)
+        if (name == v) return true;
+    for (const char* v : kPortableSizeVariables)
+        if (name == v) return true;
+    return false;
+}
+
 bool is_job_variable(std::string_view name) {
-    return name == shm::kEnvRank || name == shm::kEnvSize || name == shm::kEnvFd;
+    return name == shm::kEnvRank || name == shm::kEnvSize || name == shm::kEnvFd || is_portable_variable(name);
 }
 
 std::string job_variable_message(std::string_view option, std::string_view name) {
+    if (is_portable_variable(name)) {
+        return fmt::format(
+            "{} {}: mpirun sets {} for each rank itself (the rank numbers Open MPI's and MPICH's "
+            "launchers give: OMPI_COMM_WORLD_*, OMPI_UNIVERSE_SIZE, PMI_RANK, PMI_SIZE, "
+            "MPI_LOCALRANKID, MPI_LOCALNRANKS)",
+            option, name, name);
+    }
     return fmt::format("{} {}: mpirun sets {}, {} and {} for each rank itself", option, name, shm::kEnvRank,
                        shm::kEnvSize, shm::kEnvFd);
 }

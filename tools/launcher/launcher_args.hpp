@@ -26,6 +26,18 @@ namespace shmpi::launcher {
 /// only keeps the arithmetic on rank numbers in range.
 inline constexpr std::uint32_t kMaxRanks = 1u << 20;
 
+/// The rank numbers Open MPI's and MPICH's launchers give each process and
+/// job scripts read (`./app > out.$OMPI_COMM_WORLD_RANK`, `$PMI_RANK`):
+/// mpirun sets them too, beside its own SHMPI_RANK and SHMPI_SIZE.  The
+/// machine is the one node, so a rank's local and node rank are its rank.
+/// Programs of those MPIs ignore them when their own launcher is missing
+/// (they run as singletons, as before).
+inline constexpr const char* kPortableRankVariables[] = {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK",
+                                                         "OMPI_COMM_WORLD_NODE_RANK", "PMI_RANK", "MPI_LOCALRANKID"};
+/// Their job-size partners: every one is the number of ranks.
+inline constexpr const char* kPortableSizeVariables[] = {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE",
+                                                         "OMPI_UNIVERSE_SIZE", "PMI_SIZE", "MPI_LOCALNRANKS"};
+
 /// One `-x` option: either forward VAR as mpirun sees it (`value` unset) or
 /// set VAR to a value for the ranks.
 struct EnvSetting {

@@ -18,22 +18,28 @@ extern char** environ;
 namespace shmpi::launcher {
 namespace {
 
-/// Every rank's environment: mpirun's own, without SHMPI_* job variables left
-/// over from an enclosing job, with the -x settings applied, and with this
-/// job's SHMPI_SEGMENT_FD, SHMPI_SIZE and SHMPI_RANK.  Only SHMPI_RANK differs
-/// between ranks: set_rank() rewrites it in place before each fork, and the
-/// child's copy of memory keeps the value it had at fork.
+/// Whether `entry` (NAME=VALUE) sets the variable `name`.
+bool sets(std::string_view entry, std::string_view name) {
+    return entry.size() > name.size() && entry.substr(0, name.size()) == name && entry[name.size()] == '=';
+}
+
+/// Every rank's environment: mpirun's own, without the job variables left
+/// over from an enclosing job (SHMPI_*, and the portable rank numbers of
+/// launcher_args.hpp, which another MPI's launcher may have set), with the -x
+/// settings applied, and with this job's SHMPI_SEGMENT_FD, SHMPI_SIZE and
+/// SHMPI_RANK and portable rank numbers.  Only the rank entries differ between
+/// ranks: set_rank() rewrites them in place before each fork, and the child's
+/// copy of memory keeps the values they had at fork.
 class RankEnvironment {
 public:
     RankEnvironment(const LaunchArgs& args, int segment_fd) {
         auto is_job_var = [](std::string_view entry) {
-            for (const char* name : {shm::kEnvFd, shm::kEnvRank, shm::kEnvSize}) {
-                const std::string_view n{name};
-                if (entry.size() > n.size() && entry.substr(0, n.size()) == n &&
-                    entry[n.size()] == '=') {
-                    return true;
-                }
-            }
+            for (const char* name : {shm::kEnvFd, shm::kEnvRank, shm::kEnvSize})
+                if (sets(entry, name)) return true;
+            for (const char* name : kPortableRankVariables)
+                if (sets(entry, name)) return true;
+            for (const char* name : kPortableSizeVariables)
+                if (sets(entry, name)) return true;
             return false;
         };
         for (char** e = environ; *e != nullptr; ++e) {
@@ -44,8 +50,7 @@ public:
             const std::string entry = x.name + "=" + x.value;
             bool replaced = false;
             for (std::string& e : entries_) {
-                if (e.size() > x.name.size() && e.compare(0, x.name.size(), x.name) == 0 &&
-                    e[x.name.size()] == '=') {
+                if (sets(e, x.name)) {
                     e = entry;
                     replaced = true;
                 }
@@ -54,16 +59,25 @@ public:
         }
         entries_.push_back(fmt::format("{}={}", shm::kEnvFd, segment_fd));
         entries_.push_back(fmt::format("{}={}", shm::kEnvSize, args.nranks));
+        for (const char* name : kPortableSizeVariables) entries_.push_back(fmt::format("{}={}", name, args.nranks));
+        // The rank entries come last, SHMPI_RANK first: set_rank() rewrites
+        // entries_[rank_entries_ ...] in this order.
+        rank_entries_ = entries_.size();
         entries_.push_back(fmt::format("{}=0", shm::kEnvRank));
-        rank_entry_ = entries_.size() - 1;
+        for (const char* name : kPortableRankVariables) entries_.push_back(fmt::format("{}=0", name));
         for (std::string& e : entries_) pointers_.push_back(e.data());
         pointers_.push_back(nullptr);
     }
 
     void set_rank(std::uint32_t rank) {
-        std::string& e = entries_[rank_entry_];
-        e = fmt::format("{}={}", shm::kEnvRank, rank);
-        pointers_[rank_entry_] = e.data();
+        std::size_t i = rank_entries_;
+        auto rewrite = [&](const char* name) {
+            entries_[i] = fmt::format("{}={}", name, rank);
+            pointers_[i] = entries_[i].data();
+            ++i;
+        };
+        rewrite(shm::kEnvRank);
+        for (const char* name : kPortableRankVariables) rewrite(name);
     }
 
     char* const* envp() const { return pointers_.data(); }
@@ -71,7 +85,7 @@ public:
 private:
     std::vector<std::string> entries_;
     std::vector<char*> pointers_;
-    std::size_t rank_entry_ = 0;
+    std::size_t rank_entries_ = 0;  ///< where SHMPI_RANK and the portable rank numbers start
 };
 
 /// A pipe whose two ends are close-on-exec.

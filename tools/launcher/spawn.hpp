@@ -14,7 +14,8 @@
 //      its CPUs when the job is bound (--bind-to; the map is computed by
 //      main.cpp with src/place/map.hpp);
 //   5. execs the program with the environment built here (mpirun's, plus -x
-//      settings, plus SHMPI_SEGMENT_FD, SHMPI_RANK, SHMPI_SIZE).  If exec
+//      settings, plus SHMPI_SEGMENT_FD, SHMPI_RANK, SHMPI_SIZE and the rank
+//      numbers Open MPI's and MPICH's launchers give, launcher_args.hpp).  If exec
 //      fails it writes an ExecFailure record to the exec-error pipe and exits
 //      with 127; mpirun turns the record into one message.
 #pragma once
