@@ -21,9 +21,8 @@ std::vector<Pu> usable_pus(std::span<const Pu> pus, const std::vector<int>& cpu_
     std::vector<Pu> out;
     for (int c : cpu_list) {
         if (!std::binary_search(all.begin(), all.end(), c)) {
-            throw PlaceError(fmt::format(
-                "shmpi: mpirun: --cpu-list '{}': CPU {} is not one of the PUs mpirun may use ({})",
-                format_list(cpu_list), c, format_list(all)));
+            throw PlaceError(fmt::format("--cpu-list '{}': CPU {} is not one of the PUs the job may use ({})",
+                                         format_list(cpu_list), c, format_list(all)));
         }
     }
     for (const Pu& p : pus) {
@@ -118,7 +117,7 @@ RankMap compute_map(std::span<const Pu> all_pus, const MapRequest& req) {
     RankMap map;
     // 1. and 2.
     const std::vector<Pu> pus = usable_pus(all_pus, req.cpu_list);
-    if (pus.empty()) throw PlaceError("shmpi: mpirun: the topology has no PUs to run ranks on");
+    if (pus.empty()) throw PlaceError("the topology has no PUs to run ranks on");
     const std::vector<Slot> slots = make_slots(pus, req.bind == Bind::kHwthread);
     map.slots = slots.size();
     map.oversubscribed = req.nranks > slots.size();
@@ -130,7 +129,7 @@ RankMap compute_map(std::span<const Pu> all_pus, const MapRequest& req) {
         (req.bind == Bind::kCore || req.bind == Bind::kHwthread)) {
         const bool pu = req.bind == Bind::kHwthread;
         throw PlaceError(fmt::format(
-            "shmpi: mpirun: --bind-to {}: {} ranks but only {} {} ({}) to bind them to; add "
+            "--bind-to {}: {} ranks but only {} {} ({}) to bind them to; add "
             "--oversubscribe to let ranks share {}, or use --bind-to none",
             bind_name(req.bind), req.nranks, slots.size(),
             pu ? (slots.size() == 1 ? "PU" : "PUs") : (slots.size() == 1 ? "core" : "cores"),

@@ -27,7 +27,7 @@ struct Bitmap {
 hwloc_topology_t init_topology() {
     hwloc_topology_t t = nullptr;
     if (hwloc_topology_init(&t) != 0) {
-        throw PlaceError(fmt::format("shmpi: hwloc_topology_init failed: {}", std::strerror(errno)));
+        throw PlaceError(fmt::format("hwloc_topology_init failed: {}", std::strerror(errno)));
     }
     return t;
 }
@@ -85,21 +85,20 @@ Topology Topology::from_spec(std::string_view spec, std::string_view what) {
     if (looks_like_file(spec)) {
         struct stat st {};
         if (stat(s.c_str(), &st) != 0) {
-            throw PlaceError(fmt::format("shmpi: {}='{}': cannot read the XML file: {}", what, s,
-                                         std::strerror(errno)));
+            throw PlaceError(fmt::format("{}='{}': cannot read the XML file: {}", what, s, std::strerror(errno)));
         }
         if (hwloc_topology_set_xml(t.topo_, s.c_str()) != 0 || hwloc_topology_load(t.topo_) != 0) {
-            throw PlaceError(fmt::format(
-                "shmpi: {}='{}': not an hwloc XML topology (write one with lstopo FILE.xml)", what, s));
+            throw PlaceError(
+                fmt::format("{}='{}': not an hwloc XML topology (write one with lstopo FILE.xml)", what, s));
         }
         t.source_ = fmt::format("XML file '{}'", s);
     } else {
         if (hwloc_topology_set_synthetic(t.topo_, s.c_str()) != 0 ||
             hwloc_topology_load(t.topo_) != 0) {
-            throw PlaceError(fmt::format(
-                "shmpi: {}='{}': neither an XML file nor an hwloc synthetic description (such as "
-                "'pack:2 numa:2 l3:2 core:4 pu:1')",
-                what, s));
+            throw PlaceError(
+                fmt::format("{}='{}': neither an XML file nor an hwloc synthetic description (such as "
+                            "'pack:2 numa:2 l3:2 core:4 pu:1')",
+                            what, s));
         }
         t.source_ = fmt::format("synthetic topology '{}'", s);
     }
@@ -108,7 +107,7 @@ Topology Topology::from_spec(std::string_view spec, std::string_view what) {
     t.this_system_ = false;
     t.load_table(false);
     if (t.pus_.empty()) {
-        throw PlaceError(fmt::format("shmpi: {}='{}': the topology has no PUs", what, s));
+        throw PlaceError(fmt::format("{}='{}': the topology has no PUs", what, s));
     }
     return t;
 }

@@ -20,8 +20,9 @@
 namespace shmpi::place {
 
 /// A placement request that cannot be met, or a topology that cannot be
-/// loaded.  The message is complete: it names the option or variable, the
-/// value, and what would work.
+/// loaded.  The message names the option or variable, the value, and what
+/// would work, without a program's prefix: the tool that catches it adds
+/// its own ("shmpi: mpirun: ", "shmpi-topo: ").
 class PlaceError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;

@@ -157,7 +157,7 @@ def cpu_list(mpirun, topo, probe):
         for r, (_, cpus) in lines.items():
             check(cpus == str(last), f"{extra}: rank {r} may run on {cpus}, not only on CPU {last}")
     rc, out, err = run([mpirun, "--cpu-list", "100000", "-n", "1", probe])
-    check(rc == 2 and "--cpu-list '100000': CPU 100000 is not one of the PUs mpirun may use" in err,
+    check(rc == 2 and "--cpu-list '100000': CPU 100000 is not one of the PUs the job may use" in err,
           f"rc {rc}: {err}")
 
 
@@ -241,6 +241,10 @@ def topo_tool_errors(mpirun, topo, probe):
             (["--no-such-option"], {}, "--no-such-option"),
             (["--topology", "core:2 pu:1", "-n", "3", "--bind-to", "core"], {},
              "shmpi-topo: --bind-to core: 3 ranks but only 2 cores"),
+            (["--topology", "pack:2 fish:3", "-n", "2"], {},
+             "shmpi-topo: --topology='pack:2 fish:3': neither an XML file nor"),
+            (["-n", "2"], {"SHMPI_TOPOLOGY": "/nonexistent/t.xml"},
+             "shmpi-topo: SHMPI_TOPOLOGY='/nonexistent/t.xml': cannot read the XML file"),
             (["-n", "2"], {"SHMPI_COLL_SHM_FLAT": "abc"}, "SHMPI_COLL_SHM_FLAT=abc is not a number in 1..1048576"),
             (["-n", "2"], {"SHMPI_COLL_SHM_BAND": "31"}, "SHMPI_COLL_SHM_BAND=31 is not a number in 1..30")):
         rc, out, err = run([topo] + args, env)
@@ -253,9 +257,12 @@ def bad_requests(mpirun, topo, probe):
             (["--map-by", "numa:wide"], {}, "--map-by 'numa:wide': expected core, l3cache, numa or package"),
             (["--cpu-list", "1-"], {}, "--cpu-list '1-': expected CPU numbers and ranges"),
             ([], {"SHMPI_TOPOLOGY": "pack:2 fish:3"}, "SHMPI_TOPOLOGY='pack:2 fish:3': neither an XML file nor"),
-            ([], {"SHMPI_TOPOLOGY": "/nonexistent/t.xml"}, "SHMPI_TOPOLOGY='/nonexistent/t.xml': cannot read the XML file")):
+            ([], {"SHMPI_TOPOLOGY": "/nonexistent/t.xml"}, "SHMPI_TOPOLOGY='/nonexistent/t.xml': cannot read the XML file"),
+            (["--cpu-list", "0,100000"], {}, "--cpu-list '0,100000': CPU 100000 is not one of the PUs the job may use")):
         rc, out, err = run([mpirun] + args + ["-n", "1", "true"], env)
-        check(rc == 2 and needle in err and len(err.splitlines()) == 1, f"{args} {env}: rc {rc}: {err!r}")
+        # One line, in mpirun's name.
+        check(rc == 2 and err.startswith("shmpi: mpirun: ") and needle in err and len(err.splitlines()) == 1,
+              f"{args} {env}: rc {rc}: {err!r}")
 
 
 def memory(mpirun, topo, probe):

@@ -275,7 +275,7 @@ TEST(Map, ImpossibleRequestsAreErrors) {
         FAIL() << "no error";
     } catch (const PlaceError& e) {
         EXPECT_STREQ(e.what(),
-                     "shmpi: mpirun: --bind-to core: 3 ranks but only 2 cores (PUs 0-3) to bind "
+                     "--bind-to core: 3 ranks but only 2 cores (PUs 0-3) to bind "
                      "them to; add --oversubscribe to let ranks share cores, or use --bind-to none");
     }
     EXPECT_THROW(map_of(t, 5, Bind::kHwthread), PlaceError);
@@ -283,8 +283,7 @@ TEST(Map, ImpossibleRequestsAreErrors) {
         map_of(t, 1, Bind::kCore, {}, {1, 7});
         FAIL() << "no error";
     } catch (const PlaceError& e) {
-        EXPECT_STREQ(e.what(), "shmpi: mpirun: --cpu-list '1,7': CPU 7 is not one of the PUs mpirun "
-                               "may use (0-3)");
+        EXPECT_STREQ(e.what(), "--cpu-list '1,7': CPU 7 is not one of the PUs the job may use (0-3)");
     }
 }
 

@@ -213,7 +213,7 @@ int main(int argc, char** argv) {
         topology.emplace(place::Topology::from_environment());
         map = map_ranks(args, *topology);
     } catch (const place::PlaceError& e) {
-        fmt::print(stderr, "{}\n", e.what());
+        fmt::print(stderr, "shmpi: mpirun: {}\n", e.what());
         return kUsageError;
     }
 

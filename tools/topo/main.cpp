@@ -33,14 +33,6 @@ namespace {
 
 using namespace shmpi;
 
-/// A placement error's message, in this tool's name (the map's messages
-/// name mpirun).
-std::string in_our_name(std::string message) {
-    const std::string launcher = "shmpi: mpirun: ";
-    if (message.starts_with(launcher)) message.replace(0, launcher.size(), "shmpi-topo: ");
-    return message;
-}
-
 /// "[core 3, NUMA node 0, package 0]" for a member that is a mapped rank.
 std::string where(const std::vector<place::Place>& places, int member) {
     if (member >= static_cast<int>(places.size())) return "";
@@ -217,7 +209,7 @@ int main(int argc, char** argv) {
                        tree_order == "locality");
         }
     } catch (const place::PlaceError& e) {
-        fmt::print(stderr, "{}\n", in_our_name(e.what()));
+        fmt::print(stderr, "shmpi-topo: {}\n", e.what());
         return 2;
     } catch (const shm::SegmentError& e) {
         fmt::print(stderr, "shmpi-topo: the collectives' settings are wrong; MPI_Init would say:\n{}\n",
