@@ -7,6 +7,7 @@
 // call PMPI_X.
 #pragma once
 
+#include <cxxabi.h>
 #include <mpi.h>
 
 #include <cstdint>
@@ -138,8 +139,6 @@ int raise(MPI_Comm comm, const MpiError& e, int code = -1);
 /// that calls MPI with the freed handle it was given cannot recurse.
 int raise_on_request(MPI_Comm comm, const MpiError& e, int code = -1);
 
-/// Runs `body`; turns what it throws into an error code through `comm`'s
-/// error handler.  The one place an error crosses the C boundary.
 /// Names the MPI call this process is in for the launcher's deadlock report
 /// (shm::current_call, read by shm::Transport::park) while it lives; the
 /// outer call's name comes back when a callback's call returns.  Relaxed:
@@ -152,6 +151,14 @@ struct CallName {
     CallName& operator=(const CallName&) = delete;
 };
 
+/// Runs `body`; turns what it throws into an error code through `comm`'s
+/// error handler.  The one place an error crosses the C boundary.
+/// Whatever a user callback throws becomes MPI_ERR_INTERN of the call (a
+/// std::exception with its what()), so it cannot leave the library
+/// half-way through a call; only a thread cancellation's unwinding passes,
+/// and what a user error handler throws (it runs inside the handlers below,
+/// so it reaches the caller: the idiom that turns MPI errors into C++
+/// exceptions).
 template <class Body>
 int guard(MPI_Comm comm, const char* fn, Body&& body) {
     const CallName call_name(fn);
@@ -164,6 +171,11 @@ int guard(MPI_Comm comm, const char* fn, Body&& body) {
         return raise(comm, MpiError(MPI_ERR_NO_MEM, std::string(fn) + ": out of memory"));
     } catch (const std::exception& e) {
         return raise(comm, MpiError(MPI_ERR_INTERN, std::string(fn) + ": " + e.what()));
+    } catch (const abi::__forced_unwind&) {
+        throw;  // pthread_cancel's unwinding must go on
+    } catch (...) {
+        return raise(comm, MpiError(MPI_ERR_INTERN, std::string(fn) + ": a callback threw an exception that is not a "
+                                                                      "std::exception"));
     }
 }
 
