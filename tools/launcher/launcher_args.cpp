@@ -63,21 +63,13 @@ struct RawOptions {
     bool genvall = false;
 };
 
-/// SHMPI_RANK, SHMPI_SIZE and SHMPI_SEGMENT_FD: mpirun sets them for each
-/// rank (a -x one would come first in the environment and win: every rank
-/// would claim the same rank and the job hang).  The portable rank numbers
-/// (kPortableRankVariables, ...) are mpirun's too: a -x one would be
-/// replaced without a word.
+/// Whether `name` is one of the portable rank numbers (launcher_args.hpp).
 bool is_portable_variable(std::string_view name) {
     for (const char* v : kPortableRankVariables)
         if (name == v) return true;
     for (const char* v : kPortableSizeVariables)
         if (name == v) return true;
     return false;
-}
-
-bool is_job_variable(std::string_view name) {
-    return name == shm::kEnvRank || name == shm::kEnvSize || name == shm::kEnvFd || is_portable_variable(name);
 }
 
 std::string job_variable_message(std::string_view option, std::string_view name) {
@@ -657,6 +649,10 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, cons
     args.nranks = static_cast<std::uint32_t>(total);
     result.action = ParsedCommandLine::Action::kRun;
     return result;
+}
+
+bool is_job_variable(std::string_view name) {
+    return name == shm::kEnvRank || name == shm::kEnvSize || name == shm::kEnvFd || is_portable_variable(name);
 }
 
 }  // namespace shmpi::launcher

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "place/policy.hpp"
@@ -37,6 +38,14 @@ inline constexpr const char* kPortableRankVariables[] = {"OMPI_COMM_WORLD_RANK",
 /// Their job-size partners: every one is the number of ranks.
 inline constexpr const char* kPortableSizeVariables[] = {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE",
                                                          "OMPI_UNIVERSE_SIZE", "PMI_SIZE", "MPI_LOCALNRANKS"};
+
+/// Whether mpirun sets the variable `name` for each rank itself:
+/// SHMPI_RANK, SHMPI_SIZE, SHMPI_SEGMENT_FD and the portable rank numbers.
+/// A -x or -genv of one is an error: a SHMPI_ one would come first in the
+/// environment and win (every rank would claim the same rank and the job
+/// hang), a portable one would be replaced without a word.  The ranks get
+/// none left over from an enclosing job (spawn.cpp).
+bool is_job_variable(std::string_view name);
 
 /// One `-x` option: either forward VAR as mpirun sees it (`value` unset) or
 /// set VAR to a value for the ranks.

@@ -33,17 +33,9 @@ bool sets(std::string_view entry, std::string_view name) {
 class RankEnvironment {
 public:
     RankEnvironment(const LaunchArgs& args, int segment_fd) {
-        auto is_job_var = [](std::string_view entry) {
-            for (const char* name : {shm::kEnvFd, shm::kEnvRank, shm::kEnvSize})
-                if (sets(entry, name)) return true;
-            for (const char* name : kPortableRankVariables)
-                if (sets(entry, name)) return true;
-            for (const char* name : kPortableSizeVariables)
-                if (sets(entry, name)) return true;
-            return false;
-        };
         for (char** e = environ; *e != nullptr; ++e) {
-            if (!is_job_var(*e)) entries_.emplace_back(*e);
+            const std::string_view entry{*e};
+            if (!is_job_variable(entry.substr(0, entry.find('=')))) entries_.emplace_back(entry);
         }
         for (const EnvSetting& x : args.env) {
             if (!x.has_value) continue;  // forwarded already with the whole environment
