@@ -707,7 +707,7 @@ TEST_P(Algorithms, GiveTheReferenceResults) {
     // Under TSan each rank here is a process of one thread, and TSan does not
     // see across processes: it has nothing to check.  The three smallest
     // teams still run there (the code paths build and run under it), once;
-    // the other shapes took 60 of the CI's TSan minutes.  ASan runs them all.
+    // the other shapes took about 70 s of CI's TSan step.  ASan runs them all.
     if (shmpi_test::kThreadSanitizer && (shape.ranks > 3 || *shape.flat != '\0' || *shape.stream != '\0'))
         GTEST_SKIP() << "single-threaded ranks: nothing for TSan to check (ASan runs this shape)";
     // Two rounds: the second finds every line and cell as the first left
