@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -76,9 +77,8 @@ std::string job_variable_message(std::string_view option, std::string_view name)
     if (is_portable_variable(name)) {
         return fmt::format(
             "{} {}: mpirun sets {} for each rank itself (the rank numbers Open MPI's and MPICH's "
-            "launchers give: OMPI_COMM_WORLD_*, OMPI_UNIVERSE_SIZE, PMI_RANK, PMI_SIZE, "
-            "MPI_LOCALRANKID, MPI_LOCALNRANKS)",
-            option, name, name);
+            "launchers give: {}, {})",
+            option, name, name, fmt::join(kPortableRankVariables, ", "), fmt::join(kPortableSizeVariables, ", "));
     }
     return fmt::format("{} {}: mpirun sets {}, {} and {} for each rank itself", option, name, shm::kEnvRank,
                        shm::kEnvSize, shm::kEnvFd);
