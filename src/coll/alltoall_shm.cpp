@@ -1,27 +1,41 @@
-// Alltoall in shared memory, for exchanges small enough for the cells:
-// every member publishes its whole send buffer (all n blocks, dense) once,
-// inline with its flag (up to 64 B) or in its cells, and every member copies
-// its own block out of every other member's.  One flag per member replaces
-// the n - 1 point-to-point messages each member sends and receives.
+// Alltoall in shared memory, two ways.
 //
-// Taken when n blocks of the call's block size fit a member's cells
+// `shm`, for exchanges small enough for the cells: every member publishes
+// its whole send buffer (all n blocks, dense) once, inline with its flag (up
+// to 64 B) or in its cells, and every member copies its own block out of
+// every other member's.  One flag per member replaces the n - 1
+// point-to-point messages each member sends and receives.  Taken when n
+// blocks of the call's block size fit a member's cells
 // (ShmTeam::carry_for() is not Direct): the choice depends only on the
 // team and the block size, which every member has alike, so all take it or
-// all decline.  Larger exchanges, and Alltoallv/w, run linear.
+// all decline.  Alltoallv/w run linear.
+//
+// `direct`, for larger exchanges: every member publishes the address of its
+// n blocks (its send buffer, or a dense copy of it when the send type is not
+// one run), and every member copies its own block out of each other member's
+// memory with one process_vm_readv, member me + k at round k: in each round
+// every member's memory has one reader, so the readers do not take turns
+// pinning one process's pages (docs/COLLECTIVES.md, SHMPI_COLL_SHM_SPREAD).
+// It replaces the 2(n - 1) rendezvous messages of the linear exchange, whose
+// reads come in whatever order the messages arrive.  Declines (on every
+// member alike) when the team cannot read across processes.
 //
 // At the call's step s:
 //   1. Every member makes its n send blocks one dense run (in place: the
 //      caller staged the other blocks; a send type that is not one
-//      contiguous run is packed block by block), puts it (put_block()),
-//      stores release = s and wakes everyone.
-//   2. Member by member (each starting at a different one), it waits for
-//      that member's release of s and copies block `me` of what it
-//      published into its own receive block m (unpacked into the receive
-//      type when that is not one run), checking the member's block size.
+//      contiguous run is packed block by block).  `shm` puts it
+//      (put_block()); `direct` publishes its size and address (put_line()).
+//      It stores release = s and wakes everyone.
+//   2. Member by member (member me + k at round k), it waits for that
+//      member's release of s and copies block `me` of what it published
+//      into its own receive block m (unpacked into the receive type when
+//      that is not one run), checking the member's block size.
 //   3. It copies its own block, stores gather = s and wakes everyone (the
 //      next call's claim() waits for every reader's gather before it
-//      reuses the cells).
+//      reuses the cells).  `direct` then waits for everyone's gather of s:
+//      they read its send buffer until then.
 //   4. It reports the first member whose block size disagreed with ours.
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -35,6 +49,24 @@ namespace {
 
 std::byte* block_at(PeerBlocks side, int r) { return static_cast<std::byte*>(side.base) + side.displs[r]; }
 
+/// n blocks of `b` bytes; past 2^64, the largest size (which fits nothing).
+std::uint64_t image_bytes(int n, std::int64_t b) {
+    std::uint64_t bytes = 0;
+    const bool over =
+        b < 0 || __builtin_mul_overflow(static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(b), &bytes);
+    return over ? ~std::uint64_t{0} : bytes;
+}
+
+/// This member's block size, from any block with a type (the others are
+/// alike in an Alltoall; in place our own has none).  Blocks of another
+/// size than the call's are an error the readers report.
+std::int64_t own_block_bytes(PeerBlocks send, int n) {
+    for (int r = 0; r < n; ++r) {
+        if (send.types[r] != nullptr) return send.counts[r] * send.types[r]->size;
+    }
+    return 0;
+}
+
 /// Our n send blocks as one dense run of n * `block` bytes: the send
 /// buffer itself when its blocks already are one (MPI_Alltoall of a
 /// contiguous type), else packed into the piece buffer block by block (in
@@ -47,12 +79,55 @@ const void* dense_image(ShmTeam& shm, PeerBlocks send, std::int64_t block, int n
                 send.displs[r] - send.displs[0] == r * send.counts[me] * type->extent;
     }
     if (whole) return block_at(send, 0) + type->true_lb;
-    std::byte* stage = shm.bounce(static_cast<std::size_t>(n * block));
+    std::byte* stage = shm.image_buffer(static_cast<std::size_t>(n * block));
     for (int r = 0; r < n; ++r) {
         if (send.types[r] != nullptr)
             dtype::pack(*send.types[r], block_at(send, r), send.counts[r], stage + r * block);
     }
     return stage;
+}
+
+/// Steps 2 to 4 of both algorithms, after this member released step s:
+/// take(m, got) copies block `me` of member m's published n blocks (`got`
+/// bytes in all) into our receive block m.  With `wait_readers`, returns
+/// only once every member has gathered s (our blocks stay where they were
+/// published until then).
+template <class Take>
+void take_all(ShmTeam& shm, const Team& team, std::uint64_t s, std::int64_t block, PeerBlocks send, PeerBlocks recv,
+              bool wait_readers, Take&& take) {
+    const int n = shm.size();
+    const int me = shm.index();
+    // 2.
+    int bad = -1;
+    std::uint64_t bad_bytes = 0;
+    for (int k = 1; k < n; ++k) {
+        const int m = (me + k) % n;
+        shm.wait_release(m, s);
+        const std::uint64_t got = shm.line(m, s).bytes;
+        const std::uint64_t theirs = got / static_cast<std::uint64_t>(n);
+        if (theirs != static_cast<std::uint64_t>(block)) {
+            if (bad < 0) {
+                bad = m;
+                bad_bytes = theirs;
+            }
+            continue;
+        }
+        if (block > 0) take(m, got);
+    }
+
+    // 3.
+    std::unique_ptr<MpiError> own;
+    if (send.types[me] != nullptr) {
+        own = linear::copy_own(block_at(send, me), send.counts[me], *send.types[me], block_at(recv, me),
+                               recv.counts[me], *recv.types[me], team.rank);
+    }
+    shm.gather(s);
+    shm.notify_all();
+    if (wait_readers) shm.wait_gather_all(s);
+
+    // 4.
+    if (bad >= 0) throw_size_mismatch(bad, bad_bytes, team.rank, static_cast<std::uint64_t>(block));
+    if (own) throw *own;
 }
 
 }  // namespace
@@ -62,29 +137,13 @@ bool alltoall_shm(const Team& team, std::int64_t block, PeerBlocks send, PeerBlo
     if (shm == nullptr || team.size < 2) return false;
     const int n = shm->size();
     const int me = shm->index();
-    // n blocks of `b` bytes; past 2^64, the largest size (which fits nothing).
-    const auto image_bytes = [n](std::int64_t b) {
-        std::uint64_t bytes = 0;
-        const bool over = b < 0 || __builtin_mul_overflow(static_cast<std::uint64_t>(n),
-                                                          static_cast<std::uint64_t>(b), &bytes);
-        return over ? ~std::uint64_t{0} : bytes;
-    };
     const auto fits = [&](std::uint64_t bytes) { return shm->carry_for(bytes) != ShmTeam::Carry::Direct; };
-    if (!fits(image_bytes(block))) return false;
+    if (!fits(image_bytes(n, block))) return false;
 
-    // 1.  Our block size, from any block with a type (the others are alike
-    // in an Alltoall; in place our own has none).  Blocks of another size
-    // than the call's are an error the readers report; too large for our
-    // cells, only their size is published.
-    std::int64_t mine = 0;
-    for (int r = 0; r < n; ++r) {
-        if (send.types[r] != nullptr) {
-            mine = send.counts[r] * send.types[r]->size;
-            break;
-        }
-    }
-    // Too large to publish: the readers see the size and report it.
-    const std::uint64_t total = image_bytes(mine);
+    // 1.  Too large for our cells, only the size of our blocks is
+    // published: the readers see it and report it.
+    const std::int64_t mine = own_block_bytes(send, n);
+    const std::uint64_t total = image_bytes(n, mine);
     const bool mine_fits = fits(total);
     const void* image = mine > 0 && mine_fits ? dense_image(*shm, send, mine, n, me) : nullptr;
     const std::uint64_t s = shm->begin_call();
@@ -96,43 +155,55 @@ bool alltoall_shm(const Team& team, std::int64_t block, PeerBlocks send, PeerBlo
     shm->release(s);
     shm->notify_all();
 
-    // 2.
-    int bad = -1;
-    std::uint64_t bad_bytes = 0;
-    for (int k = 1; k < n; ++k) {
-        const int m = (me + k) % n;
-        shm->wait_release(m, s);
-        const std::uint64_t got = shm->line(m, s).bytes;
-        const std::uint64_t theirs = got / static_cast<std::uint64_t>(n);
-        if (theirs != static_cast<std::uint64_t>(block)) {
-            if (bad < 0) {
-                bad = m;
-                bad_bytes = theirs;
-            }
-            continue;
-        }
-        if (block == 0) continue;
-        const std::byte* from = shm->published(m, s, got) + static_cast<std::uint64_t>(me) * theirs;
+    take_all(*shm, team, s, block, send, recv, false, [&](int m, std::uint64_t got) {
+        const std::byte* from = shm->published(m, s, got) + static_cast<std::uint64_t>(me) * (got / n);
         const dtype::Datatype& type = *recv.types[m];
         if (type.is_run(recv.counts[m])) {
             std::memcpy(block_at(recv, m) + type.true_lb, from, static_cast<std::size_t>(block));
         } else {
             dtype::unpack(type, from, block, block_at(recv, m));
         }
-    }
+    });
+    return true;
+}
 
-    // 3.
-    std::unique_ptr<MpiError> own;
-    if (send.types[me] != nullptr) {
-        own = linear::copy_own(block_at(send, me), send.counts[me], *send.types[me], block_at(recv, me),
-                               recv.counts[me], *recv.types[me], team.rank);
-    }
-    shm->gather(s);
+bool alltoall_direct(const Team& team, std::int64_t block, PeerBlocks send, PeerBlocks recv) {
+    ShmTeam* shm = ready(team);
+    if (shm == nullptr || team.size < 2 || !shm->single_copy()) return false;
+    const int n = shm->size();
+    const int me = shm->index();
+
+    // 1.  Blocks whose n copies would pass 2^64 bytes publish the largest
+    // size and no address: no reader takes them.
+    const std::int64_t mine = own_block_bytes(send, n);
+    const std::uint64_t total = image_bytes(n, mine);
+    const bool whole = total != ~std::uint64_t{0};
+    const void* image = mine > 0 && whole ? dense_image(*shm, send, mine, n, me) : nullptr;
+    const std::uint64_t s = shm->begin_call();
+    shm->put_line(s, ShmTeam::Readers::all(), total, static_cast<std::uint64_t>(ShmTeam::Carry::Direct), image);
+    shm->release(s);
     shm->notify_all();
 
-    // 4.
-    if (bad >= 0) throw_size_mismatch(bad, bad_bytes, team.rank, static_cast<std::uint64_t>(block));
-    if (own) throw *own;
+    take_all(*shm, team, s, block, send, recv, true, [&](int m, std::uint64_t got) {
+        const auto* from =
+            reinterpret_cast<const std::byte*>(shm->line(m, s).addr) + static_cast<std::uint64_t>(me) * (got / n);
+        const dtype::Datatype& type = *recv.types[m];
+        std::byte* to = block_at(recv, m);
+        if (type.is_run(recv.counts[m])) {
+            shm->read(m, from, to + type.true_lb, static_cast<std::size_t>(block));
+            return;
+        }
+        // A typed block a piece at a time, through a buffer that stays in
+        // cache.
+        constexpr std::int64_t kPiece = 128 * 1024;
+        std::byte* piece = shm->bounce(static_cast<std::size_t>(std::min(block, kPiece)));
+        for (std::int64_t done = 0; done < block;) {
+            const std::int64_t len = std::min(block - done, kPiece);
+            shm->read(m, from + done, piece, static_cast<std::size_t>(len));
+            dtype::unpack(type, to, recv.counts[m], done, piece, len);
+            done += len;
+        }
+    });
     return true;
 }
 

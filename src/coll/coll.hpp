@@ -165,6 +165,11 @@ bool allgatherv_shm(const Team& team, const void* send, std::int64_t send_bytes,
 /// receive size) together in its cells: declines (on every member alike)
 /// when they do not fit.  alltoall_shm.cpp.
 bool alltoall_shm(const Team& team, std::int64_t block, PeerBlocks send, PeerBlocks recv);
+/// Alltoall where every member copies its block out of every other
+/// member's send buffer with process_vm_readv, one reader per member at a
+/// time; declines (on every member alike) when the team has no single
+/// copies.  alltoall_shm.cpp.
+bool alltoall_direct(const Team& team, std::int64_t block, PeerBlocks send, PeerBlocks recv);
 /// Prefix reductions and reduce-scatters composed of the ones above
 /// (prefix_shm.cpp): allgather then a canonical fold, or a whole-vector
 /// allreduce of which each member keeps its block.

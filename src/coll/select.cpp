@@ -154,6 +154,7 @@ bool alltoall_typed_linear(const Team& team, std::int64_t /*block*/, PeerBlocks 
 constexpr Algorithm<AlltoallFn> kAlltoall[] = {
     {"linear", alltoall_typed_linear},
     {"shm", alltoall_shm},
+    {"direct", alltoall_direct},
 };
 constexpr Algorithm<AlltoallvFn> kAlltoallv[] = {
     {"linear", always<alltoallw_linear>},
@@ -234,6 +235,19 @@ int choose_linear_only() { return 0; }
 
 int choose_shm(const Team& team) { return team.shm != nullptr ? 1 : 0; }
 
+/// Alltoall: `shm` while a member's n blocks fit its cells, then `direct`
+/// for blocks above ShmTuning::alltoall_direct(), else `linear`.  Every
+/// member sees the same team and block size.
+int choose_alltoall(const Team& team, std::int64_t block) {
+    if (team.shm == nullptr) return 0;
+    const auto n = static_cast<std::uint64_t>(team.shm->size());
+    std::uint64_t bytes = 0;
+    if (block >= 0 && !__builtin_mul_overflow(n, static_cast<std::uint64_t>(block), &bytes) &&
+        team.shm->carry_for(bytes) != ShmTeam::Carry::Direct)
+        return 1;
+    return block > team.shm->tuning().alltoall_direct(team.shm->size()) ? 2 : 0;
+}
+
 /// The composed algorithms (prefix_shm.cpp) gather or reduce more than a
 /// member needs: taken automatically while that is at most this many bytes.
 /// Measured (docs/COLLECTIVES.md): Reduce_scatter(_block) of 8 B took 0.18
@@ -311,9 +325,9 @@ namespace {
 /// segment's (shm/segment.cpp) and the shared-memory algorithms' tunables
 /// (coll/shm_team.cpp).
 constexpr const char* kCollTunables[] = {
-    "SHMPI_COLL_REGIONS",           "SHMPI_COLL_CELL_BYTES",     "SHMPI_COLL_SHM_FLAT", "SHMPI_COLL_SHM_BAND",
-    "SHMPI_COLL_SHM_PIPELINE_BAND", "SHMPI_COLL_SHM_DIRECT",     "SHMPI_COLL_SHM_RSAG", "SHMPI_COLL_SHM_STREAM",
-    "SHMPI_COLL_SHM_SPREAD",        "SHMPI_COLL_SHM_MEMBARRIER",
+    "SHMPI_COLL_REGIONS",           "SHMPI_COLL_CELL_BYTES",     "SHMPI_COLL_SHM_FLAT",     "SHMPI_COLL_SHM_BAND",
+    "SHMPI_COLL_SHM_PIPELINE_BAND", "SHMPI_COLL_SHM_DIRECT",     "SHMPI_COLL_SHM_RSAG",     "SHMPI_COLL_SHM_STREAM",
+    "SHMPI_COLL_SHM_SPREAD",        "SHMPI_COLL_SHM_MEMBARRIER", "SHMPI_COLL_SHM_ALLTOALL",
 };
 
 /// Notes each SHMPI_COLL_* variable of the environment that no part of
@@ -439,7 +453,7 @@ void allgatherv(const Selection& s, const Team& team, const void* send, std::int
 }
 
 void alltoall(const Selection& s, const Team& team, std::int64_t block, PeerBlocks send, PeerBlocks recv) {
-    run(s, Kind::Alltoall, kAlltoall, choose_shm(team), team, -1, block, block, send, recv);
+    run(s, Kind::Alltoall, kAlltoall, choose_alltoall(team, block), team, -1, block, block, send, recv);
 }
 
 void alltoallv(const Selection& s, const Team& team, PeerBlocks send, PeerBlocks recv) {

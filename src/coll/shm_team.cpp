@@ -67,6 +67,7 @@ ShmTuning tuning_from_environment() {
     t.rsag_min = env_long("SHMPI_COLL_SHM_RSAG", t.rsag_min, 0, 1L << 40);
     t.stream = static_cast<int>(env_long("SHMPI_COLL_SHM_STREAM", t.stream, -1, 1));
     t.spread_max = env_long("SHMPI_COLL_SHM_SPREAD", t.spread_max, 0, 1L << 40);
+    t.alltoall_direct_above = env_long("SHMPI_COLL_SHM_ALLTOALL", t.alltoall_direct_above, -1, 1L << 40);
     return t;
 }
 

@@ -109,6 +109,21 @@ struct ShmTuning {
     /// (docs/COLLECTIVES.md, after SHMPI_COLL_SHM_STREAM), while the cells
     /// keep every member copying on its own.
     std::int64_t spread_max = 131072;
+    /// SHMPI_COLL_SHM_ALLTOALL: an Alltoall whose n blocks do not fit the
+    /// cells takes single copies (`direct`, alltoall_shm.cpp) for blocks of
+    /// more than this many bytes, and the linear exchange for smaller ones;
+    /// -1 (auto): the default eager limit of point-to-point for the team's
+    /// size (32 KiB up to 8 members, 16 KiB beyond), below which the linear
+    /// exchange's messages are buffered and nobody waits for a reader.  On
+    /// 16 cores (docs/BENCHMARKS.md) single copies took 0.6-0.8 of the
+    /// linear time for 64 KiB blocks at 2 to 16 ranks, and 1.2-1.4 times it
+    /// for 16-32 KiB blocks at 8 ranks.
+    std::int64_t alltoall_direct_above = -1;
+    /// The block size above which an Alltoall of `members` takes single copies.
+    std::int64_t alltoall_direct(int members) const {
+        if (alltoall_direct_above >= 0) return alltoall_direct_above;
+        return members <= 8 ? 32768 : 16384;
+    }
 };
 
 /// The tunables as the environment sets them (SHMPI_COLL_SHM_*); throws
@@ -482,6 +497,10 @@ public:
                      std::uint64_t want, const Landing* land, std::uint64_t at = 0);
     /// The private buffer for pack_into(), at least `bytes` long.
     std::byte* bounce(std::size_t bytes) { return buffer(kPieceBuffer, bytes); }
+    /// A private buffer for a member's whole send buffer made dense (an
+    /// Alltoall's, which its readers may read while this member uses
+    /// bounce()), at least `bytes` long.
+    std::byte* image_buffer(std::size_t bytes) { return buffer(kImageBuffer, bytes); }
     /// Copies `n` bytes at `from` to `dst`, or to bytes [off, off + n) of
     /// `land` when given.
     static void store(void* dst, const void* from, std::uint64_t n, const Landing* land, std::uint64_t off) {
@@ -562,8 +581,9 @@ private:
         std::unique_ptr<std::byte[]> p;
         std::size_t bytes = 0;
     };
-    Buf bufs_[2 + 8 + 1];  ///< rsag's, push's, read_into()'s and pack_into()'s piece
+    Buf bufs_[2 + 8 + 1 + 1];  ///< rsag's, push's, read_into()'s and pack_into()'s piece, the image
     static constexpr int kPieceBuffer = 10;
+    static constexpr int kImageBuffer = 11;
 };
 
 /// The team's shared-memory state, ready for a call (the first call on a

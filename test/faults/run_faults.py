@@ -595,7 +595,8 @@ def mpi_unknown_coll_setting(m, d):
     for extra, want in (({"SHMPI_COLL_ALLREDUSE": "linear", "SHMPI_COLL_SHM_FLAT": "4"},
                          "shmpi: note: SHMPI_COLL_ALLREDUSE is not a setting of shmpi's collectives, and has no "
                          "effect (docs/COLLECTIVES.md lists SHMPI_COLL_<COLLECTIVE>, README.md the others)\n"),
-                        ({"SHMPI_COLL_ALLREDUCE": "linear", "SHMPI_COLL_REGIONS": "2"}, "")):
+                        ({"SHMPI_COLL_ALLREDUCE": "linear", "SHMPI_COLL_REGIONS": "2",
+                          "SHMPI_COLL_SHM_ALLTOALL": "0"}, "")):
         p = subprocess.run([m, "-n", "3", prog(d, "print_env"), "X_UNSET"], env={**env, **extra},
                            capture_output=True, timeout=60)
         check(p.returncode == 0 and p.stderr.decode() == want, f"{extra}: rc {p.returncode}, stderr {p.stderr!r}")
@@ -611,6 +612,7 @@ def mpi_bad_setting(m, d):
             ("SHMPI_EAGER_LIMIT", "abc", "SHMPI_EAGER_LIMIT=abc is not a byte count up to 1 GiB"),
             ("SHMPI_SPIN_US", "-1", "SHMPI_SPIN_US=-1 is not a number in 0..10000000"),
             ("SHMPI_COLL_SHM_BAND", "0", "SHMPI_COLL_SHM_BAND=0 is not a number in 1..30"),
+            ("SHMPI_COLL_SHM_ALLTOALL", "-2", "SHMPI_COLL_SHM_ALLTOALL=-2 is not a number in -1..1099511627776"),
             ("SHMPI_COLL", "fastest", "SHMPI_COLL=fastest names no collective algorithm")):
         for n in ("4", "8"):
             p = subprocess.run([m, "-n", n, prog(d, "print_env"), "X_UNSET"], env={**env, var: value},
