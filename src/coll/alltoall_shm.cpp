@@ -148,7 +148,9 @@ bool alltoall_shm(const Team& team, std::int64_t block, PeerBlocks send, PeerBlo
     const void* image = mine > 0 && mine_fits ? dense_image(*shm, send, mine, n, me) : nullptr;
     const std::uint64_t s = shm->begin_call();
     if (mine_fits) {
-        shm->put_block(s, image, total, ShmTeam::Readers::all());
+        // (Our own block is copied straight from the send buffer in step 3.)
+        shm->put_block(s, image, total, ShmTeam::Readers::all(), nullptr, static_cast<std::uint64_t>(me * mine),
+                       static_cast<std::uint64_t>(mine));
     } else {
         shm->put_line(s, ShmTeam::Readers::all(), total, 0);
     }

@@ -514,7 +514,7 @@ void ShmTeam::take_chunks(int m, std::uint64_t s, std::uint64_t g0, std::uint64_
 }
 
 ShmTeam::Carry ShmTeam::put_block(std::uint64_t step, const void* src, std::uint64_t bytes, Readers readers,
-                                  Source* typed) {
+                                  Source* typed, std::uint64_t hole_off, std::uint64_t hole_len) {
     const Carry carry = carry_for(bytes);
     claim(inline_area(step), step, readers);
     shm::CollLine& me = my_line(step);
@@ -525,7 +525,14 @@ ShmTeam::Carry ShmTeam::put_block(std::uint64_t step, const void* src, std::uint
         if (typed != nullptr) {
             pack_into(*typed, 0, to, bytes, bounce(bytes));
         } else {
-            std::memcpy(to, src, bytes);
+            const auto* from = static_cast<const std::byte*>(src);
+            if (hole_len == 0 || hole_off >= bytes || hole_len > bytes - hole_off) {
+                std::memcpy(to, from, bytes);
+            } else {
+                const std::uint64_t tail = hole_off + hole_len;
+                std::memcpy(to, from, hole_off);
+                std::memcpy(to + tail, from + tail, bytes - tail);
+            }
         }
     };
     switch (carry) {

@@ -435,9 +435,12 @@ public:
     /// stores release = step.  A Direct block stays in `src`, which must stay
     /// valid until the readers have gathered `step`.  With `typed` (the
     /// block's typed buffer), an inline or cell block is packed straight
-    /// into place and a Direct one packed into `src` first.
-    Carry put_block(std::uint64_t step, const void* src, std::uint64_t bytes, Readers readers,
-                    Source* typed = nullptr);
+    /// into place and a Direct one packed into `src` first.  Without
+    /// `typed`, bytes [hole_off, hole_off + hole_len) of an inline or cell
+    /// block are left out (no reader reads them: an Alltoall member's own
+    /// block).
+    Carry put_block(std::uint64_t step, const void* src, std::uint64_t bytes, Readers readers, Source* typed = nullptr,
+                    std::uint64_t hole_off = 0, std::uint64_t hole_len = 0);
     /// Publishes `bytes`, `aux` (a Carry, or 0) and `addr` in this member's
     /// line for `step`, claimed for `readers` first: the line of a call
     /// whose data does not travel by put_block() (a stream, a root's
