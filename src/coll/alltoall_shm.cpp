@@ -1,4 +1,4 @@
-// Alltoall in shared memory, two ways.
+// Alltoall in shared memory, two ways, and Alltoallv/w (at the end).
 //
 // `shm`, for exchanges small enough for the cells: every member publishes
 // its whole send buffer (all n blocks, dense) once, inline with its flag (up
@@ -8,7 +8,7 @@
 // blocks of the call's block size fit a member's cells
 // (ShmTeam::carry_for() is not Direct): the choice depends only on the
 // team and the block size, which every member has alike, so all take it or
-// all decline.  Alltoallv/w run linear.
+// all decline.
 //
 // `direct`, for larger exchanges: every member publishes the address of its
 // n blocks (its send buffer, or a dense copy of it when the send type is not
@@ -35,9 +35,20 @@
 //      reuses the cells).  `direct` then waits for everyone's gather of s:
 //      they read its send buffer until then.
 //   4. It reports the first member whose block size disagreed with ours.
+//
+// Alltoallv and Alltoallw (`shm`): the members' block sizes differ, and no
+// member knows whether another's blocks fit its cells, so each sender
+// chooses per block and says so in a table at the head of its cells
+// (TableEntry: for each reader, where its block lies and its size).  A
+// block above the `direct` bound stays in the sender's memory for one
+// process_vm_readv; a smaller one goes into the cells after the table while
+// they hold it; the rest are sent as point-to-point messages, which each
+// reader receives once it has read the sender's table.  Only a table too
+// large for the cells declines, the same on every member.
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "coll/linear.hpp"
 #include "coll/linear_p2p.hpp"
@@ -85,6 +96,38 @@ const void* dense_image(ShmTeam& shm, PeerBlocks send, std::int64_t block, int n
             dtype::pack(*send.types[r], block_at(send, r), send.counts[r], stage + r * block);
     }
     return stage;
+}
+
+/// Copies `bytes` at `from` (published in our reach: inline or in cells)
+/// into our receive block m, unpacked when its type is not one run.
+void store_block(PeerBlocks recv, int m, const std::byte* from, std::uint64_t bytes) {
+    const dtype::Datatype& type = *recv.types[m];
+    std::byte* to = block_at(recv, m);
+    if (type.is_run(recv.counts[m])) {
+        std::memcpy(to + type.true_lb, from, static_cast<std::size_t>(bytes));
+    } else {
+        dtype::unpack(type, from, static_cast<std::int64_t>(bytes), to);
+    }
+}
+
+/// Copies `bytes` at `from` in member m's memory into our receive block m
+/// (process_vm_readv): at once when its type is one run, else a piece at a
+/// time through a buffer that stays in cache, unpacking each.
+void read_block(ShmTeam& shm, PeerBlocks recv, int m, const std::byte* from, std::uint64_t bytes) {
+    const dtype::Datatype& type = *recv.types[m];
+    std::byte* to = block_at(recv, m);
+    if (type.is_run(recv.counts[m])) {
+        shm.read(m, from, to + type.true_lb, static_cast<std::size_t>(bytes));
+        return;
+    }
+    constexpr std::uint64_t kPiece = 128 * 1024;
+    std::byte* piece = shm.bounce(static_cast<std::size_t>(std::min(bytes, kPiece)));
+    for (std::uint64_t done = 0; done < bytes;) {
+        const std::uint64_t len = std::min(bytes - done, kPiece);
+        shm.read(m, from + done, piece, static_cast<std::size_t>(len));
+        dtype::unpack(type, to, recv.counts[m], static_cast<std::int64_t>(done), piece, static_cast<std::int64_t>(len));
+        done += len;
+    }
 }
 
 /// Steps 2 to 4 of both algorithms, after this member released step s:
@@ -158,13 +201,8 @@ bool alltoall_shm(const Team& team, std::int64_t block, PeerBlocks send, PeerBlo
     shm->notify_all();
 
     take_all(*shm, team, s, block, send, recv, false, [&](int m, std::uint64_t got) {
-        const std::byte* from = shm->published(m, s, got) + static_cast<std::uint64_t>(me) * (got / n);
-        const dtype::Datatype& type = *recv.types[m];
-        if (type.is_run(recv.counts[m])) {
-            std::memcpy(block_at(recv, m) + type.true_lb, from, static_cast<std::size_t>(block));
-        } else {
-            dtype::unpack(type, from, block, block_at(recv, m));
-        }
+        store_block(recv, m, shm->published(m, s, got) + static_cast<std::uint64_t>(me) * (got / n),
+                    static_cast<std::uint64_t>(block));
     });
     return true;
 }
@@ -187,25 +225,176 @@ bool alltoall_direct(const Team& team, std::int64_t block, PeerBlocks send, Peer
     shm->notify_all();
 
     take_all(*shm, team, s, block, send, recv, true, [&](int m, std::uint64_t got) {
-        const auto* from =
-            reinterpret_cast<const std::byte*>(shm->line(m, s).addr) + static_cast<std::uint64_t>(me) * (got / n);
-        const dtype::Datatype& type = *recv.types[m];
-        std::byte* to = block_at(recv, m);
-        if (type.is_run(recv.counts[m])) {
-            shm->read(m, from, to + type.true_lb, static_cast<std::size_t>(block));
-            return;
-        }
-        // A typed block a piece at a time, through a buffer that stays in
-        // cache.
-        constexpr std::int64_t kPiece = 128 * 1024;
-        std::byte* piece = shm->bounce(static_cast<std::size_t>(std::min(block, kPiece)));
-        for (std::int64_t done = 0; done < block;) {
-            const std::int64_t len = std::min(block - done, kPiece);
-            shm->read(m, from + done, piece, static_cast<std::size_t>(len));
-            dtype::unpack(type, to, recv.counts[m], done, piece, len);
-            done += len;
-        }
+        read_block(
+            *shm, recv, m,
+            reinterpret_cast<const std::byte*>(shm->line(m, s).addr) + static_cast<std::uint64_t>(me) * (got / n),
+            static_cast<std::uint64_t>(block));
     });
+    return true;
+}
+
+}  // namespace shmpi::coll
+
+namespace shmpi::coll {
+namespace {
+
+/// One entry of an Alltoallv/w sender's table, at the head of its cells:
+/// its block for one reader, `bytes` long, lies `where` (kInCells + an
+/// offset in the cells; the address of a single copy; kByMessage: it comes
+/// as a point-to-point message).
+struct TableEntry {
+    std::uint64_t where;
+    std::uint64_t bytes;
+};
+constexpr std::uint64_t kByMessage = ~std::uint64_t{0};
+constexpr std::uint64_t kInCells = std::uint64_t{1} << 63;  // above every user address
+
+}  // namespace
+
+bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
+    ShmTeam* shm = ready(team);
+    if (shm == nullptr || team.size < 2) return false;
+    const int n = shm->size();
+    const int me = shm->index();
+    const std::uint64_t room = shm->cell_bytes();
+    const std::uint64_t table_bytes = static_cast<std::uint64_t>(n) * sizeof(TableEntry);
+    // (The same on every member: all decline together.)
+    if (table_bytes > room) return false;
+    const bool single = shm->single_copy();
+    const auto above = static_cast<std::uint64_t>(shm->tuning().alltoall_direct(n));
+    auto bytes_of = [](PeerBlocks side, int r) {
+        return static_cast<std::uint64_t>(side.counts[r] * side.types[r]->size);
+    };
+    // Where our block for r goes: single copies above the bound, else in
+    // our cells after the ones before it (at `end`, which it moves) while
+    // they hold it, else a message.
+    auto where_of = [&](std::uint64_t bytes, std::uint64_t& end) {
+        if (bytes > above && single) return std::uint64_t{0};
+        const std::uint64_t at = (end + 63) & ~std::uint64_t{63};
+        if (at <= room && bytes <= room - at) {
+            end = at + bytes;
+            return kInCells | at;
+        }
+        return kByMessage;
+    };
+
+    // 1.  Our table and the blocks that go in our cells, straight into them.
+    std::uint64_t used = table_bytes;
+    for (int r = 0; r < n; ++r) {
+        if (r != me) where_of(bytes_of(send, r), used);
+    }
+    const std::uint64_t s = shm->begin_call();
+    shm->put_line(s, ShmTeam::Readers::all(), used, static_cast<std::uint64_t>(ShmTeam::Carry::Cells));
+    for (int a = 0; a < static_cast<int>(shm->chunks(used)); ++a) shm->claim(a, s, ShmTeam::Readers::all());
+    std::byte* cells = shm->my_cells();
+    std::uint64_t end = table_bytes;
+    bool lent = false;  // some block of ours is read straight out of our memory
+    bool messages = false;
+    std::byte* packed = nullptr;  // the typed blocks read out of our memory, packed
+    for (int r = 0; r < n; ++r) {
+        TableEntry e{kByMessage, 0};
+        if (r != me) {
+            const dtype::Datatype& type = *send.types[r];
+            const std::int64_t count = send.counts[r];
+            e.bytes = bytes_of(send, r);
+            e.where = where_of(e.bytes, end);
+            if (e.where == kByMessage) {
+                messages = true;
+            } else if ((e.where & kInCells) != 0) {
+                std::byte* to = cells + (e.where & ~kInCells);
+                if (type.is_run(count)) {
+                    std::memcpy(to, block_at(send, r) + type.true_lb, static_cast<std::size_t>(e.bytes));
+                } else {
+                    dtype::pack(type, block_at(send, r), count, to);
+                }
+            } else if (type.is_run(count)) {
+                e.where = reinterpret_cast<std::uint64_t>(block_at(send, r) + type.true_lb);
+                lent = true;
+            } else {
+                if (packed == nullptr) {
+                    // Room for every typed block above the bound, at once.
+                    std::uint64_t all = 0;
+                    for (int q = 0; q < n; ++q) {
+                        if (q != me && bytes_of(send, q) > above && !send.types[q]->is_run(send.counts[q]))
+                            all += bytes_of(send, q);
+                    }
+                    packed = shm->image_buffer(static_cast<std::size_t>(all));
+                }
+                dtype::pack(type, block_at(send, r), count, packed);
+                e.where = reinterpret_cast<std::uint64_t>(packed);
+                packed += e.bytes;
+                lent = true;
+            }
+        }
+        std::memcpy(cells + static_cast<std::size_t>(r) * sizeof(TableEntry), &e, sizeof e);
+    }
+    shm->release(s);
+    shm->notify_all();
+
+    // 2.  Our messages, then every member's block for us: member me - k in
+    // round k (the one that sends to us in the same round), as its table
+    // says.  A message is received only once its sender's table is read;
+    // an earlier one from the same sender (its next call's) cannot overtake
+    // it, messages between two ranks matching in order.
+    linear::Exchange ex(team, linear::kTagAlltoall);
+    if (messages) {
+        for (int k = 1; k < n; ++k) {
+            const int to = (me + k) % n;
+            TableEntry e{};
+            std::memcpy(&e, cells + static_cast<std::size_t>(to) * sizeof(TableEntry), sizeof e);
+            if (e.where == kByMessage) ex.send(to, block_at(send, to), send.counts[to], *send.types[to]);
+        }
+    }
+    int bad = -1;
+    std::uint64_t bad_bytes = 0;
+    std::uint64_t bad_want = 0;
+    for (int k = 1; k < n; ++k) {
+        const int m = (me - k + n) % n;
+        shm->wait_release(m, s);
+        const std::byte* theirs = shm->published(m, s, shm->line(m, s).bytes);
+        TableEntry e{};
+        std::memcpy(&e, theirs + static_cast<std::size_t>(me) * sizeof(TableEntry), sizeof e);
+        if (e.where == kByMessage) {
+            // (A size that differs from ours is reported by the exchange.)
+            ex.recv(m, block_at(recv, m), recv.counts[m], *recv.types[m]);
+            continue;
+        }
+        const std::uint64_t want = bytes_of(recv, m);
+        if (e.bytes != want) {
+            if (bad < 0) {
+                bad = m;
+                bad_bytes = e.bytes;
+                bad_want = want;
+            }
+            continue;
+        }
+        if ((e.where & kInCells) != 0) {
+            store_block(recv, m, theirs + (e.where & ~kInCells), want);
+        } else {
+            read_block(*shm, recv, m, reinterpret_cast<const std::byte*>(e.where), want);
+        }
+    }
+
+    // 3.
+    std::unique_ptr<MpiError> own;
+    if (send.types[me] != nullptr) {
+        own = linear::copy_own(block_at(send, me), send.counts[me], *send.types[me], block_at(recv, me),
+                               recv.counts[me], *recv.types[me], team.rank);
+    }
+    std::unique_ptr<MpiError> exchanged;
+    try {
+        ex.wait();
+    } catch (const MpiError& e) {
+        exchanged = std::make_unique<MpiError>(e);
+    }
+    shm->gather(s);
+    shm->notify_all();
+    if (lent) shm->wait_gather_all(s);
+
+    // 4.
+    if (bad >= 0) throw_size_mismatch(bad, bad_bytes, team.rank, bad_want);
+    if (exchanged) throw *exchanged;
+    if (own) throw *own;
     return true;
 }
 

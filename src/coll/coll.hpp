@@ -170,6 +170,14 @@ bool alltoall_shm(const Team& team, std::int64_t block, PeerBlocks send, PeerBlo
 /// time; declines (on every member alike) when the team has no single
 /// copies.  alltoall_shm.cpp.
 bool alltoall_direct(const Team& team, std::int64_t block, PeerBlocks send, PeerBlocks recv);
+/// Alltoallv and Alltoallw: each member writes a table of where its
+/// blocks lie at the head of its cells; a block above
+/// ShmTuning::alltoall_direct() is read out of its sender's memory (as in
+/// alltoall_direct()), a smaller one from the sender's cells while they
+/// hold it, and the rest come as point-to-point messages.  Declines when
+/// the table does not fit the cells (the same on every member).
+/// alltoall_shm.cpp.
+bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv);
 /// Prefix reductions and reduce-scatters composed of the ones above
 /// (prefix_shm.cpp): allgather then a canonical fold, or a whole-vector
 /// allreduce of which each member keeps its block.

@@ -158,6 +158,7 @@ constexpr Algorithm<AlltoallFn> kAlltoall[] = {
 };
 constexpr Algorithm<AlltoallvFn> kAlltoallv[] = {
     {"linear", always<alltoallw_linear>},
+    {"shm", alltoallv_shm},
 };
 constexpr Algorithm<ReduceScatterFn> kReduceScatter[] = {
     {"linear", always<reduce_scatter_linear>},
