@@ -45,12 +45,7 @@ Engine::Engine(shm::Transport& t)
     : transport_(t),
       size_(t.size()),
       payload0_(t.cell_bytes() - kWireBytes),
-      // Up to 8 ranks a ring has 32 cells of 4 KiB, and a 32 KiB message
-      // takes a quarter of it: 24-32 KiB ping-pongs took 15-23% less time
-      // eager than through the rendezvous, derived-type ones 40-50% less
-      // (docs/BENCHMARKS.md).  With 16 cells per ring, from 9 ranks, 32 KiB
-      // messages were slower eager.
-      eager_limit_(eager_limit_from_env(t.size() <= 8 ? 32768 : 16384)),
+      eager_limit_(eager_limit_from_env(default_eager_limit(t.size()))),
       outq_(t.size()),
       inbound_(t.size()) {
     spare_requests_.reserve(kSpareRequests);  // drop() never allocates

@@ -93,6 +93,14 @@ struct Unexpected : QueueHook {
     MatchLink<Unexpected> match_links[4];
 };
 
+/// The eager limit of a job of `ranks` ranks when SHMPI_EAGER_LIMIT does not
+/// set one.  Up to 8 ranks a ring has 32 cells of 4 KiB, and a 32 KiB
+/// message takes a quarter of it: 24-32 KiB ping-pongs took 15-23% less time
+/// eager than through the rendezvous, derived-type ones 40-50% less
+/// (docs/BENCHMARKS.md).  With 16 cells per ring, from 9 ranks, 32 KiB
+/// messages were slower eager.
+constexpr std::uint64_t default_eager_limit(std::uint64_t ranks) { return ranks <= 8 ? 32768 : 16384; }
+
 class Engine {
 public:
     explicit Engine(shm::Transport& transport);

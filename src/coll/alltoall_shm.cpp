@@ -173,21 +173,27 @@ void take_all(ShmTeam& shm, const Team& team, std::uint64_t s, std::int64_t bloc
     if (own) throw *own;
 }
 
+/// Whether `bytes` of our blocks go inline or in our cells.
+bool in_cells(const ShmTeam& shm, std::uint64_t bytes) { return shm.carry_for(bytes) != ShmTeam::Carry::Direct; }
+
 }  // namespace
+
+bool alltoall_fits_cells(const ShmTeam& shm, std::int64_t block) {
+    return in_cells(shm, image_bytes(shm.size(), block));
+}
 
 bool alltoall_shm(const Team& team, std::int64_t block, PeerBlocks send, PeerBlocks recv) {
     ShmTeam* shm = ready(team);
     if (shm == nullptr || team.size < 2) return false;
     const int n = shm->size();
     const int me = shm->index();
-    const auto fits = [&](std::uint64_t bytes) { return shm->carry_for(bytes) != ShmTeam::Carry::Direct; };
-    if (!fits(image_bytes(n, block))) return false;
+    if (!alltoall_fits_cells(*shm, block)) return false;
 
     // 1.  Too large for our cells, only the size of our blocks is
     // published: the readers see it and report it.
     const std::int64_t mine = own_block_bytes(send, n);
     const std::uint64_t total = image_bytes(n, mine);
-    const bool mine_fits = fits(total);
+    const bool mine_fits = in_cells(*shm, total);
     const void* image = mine > 0 && mine_fits ? dense_image(*shm, send, mine, n, me) : nullptr;
     const std::uint64_t s = shm->begin_call();
     if (mine_fits) {
@@ -248,6 +254,9 @@ struct TableEntry {
 };
 constexpr std::uint64_t kByMessage = ~std::uint64_t{0};
 constexpr std::uint64_t kInCells = std::uint64_t{1} << 63;  // above every user address
+/// where_of()'s answer for a block read out of our memory (its address
+/// comes later).
+constexpr std::uint64_t kInMemory = 0;
 
 }  // namespace
 
@@ -269,7 +278,7 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
     // our cells after the ones before it (at `end`, which it moves) while
     // they hold it, else a message.
     auto where_of = [&](std::uint64_t bytes, std::uint64_t& end) {
-        if (bytes > above && single) return std::uint64_t{0};
+        if (bytes > above && single) return kInMemory;
         const std::uint64_t at = (end + 63) & ~std::uint64_t{63};
         if (at <= room && bytes <= room - at) {
             end = at + bytes;
@@ -278,10 +287,15 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
         return kByMessage;
     };
 
-    // 1.  Our table and the blocks that go in our cells, straight into them.
+    // 1.  Our table and the blocks that go in our cells, straight into them;
+    // first how much of the cells that takes, and of the image buffer the
+    // typed blocks read out of our memory take, packed.
     std::uint64_t used = table_bytes;
+    std::uint64_t packed_bytes = 0;
     for (int r = 0; r < n; ++r) {
-        if (r != me) where_of(bytes_of(send, r), used);
+        if (r == me) continue;
+        const std::uint64_t b = bytes_of(send, r);
+        if (where_of(b, used) == kInMemory && !send.types[r]->is_run(send.counts[r])) packed_bytes += b;
     }
     const std::uint64_t s = shm->begin_call();
     shm->put_line(s, ShmTeam::Readers::all(), used, static_cast<std::uint64_t>(ShmTeam::Carry::Cells));
@@ -290,7 +304,7 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
     std::uint64_t end = table_bytes;
     bool lent = false;  // some block of ours is read straight out of our memory
     bool messages = false;
-    std::byte* packed = nullptr;  // the typed blocks read out of our memory, packed
+    std::byte* packed = packed_bytes > 0 ? shm->image_buffer(static_cast<std::size_t>(packed_bytes)) : nullptr;
     for (int r = 0; r < n; ++r) {
         TableEntry e{kByMessage, 0};
         if (r != me) {
@@ -311,15 +325,6 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
                 e.where = reinterpret_cast<std::uint64_t>(block_at(send, r) + type.true_lb);
                 lent = true;
             } else {
-                if (packed == nullptr) {
-                    // Room for every typed block above the bound, at once.
-                    std::uint64_t all = 0;
-                    for (int q = 0; q < n; ++q) {
-                        if (q != me && bytes_of(send, q) > above && !send.types[q]->is_run(send.counts[q]))
-                            all += bytes_of(send, q);
-                    }
-                    packed = shm->image_buffer(static_cast<std::size_t>(all));
-                }
                 dtype::pack(type, block_at(send, r), count, packed);
                 e.where = reinterpret_cast<std::uint64_t>(packed);
                 packed += e.bytes;

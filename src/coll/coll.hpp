@@ -165,6 +165,9 @@ bool allgatherv_shm(const Team& team, const void* send, std::int64_t send_bytes,
 /// receive size) together in its cells: declines (on every member alike)
 /// when they do not fit.  alltoall_shm.cpp.
 bool alltoall_shm(const Team& team, std::int64_t block, PeerBlocks send, PeerBlocks recv);
+/// Whether alltoall_shm() takes a call of `block`-byte blocks on `shm`:
+/// n blocks fit a member's cells.
+bool alltoall_fits_cells(const ShmTeam& shm, std::int64_t block);
 /// Alltoall where every member copies its block out of every other
 /// member's send buffer with process_vm_readv, one reader per member at a
 /// time; declines (on every member alike) when the team has no single

@@ -241,11 +241,7 @@ int choose_shm(const Team& team) { return team.shm != nullptr ? 1 : 0; }
 /// member sees the same team and block size.
 int choose_alltoall(const Team& team, std::int64_t block) {
     if (team.shm == nullptr) return 0;
-    const auto n = static_cast<std::uint64_t>(team.shm->size());
-    std::uint64_t bytes = 0;
-    if (block >= 0 && !__builtin_mul_overflow(n, static_cast<std::uint64_t>(block), &bytes) &&
-        team.shm->carry_for(bytes) != ShmTeam::Carry::Direct)
-        return 1;
+    if (alltoall_fits_cells(*team.shm, block)) return 1;
     return block > team.shm->tuning().alltoall_direct(team.shm->size()) ? 2 : 0;
 }
 

@@ -71,6 +71,11 @@ ShmTuning tuning_from_environment() {
     return t;
 }
 
+std::int64_t ShmTuning::alltoall_direct(int members) const {
+    if (alltoall_direct_above >= 0) return alltoall_direct_above;
+    return static_cast<std::int64_t>(p2p::default_eager_limit(static_cast<std::uint64_t>(members)));
+}
+
 ShmTeam::ShmTeam(shm::Transport& transport, p2p::Engine* engine, const shm::CollRegion& region,
                  int index, std::vector<std::uint32_t> world)
     : transport_(transport),

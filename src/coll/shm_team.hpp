@@ -119,11 +119,9 @@ struct ShmTuning {
     /// linear time for 64 KiB blocks at 2 to 16 ranks, and 1.2-1.4 times it
     /// for 16-32 KiB blocks at 8 ranks.
     std::int64_t alltoall_direct_above = -1;
-    /// The block size above which an Alltoall of `members` takes single copies.
-    std::int64_t alltoall_direct(int members) const {
-        if (alltoall_direct_above >= 0) return alltoall_direct_above;
-        return members <= 8 ? 32768 : 16384;
-    }
+    /// The block size above which an Alltoall of `members` takes single
+    /// copies (shm_team.cpp).
+    std::int64_t alltoall_direct(int members) const;
 };
 
 /// The tunables as the environment sets them (SHMPI_COLL_SHM_*); throws
