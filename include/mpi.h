@@ -151,6 +151,23 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 #define MPI_UINT32_T ((MPI_Datatype)0x00000251)
 #define MPI_INT64_T ((MPI_Datatype)0x00000258)
 #define MPI_UINT64_T ((MPI_Datatype)0x00000259)
+/* The optional size-specific Fortran types (MPI-3.1 Annex A.1.1), usable
+ * from C as in MPICH and Open MPI.  INTEGERn is an n-byte two's-complement
+ * integer, REALn an IEEE binary float of n bytes (REAL16 is binary128, the
+ * REAL(16) of gfortran and ifort: __float128 in GCC and Clang, not the x87
+ * long double), COMPLEXn a pair of REAL(n/2).  REAL2 and COMPLEX4 are left
+ * out, as in MPICH and Open MPI. */
+#define MPI_INTEGER1 ((MPI_Datatype)0x000002c1)
+#define MPI_INTEGER2 ((MPI_Datatype)0x000002c9)
+#define MPI_INTEGER4 ((MPI_Datatype)0x000002d1)
+#define MPI_INTEGER8 ((MPI_Datatype)0x000002d9)
+#define MPI_INTEGER16 ((MPI_Datatype)0x000002e1)
+#define MPI_REAL4 ((MPI_Datatype)0x000002d2)
+#define MPI_REAL8 ((MPI_Datatype)0x000002da)
+#define MPI_REAL16 ((MPI_Datatype)0x000002e2)
+#define MPI_COMPLEX8 ((MPI_Datatype)0x000002db)
+#define MPI_COMPLEX16 ((MPI_Datatype)0x000002e3)
+#define MPI_COMPLEX32 ((MPI_Datatype)0x000002eb)
 /* MPI-1 bound markers (removed in MPI-3, kept for old code); outside the
  * range the MPI-5 ABI assigns. */
 #define MPI_LB ((MPI_Datatype)0x000002f0)

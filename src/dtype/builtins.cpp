@@ -16,6 +16,9 @@ namespace {
 constexpr std::uintptr_t kFirst = 0x200;
 constexpr std::size_t kCount = 0x100;
 
+/// Fortran REAL(16) and each half of COMPLEX(16): IEEE binary128.
+using Quad = __float128;
+
 class Table {
 public:
     Table() { fill(); }
@@ -125,6 +128,19 @@ void Table::fill() {
     basic<std::uint32_t>(MPI_UINT32_T, "MPI_UINT32_T");
     basic<std::int64_t>(MPI_INT64_T, "MPI_INT64_T");
     basic<std::uint64_t>(MPI_UINT64_T, "MPI_UINT64_T");
+    // The optional size-specific Fortran types; REAL16 is IEEE binary128
+    // (mpi.h).
+    basic<std::int8_t>(MPI_INTEGER1, "MPI_INTEGER1");
+    basic<std::int16_t>(MPI_INTEGER2, "MPI_INTEGER2");
+    basic<std::int32_t>(MPI_INTEGER4, "MPI_INTEGER4");
+    basic<std::int64_t>(MPI_INTEGER8, "MPI_INTEGER8");
+    basic<__int128>(MPI_INTEGER16, "MPI_INTEGER16");
+    basic<float>(MPI_REAL4, "MPI_REAL4");
+    basic<double>(MPI_REAL8, "MPI_REAL8");
+    basic<Quad>(MPI_REAL16, "MPI_REAL16");
+    basic<std::complex<float>>(MPI_COMPLEX8, "MPI_COMPLEX8");
+    basic<std::complex<double>>(MPI_COMPLEX16, "MPI_COMPLEX16");
+    basic<Quad[2]>(MPI_COMPLEX32, "MPI_COMPLEX32");
     // The pair types come after the basic types they are made of.
     pair<float, int>(MPI_FLOAT_INT, "MPI_FLOAT_INT", MPI_FLOAT, MPI_INT);
     pair<double, int>(MPI_DOUBLE_INT, "MPI_DOUBLE_INT", MPI_DOUBLE, MPI_INT);

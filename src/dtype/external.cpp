@@ -52,7 +52,8 @@ Rule rule_of(const Datatype& t) {
     if (is(t, MPI_LONG_DOUBLE)) return {Conv::Quad, 16};
     if (is(t, MPI_C_LONG_DOUBLE_COMPLEX) || is(t, MPI_CXX_LONG_DOUBLE_COMPLEX)) return {Conv::QuadComplex, 32};
     if (is(t, MPI_C_FLOAT_COMPLEX) || is(t, MPI_CXX_FLOAT_COMPLEX) || is(t, MPI_C_DOUBLE_COMPLEX) ||
-        is(t, MPI_CXX_DOUBLE_COMPLEX) || is(t, MPI_COMPLEX) || is(t, MPI_DOUBLE_COMPLEX)) {
+        is(t, MPI_CXX_DOUBLE_COMPLEX) || is(t, MPI_COMPLEX) || is(t, MPI_DOUBLE_COMPLEX) || is(t, MPI_COMPLEX8) ||
+        is(t, MPI_COMPLEX16) || is(t, MPI_COMPLEX32)) {
         return {Conv::SwapHalves, t.size};
     }
     return {Conv::Swap, t.size};

@@ -18,6 +18,11 @@
 namespace shmpi::dtype {
 namespace {
 
+/// IEEE binary128 (Fortran REAL(16), MPI_REAL16): PRECISION 33 and RANGE
+/// 4931, as FLT128_DIG and -FLT128_MIN_10_EXP of <quadmath.h> give them.
+constexpr int kQuadDigits = 33;
+constexpr int kQuadRange = 4931;
+
 /// The C type behind a Fortran kind, or MPI_DATATYPE_NULL if none has
 /// the precision `p` and decimal exponent range `r` (MPI_UNDEFINED: any).
 MPI_Datatype real_kind(int p, int r, bool complex) {
@@ -31,6 +36,7 @@ MPI_Datatype real_kind(int p, int r, bool complex) {
         {FLT_DIG, -FLT_MIN_10_EXP, MPI_FLOAT, MPI_C_FLOAT_COMPLEX},
         {DBL_DIG, -DBL_MIN_10_EXP, MPI_DOUBLE, MPI_C_DOUBLE_COMPLEX},
         {LDBL_DIG, -LDBL_MIN_10_EXP, MPI_LONG_DOUBLE, MPI_C_LONG_DOUBLE_COMPLEX},
+        {kQuadDigits, kQuadRange, MPI_REAL16, MPI_COMPLEX32},
     };
     for (const Kind& k : kinds) {
         if ((p == MPI_UNDEFINED || p <= k.precision) && (r == MPI_UNDEFINED || r <= k.range)) {
@@ -47,6 +53,7 @@ MPI_Datatype int_kind(int r) {
     if (r <= 4) return MPI_INT16_T;
     if (r <= 9) return MPI_INT32_T;
     if (r <= 18) return MPI_INT64_T;
+    if (r <= 38) return MPI_INTEGER16;
     return MPI_DATATYPE_NULL;
 }
 
@@ -62,10 +69,9 @@ const Datatype& f90_type(int combiner, int p, int r, const char* fn) {
         basic = int_kind(r);
         ints = {r};
         if (basic == MPI_DATATYPE_NULL) {
-            throw MpiError(MPI_ERR_ARG,
-                           fmt::format("{}: no integer kind has a range of r = {} decimal digits "
-                                       "(at most 18)",
-                                       fn, r));
+            throw MpiError(MPI_ERR_ARG, fmt::format("{}: no integer kind has a range of r = {} decimal digits "
+                                                    "(at most 38)",
+                                                    fn, r));
         }
     } else {
         if (p == MPI_UNDEFINED && r == MPI_UNDEFINED) {
@@ -74,10 +80,9 @@ const Datatype& f90_type(int combiner, int p, int r, const char* fn) {
         basic = real_kind(p, r, combiner == MPI_COMBINER_F90_COMPLEX);
         ints = {p, r};
         if (basic == MPI_DATATYPE_NULL) {
-            throw MpiError(MPI_ERR_ARG,
-                           fmt::format("{}: no real kind has precision p = {} and exponent range "
-                                       "r = {} (at most p = {}, r = {})",
-                                       fn, p, r, LDBL_DIG, -LDBL_MIN_10_EXP));
+            throw MpiError(MPI_ERR_ARG, fmt::format("{}: no real kind has precision p = {} and exponent range "
+                                                    "r = {} (at most p = {}, r = {})",
+                                                    fn, p, r, kQuadDigits, kQuadRange));
         }
     }
     // Callers are serialized (MPI_THREAD_SERIALIZED at most); the lock only

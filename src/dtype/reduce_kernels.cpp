@@ -27,10 +27,28 @@ namespace {
 // as wide as an int, so that no signed overflow or promotion is involved).
 
 template <class T>
-using Wide = std::conditional_t<(sizeof(T) <= 4), std::uint32_t, std::uint64_t>;
+using Wide = std::conditional_t<(sizeof(T) <= 4), std::uint32_t,
+                                std::conditional_t<(sizeof(T) <= 8), std::uint64_t, unsigned __int128>>;
 
+/// MPI_INTEGER16 is a __int128, which std::is_integral counts only in GNU
+/// dialects.
 template <class T>
-constexpr bool kIntegral = std::is_integral_v<T>;
+constexpr bool kIntegral = std::is_integral_v<T> || std::is_same_v<T, __int128>;
+
+/// Fortran REAL(16): IEEE binary128.
+using Quad = __float128;
+
+/// Fortran COMPLEX(16) (MPI_COMPLEX32): two binary128 values.  std::complex
+/// is defined for float, double and long double only, so its two operations
+/// are spelled out, with the textbook product (what gfortran computes).
+struct QuadComplex {
+    Quad re, im;
+    friend QuadComplex operator+(QuadComplex a, QuadComplex b) { return {a.re + b.re, a.im + b.im}; }
+    friend QuadComplex operator*(QuadComplex a, QuadComplex b) {
+        return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+    }
+};
+static_assert(sizeof(QuadComplex) == 32);
 
 struct Max {
     template <class T>
@@ -172,11 +190,12 @@ Row floating_row() {
     return r;
 }
 
-template <class T>
+/// `C` is the complex type itself (std::complex<T>, QuadComplex).
+template <class C>
 Row complex_row() {
     Row r{};
-    r[idx(OpKind::Sum)] = elementwise<std::complex<T>, Sum>;
-    r[idx(OpKind::Prod)] = elementwise<std::complex<T>, Prod>;
+    r[idx(OpKind::Sum)] = elementwise<C, Sum>;
+    r[idx(OpKind::Prod)] = elementwise<C, Prod>;
     return r;
 }
 
@@ -239,21 +258,32 @@ Table make_table() {
     t.put(MPI_OFFSET, integer_row<MPI_Offset>());
     t.put(MPI_COUNT, integer_row<MPI_Count>());
     t.put(MPI_INTEGER, integer_row<std::int32_t>());
+    t.put(MPI_INTEGER1, integer_row<std::int8_t>());
+    t.put(MPI_INTEGER2, integer_row<std::int16_t>());
+    t.put(MPI_INTEGER4, integer_row<std::int32_t>());
+    t.put(MPI_INTEGER8, integer_row<std::int64_t>());
+    t.put(MPI_INTEGER16, integer_row<__int128>());
     // Floating point.
     t.put(MPI_FLOAT, floating_row<float>());
     t.put(MPI_DOUBLE, floating_row<double>());
     t.put(MPI_LONG_DOUBLE, floating_row<long double>());
     t.put(MPI_REAL, floating_row<float>());
     t.put(MPI_DOUBLE_PRECISION, floating_row<double>());
+    t.put(MPI_REAL4, floating_row<float>());
+    t.put(MPI_REAL8, floating_row<double>());
+    t.put(MPI_REAL16, floating_row<Quad>());
     // Complex.
-    t.put(MPI_C_FLOAT_COMPLEX, complex_row<float>());
-    t.put(MPI_CXX_FLOAT_COMPLEX, complex_row<float>());
-    t.put(MPI_COMPLEX, complex_row<float>());
-    t.put(MPI_C_DOUBLE_COMPLEX, complex_row<double>());
-    t.put(MPI_CXX_DOUBLE_COMPLEX, complex_row<double>());
-    t.put(MPI_DOUBLE_COMPLEX, complex_row<double>());
-    t.put(MPI_C_LONG_DOUBLE_COMPLEX, complex_row<long double>());
-    t.put(MPI_CXX_LONG_DOUBLE_COMPLEX, complex_row<long double>());
+    t.put(MPI_C_FLOAT_COMPLEX, complex_row<std::complex<float>>());
+    t.put(MPI_CXX_FLOAT_COMPLEX, complex_row<std::complex<float>>());
+    t.put(MPI_COMPLEX, complex_row<std::complex<float>>());
+    t.put(MPI_C_DOUBLE_COMPLEX, complex_row<std::complex<double>>());
+    t.put(MPI_CXX_DOUBLE_COMPLEX, complex_row<std::complex<double>>());
+    t.put(MPI_DOUBLE_COMPLEX, complex_row<std::complex<double>>());
+    t.put(MPI_COMPLEX8, complex_row<std::complex<float>>());
+    t.put(MPI_COMPLEX16, complex_row<std::complex<double>>());
+    t.put(MPI_COMPLEX32, complex_row<QuadComplex>());
+    t.put(MPI_C_LONG_DOUBLE_COMPLEX, complex_row<std::complex<long double>>());
+    t.put(MPI_CXX_LONG_DOUBLE_COMPLEX, complex_row<std::complex<long double>>());
     // Logical.
     static_assert(sizeof(bool) == 1, "MPI_C_BOOL is read as one byte");
     t.put(MPI_C_BOOL, logical_row<std::uint8_t>());

@@ -9,7 +9,9 @@
  * 3. A real kind and an integer kind carry data between ranks (each rank
  *    sends to the next), and MPI_SUM reduces them.
  * 4. shmpi only: the same arguments give the same handle; MPI_Type_free
- *    refuses it; no kind for r = 19 or p = 40 gives MPI_ERR_ARG.
+ *    refuses it; r = 19..38 and p = 19..33 are the 16-byte kinds (a 128-bit
+ *    integer, IEEE binary128: MPI_INTEGER16 and MPI_REAL16); no kind for
+ *    r = 39 or p = 40 gives MPI_ERR_ARG.
  */
 #include "../mpi/check.h"
 
@@ -86,8 +88,18 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     check_error_says(MPI_Type_free(&again), MPI_ERR_TYPE, "MPI_Type_free", "predefined");
     MPI_Datatype none = MPI_DATATYPE_NULL;
-    check_error_says(MPI_Type_create_f90_integer(19, &none), MPI_ERR_ARG, "MPI_Type_create_f90_integer",
-                     "r = 19");
+    MPI_Datatype i16, r16, c32;
+    CHECK_MPI(MPI_Type_create_f90_integer(38, &i16));
+    CHECK_MPI(MPI_Type_create_f90_real(33, 4931, &r16));
+    CHECK_MPI(MPI_Type_create_f90_complex(19, MPI_UNDEFINED, &c32));
+    expect_size(i16, 16, "integer (38)");
+    expect_size(r16, 16, "real (33, 4931)");
+    expect_size(c32, 32, "complex (19, undefined)");
+    __float128 q = 1 + (__float128)0x1p-100 * (me + 1), qsum = 0;
+    CHECK_MPI(MPI_Allreduce(&q, &qsum, 1, r16, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(qsum == size + (__float128)0x1p-100 * (size * (size + 1) / 2));
+    check_error_says(MPI_Type_create_f90_integer(39, &none), MPI_ERR_ARG, "MPI_Type_create_f90_integer",
+                     "r = 39");
     check_error_says(MPI_Type_create_f90_real(40, MPI_UNDEFINED, &none), MPI_ERR_ARG,
                      "MPI_Type_create_f90_real", "p = 40");
     check_error_says(MPI_Type_create_f90_complex(MPI_UNDEFINED, MPI_UNDEFINED, &none), MPI_ERR_ARG,
