@@ -114,7 +114,24 @@ inline void move_any(Mem m, std::byte* s, std::int64_t len) {
 template <Dir D, std::size_t N>
 inline void runs_of(Mem m, std::int64_t stride, std::int64_t n, std::byte*& s) {
     std::byte* p = s;
-    for (std::int64_t i = 0; i < n; ++i) {
+    std::int64_t i = 0;
+    if constexpr (N <= 16 && D != Dir::Segments) {
+        // Four runs an iteration.  One run is a move or two, so the loop's
+        // own work would be most of it, and its speed would hang on where
+        // the compiler happens to place it: an 8-byte unpack in cache ran
+        // at 0.52x or 0.27x memcpy after an unrelated change elsewhere in
+        // this file.
+        const std::int64_t stride4 = 4 * stride;
+        for (; i + 4 <= n; i += 4) {
+            move<D>(m, p, N);
+            move<D>(at(m, stride), p + N, N);
+            move<D>(at(m, 2, stride), p + 2 * N, N);
+            move<D>(at(m, 3, stride), p + 3 * N, N);
+            m = at(m, stride4);
+            p += 4 * N;
+        }
+    }
+    for (; i < n; ++i) {
         move<D>(m, p, N);
         m = at(m, stride);
         p += N;
