@@ -9,9 +9,9 @@
  * 3. A real kind and an integer kind carry data between ranks (each rank
  *    sends to the next), and MPI_SUM reduces them.
  * 4. shmpi only: the same arguments give the same handle; MPI_Type_free
- *    refuses it; r = 19..38 and p = 19..33 are the 16-byte kinds (a 128-bit
- *    integer, IEEE binary128: MPI_INTEGER16 and MPI_REAL16); no kind for
- *    r = 39 or p = 40 gives MPI_ERR_ARG.
+ *    refuses it; r = 19..38 is a 128-bit integer (MPI_INTEGER16) and
+ *    p = 19..33 IEEE binary128 (MPI_REAL16, whose sums keep 113 bits); no
+ *    kind for r = 39 or p = 40 gives MPI_ERR_ARG.
  */
 #include "../mpi/check.h"
 
