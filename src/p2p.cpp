@@ -1,8 +1,12 @@
 #include "p2p.hpp"
 
 #include <sys/uio.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -128,6 +132,66 @@ void Engine::setup_send(Request* s, std::uint32_t context, std::int32_t my_rank,
     if (streamed) advance_out_stream();
 }
 
+PieceWays::Way PieceWays::next() {
+    static const int forced = [] {
+        const char* env = std::getenv("SHMPI_STAGED_PIECES");
+        return env == nullptr ? -1 : std::atoi(env) != 0 ? 1 : 0;
+    }();
+    if (forced >= 0) return static_cast<Way>(forced);
+    if (cost_[0] == 0) return Way::Direct;
+    if (cost_[1] == 0) return Way::Staged;
+    const Way best = cost_[1] < cost_[0] ? Way::Staged : Way::Direct;
+    if (++pieces_ % kExplore != 0) return best;
+    return best == Way::Staged ? Way::Direct : Way::Staged;
+}
+
+void PieceWays::took(Way way, std::uint64_t ticks, std::uint64_t bytes) {
+    // Short pieces (the end of a message, the wrap of the buffer) carry
+    // more fixed cost per byte than the others: not counted.
+    if (bytes < 4096) return;
+    std::uint64_t& cost = cost_[static_cast<int>(way)];
+    std::uint64_t sample = std::max<std::uint64_t>(1, ticks / (bytes / 1024));
+    if (cost == 0) {
+        cost = sample;
+        return;
+    }
+    // A piece during which this process was descheduled counts as no worse
+    // than four times the average.
+    sample = std::min(sample, 4 * cost);
+    cost = (3 * cost + sample) / 4;
+}
+
+std::uint64_t PieceWays::now() {
+#if defined(__x86_64__)
+    return __rdtsc();
+#else
+    return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+#endif
+}
+
+/// Packs `len` bytes of our streamed send, from byte out_stream_.packed, to
+/// `dst` in the stream buffer: a contiguous type with one memcpy, any
+/// other the way piece_ways_ picks.
+void Engine::fill_piece(std::byte* dst, std::uint64_t len) {
+    const OutStream& o = out_stream_;
+    const auto from = static_cast<std::int64_t>(o.packed);
+    const auto n = static_cast<std::int64_t>(len);
+    if (o.type->contiguous) {
+        dtype::pack(*o.type, o.buf, o.count, from, dst, n);
+        return;
+    }
+    const PieceWays::Way way = piece_ways_.next();
+    const std::uint64_t t0 = PieceWays::now();
+    if (way == PieceWays::Way::Staged) {
+        if (!piece_buf_) piece_buf_.reset(new std::byte[kStreamPiece]);
+        dtype::pack(*o.type, o.buf, o.count, from, piece_buf_.get(), n);
+        std::memcpy(dst, piece_buf_.get(), len);
+    } else {
+        dtype::pack(*o.type, o.buf, o.count, from, dst, n);
+    }
+    piece_ways_.took(way, PieceWays::now() - t0, len);
+}
+
 /// Packs the next pieces of our streamed send into the stream buffer, as
 /// far as the room the receiver has handed back allows, announcing each
 /// piece as soon as it is packed.  True if it packed anything.
@@ -148,8 +212,7 @@ bool Engine::advance_out_stream() {
         const std::uint64_t off = o.packed % cap;
         const std::uint64_t len = std::min({kStreamPiece, s->bytes - o.packed, cap - off});
         if (o.packed + len - taken > cap) break;  // the receiver has not read that room yet
-        dtype::pack(*o.type, o.buf, o.count, static_cast<std::int64_t>(o.packed), buf + off,
-                    static_cast<std::int64_t>(len));
+        fill_piece(buf + off, len);
         o.packed += len;
         transport_.stream_advance(s->dst_world, o.packed);
         did = true;

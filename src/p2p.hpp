@@ -34,6 +34,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -100,6 +101,40 @@ struct Unexpected : QueueHook {
 /// (docs/BENCHMARKS.md).  With 16 cells per ring, from 9 ranks, 32 KiB
 /// messages were slower eager.
 constexpr std::uint64_t default_eager_limit(std::uint64_t ranks) { return ranks <= 8 ? 32768 : 16384; }
+
+/// Chooses, piece by piece, how a streamed send of a non-contiguous type
+/// fills its stream buffer, by timing both ways on this process's sends:
+///   Direct  pack straight into the stream buffer;
+///   Staged  pack into a private piece buffer (in L1), then copy the piece
+///           into the stream buffer with one memcpy.
+/// The stream buffer's lines were last read by the receiver's CPU.  Stores
+/// of a pack into them each wait for the line to come back, while a long
+/// memcpy (rep movsb) claims whole lines without reading them.  On the
+/// 2-CPU VM (bench/dtype_sendrecv, docs/BENCHMARKS.md), while a line took
+/// 0.3 us to cross between the CPUs a 64 KiB message of 256 B to 4 KiB
+/// blocks took 5-6 us staged against 13-15 direct, and 1 MiB 75-90 us
+/// against 130-150; while a line took 0.07 us, 64 KiB took 2.3-2.8 us
+/// staged against 2.9-3.8 direct, but 1 MiB 53-61 against 35-45.  Which
+/// holds depends on where the two ranks run, so each process times the
+/// pieces it packs (clamped against descheduling) and takes the cheaper
+/// way, trying the other one piece in kExplore.  SHMPI_STAGED_PIECES=0 or
+/// 1 fixes the way.
+class PieceWays {
+public:
+    enum class Way : std::uint8_t { Direct = 0, Staged = 1 };
+    /// The way to fill the next piece.
+    Way next();
+    /// Records that a piece of `bytes` bytes took `ticks` ticks `way`.
+    void took(Way way, std::uint64_t ticks, std::uint64_t bytes);
+    /// A tick counter for took(): the time-stamp counter where there is one.
+    static std::uint64_t now();
+
+private:
+    static constexpr std::uint32_t kExplore = 64;
+    /// Ticks per KiB of each way, a moving average; 0 while untried.
+    std::uint64_t cost_[2] = {0, 0};
+    std::uint32_t pieces_ = 0;
+};
 
 class Engine {
 public:
@@ -287,6 +322,7 @@ private:
                     std::uint32_t dst_world, const void* buf, std::int64_t count,
                     const dtype::Datatype& type, Mode mode);
     bool advance_out_stream();
+    void fill_piece(std::byte* dst, std::uint64_t len);
     bool advance_in_stream(std::size_t i);
 
     shm::Transport& transport_;
@@ -352,6 +388,11 @@ private:
     std::vector<InStream> in_streams_;
     /// Bytes a streamed send packs between two announcements.
     static constexpr std::uint64_t kStreamPiece = 16 * 1024;
+    /// Which way the pieces of non-contiguous streamed sends go in.
+    PieceWays piece_ways_;
+    /// Where a non-contiguous piece is packed before it is copied into the
+    /// stream buffer (PieceWays::Way::Staged); allocated on first use.
+    std::unique_ptr<std::byte[]> piece_buf_;
 };
 
 }  // namespace shmpi::p2p
