@@ -43,6 +43,16 @@ std::uint64_t eager_limit_from_env(std::uint64_t fallback) {
     return n;
 }
 
+/// SHMPI_STAGED_PIECES: 0 or 1 fixes how non-contiguous stream pieces are
+/// filled (PieceWays); unset, empty or "auto" leaves it to their timing.
+std::optional<PieceWays::Way> staged_pieces_from_env() {
+    const char* v = std::getenv("SHMPI_STAGED_PIECES");
+    if (v == nullptr || *v == '\0' || std::strcmp(v, "auto") == 0) return std::nullopt;
+    if (std::strcmp(v, "0") == 0) return PieceWays::Way::Direct;
+    if (std::strcmp(v, "1") == 0) return PieceWays::Way::Staged;
+    throw MpiError(MPI_ERR_ARG, fmt::format("MPI_Init: SHMPI_STAGED_PIECES={} is not 0, 1 or auto", v));
+}
+
 }  // namespace
 
 Engine::Engine(shm::Transport& t)
@@ -51,7 +61,8 @@ Engine::Engine(shm::Transport& t)
       payload0_(t.cell_bytes() - kWireBytes),
       eager_limit_(eager_limit_from_env(default_eager_limit(t.size()))),
       outq_(t.size()),
-      inbound_(t.size()) {
+      inbound_(t.size()),
+      piece_ways_(staged_pieces_from_env()) {
     spare_requests_.reserve(kSpareRequests);  // drop() never allocates
     for (std::size_t i = shm::kSendClaims; i-- > 0;) free_claims_.push_back(static_cast<std::uint16_t>(i));
     if (const shm::Segment* seg = t.segment()) context_ids_.share(seg->header().shared_context_users);
@@ -133,11 +144,7 @@ void Engine::setup_send(Request* s, std::uint32_t context, std::int32_t my_rank,
 }
 
 PieceWays::Way PieceWays::next() {
-    static const int forced = [] {
-        const char* env = std::getenv("SHMPI_STAGED_PIECES");
-        return env == nullptr ? -1 : std::atoi(env) != 0 ? 1 : 0;
-    }();
-    if (forced >= 0) return static_cast<Way>(forced);
+    if (forced_) return *forced_;
     if (cost_[0] == 0) return Way::Direct;
     if (cost_[1] == 0) return Way::Staged;
     const Way best = cost_[1] < cost_[0] ? Way::Staged : Way::Direct;

@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -118,10 +119,12 @@ constexpr std::uint64_t default_eager_limit(std::uint64_t ranks) { return ranks 
 /// holds depends on where the two ranks run, so each process times the
 /// pieces it packs (clamped against descheduling) and takes the cheaper
 /// way, trying the other one piece in kExplore.  SHMPI_STAGED_PIECES=0 or
-/// 1 fixes the way.
+/// 1 fixes the way (Engine reads it in MPI_Init).
 class PieceWays {
 public:
     enum class Way : std::uint8_t { Direct = 0, Staged = 1 };
+    /// Chooses by timing, or always `forced` when there is one.
+    explicit PieceWays(std::optional<Way> forced = std::nullopt) : forced_(forced) {}
     /// The way to fill the next piece.
     Way next();
     /// Records that a piece of `bytes` bytes took `ticks` ticks `way`.
@@ -131,6 +134,7 @@ public:
 
 private:
     static constexpr std::uint32_t kExplore = 64;
+    std::optional<Way> forced_;
     /// Ticks per KiB of each way, a moving average; 0 while untried.
     std::uint64_t cost_[2] = {0, 0};
     std::uint32_t pieces_ = 0;

@@ -64,6 +64,15 @@ TEST(PieceWays, FollowsAChange) {
     EXPECT_EQ(tail.direct, 63);
 }
 
+TEST(PieceWays, AForcedWayIsAlwaysTaken) {
+    for (const Way forced : {Way::Direct, Way::Staged}) {
+        PieceWays w(forced);
+        // Even where the other way is three times cheaper.
+        const Counts c = run(w, 200, forced == Way::Direct ? 300 : 100, forced == Way::Direct ? 100 : 300);
+        EXPECT_EQ(forced == Way::Direct ? c.direct : c.staged, 200);
+    }
+}
+
 TEST(PieceWays, ClampsADescheduledPiece) {
     PieceWays w;
     w.took(Way::Direct, 200 * kPiece / 1024, kPiece);
