@@ -188,14 +188,12 @@ void Engine::fill_piece(std::byte* dst, std::uint64_t len) {
         return;
     }
     const PieceWays::Way way = piece_ways_.next();
+    const bool staged = way == PieceWays::Way::Staged;
+    if (staged && !piece_buf_) piece_buf_.reset(new std::byte[kStreamPiece]);
     const std::uint64_t t0 = PieceWays::now();
-    if (way == PieceWays::Way::Staged) {
-        if (!piece_buf_) piece_buf_.reset(new std::byte[kStreamPiece]);
-        dtype::pack(*o.type, o.buf, o.count, from, piece_buf_.get(), n);
-        std::memcpy(dst, piece_buf_.get(), len);
-    } else {
-        dtype::pack(*o.type, o.buf, o.count, from, dst, n);
-    }
+    std::byte* const to = staged ? piece_buf_.get() : dst;
+    dtype::pack(*o.type, o.buf, o.count, from, to, n);
+    if (staged) std::memcpy(dst, to, len);
     piece_ways_.took(way, PieceWays::now() - t0, len);
 }
 
