@@ -477,7 +477,7 @@ void Transport::leave_aborted() const {
     _exit(1);
 }
 
-bool Transport::sleep_once(const std::function<bool()>& poll) {
+Transport::Slept Transport::sleep_once(const std::function<bool()>& poll) {
     RankSlot& me = slots_[rank_];
     // Acquire: pairs with a producer's release increment; the value read here
     // is what futex_wait compares against, so a ring after this load is seen.
@@ -492,7 +492,7 @@ bool Transport::sleep_once(const std::function<bool()>& poll) {
     }
     if (poll()) {
         me.sleeping.store(0, std::memory_order_relaxed);
-        return true;
+        return Slept::kDone;
     }
     if (aborting()) leave_aborted();
     // A producer waiting for room in a ring may miss its wake-up (see
@@ -502,7 +502,9 @@ bool Transport::sleep_once(const std::function<bool()>& poll) {
     const auto nap = stalled ? kStalledSleep : policy_.sleep;
     park(seen, nap);
     me.sleeping.store(0, std::memory_order_relaxed);
-    return false;
+    // Relaxed: only whether it moved; the caller's poll() reads what a
+    // producer published with its own acquire loads.
+    return me.doorbell.load(std::memory_order_relaxed) != seen ? Slept::kRung : Slept::kNapped;
 }
 
 void Transport::park(std::uint32_t seen, std::chrono::nanoseconds nap) {
@@ -524,6 +526,7 @@ void Transport::park(std::uint32_t seen, std::chrono::nanoseconds nap) {
     me.parked_on.store(seen, std::memory_order_relaxed);
     me.parked.store(1, std::memory_order_relaxed);
     header_->awake.fetch_sub(1, std::memory_order_relaxed);
+    ++sleeps_;
     futex_wait(me.doorbell, seen, static_cast<long>(nap.count()));
     header_->awake.fetch_add(1, std::memory_order_relaxed);
     me.parked.store(0, std::memory_order_relaxed);

@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "../attach_rank.hpp"
 #include "../sanitizers.hpp"
 #include "coll/coll.hpp"
 #include "coll/linear.hpp"
@@ -94,11 +95,7 @@ void run_ranks(int n, Body body, int timeout_s = 120, Setup setup = [] {},
         ASSERT_GE(pid, 0) << "fork";
         if (pid == 0) {
             setup();
-            const int fd = dup(seg->fd());
-            setenv(shm::kEnvFd, std::to_string(fd).c_str(), 1);
-            setenv(shm::kEnvRank, std::to_string(r).c_str(), 1);
-            setenv(shm::kEnvSize, std::to_string(n).c_str(), 1);
-            auto transport = shm::Transport::from_environment();
+            auto transport = shmpi_test::attach_rank(*seg, r, n);
             std::vector<std::uint32_t> world(static_cast<std::size_t>(n));
             std::iota(world.begin(), world.end(), 0u);
             ShmTeam team(*transport, nullptr, transport->segment()->world_coll_region(), r, world);

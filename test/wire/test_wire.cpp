@@ -9,7 +9,6 @@
 // engine (posting a receive where the case needs one) and reports through
 // its exit status whether it got the expected error.  One positive case
 // shows that a well-formed message built the same way is received intact.
-#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "../attach_rank.hpp"
 #include "dtype/datatype.hpp"
 #include "errors.hpp"
 #include "p2p.hpp"
@@ -85,12 +85,7 @@ std::string run_rank1(shm::Segment& seg, const std::function<void(p2p::Engine&)>
         close(pipefd[0]);
         std::string out;
         try {
-            const int fd = seg.fd();
-            fcntl(fd, F_SETFD, 0);
-            setenv(shm::kEnvFd, std::to_string(fd).c_str(), 1);
-            setenv(shm::kEnvRank, "1", 1);
-            setenv(shm::kEnvSize, "2", 1);
-            auto transport = shm::Transport::from_environment();
+            auto transport = shmpi_test::attach_rank(seg, 1, 2);
             p2p::Engine engine(*transport);
             body(engine);
         } catch (const MpiError& e) {

@@ -1,0 +1,158 @@
+// Transport::wait's back-off: a wait that a busy peer keeps ringing does not
+// go back to sleep at every ring.
+//
+// A real 2-rank segment; each rank is a forked child with its own Transport.
+// Rank 1 waits until rank 0's wait has gone to sleep, then sends a few
+// thousand cells through the ring to rank 0, one every 50 us.
+// Rank 0 waits for all of them in one Transport::wait.  Each sleep costs a
+// membarrier and a futex call; a wait that slept again after every ring spent
+// more time in those than in the work it waited for (p2p_sizes through a
+// 4 KiB stream ran 4x slower).  After a ring the wait yields for the yield
+// period (SHMPI_YIELD_US) before it sleeps again, so it sleeps at most once
+// per such period: the test checks that bound against the time the wait took.
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "../attach_rank.hpp"
+#include "shm/segment.hpp"
+#include "shm/transport.hpp"
+
+namespace {
+
+namespace shm = shmpi::shm;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::uint32_t kCells = 4000;
+constexpr auto kPace = std::chrono::microseconds(50);  // between two of rank 1's cells
+constexpr int kYieldUs = 1000;
+
+/// A rank running in a child process, and the pipe it reports through.
+struct Child {
+    pid_t pid = -1;
+    int out = -1;
+};
+
+/// Starts `body` as `rank` of the 2-rank `seg` in a child process, with its
+/// own Transport; the child writes what `body` returns to its pipe.
+Child spawn_rank(shm::Segment& seg, int rank, const std::function<std::string(shm::Transport&)>& body) {
+    int pipefd[2];
+    if (pipe(pipefd) != 0) return {};
+    const pid_t pid = fork();
+    if (pid == 0) {
+        close(pipefd[0]);
+        std::string out;
+        try {
+            setenv("SHMPI_YIELD_US", std::to_string(kYieldUs).c_str(), 1);
+            auto transport = shmpi_test::attach_rank(seg, rank, 2);
+            out = body(*transport);
+        } catch (const std::exception& e) {
+            out = std::string("exception: ") + e.what();
+        }
+        const ssize_t ignored = write(pipefd[1], out.data(), out.size());
+        (void)ignored;
+        _exit(0);
+    }
+    close(pipefd[1]);
+    return {pid, pipefd[0]};
+}
+
+/// What the child wrote, once it has exited; "died" when it did not exit
+/// normally.
+std::string collect(const Child& c) {
+    if (c.pid < 0) return "fork or pipe failed";
+    std::string got;
+    char buf[256];
+    for (ssize_t n; (n = read(c.out, buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
+    close(c.out);
+    int status = 0;
+    waitpid(c.pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "died";
+    return got;
+}
+
+TEST(Wait, SleepsAtMostOncePerYieldPeriodWhileAPeerKeepsRinging) {
+    shm::Geometry g = shm::Geometry::for_ranks(2);
+    std::optional<shm::Segment> seg;
+    try {
+        seg.emplace(shm::Segment::create(g, getpid()));
+    } catch (const std::exception& e) {
+        GTEST_SKIP() << "no usable shared memory: " << e.what();
+    }
+    seg->unlink();
+
+    // Rank 0: one wait for every cell.  Reports "<cells> <in order> <sleeps>
+    // <microseconds in the wait>".
+    const Child receiver = spawn_rank(*seg, 0, [](shm::Transport& t) {
+        std::uint32_t got = 0;
+        bool in_order = true;
+        const auto start = Clock::now();
+        t.wait([&] {
+            while (const std::byte* cell = t.peek(1)) {
+                std::uint32_t value = 0;
+                std::memcpy(&value, cell, sizeof value);
+                in_order = in_order && value == got;
+                t.release(1);
+                t.after_release(1);
+                ++got;
+            }
+            return got == kCells;
+        });
+        const auto us = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
+        return std::to_string(got) + " " + (in_order ? "1" : "0") + " " + std::to_string(t.sleeps()) + " " +
+               std::to_string(us);
+    });
+    // Rank 1: waits until rank 0 is asleep (its slot's park line), then
+    // sends one cell every kPace, each ringing rank 0's doorbell while it
+    // sleeps (Transport::publish).
+    shm::RankSlot& slot0 = seg->slot(0);
+    const Child sender = spawn_rank(*seg, 1, [&slot0](shm::Transport& t) {
+        const auto give_up = Clock::now() + std::chrono::seconds(30);
+        // Relaxed: only whether rank 0 has slept; no data hangs on it.
+        while (slot0.parked.load(std::memory_order_relaxed) == 0) {
+            if (Clock::now() > give_up) return std::string("rank 0 never slept");
+            usleep(1000);
+        }
+        for (std::uint32_t i = 0; i < kCells; ++i) {
+            std::byte* cell;
+            while ((cell = t.try_claim(0)) == nullptr) {
+                if (Clock::now() > give_up) return "rank 0 stopped taking cells at " + std::to_string(i);
+                sched_yield();
+            }
+            std::memcpy(cell, &i, sizeof i);
+            t.publish(0);
+            const auto next = Clock::now() + kPace;
+            while (Clock::now() < next) {
+            }
+        }
+        return std::string("sent");
+    });
+    EXPECT_EQ(collect(sender), "sent");
+    const std::string report = collect(receiver);
+    unsigned cells = 0, in_order = 0;
+    unsigned long long sleeps = 0;
+    long long us = 0;
+    ASSERT_EQ(std::sscanf(report.c_str(), "%u %u %llu %lld", &cells, &in_order, &sleeps, &us), 4) << report;
+    EXPECT_EQ(cells, kCells);
+    EXPECT_EQ(in_order, 1u) << "cells arrived out of order";
+    // Rank 1 began only once rank 0 slept.
+    EXPECT_GE(sleeps, 1u);
+    // After a ring, a sleep comes only after a yield period; the nap of a
+    // sleep nobody rings is 50 ms.  So the count is bounded by the time the
+    // wait took, whatever the machine's load.  Sleeping at every ring gave
+    // thousands here (one per cell).
+    EXPECT_LE(sleeps, static_cast<unsigned long long>(us / kYieldUs) + 2)
+        << "sleeps in a wait of " << us << " us while a peer rang every " << kPace.count() << " us";
+}
+
+}  // namespace
