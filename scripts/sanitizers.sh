@@ -19,6 +19,12 @@
 #   SHMPI_SAN_ASAN_DIR, SHMPI_SAN_TSAN_DIR
 #                      build directories, relative to the repository (default:
 #                      build-asan, build-tsan)
+#   SHMPI_SAN_MAX_RANKS
+#                      skip the tests whose name says they run more ranks
+#                      than this ('..._np8', '..._np16_linear'; default 0:
+#                      none skipped).  A sanitized rank runs 2 to 15 times
+#                      slower, and the larger teams mostly repeat, slower
+#                      still, what 2 to 4 ranks already reached.
 #   SHMPI_SAN_BUILD    'needed' (default): build only the targets the chosen
 #                      suites' tests depend on (read from meson introspect),
 #                      which saves most of the build time when few suites
@@ -78,6 +84,21 @@ print('\n'.join(sorted(files)))
 PY
 }
 
+# tests_up_to DIR MAX SUITE...: the names of the tests of the suites that
+# run at most MAX ranks (the number after '_np' in the name; a test without
+# one is kept).
+tests_up_to() {
+    python3 - "$@" <<'PY'
+import json, re, subprocess, sys
+build, most, suites = sys.argv[1], int(sys.argv[2]), set(sys.argv[3:])
+for test in json.loads(subprocess.check_output(['meson', 'introspect', build, '--tests'])):
+    if suites & {s.split(':', 1)[-1] for s in test['suite']}:
+        ranks = re.search(r'_np(\d+)(_|$)', test['name'])
+        if ranks is None or int(ranks.group(1)) <= most:
+            print(test['name'])
+PY
+}
+
 # run KIND DIR SANITIZE SUITES: configure (once), build, test.
 run() {
     local kind=$1 dir=$2 sanitize=$3 suites=$4 t0=$SECONDS
@@ -116,9 +137,20 @@ run() {
         failed=1
         return
     fi
-    local args=()
+    local args=() shown
     for s in $suites; do args+=(--suite "$s"); done
-    step "meson test -C $dir ${args[*]}"
+    shown="${args[*]}"
+    if [[ ${SHMPI_SAN_MAX_RANKS:-0} -gt 0 ]]; then
+        # By name: the suites' tests of at most that many ranks.
+        mapfile -t args < <(tests_up_to "$dir" "$SHMPI_SAN_MAX_RANKS" $suites)
+        shown="$shown, the ${#args[@]} tests of at most $SHMPI_SAN_MAX_RANKS ranks"
+        if [[ ${#args[@]} -eq 0 ]]; then
+            results+=("$kind: no tests of at most $SHMPI_SAN_MAX_RANKS ranks in suites '$suites'")
+            failed=1
+            return
+        fi
+    fi
+    step "meson test -C $dir $shown"
     if meson test -C "$dir" --no-rebuild --print-errorlogs \
         --timeout-multiplier "$multiplier" "${args[@]}"; then
         results+=("$kind: passed ($((SECONDS - t0)) s)")

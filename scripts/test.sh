@@ -15,13 +15,15 @@
 #   SHMPI_CI_SANITIZERS  sanitizer builds to run after the MPICH run, for
 #                     scripts/sanitizers.sh: 'asan tsan' (default), 'asan',
 #                     'tsan', or 'none'
-#   SHMPI_CI_MPICH_MAX_RANKS  largest rank count of the MPICH run (default 8;
+#   SHMPI_CI_MPICH_MAX_RANKS  largest rank count of the MPICH run (default 4;
 #                     0 runs every count of the tables)
 #   SHMPI_CI_MPICH_SLOW_MAX_RANKS  the same for the rows marked 'mpich_slow'
 #                     (default 4; 0: as the others)
 #   SHMPI_CI_ASAN_SUITES, SHMPI_CI_TSAN_SUITES
 #                     their suites (default: 'unit mpi comm coll_nbc' and
 #                     'unit'; see below)
+#   SHMPI_CI_SAN_MAX_RANKS  largest rank count of the sanitizer runs
+#                     (default 4; 0: every test of the suites)
 set -uo pipefail
 
 repo=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
@@ -66,12 +68,13 @@ if [[ $# -gt 0 ]]; then
 elif [[ -f test/mpi/run-with-mpich.sh ]]; then
     # It builds the multi-rank test programs itself with mpicc.mpich; it
     # needs nothing from the build directory.
-    # MPICH's ranks busy-poll: on a 2-core machine its 16- to 64-rank runs
-    # take tens of seconds each (about 4 of the run's 9 minutes), so CI
-    # stops at 8 ranks; `bash test/mpi/run-with-mpich.sh` runs them all.
-    # The five rows marked 'mpich_slow' stop at 4: at 8 ranks they took
-    # 17-49 s each under MPICH on the 2-CPU AMD VM, 3 of the CI's 29 minutes.
-    mpich_max=${SHMPI_CI_MPICH_MAX_RANKS:-8}
+    # MPICH's ranks busy-poll, so on a 2-core machine every run of more
+    # ranks than cores is slow: CI stops at 4 ranks (1 to 4: odd and even
+    # teams, roots other than 0, trees of more than one level), and
+    # `bash test/mpi/run-with-mpich.sh` runs every count of the tables.
+    # On the 2-CPU AMD VM in its slow state (2026-11-28) the run took
+    # 490 s up to 8 ranks; its 5- to 8-rank runs were 210 s of that.
+    mpich_max=${SHMPI_CI_MPICH_MAX_RANKS:-4}
     mpich_slow_max=${SHMPI_CI_MPICH_SLOW_MAX_RANKS:-4}
     step "MPICH portability run: MAX_RANKS=$mpich_max SLOW_MAX_RANKS=$mpich_slow_max test/mpi/run-with-mpich.sh"
     MAX_RANKS=$mpich_max SLOW_MAX_RANKS=$mpich_slow_max bash test/mpi/run-with-mpich.sh
@@ -100,7 +103,10 @@ fi
 # The rank-heavy suites (coll, topo, soak, limits: 8- to 64-rank programs,
 # 3 to 15 times slower under ASan) run with
 #   scripts/sanitizers.sh            (every suite, both sanitizers)
-# or here with SHMPI_CI_ASAN_SUITES / SHMPI_CI_TSAN_SUITES.
+# or here with SHMPI_CI_ASAN_SUITES / SHMPI_CI_TSAN_SUITES.  Within the
+# suites CI runs, it stops at 4 ranks (SHMPI_CI_SAN_MAX_RANKS): the tests of
+# 5 to 16 ranks were 149 of the 759 seconds of ASan test time, and
+# repeated paths that 2 to 4 ranks already take.
 san_kinds=${SHMPI_CI_SANITIZERS:-asan tsan}
 san_result="not run"
 if [[ $# -gt 0 ]]; then
@@ -110,10 +116,10 @@ elif [[ $san_kinds == none ]]; then
 else
     asan_suites=${SHMPI_CI_ASAN_SUITES:-unit mpi comm coll_nbc}
     tsan_suites=${SHMPI_CI_TSAN_SUITES:-unit}
-    step "Sanitizers: scripts/sanitizers.sh $san_kinds (ASan: $asan_suites; TSan: $tsan_suites)"
+    step "Sanitizers: scripts/sanitizers.sh $san_kinds (ASan: $asan_suites; TSan: $tsan_suites; up to ${SHMPI_CI_SAN_MAX_RANKS:-4} ranks)"
     # shellcheck disable=SC2086  # a list of sanitizer names
     if SHMPI_SAN_ASAN_SUITES=$asan_suites SHMPI_SAN_TSAN_SUITES=$tsan_suites \
-        bash scripts/sanitizers.sh $san_kinds; then
+        SHMPI_SAN_MAX_RANKS=${SHMPI_CI_SAN_MAX_RANKS:-4} bash scripts/sanitizers.sh $san_kinds; then
         san_result=passed
     else
         san_result=FAILED
