@@ -14,6 +14,7 @@
 
 #include "errors.hpp"
 #include "shm/demote.hpp"
+#include "shm/settings.hpp"
 
 namespace shmpi::p2p {
 namespace {
@@ -32,15 +33,9 @@ bool fits(std::int32_t want_src, std::int32_t want_tag, std::uint32_t want_ctx, 
 constexpr std::uint64_t kMaxEagerTotal = std::uint64_t{1} << 30;
 
 std::uint64_t eager_limit_from_env(std::uint64_t fallback) {
-    const char* v = std::getenv("SHMPI_EAGER_LIMIT");
-    if (v == nullptr || *v == '\0') return fallback;
-    char* end = nullptr;
-    const unsigned long long n = std::strtoull(v, &end, 10);
-    if (*end != '\0' || n > kMaxEagerTotal) {
-        throw MpiError(MPI_ERR_ARG,
-                       fmt::format("MPI_Init: SHMPI_EAGER_LIMIT={} is not a byte count up to 1 GiB", v));
-    }
-    return n;
+    return static_cast<std::uint64_t>(
+        shm::integer_setting("SHMPI_EAGER_LIMIT", 0, static_cast<long long>(kMaxEagerTotal))
+            .value_or(static_cast<long long>(fallback)));
 }
 
 /// SHMPI_STAGED_PIECES: 0 or 1 fixes how non-contiguous stream pieces are

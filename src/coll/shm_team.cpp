@@ -20,6 +20,7 @@
 #include "p2p.hpp"
 #include "place/place.hpp"
 #include "shm/futex.hpp"
+#include "shm/settings.hpp"
 #include "shm/transport.hpp"
 
 namespace shmpi::coll {
@@ -28,26 +29,13 @@ namespace {
 /// The value peers read from probe_word_ to check single-copy reads.
 constexpr std::uint64_t kProbeValue = 0x45424f52504d4853ull;  // "SHMPROBE"
 
-long env_long(const char* name, long fallback, long lo, long hi) {
-    const char* v = std::getenv(name);
-    if (v == nullptr || *v == '\0') return fallback;
-    char* end = nullptr;
-    errno = 0;
-    const long n = std::strtol(v, &end, 10);
-    if (errno != 0 || end == v || *end != '\0' || n < lo || n > hi) {
-        throw shm::SegmentError(
-            fmt::format("shmpi: MPI_Init: {}={} is not a number in {}..{}", name, v, lo, hi));
-    }
-    return n;
-}
-
 /// True when this process can make every other process's barrier happen
 /// when it goes to sleep (membarrier, Linux 4.16), so that flag writers need
 /// no fence of their own.  Registers this process as one whose barrier
 /// others may force.  The same answer on every rank of a job (one kernel,
 /// one binary); SHMPI_COLL_SHM_MEMBARRIER=0 turns it off.
 bool membarrier_ready() {
-    if (env_long("SHMPI_COLL_SHM_MEMBARRIER", 1, 0, 1) == 0) return false;
+    if (shm::integer_setting("SHMPI_COLL_SHM_MEMBARRIER", 0, 1).value_or(1) == 0) return false;
     const long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
     if (cmds < 0) return false;
     const long need = MEMBARRIER_CMD_GLOBAL_EXPEDITED | MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED;
@@ -59,15 +47,16 @@ bool membarrier_ready() {
 
 ShmTuning tuning_from_environment() {
     ShmTuning t;
-    t.flat_max = static_cast<int>(env_long("SHMPI_COLL_SHM_FLAT", t.flat_max, 1, 1 << 20));
-    t.band = static_cast<int>(env_long("SHMPI_COLL_SHM_BAND", t.band, 1, 30));
+    t.flat_max = static_cast<int>(shm::integer_setting("SHMPI_COLL_SHM_FLAT", 1, 1 << 20).value_or(t.flat_max));
+    t.band = static_cast<int>(shm::integer_setting("SHMPI_COLL_SHM_BAND", 1, 30).value_or(t.band));
     t.pipeline_band =
-        static_cast<int>(env_long("SHMPI_COLL_SHM_PIPELINE_BAND", t.pipeline_band, 1, 30));
-    t.direct_min = env_long("SHMPI_COLL_SHM_DIRECT", t.direct_min, 0, 1L << 40);
-    t.rsag_min = env_long("SHMPI_COLL_SHM_RSAG", t.rsag_min, 0, 1L << 40);
-    t.stream = static_cast<int>(env_long("SHMPI_COLL_SHM_STREAM", t.stream, -1, 1));
-    t.spread_max = env_long("SHMPI_COLL_SHM_SPREAD", t.spread_max, 0, 1L << 40);
-    t.alltoall_direct_above = env_long("SHMPI_COLL_SHM_ALLTOALL", t.alltoall_direct_above, -1, 1L << 40);
+        static_cast<int>(shm::integer_setting("SHMPI_COLL_SHM_PIPELINE_BAND", 1, 30).value_or(t.pipeline_band));
+    t.direct_min = shm::integer_setting("SHMPI_COLL_SHM_DIRECT", 0, 1L << 40).value_or(t.direct_min);
+    t.rsag_min = shm::integer_setting("SHMPI_COLL_SHM_RSAG", 0, 1L << 40).value_or(t.rsag_min);
+    t.stream = static_cast<int>(shm::integer_setting("SHMPI_COLL_SHM_STREAM", -1, 1).value_or(t.stream));
+    t.spread_max = shm::integer_setting("SHMPI_COLL_SHM_SPREAD", 0, 1L << 40).value_or(t.spread_max);
+    t.alltoall_direct_above =
+        shm::integer_setting("SHMPI_COLL_SHM_ALLTOALL", -1, 1L << 40).value_or(t.alltoall_direct_above);
     return t;
 }
 

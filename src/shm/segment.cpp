@@ -1,4 +1,5 @@
 #include "shm/segment.hpp"
+#include "shm/settings.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -40,15 +41,7 @@ std::uint64_t random64() {
 /// `zero_ok`), or `fallback` when unset.
 std::uint32_t env_u32(const char* name, std::uint32_t fallback, bool zero_ok = false,
                       std::uint32_t max = 1u << 24) {
-    const char* v = std::getenv(name);
-    if (v == nullptr || *v == '\0') return fallback;
-    char* end = nullptr;
-    const unsigned long n = std::strtoul(v, &end, 10);
-    if (*end != '\0' || (n == 0 && !zero_ok) || n > max || *v == '-') {
-        throw SegmentError(
-            fmt::format("shmpi: {}={} is not a number in {}..{}", name, v, zero_ok ? 0 : 1, max));
-    }
-    return static_cast<std::uint32_t>(n);
+    return static_cast<std::uint32_t>(integer_setting(name, zero_ok ? 0 : 1, max, kReadByLauncher).value_or(fallback));
 }
 
 /// The message for a /dev/shm without room: how much is free, how much the

@@ -1,4 +1,5 @@
 #include "shm/transport.hpp"
+#include "shm/settings.hpp"
 
 #include <fmt/format.h>
 #include <linux/membarrier.h>
@@ -36,18 +37,6 @@ namespace {
 /// the job before it reports the failure itself (ms).
 constexpr int kPeerGoneWaitMs = 2000;
 
-/// Parses a non-negative decimal environment value; throws naming it.
-long env_number(const char* name, const char* value, long max) {
-    char* end = nullptr;
-    errno = 0;
-    const long n = std::strtol(value, &end, 10);
-    if (errno != 0 || end == value || *end != '\0' || n < 0 || n > max) {
-        throw SegmentError(fmt::format("shmpi: MPI_Init: {}={} is not a number in 0..{}", name,
-                                       value, max));
-    }
-    return n;
-}
-
 /// True when a sleeper can force a full barrier on every other process of
 /// the job (membarrier GLOBAL_EXPEDITED, Linux 4.16): registers this process
 /// as one whose barrier others may force.  The same answer on every rank (one
@@ -59,11 +48,6 @@ bool membarrier_ready() {
     const long need = MEMBARRIER_CMD_GLOBAL_EXPEDITED | MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED;
     if ((cmds & need) != need) return false;
     return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
-}
-
-long env_or(const char* name, long fallback, long max) {
-    const char* v = std::getenv(name);
-    return (v == nullptr || *v == '\0') ? fallback : env_number(name, v, max);
 }
 
 /// CPUs the job may use: mpirun's affinity (each rank is now bound to one
@@ -121,9 +105,9 @@ std::unique_ptr<Transport> Transport::from_environment() {
             throw SegmentError(fmt::format("shmpi: MPI_Init: {} is set but {} or {} is missing",
                                            kEnvFd, kEnvRank, kEnvSize));
         }
-        const int fd = static_cast<int>(env_number(kEnvFd, fd_s, 1 << 20));
-        const auto size = static_cast<std::uint32_t>(env_number(kEnvSize, size_s, 1 << 20));
-        const auto rank = static_cast<std::uint32_t>(env_number(kEnvRank, rank_s, 1 << 20));
+        const int fd = static_cast<int>(integer_setting_value(kEnvFd, fd_s, 0, 1 << 20));
+        const auto size = static_cast<std::uint32_t>(integer_setting_value(kEnvSize, size_s, 0, 1 << 20));
+        const auto rank = static_cast<std::uint32_t>(integer_setting_value(kEnvRank, rank_s, 0, 1 << 20));
         if (size == 0 || rank >= size) {
             throw SegmentError(fmt::format("shmpi: MPI_Init: {}={} is out of range for {}={}",
                                            kEnvRank, rank, kEnvSize, size));
@@ -155,10 +139,10 @@ std::unique_ptr<Transport> Transport::from_environment() {
     t->cpus_ = usable_cpus(t->header_->launcher_pid);
     t->oversubscribed_ = static_cast<int>(t->size_) > t->cpus_;
     try {
-        t->cma_enabled_ = env_or("SHMPI_CMA", 1, 1) != 0;
-        t->light_wake_ = env_or("SHMPI_MEMBARRIER", 1, 1) != 0 && membarrier_ready();
-        t->policy_.spin = std::chrono::microseconds(env_or("SHMPI_SPIN_US", 20, 10'000'000));
-        t->policy_.yield = std::chrono::microseconds(env_or("SHMPI_YIELD_US", 1000, 100'000'000));
+        t->cma_enabled_ = integer_setting("SHMPI_CMA", 0, 1).value_or(1) != 0;
+        t->light_wake_ = integer_setting("SHMPI_MEMBARRIER", 0, 1).value_or(1) != 0 && membarrier_ready();
+        t->policy_.spin = std::chrono::microseconds(integer_setting("SHMPI_SPIN_US", 0, 10'000'000).value_or(20));
+        t->policy_.yield = std::chrono::microseconds(integer_setting("SHMPI_YIELD_US", 0, 100'000'000).value_or(1000));
     } catch (const SegmentError&) {
         t->rethrow_init_failure();
     }

@@ -609,7 +609,7 @@ def mpi_bad_setting(m, d):
     prints the message once, not once per rank, and exits 1."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SHMPI_")}
     for var, value, message in (
-            ("SHMPI_EAGER_LIMIT", "abc", "SHMPI_EAGER_LIMIT=abc is not a byte count up to 1 GiB"),
+            ("SHMPI_EAGER_LIMIT", "abc", "SHMPI_EAGER_LIMIT=abc is not a number in 0..1073741824"),
             ("SHMPI_STAGED_PIECES", "yes", "SHMPI_STAGED_PIECES=yes is not 0, 1 or auto"),
             ("SHMPI_SPIN_US", "-1", "SHMPI_SPIN_US=-1 is not a number in 0..10000000"),
             ("SHMPI_COLL_SHM_BAND", "0", "SHMPI_COLL_SHM_BAND=0 is not a number in 1..30"),

@@ -1,0 +1,46 @@
+// SHMPI_* settings from the environment: one parser for the numeric ones,
+// so that every bad value fails alike, with a message that names the
+// setting, its value and the range it must be in.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <optional>
+#include <string_view>
+
+#include "shm/segment.hpp"
+
+namespace shmpi::shm {
+
+/// Who reads a setting, as its error message begins: ranks read theirs in
+/// MPI_Init, mpirun reads the segment's geometry.
+inline constexpr std::string_view kReadInInit = "MPI_Init: ";
+inline constexpr std::string_view kReadByLauncher = "";
+
+/// `value`, the value of the setting `name`, as a decimal integer in
+/// lo..hi.  Anything else throws SegmentError
+/// "shmpi: <who>NAME=value is not a number in lo..hi".
+inline long long integer_setting_value(const char* name, const char* value, long long lo, long long hi,
+                                       std::string_view who = kReadInInit) {
+    char* end = nullptr;
+    errno = 0;
+    const long long n = std::strtoll(value, &end, 10);
+    if (errno != 0 || end == value || *end != '\0' || n < lo || n > hi) {
+        throw SegmentError(fmt::format("shmpi: {}{}={} is not a number in {}..{}", who, name, value, lo, hi));
+    }
+    return n;
+}
+
+/// The environment variable `name` as a decimal integer in lo..hi, or
+/// nullopt when it is unset or empty (integer_setting_value's error
+/// otherwise).
+inline std::optional<long long> integer_setting(const char* name, long long lo, long long hi,
+                                                std::string_view who = kReadInInit) {
+    const char* v = std::getenv(name);
+    if (v == nullptr || *v == '\0') return std::nullopt;
+    return integer_setting_value(name, v, lo, hi, who);
+}
+
+}  // namespace shmpi::shm
