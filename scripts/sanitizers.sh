@@ -25,6 +25,8 @@
 #                      none skipped).  A sanitized rank runs 2 to 15 times
 #                      slower, and the larger teams mostly repeat, slower
 #                      still, what 2 to 4 ranks already reached.
+#   SHMPI_SAN_SKIP     skip the tests whose name matches this Python regular
+#                      expression (default: none)
 #   SHMPI_SAN_BUILD    'needed' (default): build only the targets the chosen
 #                      suites' tests depend on (read from meson introspect),
 #                      which saves most of the build time when few suites
@@ -84,18 +86,22 @@ print('\n'.join(sorted(files)))
 PY
 }
 
-# tests_up_to DIR MAX SUITE...: the names of the tests of the suites that
-# run at most MAX ranks (the number after '_np' in the name; a test without
-# one is kept).
-tests_up_to() {
+# chosen_tests DIR MAX SKIP SUITE...: the names of the tests of the suites
+# that run at most MAX ranks (the number after '_np' in the name; a test
+# without one is kept; 0: any number) and whose name SKIP (a regular
+# expression; empty: none) does not match.
+chosen_tests() {
     python3 - "$@" <<'PY'
 import json, re, subprocess, sys
-build, most, suites = sys.argv[1], int(sys.argv[2]), set(sys.argv[3:])
+build, most, skip, suites = sys.argv[1], int(sys.argv[2]), sys.argv[3], set(sys.argv[4:])
 for test in json.loads(subprocess.check_output(['meson', 'introspect', build, '--tests'])):
     if suites & {s.split(':', 1)[-1] for s in test['suite']}:
         ranks = re.search(r'_np(\d+)(_|$)', test['name'])
-        if ranks is None or int(ranks.group(1)) <= most:
-            print(test['name'])
+        if most > 0 and ranks is not None and int(ranks.group(1)) > most:
+            continue
+        if skip and re.search(skip, test['name']):
+            continue
+        print(test['name'])
 PY
 }
 
@@ -140,12 +146,13 @@ run() {
     local args=() shown
     for s in $suites; do args+=(--suite "$s"); done
     shown="${args[*]}"
-    if [[ ${SHMPI_SAN_MAX_RANKS:-0} -gt 0 ]]; then
-        # By name: the suites' tests of at most that many ranks.
-        mapfile -t args < <(tests_up_to "$dir" "$SHMPI_SAN_MAX_RANKS" $suites)
-        shown="$shown, the ${#args[@]} tests of at most $SHMPI_SAN_MAX_RANKS ranks"
+    if [[ ${SHMPI_SAN_MAX_RANKS:-0} -gt 0 || -n ${SHMPI_SAN_SKIP:-} ]]; then
+        # By name: the suites' tests of at most that many ranks, less those
+        # SHMPI_SAN_SKIP matches.
+        mapfile -t args < <(chosen_tests "$dir" "${SHMPI_SAN_MAX_RANKS:-0}" "${SHMPI_SAN_SKIP:-}" $suites)
+        shown="$shown: ${#args[@]} tests (at most ${SHMPI_SAN_MAX_RANKS:-any} ranks; skipping '${SHMPI_SAN_SKIP:-}')"
         if [[ ${#args[@]} -eq 0 ]]; then
-            results+=("$kind: no tests of at most $SHMPI_SAN_MAX_RANKS ranks in suites '$suites'")
+            results+=("$kind: no tests left in suites '$suites'")
             failed=1
             return
         fi
