@@ -37,49 +37,18 @@ constexpr std::uint32_t kCells = 4000;
 constexpr auto kPace = std::chrono::microseconds(50);  // between two of rank 1's cells
 constexpr int kYieldUs = 1000;
 
-/// A rank running in a child process, and the pipe it reports through.
-struct Child {
-    pid_t pid = -1;
-    int out = -1;
-};
-
 /// Starts `body` as `rank` of the 2-rank `seg` in a child process, with its
-/// own Transport; the child writes what `body` returns to its pipe.
-Child spawn_rank(shm::Segment& seg, int rank, const std::function<std::string(shm::Transport&)>& body) {
-    int pipefd[2];
-    if (pipe(pipefd) != 0) return {};
-    const pid_t pid = fork();
-    if (pid == 0) {
-        close(pipefd[0]);
-        std::string out;
-        try {
-            setenv("SHMPI_YIELD_US", std::to_string(kYieldUs).c_str(), 1);
-            auto transport = shmpi_test::attach_rank(seg, rank, 2);
-            out = body(*transport);
-        } catch (const std::exception& e) {
-            out = std::string("exception: ") + e.what();
-        }
-        const ssize_t ignored = write(pipefd[1], out.data(), out.size());
-        (void)ignored;
-        _exit(0);
-    }
-    close(pipefd[1]);
-    return {pid, pipefd[0]};
+/// own Transport and a yield period of kYieldUs.
+shmpi_test::Child spawn_rank(shm::Segment& seg, int rank, const std::function<std::string(shm::Transport&)>& body) {
+    return shmpi_test::spawn([&] {
+        setenv("SHMPI_YIELD_US", std::to_string(kYieldUs).c_str(), 1);
+        auto transport = shmpi_test::attach_rank(seg, rank, 2);
+        return body(*transport);
+    });
 }
 
-/// What the child wrote, once it has exited; "died" when it did not exit
-/// normally.
-std::string collect(const Child& c) {
-    if (c.pid < 0) return "fork or pipe failed";
-    std::string got;
-    char buf[256];
-    for (ssize_t n; (n = read(c.out, buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
-    close(c.out);
-    int status = 0;
-    waitpid(c.pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "died";
-    return got;
-}
+/// What a rank reported, or "died".
+std::string report(const shmpi_test::Child& c) { return shmpi_test::collect(c).value_or("died"); }
 
 TEST(Wait, SleepsAtMostOncePerYieldPeriodWhileAPeerKeepsRinging) {
     shm::Geometry g = shm::Geometry::for_ranks(2);
@@ -93,7 +62,7 @@ TEST(Wait, SleepsAtMostOncePerYieldPeriodWhileAPeerKeepsRinging) {
 
     // Rank 0: one wait for every cell.  Reports "<cells> <in order> <sleeps>
     // <microseconds in the wait>".
-    const Child receiver = spawn_rank(*seg, 0, [](shm::Transport& t) {
+    const shmpi_test::Child receiver = spawn_rank(*seg, 0, [](shm::Transport& t) {
         std::uint32_t got = 0;
         bool in_order = true;
         const auto start = Clock::now();
@@ -116,7 +85,7 @@ TEST(Wait, SleepsAtMostOncePerYieldPeriodWhileAPeerKeepsRinging) {
     // sends one cell every kPace, each ringing rank 0's doorbell while it
     // sleeps (Transport::publish).
     shm::RankSlot& slot0 = seg->slot(0);
-    const Child sender = spawn_rank(*seg, 1, [&slot0](shm::Transport& t) {
+    const shmpi_test::Child sender = spawn_rank(*seg, 1, [&slot0](shm::Transport& t) {
         const auto give_up = Clock::now() + std::chrono::seconds(30);
         // Relaxed: only whether rank 0 has slept; no data hangs on it.
         while (slot0.parked.load(std::memory_order_relaxed) == 0) {
@@ -137,12 +106,12 @@ TEST(Wait, SleepsAtMostOncePerYieldPeriodWhileAPeerKeepsRinging) {
         }
         return std::string("sent");
     });
-    EXPECT_EQ(collect(sender), "sent");
-    const std::string report = collect(receiver);
+    EXPECT_EQ(report(sender), "sent");
+    const std::string line = report(receiver);
     unsigned cells = 0, in_order = 0;
     unsigned long long sleeps = 0;
     long long us = 0;
-    ASSERT_EQ(std::sscanf(report.c_str(), "%u %u %llu %lld", &cells, &in_order, &sleeps, &us), 4) << report;
+    ASSERT_EQ(std::sscanf(line.c_str(), "%u %u %llu %lld", &cells, &in_order, &sleeps, &us), 4) << line;
     EXPECT_EQ(cells, kCells);
     EXPECT_EQ(in_order, 1u) << "cells arrived out of order";
     // Rank 1 began only once rank 0 slept.

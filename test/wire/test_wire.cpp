@@ -78,35 +78,18 @@ Wire streamed_rts(std::uint64_t token, std::uint64_t total) {
 /// error text: "" when body returned normally, the MpiError's message when
 /// it threw one, "other: ..." for anything else.
 std::string run_rank1(shm::Segment& seg, const std::function<void(p2p::Engine&)>& body) {
-    int pipefd[2];
-    if (pipe(pipefd) != 0) return "other: pipe failed";
-    const pid_t pid = fork();
-    if (pid == 0) {
-        close(pipefd[0]);
-        std::string out;
+    const shmpi_test::Child child = shmpi_test::spawn([&] {
         try {
             auto transport = shmpi_test::attach_rank(seg, 1, 2);
             p2p::Engine engine(*transport);
             body(engine);
         } catch (const MpiError& e) {
-            out = e.what();
-            if (out.empty()) out = "(empty message)";
-        } catch (const std::exception& e) {
-            out = std::string("other: ") + e.what();
+            const std::string out = e.what();
+            return out.empty() ? std::string("(empty message)") : out;
         }
-        const ssize_t ignored = write(pipefd[1], out.data(), out.size());
-        (void)ignored;
-        _exit(0);
-    }
-    close(pipefd[1]);
-    std::string got;
-    char buf[512];
-    for (ssize_t n; (n = read(pipefd[0], buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
-    close(pipefd[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "other: child died";
-    return got;
+        return std::string();
+    });
+    return shmpi_test::collect(child).value_or("other: child died");
 }
 
 class Wire_ : public ::testing::Test {
@@ -123,8 +106,8 @@ protected:
     /// all in the ring before the engine starts).
     std::function<void(p2p::Engine&)> receive(std::vector<std::byte>& into, MPI_Status& st) {
         return [this, &into, &st](p2p::Engine& e) {
-            p2p::Request* r = e.irecv(kContext, 0, MPI_ANY_TAG, into.data(), static_cast<std::int64_t>(into.size()),
-                                      *byte_);
+            p2p::Request* r =
+                e.irecv(kContext, 0, MPI_ANY_TAG, into.data(), static_cast<std::int64_t>(into.size()), *byte_);
             for (int i = 0; i < 1000 && !r->done; ++i) e.progress();
             if (!r->done) throw std::runtime_error("receive did not complete");
             st = r->status;
