@@ -3,11 +3,12 @@
 // broadcast, so every rank gets the root's bits; reduce-scatter is reduce to
 // rank 0 plus scatter.
 #include <cstring>
-#include <memory>
+#include <optional>
 #include <vector>
 
 #include "coll/linear.hpp"
 #include "coll/linear_p2p.hpp"
+#include "coll/scratch.hpp"
 
 namespace shmpi::coll {
 
@@ -24,7 +25,7 @@ void reduce_linear(const Team& team, const void* send, void* recv, std::int64_t 
         return;
     }
     // 1. Every contribution into its slot, rank order.
-    std::unique_ptr<std::byte[]> slots(new std::byte[static_cast<std::size_t>(team.size * bytes)]);
+    const Scratch slots(team.size * bytes);
     Exchange ex(team, kTagReduce);
     for (int r = 0; r < team.size; ++r) {
         if (r != root) ex.recv(r, slots.get() + r * bytes, bytes);
@@ -53,11 +54,11 @@ void reduce_scatter_linear(const Team& team, const void* send, void* recv,
         bytes[r] = counts[r] * red.elem_bytes;
         total += counts[r];
     }
-    std::unique_ptr<std::byte[]> all;
-    if (team.rank == 0) all.reset(new std::byte[static_cast<std::size_t>(total * red.elem_bytes)]);
-    reduce_linear(team, send, all.get(), total, red, 0);
-    scatterv_linear(team, all.get(), Blocks{bytes.data(), offsets.data()}, recv,
-                    counts[team.rank] * red.elem_bytes, 0);
+    std::optional<Scratch> all;
+    if (team.rank == 0) all.emplace(total * red.elem_bytes);
+    std::byte* const whole = all ? all->get() : nullptr;
+    reduce_linear(team, send, whole, total, red, 0);
+    scatterv_linear(team, whole, Blocks{bytes.data(), offsets.data()}, recv, counts[team.rank] * red.elem_bytes, 0);
 }
 
 void reduce_scatter_block_linear(const Team& team, const void* send, void* recv,

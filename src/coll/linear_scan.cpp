@@ -2,10 +2,10 @@
 // 0 .. r-1 (each rank sends its own to every higher rank) and folds them
 // in the canonical bracketing over [0, r + 1) (scan) or [0, r) (exscan).
 #include <cstring>
-#include <memory>
 
 #include "coll/linear.hpp"
 #include "coll/linear_p2p.hpp"
+#include "coll/scratch.hpp"
 
 namespace shmpi::coll {
 namespace {
@@ -24,7 +24,7 @@ void scan_linear(const Team& team, const void* send, void* recv, std::int64_t co
                  const Reduction& red) {
     const std::int64_t bytes = count * red.elem_bytes;
     const int me = team.rank;
-    std::unique_ptr<std::byte[]> slots(new std::byte[static_cast<std::size_t>((me + 1) * bytes)]);
+    const Scratch slots((me + 1) * bytes);
     linear::Exchange ex(team, linear::kTagScan);
     exchange_prefix(team, ex, send, slots.get(), bytes);
     if (bytes > 0) std::memcpy(slots.get() + me * bytes, send, static_cast<std::size_t>(bytes));
@@ -37,7 +37,7 @@ void exscan_linear(const Team& team, const void* send, void* recv, std::int64_t 
                    const Reduction& red) {
     const std::int64_t bytes = count * red.elem_bytes;
     const int me = team.rank;
-    std::unique_ptr<std::byte[]> slots(new std::byte[static_cast<std::size_t>(me * bytes)]);
+    const Scratch slots(me * bytes);
     linear::Exchange ex(team, linear::kTagScan);
     exchange_prefix(team, ex, send, slots.get(), bytes);
     ex.wait();

@@ -20,11 +20,11 @@
 // declines, on a team without shared memory, or above kComposeLimit bytes
 // of temporary memory; every member decides alike, from the same sizes.
 #include <cstring>
-#include <memory>
 #include <numeric>
 
 #include "coll/coll.hpp"
 #include "coll/linear.hpp"
+#include "coll/scratch.hpp"
 #include "coll/shm_team.hpp"
 
 namespace shmpi::coll {
@@ -39,7 +39,7 @@ bool prefix(const Team& team, const void* send, void* recv, std::int64_t count, 
     const std::int64_t bytes = count * red.elem_bytes;
     const int n = team.size;
     if (bytes > kComposeLimit / n) return false;
-    std::unique_ptr<std::byte[]> slots(new std::byte[static_cast<std::size_t>(n * bytes + 1)]);
+    const Scratch slots(n * bytes);
     if (!allgather_shm(team, send, bytes, slots.get())) return false;
     const int hi = inclusive ? team.rank + 1 : team.rank;
     if (hi == 0 || bytes == 0) return true;  // exscan on rank 0: recv is undefined
@@ -54,7 +54,7 @@ bool reduce_then_keep(const Team& team, const void* send, void* recv, std::int64
                       std::int64_t first, std::int64_t mine, const Reduction& red) {
     if (ready(team) == nullptr) return false;
     if (total > kComposeLimit / (red.elem_bytes > 0 ? red.elem_bytes : 1)) return false;
-    std::unique_ptr<std::byte[]> all(new std::byte[static_cast<std::size_t>(total * red.elem_bytes + 1)]);
+    const Scratch all(total * red.elem_bytes);
     if (!allreduce_shm(team, send, all.get(), total, red)) return false;
     if (mine > 0) {
         std::memcpy(recv, all.get() + first * red.elem_bytes, static_cast<std::size_t>(mine * red.elem_bytes));
