@@ -187,7 +187,8 @@ void Engine::fill_piece(std::byte* dst, std::uint64_t len) {
     if (staged && !piece_buf_) piece_buf_.reset(new std::byte[kStreamPiece]);
     const std::uint64_t t0 = PieceWays::now();
     std::byte* const to = staged ? piece_buf_.get() : dst;
-    dtype::pack(*o.type, o.buf, o.count, from, to, n);
+    const dtype::Loads loads = o.req->bytes >= kLargeMessage ? dtype::Loads::kAhead : dtype::Loads::kPlain;
+    dtype::pack(*o.type, o.buf, o.count, from, to, n, loads);
     if (staged) std::memcpy(dst, to, len);
     piece_ways_.took(way, PieceWays::now() - t0, len);
 }
@@ -582,6 +583,7 @@ bool Engine::advance_in_stream(std::size_t i) {
     const std::uint64_t cap = transport_.stream_capacity();
     const std::byte* const buf = transport_.peer_stream(in.src_world);
     constexpr std::uint64_t kHandBack = 2 * kStreamPiece;
+    const dtype::Stores stores = in.wanted >= kLargeMessage ? dtype::Stores::kStreaming : dtype::Stores::kCached;
     while (in.read < avail) {
         const std::uint64_t off = in.read % cap;
         const std::uint64_t len = std::min({avail - in.read, cap - off, kHandBack});
@@ -589,7 +591,7 @@ bool Engine::advance_in_stream(std::size_t i) {
             std::memcpy(r->landing + in.read, buf + off, len);
         } else {
             dtype::unpack(*r->type_info, r->user_buf, r->count, static_cast<std::int64_t>(in.read), buf + off,
-                          static_cast<std::int64_t>(len));
+                          static_cast<std::int64_t>(len), stores);
         }
         in.read += len;
         if (in.read < in.wanted) transport_.stream_take(in.src_world, in.read);

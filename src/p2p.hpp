@@ -392,6 +392,12 @@ private:
     std::vector<InStream> in_streams_;
     /// Bytes a streamed send packs between two announcements.
     static constexpr std::uint64_t kStreamPiece = 16 * 1024;
+    /// A streamed message of this many bytes or more is too large to stay
+    /// in cache: the sender packs each piece prefetching ahead
+    /// (dtype::Loads::kAhead) and the receiver unpacks it with non-temporal
+    /// stores (dtype::Stores::kStreaming), for blocks of the sizes where that
+    /// pays (dtype/pack.cpp).
+    static constexpr std::uint64_t kLargeMessage = std::uint64_t{4} << 20;
     /// Which way the pieces of non-contiguous streamed sends go in.
     PieceWays piece_ways_;
     /// Where a non-contiguous piece is packed before it is copied into the

@@ -265,18 +265,29 @@ void pack(const Datatype& type, const void* buf, std::int64_t count, std::byte* 
 /// elements at `buf` into `out`, stopping at the end of the stream.  Returns
 /// the number of bytes written.  Any offset works, so a large message can be
 /// packed piece by piece.
-std::int64_t pack(const Datatype& type, const void* buf, std::int64_t count, std::int64_t offset,
-                  std::byte* out, std::int64_t max_bytes);
+/// How a resumable pack reads.  kAhead: this call is one piece of a message
+/// too large to stay in cache; loops of line-sized or longer blocks
+/// prefetch the blocks a few KiB ahead, past the piece's end.
+enum class Loads { kPlain, kAhead };
+
+std::int64_t pack(const Datatype& type, const void* buf, std::int64_t count, std::int64_t offset, std::byte* out,
+                  std::int64_t max_bytes, Loads loads = Loads::kPlain);
 
 /// Copies `bytes` bytes of a dense stream (a prefix of whole or partial
 /// elements) from `in` into the elements at `buf`.
 void unpack(const Datatype& type, const std::byte* in, std::int64_t bytes, void* buf);
 
+/// How an unpack writes its blocks.  kCached: non-temporal stores only for
+/// loops that move 4 MiB or more in this one call.  kStreaming: for every
+/// loop of line-sized or longer disjoint blocks, because this call is one
+/// piece of a message too large to stay in cache (pack.cpp explains why).
+enum class Stores { kCached, kStreaming };
+
 /// The inverse of the resumable pack: stores `bytes` bytes from `in` as
 /// bytes [offset, offset + bytes) of the stream of `count` elements at
 /// `buf`, stopping at the end of the stream.  Returns the bytes consumed.
-std::int64_t unpack(const Datatype& type, void* buf, std::int64_t count, std::int64_t offset,
-                    const std::byte* in, std::int64_t bytes);
+std::int64_t unpack(const Datatype& type, void* buf, std::int64_t count, std::int64_t offset, const std::byte* in,
+                    std::int64_t bytes, Stores stores = Stores::kCached);
 
 /// Copies the `scount` elements of `st` at `sbuf` into the `rcount`
 /// elements of `rt` at `rbuf`: min(scount * st.size, rcount * rt.size)

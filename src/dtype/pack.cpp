@@ -56,6 +56,15 @@ enum class Dir { Pack, Unpack, Segments };
 /// Where Dir::Segments lists the runs it walks (one walk at a time per thread).
 thread_local std::vector<Segment>* t_segments = nullptr;
 
+/// Set while an unpack of one piece of a large message runs (unpack() with
+/// Stores::kStreaming): its loops of blocks of kStreamPieceBlock bytes or
+/// more stream as if they moved the whole message.
+thread_local bool t_large_destination = false;
+/// Set while a pack of one piece of a large message runs (pack() with
+/// Loads::kAhead): its loops of blocks of kAheadBlock bytes or more
+/// prefetch ahead (pack_ahead()).
+thread_local bool t_large_source = false;
+
 inline Mem at(Mem base, std::int64_t off) { return base + static_cast<Mem>(off); }
 /// base + i * step, in address arithmetic (wraps like the hardware; a type
 /// whose elements lie outside the address space is the caller's error).
@@ -237,11 +246,49 @@ inline void pack_streaming(Mem m, std::int64_t stride, std::int64_t n, std::int6
     s = p;
 }
 
+/// Pieces of large messages (pack() with Loads::kAhead, unpack() with
+/// Stores::kStreaming; p2p streams 16 KiB pieces of messages of 4 MiB or
+/// more).  `bench/dtype_sendrecv` on the 2-CPU AMD VM (docs/BENCHMARKS.md,
+/// "Large messages of large blocks"): prefetching ahead took 16 MiB of 4
+/// KiB blocks from 2429-2475 to 1958-1997 us one way, 2 KiB blocks from
+/// 2270-2467 to 1842-2213; 1 KiB blocks gained less, and 64-byte blocks,
+/// tried too, lost a third (a call per block).  Non-temporal stores in the
+/// unpack then gained a few percent more from 2 KiB blocks, lost at 1 KiB,
+/// and made 256-byte blocks 1.7x slower.
+constexpr std::int64_t kAheadBlock = 1024;
+constexpr std::int64_t kStreamPieceBlock = 2048;
+
+/// A pack of one piece of a large message: each block is copied while the
+/// lines of the block one prefetch distance ahead are prefetched, past the
+/// end of this piece too (a prefetch never faults), so the next piece's
+/// first blocks are on their way.  The hardware's stream prefetchers stop
+/// at each page boundary, and a 4 KiB block is a page.
+inline void pack_ahead(Mem m, std::int64_t stride, std::int64_t n, std::int64_t len, std::byte*& s) {
+    const std::int64_t span = stride < 0 ? -stride : stride;  // bytes from block to block
+    const std::int64_t dist = std::max<std::int64_t>(1, (prefetch_ahead(len) + span - 1) / span);  // in blocks
+    std::byte* p = s;
+    for (std::int64_t i = 0; i < n; ++i) {
+        const Mem next = at(m, dist, stride);
+        for (std::int64_t o = 0; o < len; o += kLineBytes) {
+            __builtin_prefetch(reinterpret_cast<const void*>(next + static_cast<Mem>(o)), 0, 3);
+        }
+        if (wide_copies()) {
+            pack_blocks_wide(p, m, stride, 1, len);
+        } else {
+            std::memcpy(p, reinterpret_cast<const void*>(m), static_cast<std::size_t>(len));
+        }
+        m = at(m, stride);
+        p += len;
+    }
+    s = p;
+}
+
 /// `n` runs of `len` bytes, `stride` bytes apart: the vector-of-blocks loop.
 template <Dir D>
 inline void strided_loop(Mem m, std::int64_t stride, std::int64_t n, std::int64_t len, std::byte*& s) {
     // (n * len cannot overflow: the bytes are in memory.)
-    const bool long_loop = n * len >= kStreamLoopBytes;
+    const bool long_loop =
+        n * len >= kStreamLoopBytes || (D == Dir::Unpack && t_large_destination && len >= kStreamPieceBlock);
     // Wide moves for blocks longer than a line.  (A one-line block copies
     // as fast or a little faster with the baseline's four 16-byte moves:
     // in cache 0.87 against 0.83x memcpy.)
@@ -251,6 +298,9 @@ inline void strided_loop(Mem m, std::int64_t stride, std::int64_t n, std::int64_
         // wider gaps are not worth reading.)
         if (long_loop && len >= kLineBytes && stride >= len && stride <= 3 * len && streamed_packs()) {
             return pack_streaming(m, stride, n, len, s);
+        }
+        if (t_large_source && len >= kAheadBlock && (stride >= len || stride <= -len)) {
+            return pack_ahead(m, stride, n, len, s);
         }
         if (wide) {
             pack_blocks_wide(s, m, stride, n, len);
@@ -588,9 +638,12 @@ void pack(const Datatype& type, const void* buf, std::int64_t count, std::byte* 
     whole<Dir::Pack>(type, reinterpret_cast<Mem>(buf), count, out);
 }
 
-std::int64_t pack(const Datatype& type, const void* buf, std::int64_t count, std::int64_t offset,
-                  std::byte* out, std::int64_t max_bytes) {
-    return range<Dir::Pack>(type, reinterpret_cast<Mem>(buf), count, offset, out, max_bytes);
+std::int64_t pack(const Datatype& type, const void* buf, std::int64_t count, std::int64_t offset, std::byte* out,
+                  std::int64_t max_bytes, Loads loads) {
+    t_large_source = loads == Loads::kAhead;
+    const std::int64_t n = range<Dir::Pack>(type, reinterpret_cast<Mem>(buf), count, offset, out, max_bytes);
+    t_large_source = false;
+    return n;
 }
 
 void unpack(const Datatype& type, const std::byte* in, std::int64_t bytes, void* buf) {
@@ -611,10 +664,13 @@ std::int64_t segments(const Datatype& type, const void* buf, std::int64_t count,
     return n;
 }
 
-std::int64_t unpack(const Datatype& type, void* buf, std::int64_t count, std::int64_t offset,
-                    const std::byte* in, std::int64_t bytes) {
+std::int64_t unpack(const Datatype& type, void* buf, std::int64_t count, std::int64_t offset, const std::byte* in,
+                    std::int64_t bytes, Stores stores) {
     auto* s = const_cast<std::byte*>(in);  // only read: Dir::Unpack copies out of the stream
-    return range<Dir::Unpack>(type, reinterpret_cast<Mem>(buf), count, offset, s, bytes);
+    t_large_destination = stores == Stores::kStreaming;
+    const std::int64_t n = range<Dir::Unpack>(type, reinterpret_cast<Mem>(buf), count, offset, s, bytes);
+    t_large_destination = false;
+    return n;
 }
 
 }  // namespace shmpi::dtype

@@ -48,11 +48,13 @@ void check_pack(const ref::Map& m, const Datatype& t, std::int64_t count, std::m
     ASSERT_TRUE(std::equal(want.begin(), want.end(), reinterpret_cast<const unsigned char*>(got.data())))
         << "whole pack";
 
-    // Resumed in random pieces.
+    // Resumed in random pieces, each read plainly or prefetching ahead (as
+    // the pieces of a large message are).
     std::vector<std::byte> pieces(want.size() + 1);
     for (std::int64_t off = 0; off < total;) {
         const auto k = static_cast<std::int64_t>(1 + rng() % static_cast<std::uint64_t>(total / 3 + 1));
-        const std::int64_t n = shmpi::dtype::pack(t, a.base(), count, off, pieces.data() + off, k);
+        const auto loads = rng() % 2 == 0 ? shmpi::dtype::Loads::kPlain : shmpi::dtype::Loads::kAhead;
+        const std::int64_t n = shmpi::dtype::pack(t, a.base(), count, off, pieces.data() + off, k, loads);
         ASSERT_EQ(n, std::min(k, total - off)) << "piece at " << off;
         off += n;
     }
@@ -74,10 +76,13 @@ void check_unpack(const ref::Map& m, const Datatype& t, std::int64_t count, std:
     shmpi::dtype::unpack(t, reinterpret_cast<const std::byte*>(stream.data()), total, whole.base());
     ASSERT_EQ(whole.bytes, want.bytes) << "whole unpack (margins included)";
 
+    // In random pieces, each with plain or non-temporal stores (as the
+    // pieces of a large message are).
     for (std::int64_t off = 0; off < total;) {
         const auto k = static_cast<std::int64_t>(1 + rng() % static_cast<std::uint64_t>(total / 3 + 1));
+        const auto stores = rng() % 2 == 0 ? shmpi::dtype::Stores::kCached : shmpi::dtype::Stores::kStreaming;
         const std::int64_t n = shmpi::dtype::unpack(t, pieces.base(), count, off,
-                                                    reinterpret_cast<const std::byte*>(stream.data()) + off, k);
+                                                    reinterpret_cast<const std::byte*>(stream.data()) + off, k, stores);
         ASSERT_EQ(n, std::min(k, total - off));
         off += n;
     }
@@ -286,6 +291,18 @@ TEST(DtypeRandom, LargeVectorsUnpackAroundTheCaches) {
     check_byte_blocks(
         {{64, 128}, {72, 200}, {100, -228}, {4096, 8192}, {65, 195}},
         [](const ByteBlocks& b) { return (4 << 20) / b.blocklen + 3; }, 1, 11);
+}
+
+// The pieces of a large message pack prefetching ahead from 1 KiB blocks
+// and unpack with non-temporal stores from 2 KiB blocks (src/dtype/pack.cpp,
+// kAheadBlock and kStreamPieceBlock); check_pack and check_unpack move
+// random pieces each way: blocks at and around those sizes, unaligned,
+// with wide gaps, a negative stride, and overlapping blocks (which take
+// neither path).
+TEST(DtypeRandom, PiecesOfLargeMessagesWithLargeBlocks) {
+    check_byte_blocks(
+        {{1024, 2048}, {1023, 1100}, {2048, 2048}, {2049, 6000}, {4096, -8192}, {4096, 8192}, {3000, 2000}},
+        [](const ByteBlocks&) { return 40; }, 2, 29);
 }
 
 // Types of more than 8 runs move run by run, each as whole lines and one
