@@ -261,15 +261,16 @@ Datatype* make_darray(int size, int rank, int ndims, const int gsizes[], const i
 /// Copies `count` elements at `buf` into `out` (count * size bytes).
 void pack(const Datatype& type, const void* buf, std::int64_t count, std::byte* out);
 
+/// How a resumable pack reads.  kAhead: this call is one piece of a message
+/// too large to stay in cache; vector loops of blocks of 1 KiB or more
+/// prefetch the block a few KiB ahead, past the piece's end (pack.cpp
+/// explains why).
+enum class Loads { kPlain, kAhead };
+
 /// Copies bytes [offset, offset + max_bytes) of the stream of `count`
 /// elements at `buf` into `out`, stopping at the end of the stream.  Returns
 /// the number of bytes written.  Any offset works, so a large message can be
 /// packed piece by piece.
-/// How a resumable pack reads.  kAhead: this call is one piece of a message
-/// too large to stay in cache; loops of line-sized or longer blocks
-/// prefetch the blocks a few KiB ahead, past the piece's end.
-enum class Loads { kPlain, kAhead };
-
 std::int64_t pack(const Datatype& type, const void* buf, std::int64_t count, std::int64_t offset, std::byte* out,
                   std::int64_t max_bytes, Loads loads = Loads::kPlain);
 
@@ -278,9 +279,10 @@ std::int64_t pack(const Datatype& type, const void* buf, std::int64_t count, std
 void unpack(const Datatype& type, const std::byte* in, std::int64_t bytes, void* buf);
 
 /// How an unpack writes its blocks.  kCached: non-temporal stores only for
-/// loops that move 4 MiB or more in this one call.  kStreaming: for every
-/// loop of line-sized or longer disjoint blocks, because this call is one
-/// piece of a message too large to stay in cache (pack.cpp explains why).
+/// loops that move 4 MiB or more in this one call.  kStreaming: also for
+/// vector loops of disjoint blocks of 2 KiB or more, because this call is
+/// one piece of a message too large to stay in cache (pack.cpp explains
+/// why).
 enum class Stores { kCached, kStreaming };
 
 /// The inverse of the resumable pack: stores `bytes` bytes from `in` as
