@@ -1,8 +1,6 @@
 #include "coll/shm_team.hpp"
 
-#include <linux/membarrier.h>
 #include <sched.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -36,11 +34,7 @@ constexpr std::uint64_t kProbeValue = 0x45424f52504d4853ull;  // "SHMPROBE"
 /// one binary); SHMPI_COLL_SHM_MEMBARRIER=0 turns it off.
 bool membarrier_ready() {
     if (shm::integer_setting("SHMPI_COLL_SHM_MEMBARRIER", 0, 1).value_or(1) == 0) return false;
-    const long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
-    if (cmds < 0) return false;
-    const long need = MEMBARRIER_CMD_GLOBAL_EXPEDITED | MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED;
-    if ((cmds & need) != need) return false;
-    return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
+    return shm::membarrier_register();
 }
 
 }  // namespace
@@ -323,7 +317,7 @@ void ShmTeam::wait_slow(bool (*done)(void*), void* state) {
         // Our `sleeping` store before our last look at the flags: either the
         // writer sees us asleep, or we see its flag (see notify()).
         if (light_notify_) {
-            syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0);
+            shm::membarrier_all();
         } else {
             std::atomic_thread_fence(std::memory_order_seq_cst);
         }

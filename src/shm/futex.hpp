@@ -1,10 +1,13 @@
-// Thin wrappers over the futex system call on words in shared memory.
+// Thin wrappers over the system calls of waiting: futex on words in shared
+// memory, and membarrier, with which a rank about to sleep forces a full
+// barrier on every other rank.
 //
 // The words live in a MAP_SHARED segment used by several processes, so these
 // use the shared (non-PRIVATE) futex operations.
 #pragma once
 
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -40,6 +43,23 @@ inline void ring_doorbell(std::atomic<std::uint32_t>& bell) {
     bell.fetch_add(1, std::memory_order_release);
     futex_wake(bell, 1);
 }
+
+/// True when this process can force a full barrier on every other process
+/// of the job (membarrier GLOBAL_EXPEDITED, Linux 4.16): registers this
+/// process as one whose barrier others may force.  The same answer on
+/// every rank (one kernel, one binary).  The transport (its doorbells) and
+/// the shared-memory collectives (their flags) each ask it once.
+inline bool membarrier_register() {
+    const long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    if (cmds < 0) return false;
+    const long need = MEMBARRIER_CMD_GLOBAL_EXPEDITED | MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED;
+    if ((cmds & need) != need) return false;
+    return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
+}
+
+/// A full barrier on every registered process of the job, forced by the
+/// kernel (after membarrier_register() returned true).
+inline void membarrier_all() { syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0); }
 
 /// CLOCK_MONOTONIC in nanoseconds: the clock of RankSlot::parked_until,
 /// which the rank writes (Transport::park) and mpirun compares with its own

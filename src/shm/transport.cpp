@@ -2,9 +2,7 @@
 #include "shm/settings.hpp"
 
 #include <fmt/format.h>
-#include <linux/membarrier.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -36,19 +34,6 @@ namespace {
 /// How long a rank whose peer has vanished waits for the launcher to end
 /// the job before it reports the failure itself (ms).
 constexpr int kPeerGoneWaitMs = 2000;
-
-/// True when a sleeper can force a full barrier on every other process of
-/// the job (membarrier GLOBAL_EXPEDITED, Linux 4.16): registers this process
-/// as one whose barrier others may force.  The same answer on every rank (one
-/// kernel, one binary).  The shared-memory collectives ask the same question
-/// for their flags (coll/shm_team.cpp).
-bool membarrier_ready() {
-    const long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
-    if (cmds < 0) return false;
-    const long need = MEMBARRIER_CMD_GLOBAL_EXPEDITED | MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED;
-    if ((cmds & need) != need) return false;
-    return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
-}
 
 /// CPUs the job may use: mpirun's affinity (each rank is now bound to one
 /// core of it, so its own affinity would count one), else our own.
@@ -140,7 +125,7 @@ std::unique_ptr<Transport> Transport::from_environment() {
     t->oversubscribed_ = static_cast<int>(t->size_) > t->cpus_;
     try {
         t->cma_enabled_ = integer_setting("SHMPI_CMA", 0, 1).value_or(1) != 0;
-        t->light_wake_ = integer_setting("SHMPI_MEMBARRIER", 0, 1).value_or(1) != 0 && membarrier_ready();
+        t->light_wake_ = integer_setting("SHMPI_MEMBARRIER", 0, 1).value_or(1) != 0 && membarrier_register();
         t->policy_.spin = std::chrono::microseconds(integer_setting("SHMPI_SPIN_US", 0, 10'000'000).value_or(20));
         t->policy_.yield = std::chrono::microseconds(integer_setting("SHMPI_YIELD_US", 0, 100'000'000).value_or(1000));
     } catch (const SegmentError&) {
@@ -470,7 +455,7 @@ Transport::Slept Transport::sleep_once(const std::function<bool()>& poll) {
     // Our `sleeping` store before the checks in poll(); see
     // wake_if_sleeping() for both kinds of barrier.
     if (light_wake_) {
-        syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0);
+        membarrier_all();
     } else {
         std::atomic_thread_fence(std::memory_order_seq_cst);
     }
