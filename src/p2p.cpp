@@ -583,7 +583,6 @@ bool Engine::advance_in_stream(std::size_t i) {
     const std::uint64_t cap = transport_.stream_capacity();
     const std::byte* const buf = transport_.peer_stream(in.src_world);
     constexpr std::uint64_t kHandBack = 2 * kStreamPiece;
-    const dtype::Stores stores = in.wanted >= kLargeMessage ? dtype::Stores::kStreaming : dtype::Stores::kCached;
     while (in.read < avail) {
         const std::uint64_t off = in.read % cap;
         const std::uint64_t len = std::min({avail - in.read, cap - off, kHandBack});
@@ -591,7 +590,7 @@ bool Engine::advance_in_stream(std::size_t i) {
             std::memcpy(r->landing + in.read, buf + off, len);
         } else {
             dtype::unpack(*r->type_info, r->user_buf, r->count, static_cast<std::int64_t>(in.read), buf + off,
-                          static_cast<std::int64_t>(len), stores);
+                          static_cast<std::int64_t>(len));
         }
         in.read += len;
         if (in.read < in.wanted) transport_.stream_take(in.src_world, in.read);

@@ -394,9 +394,8 @@ private:
     static constexpr std::uint64_t kStreamPiece = 16 * 1024;
     /// A streamed message of this many bytes or more is too large to stay
     /// in cache: the sender packs each piece prefetching ahead
-    /// (dtype::Loads::kAhead) and the receiver unpacks it with non-temporal
-    /// stores (dtype::Stores::kStreaming), for blocks of the sizes where that
-    /// pays (dtype/pack.cpp).
+    /// (dtype::Loads::kAhead), for blocks of the sizes where that pays
+    /// (dtype/pack.cpp).
     static constexpr std::uint64_t kLargeMessage = std::uint64_t{4} << 20;
     /// Which way the pieces of non-contiguous streamed sends go in.
     PieceWays piece_ways_;

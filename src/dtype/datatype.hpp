@@ -278,18 +278,11 @@ std::int64_t pack(const Datatype& type, const void* buf, std::int64_t count, std
 /// elements) from `in` into the elements at `buf`.
 void unpack(const Datatype& type, const std::byte* in, std::int64_t bytes, void* buf);
 
-/// How an unpack writes its blocks.  kCached: non-temporal stores only for
-/// loops that move 4 MiB or more in this one call.  kStreaming: also for
-/// vector loops of disjoint blocks of 2 KiB or more, because this call is
-/// one piece of a message too large to stay in cache (pack.cpp explains
-/// why).
-enum class Stores { kCached, kStreaming };
-
 /// The inverse of the resumable pack: stores `bytes` bytes from `in` as
 /// bytes [offset, offset + bytes) of the stream of `count` elements at
 /// `buf`, stopping at the end of the stream.  Returns the bytes consumed.
 std::int64_t unpack(const Datatype& type, void* buf, std::int64_t count, std::int64_t offset, const std::byte* in,
-                    std::int64_t bytes, Stores stores = Stores::kCached);
+                    std::int64_t bytes);
 
 /// Copies the `scount` elements of `st` at `sbuf` into the `rcount`
 /// elements of `rt` at `rbuf`: min(scount * st.size, rcount * rt.size)

@@ -56,10 +56,6 @@ enum class Dir { Pack, Unpack, Segments };
 /// Where Dir::Segments lists the runs it walks (one walk at a time per thread).
 thread_local std::vector<Segment>* t_segments = nullptr;
 
-/// Set while an unpack of one piece of a large message runs (unpack() with
-/// Stores::kStreaming): its loops of blocks of kStreamPieceBlock bytes or
-/// more stream as if they moved the whole message.
-thread_local bool t_large_destination = false;
 /// Set while a pack of one piece of a large message runs (pack() with
 /// Loads::kAhead): its loops of blocks of kAheadBlock bytes or more
 /// prefetch ahead (pack_ahead()).
@@ -246,17 +242,16 @@ inline void pack_streaming(Mem m, std::int64_t stride, std::int64_t n, std::int6
     s = p;
 }
 
-/// Pieces of large messages (pack() with Loads::kAhead, unpack() with
-/// Stores::kStreaming; p2p streams 16 KiB pieces of messages of 4 MiB or
-/// more).  `bench/dtype_sendrecv` on the 2-CPU AMD VM (docs/BENCHMARKS.md,
-/// "Large messages of large blocks"): prefetching ahead took 16 MiB of 4
-/// KiB blocks from 2429-2475 to 1958-1997 us one way, 2 KiB blocks from
-/// 2270-2467 to 1842-2213; 1 KiB blocks gained less, and 64-byte blocks,
-/// tried too, lost a third (a call per block).  Non-temporal stores in the
-/// unpack then gained a few percent more from 2 KiB blocks, lost at 1 KiB,
-/// and made 256-byte blocks 1.7x slower.
+/// Pieces of large messages (pack() with Loads::kAhead; p2p streams 16 KiB
+/// pieces of messages of 4 MiB or more).  `bench/dtype_sendrecv` on the
+/// 2-CPU AMD VM (docs/BENCHMARKS.md, "Large messages of large blocks"):
+/// prefetching ahead took 16 MiB of 4 KiB blocks from 2429-2475 to
+/// 1958-1997 us one way, 2 KiB blocks from 2270-2467 to 1842-2213; 1 KiB
+/// blocks gained less, and 64-byte blocks, tried too, lost a third (a call
+/// per block).  The receiver's pieces keep cached stores: non-temporal ones
+/// for blocks of 2 KiB or more cost up to 1.8x at 4 to 16 MiB on a later
+/// host of the same VM (BENCHMARKS.md, "Large messages: cached stores").
 constexpr std::int64_t kAheadBlock = 1024;
-constexpr std::int64_t kStreamPieceBlock = 2048;
 
 /// A pack of one piece of a large message: each block is copied while the
 /// lines of the block one prefetch distance ahead are prefetched, past the
@@ -287,8 +282,7 @@ inline void pack_ahead(Mem m, std::int64_t stride, std::int64_t n, std::int64_t 
 template <Dir D>
 inline void strided_loop(Mem m, std::int64_t stride, std::int64_t n, std::int64_t len, std::byte*& s) {
     // (n * len cannot overflow: the bytes are in memory.)
-    const bool long_loop =
-        n * len >= kStreamLoopBytes || (D == Dir::Unpack && t_large_destination && len >= kStreamPieceBlock);
+    const bool long_loop = n * len >= kStreamLoopBytes;
     // Wide moves for blocks longer than a line.  (A one-line block copies
     // as fast or a little faster with the baseline's four 16-byte moves:
     // in cache 0.87 against 0.83x memcpy.)
@@ -665,12 +659,9 @@ std::int64_t segments(const Datatype& type, const void* buf, std::int64_t count,
 }
 
 std::int64_t unpack(const Datatype& type, void* buf, std::int64_t count, std::int64_t offset, const std::byte* in,
-                    std::int64_t bytes, Stores stores) {
+                    std::int64_t bytes) {
     auto* s = const_cast<std::byte*>(in);  // only read: Dir::Unpack copies out of the stream
-    t_large_destination = stores == Stores::kStreaming;
-    const std::int64_t n = range<Dir::Unpack>(type, reinterpret_cast<Mem>(buf), count, offset, s, bytes);
-    t_large_destination = false;
-    return n;
+    return range<Dir::Unpack>(type, reinterpret_cast<Mem>(buf), count, offset, s, bytes);
 }
 
 }  // namespace shmpi::dtype

@@ -76,13 +76,11 @@ void check_unpack(const ref::Map& m, const Datatype& t, std::int64_t count, std:
     shmpi::dtype::unpack(t, reinterpret_cast<const std::byte*>(stream.data()), total, whole.base());
     ASSERT_EQ(whole.bytes, want.bytes) << "whole unpack (margins included)";
 
-    // In random pieces, each with plain or non-temporal stores (as the
-    // pieces of a large message are).
+    // In random pieces.
     for (std::int64_t off = 0; off < total;) {
         const auto k = static_cast<std::int64_t>(1 + rng() % static_cast<std::uint64_t>(total / 3 + 1));
-        const auto stores = rng() % 2 == 0 ? shmpi::dtype::Stores::kCached : shmpi::dtype::Stores::kStreaming;
         const std::int64_t n = shmpi::dtype::unpack(t, pieces.base(), count, off,
-                                                    reinterpret_cast<const std::byte*>(stream.data()) + off, k, stores);
+                                                    reinterpret_cast<const std::byte*>(stream.data()) + off, k);
         ASSERT_EQ(n, std::min(k, total - off));
         off += n;
     }
@@ -294,11 +292,10 @@ TEST(DtypeRandom, LargeVectorsUnpackAroundTheCaches) {
 }
 
 // The pieces of a large message pack prefetching ahead from 1 KiB blocks
-// and unpack with non-temporal stores from 2 KiB blocks (src/dtype/pack.cpp,
-// kAheadBlock and kStreamPieceBlock); check_pack and check_unpack move
-// random pieces each way: blocks at and around those sizes, unaligned,
-// with wide gaps, a negative stride, and overlapping blocks (which take
-// neither path).
+// (src/dtype/pack.cpp, kAheadBlock); check_pack and check_unpack move
+// random pieces each way: blocks at and around that size, unaligned, with
+// wide gaps, a negative stride, and overlapping blocks (which do not take
+// that path).
 TEST(DtypeRandom, PiecesOfLargeMessagesWithLargeBlocks) {
     check_byte_blocks(
         {{1024, 2048}, {1023, 1100}, {2048, 2048}, {2049, 6000}, {4096, -8192}, {4096, 8192}, {3000, 2000}},

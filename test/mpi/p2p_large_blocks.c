@@ -5,9 +5,8 @@
  * receive's data.
  *
  * In shmpi a streamed message of 4 MiB or more packs such blocks
- * prefetching ahead, past the end of each piece (from 1 KiB blocks), and
- * unpacks them with non-temporal stores (from 2 KiB); the smaller messages
- * of the other tests take neither path.  The layouts:
+ * prefetching ahead, past the end of each piece (from 1 KiB blocks); the
+ * smaller messages of the other tests do not take that path.  The layouts:
  *
  *   v4k    vector of 4 KiB blocks, a gap of one block between them
  *   v2kneg hvector of 2 KiB blocks with a negative stride of 3 blocks
