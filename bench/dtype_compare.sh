@@ -22,7 +22,9 @@
 #
 # usage: bench/dtype_compare.sh [--shmpi-build DIR] [--program dtype_sendrecv|dtype_coll]
 #                               [--ranks N] [--rounds N] [--bytes N] [--times] [--out DIR]
-#                               [--steady F] [--steady-tries N]
+#                               [--steady F] [--steady-tries N] [--layouts a,b,...]
+# --layouts (dtype_sendrecv only) runs only the layouts named, e.g.
+# vector/128,vector/4096.
 # Exit status: 0 when shmpi produced numbers, 1 otherwise.
 set -uo pipefail
 
@@ -36,6 +38,7 @@ out=""
 program=dtype_sendrecv
 ranks=2
 times=0
+layouts=""
 while [[ $# -gt 0 ]]; do
     case $1 in
         --shmpi-build) build=${2:?}; shift 2 ;;
@@ -44,6 +47,7 @@ while [[ $# -gt 0 ]]; do
         --program) program=${2:?}; shift 2 ;;
         --ranks) ranks=${2:?}; shift 2 ;;
         --times) times=1; shift ;;
+        --layouts) layouts=${2:?}; shift 2 ;;
         --out) out=${2:?}; shift 2 ;;
         --steady) steady_factor=${2:?}; shift 2 ;;
         --steady-tries) steady_tries=${2:?}; shift 2 ;;
@@ -59,6 +63,11 @@ case $program in
     dtype_sendrecv|dtype_coll) ;;
     *) echo "dtype_compare.sh: --program must be dtype_sendrecv or dtype_coll" >&2; exit 2 ;;
 esac
+prog_args=(--bytes "$bytes")
+if [[ -n $layouts ]]; then
+    [[ $program == dtype_sendrecv ]] || { echo "dtype_compare.sh: --layouts is for dtype_sendrecv only" >&2; exit 2; }
+    prog_args+=(--layouts "$layouts")
+fi
 src="$repo/bench/$program.c"
 
 root_args=()
@@ -89,7 +98,7 @@ done
 # One run of MPI $1 in round $2.
 run_one() {
     # shellcheck disable=SC2086
-    timeout 600 ${run[$1]} "$out/$program.$1" --bytes "$bytes" >"$out/run.$1.$2" 2>"$out/err.$1.$2"
+    timeout 600 ${run[$1]} "$out/$program.$1" "${prog_args[@]}" >"$out/run.$1.$2" 2>"$out/err.$1.$2"
 }
 
 steady_init "$out"
