@@ -12,11 +12,17 @@
 # but does not keep them out of a comparison; a median over rounds hides one
 # odd round, not two.
 #
-# The machine's usual speed is the median of every probe so far (7 at the
-# start, then two per try).  A run is steady when the probes before and
-# after it are both within `steady_factor` of that, either way.  An unsteady
-# run is repeated, `steady_tries` tries in all; the last try is kept
-# whatever its probes said and counted as kept unsteady.  steady.tsv in the
+# The machine's usual speed is the lower quartile of every probe so far (7
+# at the start, then two per try): the faster of two speeds whenever the
+# machine spends a quarter of its time or more there.  (The median, used
+# until 2026-11-28, settled on the slow speed when the VM spent half its
+# time there, and then kept slow runs and repeated fast ones: one MPI could
+# be measured in one mode and the next in the other.)  Before each try the
+# probe is repeated, twice a second for up to 20 s, until it is within
+# `steady_factor` of the usual speed.  A run is steady when the probes before
+# and after it are both within `steady_factor` of that, either way.  An
+# unsteady run is repeated, `steady_tries` tries in all; the last try is
+# kept whatever its probes said and counted as kept unsteady.  steady.tsv in the
 # output directory has one row per try: label, try, probe before, probe
 # after (us), the usual speed then, and kept / repeated / kept-unsteady.
 #
@@ -75,10 +81,15 @@ steady_probe() {
     awk '{ print $2 }' <<<"$line"
 }
 
-# The median of every probe so far.
+# The lower quartile of every probe so far.
 steady_usual() {
     printf '%s\n' "${steady_probes[@]}" | sort -g |
-        awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+        awk '{ v[NR] = $1 } END { i = int((NR + 3) / 4); print v[i < 1 ? 1 : i] }'
+}
+
+# Whether probe time $1 is within steady_factor of the usual speed $2.
+steady_near() {
+    awk -v a="$1" -v u="$2" -v f="$steady_factor" 'BEGIN { exit !(a <= f * u && a * f >= u) }'
 }
 
 steady_run() {
@@ -88,9 +99,16 @@ steady_run() {
         "$@"
         return
     fi
-    local try before after status verdict usual
+    local try before after status verdict usual wait
     for ((try = 1; ; try++)); do
         before=$(steady_probe) || before=nan
+        usual=$(steady_usual)
+        # Wait (up to 20 s) for the machine's usual speed before starting.
+        for ((wait = 0; wait < 40; wait++)); do
+            if [[ $before == nan ]] || steady_near "$before" "$usual"; then break; fi
+            sleep 0.5
+            before=$(steady_probe) || before=nan
+        done
         "$@"
         status=$?
         after=$(steady_probe) || after=nan
