@@ -12,14 +12,15 @@
 # but does not keep them out of a comparison; a median over rounds hides one
 # odd round, not two.
 #
-# The machine's usual speed is the lower quartile of every probe so far (7
-# at the start, then two per try): the faster of two speeds whenever the
-# machine spends a quarter of its time or more there.  (The median, used
-# until 2026-11-28, settled on the slow speed when the VM spent half its
-# time there, and then kept slow runs and repeated fast ones: one MPI could
-# be measured in one mode and the next in the other.)  Before each try the
-# probe is repeated, twice a second for up to 20 s, until it is within
-# `steady_factor` of the usual speed.  A run is steady when the probes before
+# The machine's usual speed is the median of every probe so far (7 at the
+# start, then two per try).  Before each try the probe is repeated, twice a
+# second for up to 20 s, until it is within `steady_factor` of the usual
+# speed: without that wait, an evening on which the VM spent half its time
+# in its slow mode had the median at the slow speed, slow runs kept and
+# fast ones repeated until the last try kept whatever came, so one MPI was
+# measured in one mode and the next in the other.  (The lower quartile
+# instead of the median fails the other way: the VM's odd 0.015 us mode,
+# in which every MPI is slow, then becomes the usual speed.)  A run is steady when the probes before
 # and after it are both within `steady_factor` of that, either way.  An
 # unsteady run is repeated, `steady_tries` tries in all; the last try is
 # kept whatever its probes said and counted as kept unsteady.  steady.tsv in the
@@ -81,10 +82,10 @@ steady_probe() {
     awk '{ print $2 }' <<<"$line"
 }
 
-# The lower quartile of every probe so far.
+# The median of every probe so far.
 steady_usual() {
     printf '%s\n' "${steady_probes[@]}" | sort -g |
-        awk '{ v[NR] = $1 } END { i = int((NR + 3) / 4); print v[i < 1 ? 1 : i] }'
+        awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 # Whether probe time $1 is within steady_factor of the usual speed $2.
