@@ -20,11 +20,11 @@
 # fast ones repeated until the last try kept whatever came, so one MPI was
 # measured in one mode and the next in the other.  (The lower quartile
 # instead of the median fails the other way: the VM's odd 0.015 us mode,
-# in which every MPI is slow, then becomes the usual speed.)  A run is steady when the probes before
-# and after it are both within `steady_factor` of that, either way.  An
-# unsteady run is repeated, `steady_tries` tries in all; the last try is
-# kept whatever its probes said and counted as kept unsteady.  steady.tsv in the
-# output directory has one row per try: label, try, probe before, probe
+# in which every MPI is slow, then becomes the usual speed.)  A run is
+# steady when the probes before and after it are both within
+# `steady_factor` of that, either way.  An unsteady run is repeated,
+# `steady_tries` tries in all; the last try is kept whatever its probes
+# said and counted as kept unsteady.  steady.tsv in the output directory has one row per try: label, try, probe before, probe
 # after (us), the usual speed then, and kept / repeated / kept-unsteady.
 #
 #   steady_check                       status 2 and a message when
@@ -116,9 +116,8 @@ steady_run() {
         [[ $before != nan ]] && steady_probes+=("$before")
         [[ $after != nan ]] && steady_probes+=("$after")
         usual=$(steady_usual)
-        if [[ $before != nan && $after != nan ]] &&
-            awk -v a="$before" -v b="$after" -v u="$usual" -v f="$steady_factor" \
-                'BEGIN { exit !(a <= f * u && b <= f * u && a * f >= u && b * f >= u) }'; then
+        if [[ $before != nan && $after != nan ]] && steady_near "$before" "$usual" &&
+            steady_near "$after" "$usual"; then
             verdict=kept
         elif ((try >= steady_tries)); then
             verdict=kept-unsteady
