@@ -129,8 +129,13 @@ void Engine::setup_send(Request* s, std::uint32_t context, std::int32_t my_rank,
         open_claim(s, o.wire);
         if (streamed) {
             o.wire.flags = kStreamed;
+            const std::uint64_t cap = transport_.stream_capacity();
+            const std::uint64_t start = next_stream_start_;
+            next_stream_start_ =
+                (start + (s->bytes % cap + kStreamStartAlign - 1) / kStreamStartAlign * kStreamStartAlign) % cap;
+            o.wire.addr = start;
             transport_.stream_begin(o.wire.sender_token);
-            out_stream_ = OutStream{s, &type, buf, count, 0};
+            out_stream_ = OutStream{s, &type, buf, count, 0, start};
         }
     }
     queue(dst_world, std::move(o));
@@ -210,7 +215,7 @@ bool Engine::advance_out_stream() {
     std::byte* const buf = transport_.my_stream();
     bool did = false;
     while (o.packed < s->bytes) {
-        const std::uint64_t off = o.packed % cap;
+        const std::uint64_t off = (o.start + o.packed) % cap;
         const std::uint64_t len = std::min({kStreamPiece, s->bytes - o.packed, cap - off});
         if (o.packed + len - taken > cap) break;  // the receiver has not read that room yet
         fill_piece(buf + off, len);
@@ -501,7 +506,11 @@ void Engine::start_pull(Request* r, const Wire& w, std::uint32_t src_world) {
         for (const InStream& in : in_streams_) {
             if (in.src_world == src_world) corrupt(src_world, "a second stream while one is open");
         }
-        in_streams_.push_back(InStream{r, src_world, w.sender_token, w.total, n, 0});
+        if (w.addr >= transport_.stream_capacity() || w.addr % kStreamStartAlign != 0) {
+            corrupt(src_world, fmt::format("stream starting at offset {} of a {}-byte buffer", w.addr,
+                                           transport_.stream_capacity()));
+        }
+        in_streams_.push_back(InStream{r, src_world, w.sender_token, w.total, n, 0, w.addr});
         advance_in_stream(in_streams_.size() - 1);
         return;
     }
@@ -584,7 +593,7 @@ bool Engine::advance_in_stream(std::size_t i) {
     const std::byte* const buf = transport_.peer_stream(in.src_world);
     constexpr std::uint64_t kHandBack = 2 * kStreamPiece;
     while (in.read < avail) {
-        const std::uint64_t off = in.read % cap;
+        const std::uint64_t off = (in.start + in.read) % cap;
         const std::uint64_t len = std::min({avail - in.read, cap - off, kHandBack});
         if (r->landing != nullptr) {
             std::memcpy(r->landing + in.read, buf + off, len);

@@ -129,7 +129,8 @@ public:
 
     // ---- streams: a send that packs into the segment while its receiver unpacks ----
     // Each rank owns a stream buffer of stream_capacity() bytes; byte b of
-    // its current stream sits at offset b mod stream_capacity().  The sender
+    // its current stream sits at offset (start + b) mod stream_capacity(),
+    // where the sender picks `start` and names it in the Rts.  The sender
     // packs no further than stream_taken() + stream_capacity(); the receiver
     // reads no further than stream_state().packed.
 
