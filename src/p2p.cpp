@@ -86,10 +86,29 @@ void Engine::setup_send(Request* s, std::uint32_t context, std::int32_t my_rank,
     // moves at 28 GB/s this way against 10 GB/s for one process_vm_readv.
     // Otherwise the receiver copies it straight out of our memory (a
     // non-contiguous one packed here first).
-    const bool pack_into_cells = !type.contiguous && s->bytes <= eager_limit_;
-    const bool streamed = !pack_into_cells && s->bytes > eager_limit_ && out_stream_.req == nullptr &&
-                          transport_.stream_capacity() > 0 && dst_world != transport_.rank();
-    if (type.contiguous && !streamed) {
+    //
+    // An eager message longer than a cell goes through the stream buffer
+    // too when it is free (a buffered stream): copied in whole before the
+    // send call returns (the Rts goes out first, so the receiver may copy
+    // the first pieces out while we copy the next in), and the send is
+    // done once the Rts is in the ring, as an eager send is.  The buffer
+    // stays ours until the receiver's Fin.  Synchronous sends keep the
+    // cells, where the Ack tells when they matched.  The
+    // ring's cells come back to the same lines every 32 cells (132 KiB),
+    // lines the receiver has just read and still caches, and each store to
+    // them first takes the line back; the stream moves on through 1 MiB
+    // (next_stream_start_).  Measured with bench/pingpong on the 2-CPU
+    // VM (docs/BENCHMARKS.md, "Buffered streams"): 8 to 32 KiB messages
+    // take 0.57-0.73x the time they took through the cells.
+    const bool stream_free = out_stream_.req == nullptr && out_stream_.buffered == 0 &&
+                             transport_.stream_capacity() > 0 && dst_world != transport_.rank();
+    const bool buffered = stream_free && mode != Mode::Sync && s->bytes > payload0_ && s->bytes <= eager_limit_ &&
+                          s->bytes <= transport_.stream_capacity();
+    const bool pack_into_cells = !buffered && !type.contiguous && s->bytes <= eager_limit_;
+    const bool streamed = s->bytes > eager_limit_ && stream_free;
+    if (buffered) {
+        // Packed (copied) into the stream buffer below, before we return.
+    } else if (type.contiguous && !streamed) {
         s->data = static_cast<const std::byte*>(buf) + (count > 0 ? type.true_lb : 0);
     } else if (pack_into_cells || streamed) {
         s->type_hold = dtype::Ref(&type);
@@ -105,7 +124,13 @@ void Engine::setup_send(Request* s, std::uint32_t context, std::int32_t my_rank,
     o.wire.context = context;
     o.wire.src = my_rank;
     o.wire.total = s->bytes;
-    if (s->bytes <= eager_limit_) {
+    if (buffered) {
+        o.wire.kind = Kind::Rts;
+        o.wire.flags = kStreamed;
+        o.wire.sender_token = next_token_++;  // names the stream, not a request: the send is done when copied
+        o.done_when_copied = s;
+        begin_stream(o.wire, s, type, buf, count);
+    } else if (s->bytes <= eager_limit_) {
         o.data = s->data;
         if (pack_into_cells) {
             o.type = &type;
@@ -129,18 +154,35 @@ void Engine::setup_send(Request* s, std::uint32_t context, std::int32_t my_rank,
         open_claim(s, o.wire);
         if (streamed) {
             o.wire.flags = kStreamed;
-            const std::uint64_t cap = transport_.stream_capacity();
-            const std::uint64_t start = next_stream_start_;
-            next_stream_start_ =
-                (start + (s->bytes % cap + kStreamStartAlign - 1) / kStreamStartAlign * kStreamStartAlign) % cap;
-            o.wire.addr = start;
-            transport_.stream_begin(o.wire.sender_token);
-            out_stream_ = OutStream{s, &type, buf, count, 0, start};
+            begin_stream(o.wire, s, type, buf, count);
         }
     }
+    const std::uint64_t token = o.wire.sender_token;
     queue(dst_world, std::move(o));
     // Fill the stream buffer while the Rts travels.
     if (streamed) advance_out_stream();
+    if (buffered) {
+        // All of it, before we return (the buffer is free and holds it),
+        // announcing each piece: the receiver may be unpacking the first
+        // while we pack the next.  The Rts may already have completed `s`.
+        advance_out_stream();
+        out_stream_.req = nullptr;
+        out_stream_.buffered = token;
+        out_stream_.dst_world = dst_world;
+    }
+}
+
+/// Starts our stream for send `s` of `count` elements of `type` at `buf`,
+/// named by w.sender_token: picks where it starts in the stream buffer and
+/// names that in the Rts `w`.
+void Engine::begin_stream(Wire& w, Request* s, const dtype::Datatype& type, const void* buf, std::int64_t count) {
+    const std::uint64_t cap = transport_.stream_capacity();
+    const std::uint64_t start = next_stream_start_;
+    next_stream_start_ =
+        (start + (s->bytes % cap + kStreamStartAlign - 1) / kStreamStartAlign * kStreamStartAlign) % cap;
+    w.addr = start;
+    transport_.stream_begin(w.sender_token);
+    out_stream_ = OutStream{s, &type, buf, count, 0, start};
 }
 
 PieceWays::Way PieceWays::next() {
@@ -216,7 +258,8 @@ bool Engine::advance_out_stream() {
     bool did = false;
     while (o.packed < s->bytes) {
         const std::uint64_t off = (o.start + o.packed) % cap;
-        const std::uint64_t len = std::min({kStreamPiece, s->bytes - o.packed, cap - off});
+        const std::uint64_t piece = s->bytes <= eager_limit_ ? kBufferedPiece : kStreamPiece;
+        const std::uint64_t len = std::min({piece, s->bytes - o.packed, cap - off});
         if (o.packed + len - taken > cap) break;  // the receiver has not read that room yet
         fill_piece(buf + off, len);
         o.packed += len;
@@ -905,6 +948,15 @@ void Engine::on_data(std::uint32_t src_world, const Wire& w, const std::byte* pa
 }
 
 void Engine::on_token_done(std::uint32_t src_world, const Wire& w) {
+    if (out_stream_.buffered != 0 && w.sender_token == out_stream_.buffered) {
+        // The receiver is done with our buffered stream (its send completed
+        // when its Rts went out).
+        if (w.kind != Kind::Fin || src_world != out_stream_.dst_world) {
+            corrupt(src_world, "a buffered stream answered by another rank, or by an Ack");
+        }
+        out_stream_ = OutStream{};
+        return;
+    }
     Request* s = take_token(w.sender_token, w.kind == Kind::Fin ? "Fin" : "Ack", src_world);
     if (s == out_stream_.req) {
         // The receiver is done with our stream buffer: free for the next send.
@@ -1115,7 +1167,10 @@ bool Engine::cancel_send(Request* s) {
     const auto it = std::find_if(q.begin(), q.end(), mine);
     if (it != q.end()) {
         if (it->started) return false;  // part of it is out: it finishes
-        q.erase(it);                    // nothing of it is out
+        if (out_stream_.buffered != 0 && it->wire.sender_token == out_stream_.buffered) {
+            out_stream_ = OutStream{};  // nobody will read that buffered stream
+        }
+        q.erase(it);  // nothing of it is out
     } else if (s->claim_slot < 0 || !transport_.claim_cancel(static_cast<std::uint32_t>(s->claim_slot), s->token)) {
         return false;  // not cancellable, or a receive matched it first
     }

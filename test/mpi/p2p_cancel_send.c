@@ -13,7 +13,13 @@
  *    and cancels it at once or after a short pause.  Rank 0 tells rank 1
  *    whether the cancel took.  If it did, rank 1's receive must still be
  *    pending, and rank 1 cancels it; if not, the receive completes with
- *    the data.  Repeated with a synchronous 16-byte send.
+ *    the data.  Repeated with a synchronous 16-byte send, and with sends of
+ *    16 KiB and 900 bytes (eager under the usual limits; in shmpi longer
+ *    than a cell, so they may go through the sender's stream buffer).
+ *    Before each send, rank 0 sends three 8-byte messages on another tag,
+ *    which rank 1 takes after the race: where the ring between the two is
+ *    tiny (meson runs this program with 2-cell rings too), they fill it,
+ *    and the raced send still waits in rank 0's queue when it is cancelled.
  * 2. On every rank: an MPI_Issend to itself that nothing receives, and a
  *    large MPI_Isend to itself, cancelled; then a message to itself on the
  *    same tag arrives as the only one.
@@ -27,16 +33,26 @@ enum {
     BIG = 1 << 20,
     RACES = 40,
     RACE_BYTES = 300 * 1024,
+    MID_BYTES = 16 * 1024,
+    SHORT_BYTES = 900,
+    TAG_FILL = 7,
+    FILLERS = 3,
 };
 
-/* Step 1: one race; `sync` picks a 16-byte MPI_Issend, else a large MPI_Isend. */
-static void race(int rank, int peer, int sender, int round, int sync, MPI_Comm comm)
+/* Step 1: one race; `sync` picks a 16-byte MPI_Issend, else an MPI_Isend
+ * of `bytes`. */
+static void race(int rank, int peer, int sender, int round, int sync, int bytes, MPI_Comm comm)
 {
-    const int n = sync ? 16 : RACE_BYTES;
+    const int n = sync ? 16 : bytes;
     unsigned char *buf = malloc((size_t)n);
-    MPI_Request r;
+    MPI_Request r, fills[FILLERS];
     MPI_Status st;
+    long filler[FILLERS];
     if (rank == sender) {
+        for (int i = 0; i < FILLERS; ++i) {
+            filler[i] = 1000L * round + i;
+            CHECK_MPI(MPI_Isend(&filler[i], 1, MPI_LONG, peer, TAG_FILL, comm, &fills[i]));
+        }
         fill(buf, n, round);
         if (sync) {
             CHECK_MPI(MPI_Issend(buf, n, MPI_BYTE, peer, TAG, comm, &r));
@@ -50,6 +66,8 @@ static void race(int rank, int peer, int sender, int round, int sync, MPI_Comm c
         int cancelled = -1;
         CHECK_MPI(MPI_Test_cancelled(&st, &cancelled));
         CHECK_MPI(MPI_Send(&cancelled, 1, MPI_INT, peer, TAG_TOLD, comm));
+        MPI_Status fill_st[FILLERS];
+        CHECK_MPI(MPI_Waitall(FILLERS, fills, fill_st));
     } else {
         memset(buf, 0, (size_t)n);
         CHECK_MPI(MPI_Irecv(buf, n, MPI_BYTE, peer, TAG, comm, &r));
@@ -70,6 +88,11 @@ static void race(int rank, int peer, int sender, int round, int sync, MPI_Comm c
             CHECK_MPI(MPI_Get_count(&st, MPI_BYTE, &got));
             CHECKF(got == n, "round %d: %d bytes of %d", round, got, n);
             expect(buf, n, round, "raced message");
+        }
+        for (int i = 0; i < FILLERS; ++i) {
+            long got = -1;
+            CHECK_MPI(MPI_Recv(&got, 1, MPI_LONG, peer, TAG_FILL, comm, MPI_STATUS_IGNORE));
+            CHECKF(got == 1000L * round + i, "round %d: filler %d is %ld", round, i, got);
         }
     }
     free(buf);
@@ -107,7 +130,8 @@ int main(int argc, char **argv)
     MPI_Comm pair = world_pair(&me);
     if (pair != MPI_COMM_NULL) {
         for (int round = 0; round < RACES; ++round) {
-            race(me, 1 - me, round % 2, round, round % 3 == 2, pair);
+            const int bytes = round % 3 == 0 ? RACE_BYTES : round % 2 == 0 ? MID_BYTES : SHORT_BYTES;
+            race(me, 1 - me, round % 2, round, round % 3 == 2, bytes, pair);
         }
         CHECK_MPI(MPI_Comm_free(&pair));
     }
