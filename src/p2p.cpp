@@ -93,10 +93,10 @@ void Engine::setup_send(Request* s, std::uint32_t context, std::int32_t my_rank,
     // the first pieces out while we copy the next in), and the send is
     // done once the Rts is in the ring, as an eager send is.  The buffer
     // stays ours until the receiver's Fin.  Synchronous sends keep the
-    // cells, where the Ack tells when they matched.  The
-    // ring's cells come back to the same lines every 32 cells (132 KiB),
-    // lines the receiver has just read and still caches, and each store to
-    // them first takes the line back; the stream moves on through 1 MiB
+    // cells, where the Ack tells when they matched.  Why: the ring's cells
+    // come back to the same lines every 32 cells (132 KiB), lines the
+    // receiver has just read and still caches, and each store to them
+    // first takes the line back; the stream moves on through 1 MiB
     // (next_stream_start_).  Measured with bench/pingpong on the 2-CPU
     // VM (docs/BENCHMARKS.md, "Buffered streams"): 8 to 32 KiB messages
     // take 0.57-0.73x the time they took through the cells.
