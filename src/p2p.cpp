@@ -255,10 +255,10 @@ bool Engine::advance_out_stream() {
     if (taken > o.packed) corrupt(s->dst_world, fmt::format("stream: {} bytes taken of {} packed", taken, o.packed));
     const std::uint64_t cap = transport_.stream_capacity();
     std::byte* const buf = transport_.my_stream();
+    const std::uint64_t piece = s->bytes <= eager_limit_ ? kBufferedPiece : kStreamPiece;  // buffered or not
     bool did = false;
     while (o.packed < s->bytes) {
         const std::uint64_t off = (o.start + o.packed) % cap;
-        const std::uint64_t piece = s->bytes <= eager_limit_ ? kBufferedPiece : kStreamPiece;
         const std::uint64_t len = std::min({piece, s->bytes - o.packed, cap - off});
         if (o.packed + len - taken > cap) break;  // the receiver has not read that room yet
         fill_piece(buf + off, len);
