@@ -24,8 +24,9 @@
 # steady when the probes before and after it are both within
 # `steady_factor` of that, either way.  An unsteady run is repeated,
 # `steady_tries` tries in all; the last try is kept whatever its probes
-# said and counted as kept unsteady.  steady.tsv in the output directory has one row per try: label, try, probe before, probe
-# after (us), the usual speed then, and kept / repeated / kept-unsteady.
+# said and counted as kept unsteady.  steady.tsv in the output directory
+# has one row per try: label, try, probe before, probe after (us), the
+# usual speed then, and kept / repeated / kept-unsteady.
 #
 #   steady_check                       status 2 and a message when
 #                                      steady_factor or steady_tries is wrong
