@@ -45,9 +45,6 @@ struct Layout {
     std::int64_t offset(int m) const { return offsets != nullptr ? offsets[m] : m * block; }
 };
 
-/// `aux` of a streaming member's line (see the top of this file).
-constexpr auto kStreamed = static_cast<std::uint64_t>(ShmTeam::Carry::Stream);
-
 /// Stores `n` bytes at `from` as bytes [off, off + n) of `land`.
 void land_at(Landing& land, std::uint64_t off, const void* from, std::uint64_t n) {
     land.store(land.state, static_cast<std::int64_t>(off), from, static_cast<std::int64_t>(n));
@@ -89,7 +86,7 @@ void allgather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, voi
                         shm.gather_streams() && shm.steps_fit(own_bytes, 1);
     ShmTeam::Carry carry = ShmTeam::Carry::Stream;
     if (stream) {
-        shm.put_line(s, ShmTeam::Readers::all(), own_bytes, kStreamed);
+        shm.put_line(s, ShmTeam::Readers::all(), own_bytes, ShmTeam::kStreamed);
     } else {
         carry = shm.put_block(s, own, own_bytes, ShmTeam::Readers::all(), mine);
     }
@@ -109,7 +106,7 @@ void allgather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, voi
     };
     // 2.  (Only an Allgather streams: its blocks, and so K, are the same for
     // every member.)
-    auto streams = [&](int m) { return shm.line(m, s).aux == kStreamed; };
+    auto streams = [&](int m) { return shm.line(m, s).aux == ShmTeam::kStreamed; };
     bool others_stream = false;
     for (int k = 1; k < n; ++k) {
         const int m = (me + k) % n;  // start at different members

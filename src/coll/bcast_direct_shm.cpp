@@ -41,9 +41,6 @@
 namespace shmpi::coll {
 namespace {
 
-/// `aux` of a streaming root's line (see the top of this file).
-constexpr auto kStreamed = static_cast<std::uint64_t>(ShmTeam::Carry::Stream);
-
 /// The root's side of a streamed broadcast (after step 1's publication):
 /// chunk g packed from `typed`, for everyone.
 void stream_out(ShmTeam& shm, std::uint64_t s, Source& typed, std::uint64_t total) {
@@ -76,7 +73,7 @@ bool bcast_shm_direct(const Team& team, void* buf, std::int64_t bytes, int root,
 
     // 1.
     shm->put_line(s, is_root ? ShmTeam::Readers::all() : ShmTeam::Readers::member(root), want,
-                  stream ? kStreamed : 0, buf);
+                  stream ? ShmTeam::kStreamed : 0, buf);
     shm->release(s);
     if (is_root) {
         shm->notify_all();
@@ -110,7 +107,7 @@ bool bcast_shm_direct(const Team& team, void* buf, std::int64_t bytes, int root,
     shm->wait_release(root, s);
     const shm::CollLine& src = shm->line(root, s);
     const std::uint64_t total = src.bytes;
-    if (src.aux == kStreamed) {
+    if (src.aux == ShmTeam::kStreamed) {
         shm->take_chunks(root, s, 0, total, out, want, land);
         if (land != nullptr) land->filled = true;
     } else {

@@ -57,9 +57,6 @@
 namespace shmpi::coll {
 namespace {
 
-/// `aux` of a streaming root's line (see the top of this file).
-constexpr auto kStreamed = static_cast<std::uint64_t>(ShmTeam::Carry::Stream);
-
 /// The root's blocks: a Blocks table, or every block `block` bytes at
 /// m * block (no table to build for a plain gather).
 struct Layout {
@@ -122,7 +119,7 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
         shm.wait([&] { return shm.has_released(root, s) || shm.has_gathered(root, s); });
         if (!shm.has_released(root, s)) return;  // the root read it all
         const shm::CollLine& r = shm.line(root, s);
-        if (r.aux == kStreamed) {
+        if (r.aux == ShmTeam::kStreamed) {
             stream_out(shm, s, send, std::min(mine, r.bytes), r.bytes, root);
             shm.gather(s);  // (we read the root's line)
             return;
@@ -153,7 +150,7 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
     // Split single copies go to the dense buffer, which the caller unpacks.
     if (split) land = nullptr;
     if (split || stream) {
-        shm.put_line(s, ShmTeam::Readers::all(), block, stream ? kStreamed : 0, recv);
+        shm.put_line(s, ShmTeam::Readers::all(), block, stream ? ShmTeam::kStreamed : 0, recv);
         shm.release(s);
         shm.notify_all();
     }

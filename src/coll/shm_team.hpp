@@ -422,6 +422,8 @@ public:
     /// part at a time, releasing one step after the call's first for each
     /// (a Scatter root, scatter_shm.cpp).
     enum class Carry : std::uint64_t { Inline = 1, Cells = 2, Direct = 3, Stream = 4, Paced = 5 };
+    /// `aux` of a line whose owner streams its data (Carry::Stream).
+    static constexpr auto kStreamed = static_cast<std::uint64_t>(Carry::Stream);
     /// The way a block of `bytes` travels: inline, through the cells, or
     /// by a single copy out of the owner's buffer.
     Carry carry_for(std::uint64_t bytes) const {
