@@ -1,4 +1,5 @@
 #include "handle_storage.hpp"
+#include "arith.hpp"
 
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -75,7 +76,7 @@ public:
         const std::uintptr_t end = handle_arena::readable_end.load(std::memory_order_relaxed);
         if (start + bytes > end) {
             std::size_t grow = std::max(kGrow, static_cast<std::size_t>(start + bytes - end));
-            grow = (grow + page_ - 1) / page_ * page_;
+            grow = round_up(grow, page_);
             grow = std::min(grow, static_cast<std::size_t>(top - end));
             if (mprotect(reinterpret_cast<void*>(end), grow, PROT_READ | PROT_WRITE) != 0) return spill();
             handle_arena::readable_end.store(end + grow, std::memory_order_relaxed);

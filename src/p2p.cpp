@@ -12,6 +12,7 @@
 #include <new>
 #include <fmt/format.h>
 
+#include "arith.hpp"
 #include "errors.hpp"
 #include "shm/demote.hpp"
 #include "shm/settings.hpp"
@@ -178,8 +179,7 @@ void Engine::setup_send(Request* s, std::uint32_t context, std::int32_t my_rank,
 void Engine::begin_stream(Wire& w, Request* s, const dtype::Datatype& type, const void* buf, std::int64_t count) {
     const std::uint64_t cap = transport_.stream_capacity();
     const std::uint64_t start = next_stream_start_;
-    next_stream_start_ =
-        (start + (s->bytes % cap + kStreamStartAlign - 1) / kStreamStartAlign * kStreamStartAlign) % cap;
+    next_stream_start_ = (start + round_up(s->bytes % cap, kStreamStartAlign)) % cap;
     w.addr = start;
     transport_.stream_begin(w.sender_token);
     out_stream_ = OutStream{s, &type, buf, count, 0, start};

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "arith.hpp"
 #include "coll/shm_team.hpp"
 
 namespace shmpi::coll {
@@ -66,7 +67,7 @@ bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root, L
     } else {
         // 2. Chunks through the cells.
         const std::uint64_t chunk = shm->slot_bytes();
-        const std::uint64_t chunks = (total + chunk - 1) / chunk;
+        const std::uint64_t chunks = ceil_div(total, chunk);
         for (std::uint64_t k = 0; k < chunks; ++k) {
             const std::uint64_t step = s + k;
             const int slot = static_cast<int>(k % ShmTeam::kSlots);

@@ -22,6 +22,7 @@
 #include <span>
 #include <vector>
 
+#include "arith.hpp"
 #include "coll/coll.hpp"
 #include "coll/linear.hpp"
 #include "coll/tree_shm.hpp"
@@ -38,7 +39,7 @@ public:
         if (bytes <= bytes_) return;
         free_.clear();
         all_.clear();
-        bytes_ = (bytes + 4095) / 4096 * 4096;
+        bytes_ = round_up(bytes, 4096);
     }
     std::byte* get() {
         ++out_;

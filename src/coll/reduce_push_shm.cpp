@@ -47,6 +47,7 @@
 #include <cstring>
 #include <vector>
 
+#include "arith.hpp"
 #include "coll/shm_team.hpp"
 
 namespace shmpi::coll {
@@ -64,7 +65,7 @@ std::int64_t chunk_elems(std::uint64_t bytes, std::int64_t eb) {
 std::int64_t chunks_of(std::uint64_t bytes, std::int64_t eb) {
     const auto count = static_cast<std::int64_t>(bytes / static_cast<std::uint64_t>(eb));
     const std::int64_t per = chunk_elems(bytes, eb);
-    return (count + per - 1) / per;
+    return ceil_div(count, per);
 }
 /// Children a member can publish destinations for (in its line's data).
 constexpr std::size_t kMaxChildren = shm::kCollInline / sizeof(std::uint64_t);
@@ -81,7 +82,7 @@ bool push_reduce(const Team& team, const void* send, void* recv, std::int64_t co
     const std::int64_t eb = red.elem_bytes;
     const auto bytes = static_cast<std::uint64_t>(count * eb);
     const std::int64_t per = chunk_elems(bytes, eb);
-    const std::int64_t chunks = (count + per - 1) / per;
+    const std::int64_t chunks = ceil_div(count, per);
     if (static_cast<std::uint64_t>(chunks) + 1 >= ShmTeam::kMaxSteps) return false;
     if (shm->size() == 1) {
         if (bytes > 0 && send != recv) std::memcpy(recv, send, bytes);

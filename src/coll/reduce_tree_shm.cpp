@@ -36,6 +36,7 @@
 #include <cstring>
 #include <vector>
 
+#include "arith.hpp"
 #include "coll/fold_shm.hpp"
 
 namespace shmpi::coll {
@@ -53,7 +54,7 @@ bool tree_reduce(ShmTeam& shm, std::uint64_t s, const std::byte* send, std::int6
     const auto bytes = static_cast<std::uint64_t>(count * eb);
     const bool tiny = bytes <= shm::kCollInline;
     const std::int64_t per_chunk = tiny ? count : static_cast<std::int64_t>(shm.slot_bytes()) / eb;
-    const std::int64_t chunks = (count + per_chunk - 1) / per_chunk;
+    const std::int64_t chunks = ceil_div(count, per_chunk);
     const bool reads_result = me != 0 && (who == ResultReaders::All || (who == ResultReaders::Root && me == root));
     const bool publishes = me != 0 || who != ResultReaders::None;
     // Who reads what this member publishes: its parent, or for member 0

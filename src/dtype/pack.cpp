@@ -39,6 +39,7 @@
 #include <memory>
 #include <vector>
 
+#include "arith.hpp"
 #include "dtype/datatype.hpp"
 #include "dtype/wide_copy.hpp"
 
@@ -260,7 +261,7 @@ constexpr std::int64_t kAheadBlock = 1024;
 /// at each page boundary, and a 4 KiB block is a page.
 inline void pack_ahead(Mem m, std::int64_t stride, std::int64_t n, std::int64_t len, std::byte*& s) {
     const std::int64_t span = stride < 0 ? -stride : stride;  // bytes from block to block
-    const std::int64_t dist = std::max<std::int64_t>(1, (prefetch_ahead(len) + span - 1) / span);  // in blocks
+    const std::int64_t dist = std::max<std::int64_t>(1, ceil_div(prefetch_ahead(len), span));  // in blocks
     std::byte* p = s;
     for (std::int64_t i = 0; i < n; ++i) {
         const Mem next = at(m, dist, stride);

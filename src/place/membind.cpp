@@ -1,4 +1,5 @@
 #include "place/membind.hpp"
+#include "arith.hpp"
 
 #include <unistd.h>
 
@@ -18,7 +19,7 @@ struct Pages {
 Pages inner_pages(std::byte* begin, std::byte* end, std::size_t page) {
     const auto b = reinterpret_cast<std::uintptr_t>(begin);
     const auto e = reinterpret_cast<std::uintptr_t>(end);
-    const std::uintptr_t pb = (b + page - 1) / page * page;
+    const std::uintptr_t pb = round_up(b, page);
     const std::uintptr_t pe = e / page * page;
     if (pe <= pb) return {nullptr, 0};
     return {reinterpret_cast<std::byte*>(pb), pe - pb};
@@ -90,7 +91,7 @@ MembindResult bind_memory(const Topology& topology, shm::Segment& segment,
     const std::size_t member = sizeof(shm::CollMember);
     std::byte* members = base + h.coll_offset;
     for (std::size_t off = 0; off < n * member; off += page) {
-        const std::size_t first = (off + member - 1) / member;
+        const std::size_t first = ceil_div(off, member);
         if (first >= n || first >= places.size() || places[first].numa < 0) continue;
         bind(members + off, members + off + page, places[first].numa, true);
     }

@@ -1,4 +1,5 @@
 #include "shm/segment.hpp"
+#include "arith.hpp"
 #include "shm/settings.hpp"
 
 #include <fcntl.h>
@@ -25,8 +26,6 @@ namespace shmpi::shm {
 namespace bip = boost::interprocess;
 
 namespace {
-
-std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
 std::uint64_t random64() {
     std::uint64_t r = 0;

@@ -1,4 +1,5 @@
 #include "shm/transport.hpp"
+#include "arith.hpp"
 #include "shm/settings.hpp"
 
 #include <fmt/format.h>
@@ -137,7 +138,7 @@ std::unique_ptr<Transport> Transport::from_environment() {
     l.self_cells = ring_cells;
     l.self_cell_bytes = cell_bytes;
     const std::size_t bytes = ring_bytes(l.self_cells, l.self_cell_bytes);
-    const std::size_t rounded = (bytes + kLine - 1) / kLine * kLine;
+    const std::size_t rounded = round_up(bytes, kLine);
     l.self_ring = static_cast<std::byte*>(std::aligned_alloc(kLine, rounded));
     if (l.self_ring == nullptr) throw std::bad_alloc();
     std::memset(l.self_ring, 0, rounded);  // zero-filled memory is an empty ring
