@@ -53,19 +53,24 @@
 namespace shmpi::coll {
 namespace {
 
-/// Elements per chunk for `bytes` in all: about an eighth of the message,
-/// between 16 KiB (a system call per chunk must stay cheap) and 256 KiB (the
-/// parent starts combining early).  A function of the size alone, so that a
-/// child can work out its parent's chunks from the parent's size.
-std::int64_t chunk_elems(std::uint64_t bytes, std::int64_t eb) {
-    const auto b = static_cast<std::int64_t>(std::clamp<std::uint64_t>(bytes / 8, 16 * 1024, 256 * 1024));
+/// Elements per chunk for `bytes` in all down a tree `depth` edges deep: the
+/// message over twice the depth (a pipeline over `depth` edges fills in
+/// about that many chunks), between 16 KiB (a system call per chunk must
+/// stay cheap) and 512 KiB.  Each chunk costs a process_vm_writev and a
+/// wait on both sides, and with few edges to overlap that cost is what
+/// counts: 2 members, 256 KiB, took 33-35 us in eighths and 25.5-26 us in
+/// halves (docs/BENCHMARKS.md).  A function of the size and the team
+/// alone, so that a child can work out its parent's chunks from the
+/// parent's size.
+std::int64_t chunk_elems(std::uint64_t bytes, std::int64_t eb, int depth) {
+    const auto parts = 2 * static_cast<std::uint64_t>(std::max(1, depth));
+    const auto b = static_cast<std::int64_t>(std::clamp<std::uint64_t>(bytes / parts, 16 * 1024, 512 * 1024));
     return std::max<std::int64_t>(1, b / eb);
 }
 
-std::int64_t chunks_of(std::uint64_t bytes, std::int64_t eb) {
+std::int64_t chunks_of(std::uint64_t bytes, std::int64_t eb, int depth) {
     const auto count = static_cast<std::int64_t>(bytes / static_cast<std::uint64_t>(eb));
-    const std::int64_t per = chunk_elems(bytes, eb);
-    return ceil_div(count, per);
+    return ceil_div(count, chunk_elems(bytes, eb, depth));
 }
 /// Children a member can publish destinations for (in its line's data).
 constexpr std::size_t kMaxChildren = shm::kCollInline / sizeof(std::uint64_t);
@@ -81,7 +86,8 @@ bool push_reduce(const Team& team, const void* send, void* recv, std::int64_t co
     }
     const std::int64_t eb = red.elem_bytes;
     const auto bytes = static_cast<std::uint64_t>(count * eb);
-    const std::int64_t per = chunk_elems(bytes, eb);
+    const int depth = t.height() - 1;
+    const std::int64_t per = chunk_elems(bytes, eb, depth);
     const std::int64_t chunks = ceil_div(count, per);
     if (static_cast<std::uint64_t>(chunks) + 1 >= ShmTeam::kMaxSteps) return false;
     if (shm->size() == 1) {
@@ -151,7 +157,7 @@ bool push_reduce(const Team& team, const void* send, void* recv, std::int64_t co
     std::vector<bool> skip(children.size(), false);
 
     // 3. The chunks.
-    const std::int64_t steps = push || up < 0 ? chunks : chunks_of(up_bytes, eb);
+    const std::int64_t steps = push || up < 0 ? chunks : chunks_of(up_bytes, eb, depth);
     for (std::int64_t k = 0; k < std::max(chunks, steps); ++k) {
         const std::uint64_t step = s + 1 + static_cast<std::uint64_t>(k);
         const std::int64_t first = k * per;
@@ -198,8 +204,8 @@ bool push_reduce(const Team& team, const void* send, void* recv, std::int64_t co
         shm->wait_release(0, s);
         const std::uint64_t top = shm->line(0, s).addr;
         const std::uint64_t top_bytes = shm->line(0, s).bytes;
-        const std::int64_t top_chunks = chunks_of(top_bytes, eb);
-        const std::int64_t top_per = chunk_elems(top_bytes, eb);
+        const std::int64_t top_chunks = chunks_of(top_bytes, eb, depth);
+        const std::int64_t top_per = chunk_elems(top_bytes, eb, depth);
         const std::int64_t top_count = static_cast<std::int64_t>(top_bytes / static_cast<std::uint64_t>(eb));
         last = std::max(last, top_chunks);
         for (std::int64_t k = 0; k < top_chunks; ++k) {
