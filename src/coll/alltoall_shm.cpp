@@ -173,13 +173,16 @@ void take_all(ShmTeam& shm, const Team& team, std::uint64_t s, std::int64_t bloc
     if (own) throw *own;
 }
 
-/// Whether `bytes` of our blocks go inline or in our cells.
-bool in_cells(const ShmTeam& shm, std::uint64_t bytes) { return shm.carry_for(bytes) != ShmTeam::Carry::Direct; }
+/// Whether `bytes` of our blocks, of which each reader copies one of
+/// `block` bytes, go inline or in our cells.
+bool in_cells(const ShmTeam& shm, std::uint64_t bytes, std::int64_t block) {
+    return shm.carry_for(bytes, static_cast<std::uint64_t>(block)) != ShmTeam::Carry::Direct;
+}
 
 }  // namespace
 
 bool alltoall_fits_cells(const ShmTeam& shm, std::int64_t block) {
-    return in_cells(shm, image_bytes(shm.size(), block));
+    return in_cells(shm, image_bytes(shm.size(), block), block);
 }
 
 bool alltoall_shm(const Team& team, std::int64_t block, PeerBlocks send, PeerBlocks recv) {
@@ -193,13 +196,13 @@ bool alltoall_shm(const Team& team, std::int64_t block, PeerBlocks send, PeerBlo
     // published: the readers see it and report it.
     const std::int64_t mine = own_block_bytes(send, n);
     const std::uint64_t total = image_bytes(n, mine);
-    const bool mine_fits = in_cells(*shm, total);
+    const bool mine_fits = in_cells(*shm, total, mine);
     const void* image = mine > 0 && mine_fits ? dense_image(*shm, send, mine, n, me) : nullptr;
     const std::uint64_t s = shm->begin_call();
     if (mine_fits) {
         // (Our own block is copied straight from the send buffer in step 3.)
         shm->put_block(s, image, total, ShmTeam::Readers::all(), nullptr, static_cast<std::uint64_t>(me * mine),
-                       static_cast<std::uint64_t>(mine));
+                       static_cast<std::uint64_t>(mine), static_cast<std::uint64_t>(mine));
     } else {
         shm->put_line(s, ShmTeam::Readers::all(), total, 0);
     }

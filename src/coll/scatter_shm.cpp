@@ -86,7 +86,7 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
     const auto n = static_cast<std::uint64_t>(shm->size());
     const std::uint64_t want = static_cast<std::uint64_t>(block);
     // The whole buffer too large for the cells: single copies, or a stream.
-    const bool direct = shm->carry_for(n * want) == ShmTeam::Carry::Direct;
+    const bool direct = shm->carry_for(n * want, want) == ShmTeam::Carry::Direct;
     if (direct && !shm->single_copy()) return false;
     if (block == 0) return true;
     const int me = shm->index();
@@ -133,7 +133,7 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
             shm->wait_gather_all(s);
             return true;
         }
-        const ShmTeam::Carry carry = shm->put_block(s, send, n * want, ShmTeam::Readers::all(), typed);
+        const ShmTeam::Carry carry = shm->put_block(s, send, n * want, ShmTeam::Readers::all(), typed, 0, 0, want);
         shm->release(s);
         shm->notify_all();
         // 3.

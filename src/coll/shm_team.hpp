@@ -144,8 +144,18 @@ public:
     /// with 4 slots of the same size, 18.9-19.1 with 8; a 1 MiB typed Bcast
     /// 107-116 against 99-110).
     static constexpr int kSlots = 8;
-    /// A block up to this many slots goes in the cells whole (Carry::Cells).
+    /// A block up to this many slots goes in the cells whole (Carry::Cells);
+    /// with 2 members, a block one reader copies whole goes there only up to
+    /// kPairCellsCarrySlots (carry_for()).  Above that the reader's single
+    /// copy out of the owner's buffer beats the cells' two copies: 2 ranks,
+    /// 64 KiB blocks, Allgather 8.7-8.8 us against 11.0-11.6, Gather 5.7-6.2
+    /// against 8.5-9.4 (48 KiB: 7.1-7.5 and 4.8-5.0 against 8.4-9.2 and
+    /// 6.4-6.9).  Not below: a Scatter's 20 KiB blocks took 4.1-5.1 us
+    /// copied singly against 2.9 from the cells.  Nor with more members,
+    /// whose readers queue on the owner's pages: 4 ranks on 2 CPUs, 64 KiB,
+    /// Allgather 62-69 us against 42-52, Gather 29-30 against 17.
     static constexpr int kCellsCarrySlots = 4;
+    static constexpr int kPairCellsCarrySlots = 2;
     /// A call's steps are (call << kStepBits) + 0 .. kMaxSteps - 1; an
     /// algorithm that would need more declines.
     static constexpr int kStepBits = 24;
@@ -425,10 +435,16 @@ public:
     /// `aux` of a line whose owner streams its data (Carry::Stream).
     static constexpr auto kStreamed = static_cast<std::uint64_t>(Carry::Stream);
     /// The way a block of `bytes` travels: inline, through the cells, or
-    /// by a single copy out of the owner's buffer.
-    Carry carry_for(std::uint64_t bytes) const {
+    /// by a single copy out of the owner's buffer.  `piece` is what one
+    /// reader copies of it (0: all of it; a Scatter's is one block): with
+    /// 2 members, a piece of more than kPairCellsCarrySlots slots goes
+    /// by a single copy.
+    Carry carry_for(std::uint64_t bytes, std::uint64_t piece = 0) const {
         if (bytes <= shm::kCollInline) return Carry::Inline;
-        return bytes <= kCellsCarrySlots * slot_bytes() ? Carry::Cells : Carry::Direct;
+        if (bytes > static_cast<std::uint64_t>(kCellsCarrySlots) * slot_bytes()) return Carry::Direct;
+        const std::uint64_t read = piece != 0 ? piece : bytes;
+        return n_ == 2 && read > static_cast<std::uint64_t>(kPairCellsCarrySlots) * slot_bytes() ? Carry::Direct
+                                                                                                 : Carry::Cells;
     }
     /// Puts this member's block (`bytes` at `src`) in its release line or
     /// cells for `step`, claiming them for `readers` first.  The caller then
@@ -438,9 +454,9 @@ public:
     /// into place and a Direct one packed into `src` first.  Without
     /// `typed`, bytes [hole_off, hole_off + hole_len) of an inline or cell
     /// block are left out (no reader reads them: an Alltoall member's own
-    /// block).
+    /// block).  `piece`: as for carry_for().
     Carry put_block(std::uint64_t step, const void* src, std::uint64_t bytes, Readers readers, Source* typed = nullptr,
-                    std::uint64_t hole_off = 0, std::uint64_t hole_len = 0);
+                    std::uint64_t hole_off = 0, std::uint64_t hole_len = 0, std::uint64_t piece = 0);
     /// Publishes `bytes`, `aux` (a Carry, or 0) and `addr` in this member's
     /// line for `step`, claimed for `readers` first: the line of a call
     /// whose data does not travel by put_block() (a stream, a root's
