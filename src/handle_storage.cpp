@@ -69,7 +69,7 @@ public:
     void* carve(std::size_t bytes, std::size_t align) {
         if (base_ == nullptr) return spill();
         const auto top = reinterpret_cast<std::uintptr_t>(base_) + size_;
-        const auto start = (reinterpret_cast<std::uintptr_t>(next_) + align - 1) & ~(std::uintptr_t{align} - 1);
+        const std::uintptr_t start = round_up(reinterpret_cast<std::uintptr_t>(next_), align);
         if (start > top || bytes > top - start) return spill();
         // Relaxed: see handle_arena::readable_end; only this function, under
         // the lock, stores it.

@@ -50,6 +50,7 @@
 #include <memory>
 #include <vector>
 
+#include "arith.hpp"
 #include "coll/linear.hpp"
 #include "coll/linear_p2p.hpp"
 #include "coll/shm_team.hpp"
@@ -282,7 +283,7 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
     // they hold it, else a message.
     auto where_of = [&](std::uint64_t bytes, std::uint64_t& end) {
         if (bytes > above && single) return kInMemory;
-        const std::uint64_t at = (end + 63) & ~std::uint64_t{63};
+        const std::uint64_t at = round_up(end, 64);
         if (at <= room && bytes <= room - at) {
             end = at + bytes;
             return kInCells | at;

@@ -28,6 +28,7 @@
 
 #include "coll/coll.hpp"
 #include "coll/linear.hpp"
+#include "coll/linear_p2p.hpp"
 #include "coll/scratch.hpp"
 #include "coll/shm_team.hpp"
 #include "dtype/datatype.hpp"
@@ -83,12 +84,10 @@ bool exchange_then_fold(const Team& team, const void* send, void* recv, std::int
     const int n = team.size;
     if (bytes < kExchangeMin || bytes > kComposeLimit / n) return false;
     const Scratch slots(n * bytes);
-    const dtype::Datatype* byte = dtype::predefined(MPI_BYTE);
-    std::vector<std::int64_t> counts(static_cast<std::size_t>(n), bytes), displs(static_cast<std::size_t>(n));
-    std::vector<const dtype::Datatype*> types(static_cast<std::size_t>(n), byte);
-    for (int r = 0; r < n; ++r) displs[static_cast<std::size_t>(r)] = r * bytes;
-    const PeerBlocks from{const_cast<void*>(send), counts.data(), displs.data(), types.data()};
-    const PeerBlocks to{slots.get(), counts.data(), displs.data(), types.data()};
+    const linear::Uniform u(n, bytes);
+    const std::vector<const dtype::Datatype*> types(static_cast<std::size_t>(n), &dtype::byte_type());
+    const PeerBlocks from{const_cast<void*>(send), u.bytes.data(), u.offsets.data(), types.data()};
+    const PeerBlocks to{slots.get(), u.bytes.data(), u.offsets.data(), types.data()};
     if (!alltoall_shm(team, bytes, from, to)) return false;
     const int k = fold_slots(slots.get(), bytes, 0, n, count, red);
     std::memcpy(recv, slots.get() + k * bytes, static_cast<std::size_t>(bytes));
