@@ -109,7 +109,14 @@ std::vector<Op> flat_program(int n, int me) {
 std::string canonical_text(int lo, int hi) {
     if (hi - lo == 1) return std::to_string(lo);
     const int mid = canonical_mid(lo, hi);
-    return "(" + canonical_text(lo, mid) + " " + canonical_text(mid, hi) + ")";
+    // Appended piece by piece: GCC 12 takes `"(" + a + " " + b + ")"` for a
+    // copy of more than PTRDIFF_MAX bytes (-Wstringop-overflow, a false alarm).
+    std::string text = "(";
+    text += canonical_text(lo, mid);
+    text += ' ';
+    text += canonical_text(mid, hi);
+    text += ')';
+    return text;
 }
 
 }  // namespace shmpi::coll::tree
