@@ -190,5 +190,14 @@ bool reduce_scatter_block_shm(const Team& team, const void* send, void* recv, st
                               const Reduction& red);
 bool reduce_scatter_shm(const Team& team, const void* send, void* recv, const std::int64_t* counts,
                         const Reduction& red);
+/// Reduce_scatter(_block) as the first half of allreduce_shm_rsag(): each
+/// member folds its own block, reading it out of every peer's send buffer
+/// with process_vm_readv, straight into its receive buffer.  Declines (on
+/// every member alike) when the team has no single copies.
+/// reduce_rsag_shm.cpp.
+bool reduce_scatter_shm_rsag(const Team& team, const void* send, void* recv, const std::int64_t* counts,
+                             const Reduction& red);
+bool reduce_scatter_block_shm_rsag(const Team& team, const void* send, void* recv, std::int64_t count,
+                                   const Reduction& red);
 
 }  // namespace shmpi::coll

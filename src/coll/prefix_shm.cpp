@@ -7,21 +7,28 @@
 //                        canonical bracketing as the linear reference, so
 //                        the bits are the same whichever runs, and a
 //                        non-commutative operation is applied in rank order.
-//   reduce_scatter_block every member's block r goes to member r
-//                        (alltoall_shm), which folds the n blocks with
-//                        fold_slots; where that declines, and for blocks
-//                        under 512 B, as reduce_scatter:
-//   reduce_scatter       the whole vector is reduced everywhere
+//   reduce_scatter(_block), by the mean block size (the same on every
+//   member):
+//     64 KiB or more     each member folds its block straight out of the
+//                        peers' send buffers (reduce_scatter_shm_rsag,
+//                        reduce_rsag_shm.cpp), where the team has single
+//                        copies;
+//     512 B or more      every member's block r goes to member r
+//                        (alltoall_shm, alltoallv_shm), which folds the n
+//                        blocks with fold_slots;
+//     else, or where those decline: the whole vector is reduced everywhere
 //                        (allreduce_shm, canonical bracketing per element)
 //                        and each member keeps its block.
 //
-// All but the exchange gather or reduce more than a member needs (all n
-// contributions, the whole vector), which pays while messages are small and
-// the shared-memory paths are far cheaper than the linear exchange; select.cpp
-// takes them up to kComposeMax bytes of gathered data and leaves larger calls
-// to the linear algorithms.  They decline (touching nothing) where the building block
-// declines, on a team without shared memory, or above kComposeLimit bytes
-// of temporary memory; every member decides alike, from the same sizes.
+// Scan and the whole-vector reduction gather or reduce more than a member
+// needs (all n contributions, the whole vector), which pays while messages
+// are small and the shared-memory paths are far cheaper than the linear
+// exchange; select.cpp takes Scan and Exscan up to kComposeMax bytes of
+// gathered data and leaves larger calls to the linear algorithms.  All
+// decline (touching nothing) where the building block declines, on a team
+// without shared memory, or above kComposeLimit bytes of temporary memory;
+// every member decides alike, from the same sizes.
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <vector>
@@ -68,30 +75,69 @@ bool reduce_then_keep(const Team& team, const void* send, void* recv, std::int64
     return true;
 }
 
-/// The smallest block Reduce_scatter_block exchanges.  Below, the
+/// The smallest mean block Reduce_scatter(_block) exchanges.  Below, the
 /// Allreduce of the whole vector is as quick or quicker: 2 ranks, us,
 /// Allreduce / exchange: 8 B blocks 0.16-0.20 / 0.22-0.27, 64 B 0.20 /
 /// 0.24, 256 B 0.24-0.35 / 0.25-0.31, 512 B 0.36-0.50 / 0.28-0.32.
 constexpr std::int64_t kExchangeMin = 512;
 
-/// Reduce_scatter_block by an exchange: member m's block r goes to member r
-/// (alltoall_shm), which folds the n blocks it holds in the canonical order.
-/// Each member copies n - 1 blocks and folds one, where reduce_then_keep()
-/// reduces the whole vector everywhere.  Declines where alltoall_shm does
-/// (the n blocks do not fit a member's cells), the same on every member.
-bool exchange_then_fold(const Team& team, const void* send, void* recv, std::int64_t count, const Reduction& red) {
-    const std::int64_t bytes = count * red.elem_bytes;
+/// The smallest mean block Reduce_scatter(_block) folds by single copies
+/// (reduce_scatter_shm_rsag).  `coll_bench --ops reduce_scatter_block`,
+/// exchange / single copies, us: 2 ranks, 32 KiB blocks 8.8-18 / 10-17,
+/// 64 KiB 34-61 / 19-32; 4 ranks on 2 CPUs, 32 KiB 66-143 / 120-180, 64 KiB
+/// 295-540 / 225-286 (docs/BENCHMARKS.md).
+constexpr std::int64_t kSingleCopyMin = 64 * 1024;
+
+/// Where each member's block lies in a Reduce_scatter's vector, in bytes.
+struct VectorBlocks {
+    std::vector<std::int64_t> bytes;
+    std::vector<std::int64_t> offsets;
+    std::int64_t total = 0;
+    VectorBlocks(const std::int64_t* counts, int n, std::int64_t elem_bytes)
+        : bytes(static_cast<std::size_t>(n)), offsets(static_cast<std::size_t>(n)) {
+        for (std::size_t r = 0; r < bytes.size(); ++r) {
+            offsets[r] = total;
+            bytes[r] = counts[r] * elem_bytes;
+            total += bytes[r];
+        }
+    }
+};
+
+/// Reduce_scatter(_block) by an exchange: member m's block r goes to member
+/// r (alltoall_shm when the blocks are alike, else alltoallv_shm), which
+/// folds the n blocks it holds in the canonical order.  Each member copies
+/// n - 1 blocks and folds one, where reduce_then_keep() reduces the whole
+/// vector everywhere.  Declines where the exchange does, or when a member's
+/// n blocks would take more than kComposeLimit bytes: the same on every
+/// member.
+bool exchange_then_fold(const Team& team, const void* send, void* recv, const std::int64_t* counts,
+                        const Reduction& red) {
     const int n = team.size;
-    if (bytes < kExchangeMin || bytes > kComposeLimit / n) return false;
+    const VectorBlocks v(counts, n, red.elem_bytes);
+    if (*std::max_element(v.bytes.begin(), v.bytes.end()) > kComposeLimit / n) return false;
+    const bool uniform = std::all_of(counts, counts + n, [&](std::int64_t c) { return c == counts[0]; });
+    const std::int64_t bytes = v.bytes[static_cast<std::size_t>(team.rank)];  // our block
     const Scratch slots(n * bytes);
-    const linear::Uniform u(n, bytes);
+    const linear::Uniform in_slots(n, bytes);
     const std::vector<const dtype::Datatype*> types(static_cast<std::size_t>(n), &dtype::byte_type());
-    const PeerBlocks from{const_cast<void*>(send), u.bytes.data(), u.offsets.data(), types.data()};
-    const PeerBlocks to{slots.get(), u.bytes.data(), u.offsets.data(), types.data()};
-    if (!alltoall_shm(team, bytes, from, to)) return false;
-    const int k = fold_slots(slots.get(), bytes, 0, n, count, red);
+    const PeerBlocks from{const_cast<void*>(send), v.bytes.data(), v.offsets.data(), types.data()};
+    const PeerBlocks to{slots.get(), in_slots.bytes.data(), in_slots.offsets.data(), types.data()};
+    if (!(uniform ? alltoall_shm(team, bytes, from, to) : alltoallv_shm(team, from, to))) return false;
+    if (bytes == 0) return true;
+    const int k = fold_slots(slots.get(), bytes, 0, n, counts[team.rank], red);
     std::memcpy(recv, slots.get() + k * bytes, static_cast<std::size_t>(bytes));
     return true;
+}
+
+/// Both Reduce_scatters: the way by the mean block size (see the top).
+bool reduce_scatter_any(const Team& team, const void* send, void* recv, const std::int64_t* counts,
+                        const Reduction& red) {
+    const std::int64_t first = std::accumulate(counts, counts + team.rank, std::int64_t{0});
+    const std::int64_t total = std::accumulate(counts, counts + team.size, std::int64_t{0});
+    const std::int64_t mean_block = total * red.elem_bytes / team.size;
+    if (mean_block >= kSingleCopyMin && reduce_scatter_shm_rsag(team, send, recv, counts, red)) return true;
+    if (mean_block >= kExchangeMin && exchange_then_fold(team, send, recv, counts, red)) return true;
+    return reduce_then_keep(team, send, recv, total, first, counts[team.rank], red);
 }
 
 }  // namespace
@@ -106,15 +152,13 @@ bool exscan_shm(const Team& team, const void* send, void* recv, std::int64_t cou
 
 bool reduce_scatter_block_shm(const Team& team, const void* send, void* recv, std::int64_t count,
                               const Reduction& red) {
-    if (exchange_then_fold(team, send, recv, count, red)) return true;
-    return reduce_then_keep(team, send, recv, count * team.size, count * team.rank, count, red);
+    const std::vector<std::int64_t> counts(static_cast<std::size_t>(team.size), count);
+    return reduce_scatter_any(team, send, recv, counts.data(), red);
 }
 
 bool reduce_scatter_shm(const Team& team, const void* send, void* recv, const std::int64_t* counts,
                         const Reduction& red) {
-    const std::int64_t first = std::accumulate(counts, counts + team.rank, std::int64_t{0});
-    const std::int64_t total = std::accumulate(counts, counts + team.size, std::int64_t{0});
-    return reduce_then_keep(team, send, recv, total, first, counts[team.rank], red);
+    return reduce_scatter_any(team, send, recv, counts, red);
 }
 
 }  // namespace shmpi::coll

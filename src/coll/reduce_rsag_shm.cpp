@@ -1,8 +1,10 @@
 // Large reductions as a reduce-scatter followed by an allgather (allreduce)
-// or a gather to the root (reduce), by single copies between the members'
-// own buffers: the cells are not used at all.
+// or a gather to the root (reduce), and large Reduce_scatter(_block)s, the
+// reduce-scatter alone: by single copies between the members' own buffers;
+// the cells are not used at all.
 //
-// The element range is cut into one slice per member.  Each member folds
+// The element range is cut into one slice per member (even slices, or the
+// Reduce_scatter's counts).  Each member folds
 // its own slice: it reads that slice of every peer's contribution straight
 // out of the peer's send buffer (process_vm_readv) and combines them with
 // the canonical program of coll.hpp (flat_program: the same bracketing and
@@ -24,6 +26,9 @@
 //      read by member j in step 3, which it has finished.
 //   6. Store gather = s + 1, wake everyone, and wait until everyone has
 //      gathered s + 1: then nobody reads our buffers any more.
+//   Reduce_scatter (the slice went straight into the receive buffer):
+//   5". Store gather = s + 1 and wake everyone, then wait for everyone's
+//      release of s + 1: nobody reads our send buffer any more.
 //   Reduce:
 //   5'. The root waits for everyone's release of s + 1, copies every slice
 //      into its receive buffer, stores gather = s + 1 and wakes everyone.
@@ -32,6 +37,7 @@
 //      finished step 3, so no one reads their buffers any more.
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "coll/fold_shm.hpp"
 #include "coll/shm_team.hpp"
@@ -43,11 +49,25 @@ namespace {
 /// small enough for the scratch buffers to stay in cache.
 constexpr std::int64_t kSubChunk = 128 * 1024;
 
-struct Slices {
-    std::int64_t count;
-    int n;
-    std::int64_t first(int m) const { return count * m / n; }
+/// Where each member's slice of the element range starts: member m folds
+/// elements [first(m), first(m + 1)).
+class Slices {
+public:
+    /// `count` elements cut into n slices of about the same size.
+    Slices(std::int64_t count, int n) : starts_(static_cast<std::size_t>(n) + 1) {
+        for (int m = 0; m <= n; ++m) starts_[static_cast<std::size_t>(m)] = count * m / n;
+    }
+    /// Slices of counts[0], ..., counts[n - 1] elements.
+    Slices(const std::int64_t* counts, int n) : starts_(static_cast<std::size_t>(n) + 1) {
+        for (int m = 0; m < n; ++m)
+            starts_[static_cast<std::size_t>(m) + 1] = starts_[static_cast<std::size_t>(m)] + counts[m];
+    }
+    std::int64_t first(int m) const { return starts_[static_cast<std::size_t>(m)]; }
     std::int64_t size(int m) const { return first(m + 1) - first(m); }
+    std::int64_t total() const { return starts_.back(); }
+
+private:
+    std::vector<std::int64_t> starts_;
 };
 
 /// Steps 1-3: publish, wait, fold our slice into `dest` (the slice's place).
@@ -112,7 +132,7 @@ bool allreduce_shm_rsag(const Team& team, const void* send, void* recv, std::int
     }
     if (count == 0) return true;
     const std::uint64_t s = shm->begin_call();
-    const Slices sl{count, shm->size()};
+    const Slices sl(count, shm->size());
     const int me = shm->index();
     auto* out = static_cast<std::byte*>(recv);
     // 1-3.
@@ -154,7 +174,7 @@ bool reduce_shm_rsag(const Team& team, const void* send, void* recv, std::int64_
     }
     if (count == 0) return true;
     const std::uint64_t s = shm->begin_call();
-    const Slices sl{count, shm->size()};
+    const Slices sl(count, shm->size());
     const int me = shm->index();
     // Where our slice of the result goes: the root's receive buffer, or a
     // private buffer the root reads from.
@@ -199,6 +219,49 @@ bool reduce_shm_rsag(const Team& team, const void* send, void* recv, std::int64_
                             static_cast<std::uint64_t>(count * eb));
     }
     return true;
+}
+
+bool reduce_scatter_shm_rsag(const Team& team, const void* send, void* recv, const std::int64_t* counts,
+                             const Reduction& red) {
+    ShmTeam* shm = nullptr;
+    if (!usable(team, red, shm)) return false;
+    const std::int64_t eb = red.elem_bytes;
+    const Slices sl(counts, shm->size());
+    const int me = shm->index();
+    const auto mine = static_cast<std::size_t>(sl.size(me) * eb);
+    if (shm->size() == 1) {
+        if (mine > 0 && send != recv) std::memcpy(recv, send, mine);
+        return true;
+    }
+    if (sl.total() == 0) return true;
+    const std::uint64_t s = shm->begin_call();
+    // Our slice of the result goes straight into the receive buffer, unless
+    // that lies in the send buffer (in place, it is its head), which the
+    // peers read until step 5": then into a private buffer first.
+    const auto* in = static_cast<const std::byte*>(send);
+    auto* out = static_cast<std::byte*>(recv);
+    const auto at = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
+    const bool overlap =
+        mine > 0 && at(out) < at(in) + static_cast<std::uintptr_t>(sl.total() * eb) && at(in) < at(out) + mine;
+    std::byte* dest = overlap ? shm->buffer(0, mine) : out;
+    // 1-3.  (No member reads our result: `aux` stays 0.)
+    const int bad = fold_my_slice(*shm, s, in, 0, dest, sl.total(), red, sl);
+    // 4, 5".
+    shm->release(s + 1);
+    shm->gather(s + 1);
+    shm->notify_all();
+    shm->wait_release_all(s + 1);
+    if (bad >= 0) {
+        throw_size_mismatch(bad, shm->line(bad, s).bytes, team.rank, static_cast<std::uint64_t>(sl.total() * eb));
+    }
+    if (overlap) std::memcpy(out, dest, mine);
+    return true;
+}
+
+bool reduce_scatter_block_shm_rsag(const Team& team, const void* send, void* recv, std::int64_t count,
+                                   const Reduction& red) {
+    const std::vector<std::int64_t> counts(static_cast<std::size_t>(team.size), count);
+    return reduce_scatter_shm_rsag(team, send, recv, counts.data(), red);
 }
 
 }  // namespace shmpi::coll

@@ -163,10 +163,12 @@ constexpr Algorithm<AlltoallvFn> kAlltoallv[] = {
 constexpr Algorithm<ReduceScatterFn> kReduceScatter[] = {
     {"linear", always<reduce_scatter_linear>},
     {"shm", reduce_scatter_shm},
+    {"rsag", reduce_scatter_shm_rsag},
 };
 constexpr Algorithm<ReduceScatterBlockFn> kReduceScatterBlock[] = {
     {"linear", always<reduce_scatter_block_linear>},
     {"shm", reduce_scatter_block_shm},
+    {"rsag", reduce_scatter_block_shm_rsag},
 };
 constexpr Algorithm<ScanFn> kScan[] = {
     {"linear", always<scan_linear>},
@@ -245,22 +247,17 @@ int choose_alltoall(const Team& team, std::int64_t block) {
     return block > team.shm->tuning().alltoall_direct(team.shm->size()) ? 2 : 0;
 }
 
-/// The composed algorithms (prefix_shm.cpp) gather or reduce more than a
-/// member needs: taken automatically while that is at most this many bytes.
-/// Measured (docs/COLLECTIVES.md): Reduce_scatter(_block) of 8 B took 0.18
-/// against 0.33 us at 2 ranks and 3.8 against 9.7 us at 4 oversubscribed
-/// ranks, equal from 8 KiB to 64 KiB at 2 ranks.  Scan and Exscan gain at 2
-/// ranks (0.156 against 0.177 us at 8 B); with more members than CPUs one
+/// Scan and Exscan in shared memory (prefix_shm.cpp) gather every member's
+/// contribution everywhere: taken automatically while that is at most this
+/// many bytes, and only where members do not outnumber CPUs.  They gain at
+/// 2 ranks (0.156 against 0.177 us at 8 B); with more members than CPUs one
 /// run had them at 7.5 against 2.6 us (4 ranks on 2 CPUs) and the next ones
 /// even within the noise (3.9-5.8 us both), so there they stay linear: the
 /// allgather makes every member wait for every other, where the linear
 /// scan lets rank r wait only for the ranks below it.
 constexpr std::int64_t kComposeMax = 64 * 1024;
-int choose_composed(const Team& team, std::int64_t moved_bytes) {
-    return team.shm != nullptr && moved_bytes <= kComposeMax ? 1 : 0;
-}
 int choose_prefix(const Team& team, std::int64_t moved_bytes) {
-    return team.shm != nullptr && !team.shm->crowded() ? choose_composed(team, moved_bytes) : 0;
+    return team.shm != nullptr && !team.shm->crowded() && moved_bytes <= kComposeMax ? 1 : 0;
 }
 
 // ---------------------------------------------------------------- running
@@ -461,14 +458,13 @@ void reduce_scatter(const Selection& s, const Team& team, const void* send, void
                     const std::int64_t* counts, const Reduction& red) {
     std::int64_t total = 0;
     for (int r = 0; r < team.size; ++r) total += counts[r];
-    run(s, Kind::ReduceScatter, kReduceScatter, choose_composed(team, total * red.elem_bytes), team, -1,
-        total * red.elem_bytes, send, recv, counts, red);
+    run(s, Kind::ReduceScatter, kReduceScatter, choose_shm(team), team, -1, total * red.elem_bytes, send, recv, counts,
+        red);
 }
 
 void reduce_scatter_block(const Selection& s, const Team& team, const void* send, void* recv,
                           std::int64_t count, const Reduction& red) {
-    run(s, Kind::ReduceScatterBlock, kReduceScatterBlock,
-        choose_composed(team, count * team.size * red.elem_bytes), team, -1, count * red.elem_bytes, send,
+    run(s, Kind::ReduceScatterBlock, kReduceScatterBlock, choose_shm(team), team, -1, count * red.elem_bytes, send,
         recv, count, red);
 }
 
