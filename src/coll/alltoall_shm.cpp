@@ -248,16 +248,6 @@ bool alltoall_direct(const Team& team, std::int64_t block, PeerBlocks send, Peer
 namespace shmpi::coll {
 namespace {
 
-/// One entry of an Alltoallv/w sender's table, at the head of its cells:
-/// its block for one reader, `bytes` long, lies `where` (kInCells + an
-/// offset in the cells; the address of a single copy; kByMessage: it comes
-/// as a point-to-point message).
-struct TableEntry {
-    std::uint64_t where;
-    std::uint64_t bytes;
-};
-constexpr std::uint64_t kByMessage = ~std::uint64_t{0};
-constexpr std::uint64_t kInCells = std::uint64_t{1} << 63;  // above every user address
 /// where_of()'s answer for a block read out of our memory (its address
 /// comes later).
 constexpr std::uint64_t kInMemory = 0;

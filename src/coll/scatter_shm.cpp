@@ -35,15 +35,28 @@
 //   root as in 3.
 //   4. A member whose size disagreed reports it.
 //
-// Scatterv always copies out of the root's buffer (members cannot know
-// where their block lies without reading the root's tables): the root
-// publishes the addresses of its buffer and of its byte and offset tables;
-// a member reads its two table entries, then its block.
+// Scatterv: members cannot know where their block lies without the root's
+// counts, so the root writes a table at the head of its cells (a
+// TableEntry per member: its block's size and where it lies), followed by
+// the blocks of up to ShmTuning::alltoall_direct() bytes while the cells
+// hold them; the others stay in the root's buffer for single copies.
+//   1. The root writes the table and the blocks, stores release = s, wakes
+//      everyone and copies its own block.
+//   2. Every other member waits for the root's release, reads its entry
+//      and copies its block out of the cells or the root's buffer, then
+//      stores gather = s and wakes the root.
+//   3. When a block was left in its buffer, the root waits until everyone
+//      has gathered s.
+//   4. A member whose size disagreed reports it.
+// (Three single copies per member, the two table entries and then the
+// block, cost 6-9 us at 2 ranks whatever the block, against 0.4-0.5 for
+// a Scatter of 1 KiB; docs/BENCHMARKS.md.)
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 
-#include <fmt/format.h>
-
+#include "arith.hpp"
 #include "coll/linear.hpp"
 #include "coll/shm_team.hpp"
 #include "errors.hpp"
@@ -190,26 +203,60 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
 bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
                   std::int64_t recv_bytes, int root) {
     ShmTeam* shm = ready(team);
+    // Without single copies a block too large for the cells could not
+    // travel, and only the root knows the sizes: the whole call declines,
+    // and so does a team whose table does not fit the cells (the same on
+    // every member).
     if (shm == nullptr || !shm->single_copy()) return false;
+    const int n = shm->size();
     const int me = shm->index();
+    const std::uint64_t room = shm->cell_bytes();
+    const std::uint64_t table_bytes = static_cast<std::uint64_t>(n) * sizeof(TableEntry);
+    if (table_bytes > room) return false;
     if (me == root) {
         if (recv != nullptr && blocks.bytes[me] > 0) {
             std::memcpy(recv, static_cast<const std::byte*>(send) + blocks.offsets[me],
                         static_cast<std::size_t>(std::min(blocks.bytes[me], recv_bytes)));
         }
-        if (shm->size() > 1) {
-            const std::uint64_t s = shm->begin_call();
+        if (n > 1) {
             // 1.
-            shm->claim(ShmTeam::inline_area(s), s, ShmTeam::Readers::all());
-            shm::CollLine& mine = shm->my_line(s);
-            mine.addr = reinterpret_cast<std::uint64_t>(send);
-            const std::uint64_t tables[2] = {reinterpret_cast<std::uint64_t>(blocks.bytes),
-                                             reinterpret_cast<std::uint64_t>(blocks.offsets)};
-            std::memcpy(mine.data, tables, sizeof tables);
+            const auto above = static_cast<std::uint64_t>(shm->tuning().alltoall_direct(n));
+            // Where block r goes: in the cells at the first line from `end`
+            // (which it moves) while they hold it, else kByMessage (here:
+            // left in our buffer).
+            auto where_of = [&](int r, std::uint64_t& end) {
+                const auto b = static_cast<std::uint64_t>(blocks.bytes[r]);
+                if (b == 0 && r != me) return kInCells;  // nothing to read
+                const std::uint64_t at = round_up(end, 64);
+                if (r == me || b > above || at > room || b > room - at) return kByMessage;
+                end = at + b;
+                return kInCells | at;
+            };
+            std::uint64_t used = table_bytes;
+            for (int r = 0; r < n; ++r) where_of(r, used);
+            const std::uint64_t s = shm->begin_call();
+            shm->put_line(s, ShmTeam::Readers::all(), used, static_cast<std::uint64_t>(ShmTeam::Carry::Cells));
+            for (int a = 0; a < static_cast<int>(shm->chunks(used)); ++a) shm->claim(a, s, ShmTeam::Readers::all());
+            std::byte* cells = shm->my_cells();
+            std::uint64_t end = table_bytes;
+            bool lent = false;  // some block is read straight out of our buffer
+            for (int r = 0; r < n; ++r) {
+                TableEntry e{where_of(r, end), static_cast<std::uint64_t>(blocks.bytes[r])};
+                if (r == me || e.bytes == 0) {
+                    // (Nothing to read.)
+                } else if (e.where != kByMessage) {
+                    std::memcpy(cells + (e.where & ~kInCells), static_cast<const std::byte*>(send) + blocks.offsets[r],
+                                static_cast<std::size_t>(e.bytes));
+                } else {
+                    e.where = reinterpret_cast<std::uint64_t>(static_cast<const std::byte*>(send) + blocks.offsets[r]);
+                    lent = true;
+                }
+                std::memcpy(cells + static_cast<std::size_t>(r) * sizeof(TableEntry), &e, sizeof e);
+            }
             shm->release(s);
             shm->notify_all();
             // 3.
-            shm->wait_gather_all(s);
+            if (lent) shm->wait_gather_all(s);
         }
         if (recv != nullptr && blocks.bytes[me] != recv_bytes) {
             throw_size_mismatch(me, static_cast<std::uint64_t>(blocks.bytes[me]), me,
@@ -220,21 +267,20 @@ bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
     const std::uint64_t s = shm->begin_call();
     // 2.
     shm->wait_release(root, s);
-    const shm::CollLine& src = shm->line(root, s);
-    std::uint64_t tables[2];
-    std::memcpy(tables, src.data, sizeof tables);
-    std::int64_t got = 0;
-    std::int64_t off = 0;
-    shm->read(root, reinterpret_cast<const std::int64_t*>(tables[0]) + me, &got, sizeof got);
-    shm->read(root, reinterpret_cast<const std::int64_t*>(tables[1]) + me, &off, sizeof off);
-    shm->read(root, reinterpret_cast<const std::byte*>(src.addr) + off, recv,
-              static_cast<std::size_t>(std::min(got, recv_bytes)));
+    const std::byte* theirs = shm->published(root, s, shm->line(root, s).bytes);
+    TableEntry e{};
+    std::memcpy(&e, theirs + static_cast<std::size_t>(me) * sizeof(TableEntry), sizeof e);
+    const std::uint64_t take = std::min(e.bytes, static_cast<std::uint64_t>(recv_bytes));
+    if (take > 0 && (e.where & kInCells) != 0) {
+        std::memcpy(recv, theirs + (e.where & ~kInCells), static_cast<std::size_t>(take));
+    } else if (take > 0) {
+        shm->read(root, reinterpret_cast<const std::byte*>(e.where), recv, static_cast<std::size_t>(take));
+    }
     shm->gather(s);
     shm->notify(root);
     // 4.
-    if (got != recv_bytes) {
-        throw_size_mismatch(root, static_cast<std::uint64_t>(got), me,
-                            static_cast<std::uint64_t>(recv_bytes));
+    if (e.bytes != static_cast<std::uint64_t>(recv_bytes)) {
+        throw_size_mismatch(root, e.bytes, me, static_cast<std::uint64_t>(recv_bytes));
     }
     return true;
 }

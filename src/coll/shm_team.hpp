@@ -619,4 +619,17 @@ inline ShmTeam* ready(const Team& team) {
 /// Thrown after this member has done its part of the call.
 [[noreturn]] void throw_size_mismatch(int from, std::uint64_t got, int me, std::uint64_t want);
 
+/// One entry of the table at the head of a sender's cells where its blocks
+/// differ in size (Alltoallv/w, Scatterv): its block for one reader,
+/// `bytes` long, lies `where` (kInCells + an offset in the cells; the
+/// address of a single copy; kByMessage: it comes as a point-to-point
+/// message).  Written by the sender before its release, read by readers
+/// after it.
+struct TableEntry {
+    std::uint64_t where;
+    std::uint64_t bytes;
+};
+constexpr std::uint64_t kByMessage = ~std::uint64_t{0};
+constexpr std::uint64_t kInCells = std::uint64_t{1} << 63;  // above every user address
+
 }  // namespace shmpi::coll
