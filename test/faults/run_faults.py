@@ -474,6 +474,33 @@ def sh_env(m, _):
     launch.check_nothing_left()
 
 
+def sh_env_rep_movsb(m, _):
+    """SHMPI_REP_MOVSB (tools/launcher/copy_probe.hpp): `avoid` appends glibc's
+    rep-movsb threshold to the ranks' GLIBC_TUNABLES, -x settings included,
+    unless they set it already; `keep` leaves them alone; another value is a
+    usage error.  (`auto`, the default, depends on the CPU: not checked.)"""
+    setting = "glibc.cpu.x86_rep_movsb_threshold=2147483647"
+    for mode, args, tunables, want in (
+            ("avoid", [], "glibc.malloc.arena_max=2", f"glibc.malloc.arena_max=2:{setting}"),
+            ("avoid", [], None, setting),
+            ("avoid", ["-x", "GLIBC_TUNABLES=glibc.malloc.arena_max=3"], "glibc.malloc.arena_max=2",
+             f"glibc.malloc.arena_max=3:{setting}"),
+            ("avoid", [], "glibc.cpu.x86_rep_movsb_threshold=9000", "glibc.cpu.x86_rep_movsb_threshold=9000"),
+            ("keep", [], "glibc.malloc.arena_max=2", "glibc.malloc.arena_max=2"),
+            ("keep", [], None, "")):
+        env = {"SHMPI_REP_MOVSB": mode}
+        if tunables is not None:
+            env["GLIBC_TUNABLES"] = tunables
+        launch = Launch(m, args + ["-n", "2", "sh", "-c", 'echo "T=$GLIBC_TUNABLES"'], env_extra=env,
+                        env_remove=("GLIBC_TUNABLES",))
+        expect(launch, launch.wait(), 0, stderr_lines=0)
+        lines = launch.output().decode().split("\n")[:-1]
+        check(lines == [f"T={want}"] * 2, f"{mode} {args} {tunables}: got {lines}, expected T={want}")
+        launch.check_nothing_left()
+    launch = Launch(m, ["-n", "1", "true"], env_extra={"SHMPI_REP_MOVSB": "never"})
+    expect(launch, launch.wait(), 2, ["SHMPI_REP_MOVSB='never'"], stderr_lines=1)
+
+
 # The rank numbers Open MPI's and MPICH's launchers give, which job scripts
 # read: each rank gets its own, over any left from an enclosing job (an MPMD
 # job's second program included).

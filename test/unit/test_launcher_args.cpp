@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "copy_probe.hpp"
 #include "launcher_args.hpp"
 
 namespace shmpi::launcher {
@@ -458,3 +459,33 @@ TEST(LauncherArgs, FlagWithBadValue) {
 
 }  // namespace
 }  // namespace shmpi::launcher
+
+// ---- copy_probe.hpp: the ranks' GLIBC_TUNABLES ----
+
+TEST(CopyProbe, RepMovsbModes) {
+    using shmpi::launcher::parse_rep_movsb;
+    using shmpi::launcher::RepMovsb;
+    EXPECT_EQ(parse_rep_movsb(nullptr), RepMovsb::Auto);
+    EXPECT_EQ(parse_rep_movsb("auto"), RepMovsb::Auto);
+    EXPECT_EQ(parse_rep_movsb("keep"), RepMovsb::Keep);
+    EXPECT_EQ(parse_rep_movsb("avoid"), RepMovsb::Avoid);
+    EXPECT_FALSE(parse_rep_movsb("").has_value());
+    EXPECT_FALSE(parse_rep_movsb("Avoid").has_value());
+}
+
+TEST(CopyProbe, TunablesGainTheThreshold) {
+    using shmpi::launcher::tunables_avoiding_rep_movsb;
+    const std::string setting = "glibc.cpu.x86_rep_movsb_threshold=2147483647";
+    EXPECT_EQ(tunables_avoiding_rep_movsb(std::nullopt), setting);
+    EXPECT_EQ(tunables_avoiding_rep_movsb(""), setting);
+    EXPECT_EQ(tunables_avoiding_rep_movsb("glibc.malloc.arena_max=2"), "glibc.malloc.arena_max=2:" + setting);
+    EXPECT_EQ(tunables_avoiding_rep_movsb("a=1:b=2"), "a=1:b=2:" + setting);
+}
+
+TEST(CopyProbe, TheUsersThresholdStands) {
+    using shmpi::launcher::tunables_avoiding_rep_movsb;
+    EXPECT_FALSE(tunables_avoiding_rep_movsb("glibc.cpu.x86_rep_movsb_threshold=4096").has_value());
+    EXPECT_FALSE(tunables_avoiding_rep_movsb("a=1:glibc.cpu.x86_rep_movsb_threshold=0:b=2").has_value());
+    // A longer name that starts like it is another tunable.
+    EXPECT_TRUE(tunables_avoiding_rep_movsb("glibc.cpu.x86_rep_movsb_threshold_x=1").has_value());
+}

@@ -3,7 +3,8 @@
 // Steps, in order (each one is kept small so that start-up costs little):
 //   1. parse the command line (launcher_args.hpp), load the topology (this
 //      machine or SHMPI_TOPOLOGY) and compute the rank map (src/place/);
-//      print the notes and, with --report-bindings, the report;
+//      print the notes and, with --report-bindings, the report; decide
+//      whether the ranks' memcpy avoids `rep movsb` (copy_probe.hpp);
 //   2. make sure fds 0-2 are open, so no pipe lands on them;
 //   3. ignore SIGPIPE (a closed stdout shows up as EPIPE), put SIGCHLD at its
 //      default, block SIGCHLD/SIGINT/SIGTERM/SIGHUP and read them from a
@@ -17,6 +18,7 @@
 //      supervise them (job.hpp); mpirun is the job's child subreaper, so a
 //      job that ends early ends what its ranks started too.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -26,14 +28,15 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <fmt/format.h>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "copy_probe.hpp"
 #include "job.hpp"
 #include "launcher_args.hpp"
 #include "place/map.hpp"
@@ -207,6 +210,14 @@ int main(int argc, char** argv) {
             return kUsageError;
         }
     }
+    const std::optional<RepMovsb> rep_movsb = parse_rep_movsb(std::getenv("SHMPI_REP_MOVSB"));
+    if (!rep_movsb) {
+        fmt::print(stderr, "shmpi: mpirun: SHMPI_REP_MOVSB='{}': expected auto, keep or avoid\n",
+                   std::getenv("SHMPI_REP_MOVSB"));
+        return kUsageError;
+    }
+    const bool avoid_rep_movsb =
+        *rep_movsb == RepMovsb::Avoid || (*rep_movsb == RepMovsb::Auto && short_distance_copies_slow());
     std::optional<place::Topology> topology;
     place::RankMap map;
     try {
@@ -257,7 +268,8 @@ int main(int argc, char** argv) {
         if (!mem.problem.empty()) fmt::print(stderr, "shmpi: mpirun: note: {}\n", mem.problem);
 
         // 5.
-        Job job(args, seg, start_ranks(args, seg, inherited, bindings_of(map, *topology, args)), signal_fd);
+        Job job(args, seg, start_ranks(args, seg, inherited, bindings_of(map, *topology, args), avoid_rep_movsb),
+                signal_fd);
         return job.run();
     } catch (const shm::SegmentError& e) {
         fmt::print(stderr, "{}\n", e.what());

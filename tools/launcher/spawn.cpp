@@ -1,6 +1,7 @@
 #include "spawn.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <linux/close_range.h>
 #include <sched.h>
 #include <sys/prctl.h>
@@ -9,9 +10,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fmt/format.h>
 #include <string>
 #include <string_view>
+
+#include "copy_probe.hpp"
 
 extern char** environ;
 
@@ -32,7 +34,7 @@ bool sets(std::string_view entry, std::string_view name) {
 /// copy of memory keeps the values they had at fork.
 class RankEnvironment {
 public:
-    RankEnvironment(const LaunchArgs& args, int segment_fd) {
+    RankEnvironment(const LaunchArgs& args, int segment_fd, bool avoid_rep_movsb) {
         for (char** e = environ; *e != nullptr; ++e) {
             const std::string_view entry{*e};
             if (!is_job_variable(entry.substr(0, entry.find('=')))) entries_.emplace_back(entry);
@@ -49,6 +51,7 @@ public:
             }
             if (!replaced) entries_.push_back(entry);
         }
+        if (avoid_rep_movsb) avoid_rep_movsb_in_memcpy();
         entries_.push_back(fmt::format("{}={}", shm::kEnvFd, segment_fd));
         entries_.push_back(fmt::format("{}={}", shm::kEnvSize, args.nranks));
         for (const char* name : kPortableSizeVariables) entries_.push_back(fmt::format("{}={}", name, args.nranks));
@@ -75,6 +78,25 @@ public:
     char* const* envp() const { return pointers_.data(); }
 
 private:
+    /// Raises glibc's rep-movsb threshold in GLIBC_TUNABLES (copy_probe.hpp).
+    void avoid_rep_movsb_in_memcpy() {
+        constexpr std::string_view kName = "GLIBC_TUNABLES";
+        std::string* slot = nullptr;
+        for (std::string& e : entries_) {
+            if (sets(e, kName)) slot = &e;
+        }
+        std::optional<std::string_view> current;
+        if (slot != nullptr) current = std::string_view(*slot).substr(kName.size() + 1);
+        std::optional<std::string> value = tunables_avoiding_rep_movsb(current);
+        if (!value) return;
+        std::string entry = fmt::format("{}={}", kName, *value);
+        if (slot != nullptr) {
+            *slot = std::move(entry);
+        } else {
+            entries_.push_back(std::move(entry));
+        }
+    }
+
     std::vector<std::string> entries_;
     std::vector<char*> pointers_;
     std::size_t rank_entries_ = 0;  ///< where SHMPI_RANK and the portable rank numbers start
@@ -194,8 +216,8 @@ void kill_started(const std::vector<RankProcess>& ranks) {
 }  // namespace
 
 StartedRanks start_ranks(const LaunchArgs& args, shm::Segment& seg, const InheritedState& inherited,
-                         const std::vector<std::vector<int>>& bindings) {
-    RankEnvironment env(args, seg.fd());
+                         const std::vector<std::vector<int>>& bindings, bool avoid_rep_movsb) {
+    RankEnvironment env(args, seg.fd(), avoid_rep_movsb);
     // One argv per program (more than one: MPMD, launcher_args.hpp).
     std::vector<std::vector<char*>> argvs(1 + args.more_apps.size());
     for (std::size_t k = 0; k < argvs.size(); ++k) {

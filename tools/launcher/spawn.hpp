@@ -15,7 +15,8 @@
 //      main.cpp with src/place/map.hpp);
 //   5. execs the program with the environment built here (mpirun's, plus -x
 //      settings, plus SHMPI_SEGMENT_FD, SHMPI_RANK, SHMPI_SIZE and the rank
-//      numbers Open MPI's and MPICH's launchers give, launcher_args.hpp).  If exec
+//      numbers Open MPI's and MPICH's launchers give, launcher_args.hpp;
+//      GLIBC_TUNABLES may gain a setting, copy_probe.hpp).  If exec
 //      fails it writes an ExecFailure record to the exec-error pipe and exits
 //      with 127; mpirun turns the record into one message.
 #pragma once
@@ -74,9 +75,10 @@ struct StartedRanks {
 /// `bindings[r]` (OS CPU indexes) before exec; an empty `bindings`, or an
 /// empty entry, leaves ranks unbound.  (Each rank writes its own
 /// RankSlot::pid when it attaches; mpirun keeps the pids in RankProcess.)
-/// On failure it kills and reaps the ranks it had started and throws
-/// LaunchError.
+/// With `avoid_rep_movsb`, the ranks' GLIBC_TUNABLES turn off glibc's
+/// `rep movsb` copies (copy_probe.hpp).  On failure it kills and reaps the
+/// ranks it had started and throws LaunchError.
 StartedRanks start_ranks(const LaunchArgs& args, shm::Segment& seg, const InheritedState& inherited,
-                         const std::vector<std::vector<int>>& bindings);
+                         const std::vector<std::vector<int>>& bindings, bool avoid_rep_movsb);
 
 }  // namespace shmpi::launcher

@@ -1,0 +1,80 @@
+#include "copy_probe.hpp"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+namespace shmpi::launcher {
+namespace {
+
+constexpr std::size_t kPage = 4096;
+constexpr std::size_t kCopy = 16384;
+
+double now_ns() {
+    timespec t{};
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_nsec);
+}
+
+struct FreeDeleter {
+    void operator()(void* p) const { std::free(p); }
+};
+
+}  // namespace
+
+bool short_distance_copies_slow() {
+    // Source at the start of a page; destinations 16 bytes into a page
+    // (16 bytes past the source modulo 4096) and 16 bytes before a page
+    // boundary (16 bytes before it).
+    std::unique_ptr<void, FreeDeleter> src_mem(std::aligned_alloc(kPage, kCopy + kPage));
+    std::unique_ptr<void, FreeDeleter> dst_mem(std::aligned_alloc(kPage, kCopy + 2 * kPage));
+    if (!src_mem || !dst_mem) return false;
+    auto* src = static_cast<std::byte*>(src_mem.get());
+    auto* dst = static_cast<std::byte*>(dst_mem.get());
+    std::memset(src, 1, kCopy + kPage);
+    std::memset(dst, 2, kCopy + 2 * kPage);
+    // (volatile: the compiler may not turn the copy into inline moves.)
+    volatile std::size_t bytes = kCopy;
+    auto best_of = [&](std::byte* to) {
+        double best = 1e30;
+        for (int rep = 0; rep < 5; ++rep) {
+            const double t0 = now_ns();
+            for (int i = 0; i < 8; ++i) {
+                std::memcpy(to, src, bytes);
+                asm volatile("" : : "r"(to) : "memory");
+            }
+            best = std::min(best, now_ns() - t0);
+        }
+        return best;
+    };
+    const double far = best_of(dst + kPage - 16);
+    const double near = best_of(dst + 16);
+    return near > 4 * far;
+}
+
+std::optional<RepMovsb> parse_rep_movsb(const char* value) {
+    if (value == nullptr || std::strcmp(value, "auto") == 0) return RepMovsb::Auto;
+    if (std::strcmp(value, "keep") == 0) return RepMovsb::Keep;
+    if (std::strcmp(value, "avoid") == 0) return RepMovsb::Avoid;
+    return std::nullopt;
+}
+
+std::optional<std::string> tunables_avoiding_rep_movsb(std::optional<std::string_view> current) {
+    const std::string setting = std::string(kRepMovsbTunable) + "=" + std::string(kRepMovsbOff);
+    if (!current || current->empty()) return setting;
+    // Tunables are NAME=VALUE entries separated by colons.
+    std::string_view rest = *current;
+    while (!rest.empty()) {
+        const std::size_t colon = rest.find(':');
+        const std::string_view entry = rest.substr(0, colon);
+        if (entry.substr(0, entry.find('=')) == kRepMovsbTunable) return std::nullopt;
+        rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
+    }
+    return std::string(*current) + ":" + setting;
+}
+
+}  // namespace shmpi::launcher
