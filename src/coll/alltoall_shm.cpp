@@ -243,17 +243,6 @@ bool alltoall_direct(const Team& team, std::int64_t block, PeerBlocks send, Peer
     return true;
 }
 
-}  // namespace shmpi::coll
-
-namespace shmpi::coll {
-namespace {
-
-/// where_of()'s answer for a block read out of our memory (its address
-/// comes later).
-constexpr std::uint64_t kInMemory = 0;
-
-}  // namespace
-
 bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
     ShmTeam* shm = ready(team);
     if (shm == nullptr || team.size < 2) return false;

@@ -92,9 +92,9 @@ constexpr std::int64_t kSingleCopyMin = 64 * 1024;
 struct VectorBlocks {
     std::vector<std::int64_t> bytes;
     std::vector<std::int64_t> offsets;
-    std::int64_t total = 0;
     VectorBlocks(const std::int64_t* counts, int n, std::int64_t elem_bytes)
         : bytes(static_cast<std::size_t>(n)), offsets(static_cast<std::size_t>(n)) {
+        std::int64_t total = 0;
         for (std::size_t r = 0; r < bytes.size(); ++r) {
             offsets[r] = total;
             bytes[r] = counts[r] * elem_bytes;

@@ -51,10 +51,10 @@
 // (Three single copies per member, the two table entries and then the
 // block, cost 6-9 us at 2 ranks whatever the block, against 0.4-0.5 for
 // a Scatter of 1 KiB; docs/BENCHMARKS.md.)
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cstring>
+
+#include <fmt/format.h>
 
 #include "arith.hpp"
 #include "coll/linear.hpp"
@@ -222,13 +222,11 @@ bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
             // 1.
             const auto above = static_cast<std::uint64_t>(shm->tuning().alltoall_direct(n));
             // Where block r goes: in the cells at the first line from `end`
-            // (which it moves) while they hold it, else kByMessage (here:
-            // left in our buffer).
+            // (which it moves) while they hold it, else left in our buffer.
             auto where_of = [&](int r, std::uint64_t& end) {
                 const auto b = static_cast<std::uint64_t>(blocks.bytes[r]);
-                if (b == 0 && r != me) return kInCells;  // nothing to read
                 const std::uint64_t at = round_up(end, 64);
-                if (r == me || b > above || at > room || b > room - at) return kByMessage;
+                if (r == me || b > above || at > room || b > room - at) return kInMemory;
                 end = at + b;
                 return kInCells | at;
             };
@@ -244,7 +242,7 @@ bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
                 TableEntry e{where_of(r, end), static_cast<std::uint64_t>(blocks.bytes[r])};
                 if (r == me || e.bytes == 0) {
                     // (Nothing to read.)
-                } else if (e.where != kByMessage) {
+                } else if (e.where != kInMemory) {
                     std::memcpy(cells + (e.where & ~kInCells), static_cast<const std::byte*>(send) + blocks.offsets[r],
                                 static_cast<std::size_t>(e.bytes));
                 } else {

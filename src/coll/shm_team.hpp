@@ -631,5 +631,8 @@ struct TableEntry {
 };
 constexpr std::uint64_t kByMessage = ~std::uint64_t{0};
 constexpr std::uint64_t kInCells = std::uint64_t{1} << 63;  // above every user address
+/// A sender's placement of a block that stays in its memory for a single
+/// copy, before its address goes in the table.
+constexpr std::uint64_t kInMemory = 0;
 
 }  // namespace shmpi::coll

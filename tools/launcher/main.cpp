@@ -18,7 +18,6 @@
 //      supervise them (job.hpp); mpirun is the job's child subreaper, so a
 //      job that ends early ends what its ranks started too.
 #include <fcntl.h>
-#include <fmt/format.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -30,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fmt/format.h>
 #include <filesystem>
 #include <fstream>
 #include <optional>

@@ -1,7 +1,6 @@
 #include "spawn.hpp"
 
 #include <fcntl.h>
-#include <fmt/format.h>
 #include <linux/close_range.h>
 #include <sched.h>
 #include <sys/prctl.h>
@@ -10,6 +9,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fmt/format.h>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -41,17 +42,14 @@ public:
         }
         for (const EnvSetting& x : args.env) {
             if (!x.has_value) continue;  // forwarded already with the whole environment
-            const std::string entry = x.name + "=" + x.value;
-            bool replaced = false;
-            for (std::string& e : entries_) {
-                if (sets(e, x.name)) {
-                    e = entry;
-                    replaced = true;
-                }
-            }
-            if (!replaced) entries_.push_back(entry);
+            put(x.name, x.value);
         }
-        if (avoid_rep_movsb) avoid_rep_movsb_in_memcpy();
+        if (avoid_rep_movsb) {
+            // (copy_probe.hpp)
+            if (std::optional<std::string> v = tunables_avoiding_rep_movsb(value_of("GLIBC_TUNABLES"))) {
+                put("GLIBC_TUNABLES", *v);
+            }
+        }
         entries_.push_back(fmt::format("{}={}", shm::kEnvFd, segment_fd));
         entries_.push_back(fmt::format("{}={}", shm::kEnvSize, args.nranks));
         for (const char* name : kPortableSizeVariables) entries_.push_back(fmt::format("{}={}", name, args.nranks));
@@ -78,23 +76,25 @@ public:
     char* const* envp() const { return pointers_.data(); }
 
 private:
-    /// Raises glibc's rep-movsb threshold in GLIBC_TUNABLES (copy_probe.hpp).
-    void avoid_rep_movsb_in_memcpy() {
-        constexpr std::string_view kName = "GLIBC_TUNABLES";
-        std::string* slot = nullptr;
+    /// Sets `name` to `value`: every entry that sets it, or a new one.
+    void put(std::string_view name, std::string_view value) {
+        const std::string entry = fmt::format("{}={}", name, value);
+        bool replaced = false;
         for (std::string& e : entries_) {
-            if (sets(e, kName)) slot = &e;
+            if (sets(e, name)) {
+                e = entry;
+                replaced = true;
+            }
         }
-        std::optional<std::string_view> current;
-        if (slot != nullptr) current = std::string_view(*slot).substr(kName.size() + 1);
-        std::optional<std::string> value = tunables_avoiding_rep_movsb(current);
-        if (!value) return;
-        std::string entry = fmt::format("{}={}", kName, *value);
-        if (slot != nullptr) {
-            *slot = std::move(entry);
-        } else {
-            entries_.push_back(std::move(entry));
+        if (!replaced) entries_.push_back(entry);
+    }
+
+    /// The value of `name`'s first entry (the one getenv() finds), if any.
+    std::optional<std::string_view> value_of(std::string_view name) const {
+        for (const std::string& e : entries_) {
+            if (sets(e, name)) return std::string_view(e).substr(name.size() + 1);
         }
+        return std::nullopt;
     }
 
     std::vector<std::string> entries_;
