@@ -82,6 +82,16 @@ Uniform::Uniform(int n, std::int64_t block)
     for (std::size_t r = 0; r < offsets.size(); ++r) offsets[r] = static_cast<std::int64_t>(r) * block;
 }
 
+Consecutive::Consecutive(const std::int64_t* counts, int n, std::int64_t elem_bytes)
+    : bytes(static_cast<std::size_t>(n)), offsets(static_cast<std::size_t>(n)) {
+    std::int64_t at = 0;
+    for (std::size_t r = 0; r < bytes.size(); ++r) {
+        offsets[r] = at;
+        bytes[r] = counts[r] * elem_bytes;
+        at += bytes[r];
+    }
+}
+
 std::unique_ptr<MpiError> copy_own(const void* from, std::int64_t from_bytes, void* to,
                                    std::int64_t to_bytes, int rank) {
     const std::int64_t n = from_bytes < to_bytes ? from_bytes : to_bytes;

@@ -78,6 +78,15 @@ struct Uniform {
     Blocks blocks() const { return Blocks{bytes.data(), offsets.data()}; }
 };
 
+/// Blocks back to back: block r is counts[r] elements of `elem_bytes`
+/// bytes, right after block r - 1 (a Reduce_scatter's vector).
+struct Consecutive {
+    std::vector<std::int64_t> bytes;
+    std::vector<std::int64_t> offsets;
+    Consecutive(const std::int64_t* counts, int n, std::int64_t elem_bytes);
+    Blocks blocks() const { return Blocks{bytes.data(), offsets.data()}; }
+};
+
 /// Copies a rank's own block locally (as much as fits).  Returns the error
 /// to throw once the rest of the exchange has completed when the two sizes
 /// differ, else nullptr.

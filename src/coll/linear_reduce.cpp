@@ -3,6 +3,7 @@
 // broadcast, so every rank gets the root's bits; reduce-scatter is reduce to
 // rank 0 plus scatter.
 #include <cstring>
+#include <numeric>
 #include <optional>
 #include <vector>
 
@@ -45,20 +46,13 @@ void allreduce_linear(const Team& team, const void* send, void* recv, std::int64
 
 void reduce_scatter_linear(const Team& team, const void* send, void* recv,
                            const std::int64_t* counts, const Reduction& red) {
-    const auto n = static_cast<std::size_t>(team.size);
-    std::vector<std::int64_t> bytes(n);
-    std::vector<std::int64_t> offsets(n);
-    std::int64_t total = 0;
-    for (std::size_t r = 0; r < n; ++r) {
-        offsets[r] = total * red.elem_bytes;
-        bytes[r] = counts[r] * red.elem_bytes;
-        total += counts[r];
-    }
+    const std::int64_t total = std::accumulate(counts, counts + team.size, std::int64_t{0});
+    const linear::Consecutive blocks(counts, team.size, red.elem_bytes);
     std::optional<Scratch> all;
     if (team.rank == 0) all.emplace(total * red.elem_bytes);
     std::byte* const whole = all ? all->get() : nullptr;
     reduce_linear(team, send, whole, total, red, 0);
-    scatterv_linear(team, whole, Blocks{bytes.data(), offsets.data()}, recv, counts[team.rank] * red.elem_bytes, 0);
+    scatterv_linear(team, whole, blocks.blocks(), recv, counts[team.rank] * red.elem_bytes, 0);
 }
 
 void reduce_scatter_block_linear(const Team& team, const void* send, void* recv,

@@ -88,21 +88,6 @@ constexpr std::int64_t kExchangeMin = 512;
 /// 295-540 / 225-286 (docs/BENCHMARKS.md).
 constexpr std::int64_t kSingleCopyMin = 64 * 1024;
 
-/// Where each member's block lies in a Reduce_scatter's vector, in bytes.
-struct VectorBlocks {
-    std::vector<std::int64_t> bytes;
-    std::vector<std::int64_t> offsets;
-    VectorBlocks(const std::int64_t* counts, int n, std::int64_t elem_bytes)
-        : bytes(static_cast<std::size_t>(n)), offsets(static_cast<std::size_t>(n)) {
-        std::int64_t total = 0;
-        for (std::size_t r = 0; r < bytes.size(); ++r) {
-            offsets[r] = total;
-            bytes[r] = counts[r] * elem_bytes;
-            total += bytes[r];
-        }
-    }
-};
-
 /// Reduce_scatter(_block) by an exchange: member m's block r goes to member
 /// r (alltoall_shm when the blocks are alike, else alltoallv_shm), which
 /// folds the n blocks it holds in the canonical order.  Each member copies
@@ -113,7 +98,7 @@ struct VectorBlocks {
 bool exchange_then_fold(const Team& team, const void* send, void* recv, const std::int64_t* counts,
                         const Reduction& red) {
     const int n = team.size;
-    const VectorBlocks v(counts, n, red.elem_bytes);
+    const linear::Consecutive v(counts, n, red.elem_bytes);
     if (*std::max_element(v.bytes.begin(), v.bytes.end()) > kComposeLimit / n) return false;
     const bool uniform = std::all_of(counts, counts + n, [&](std::int64_t c) { return c == counts[0]; });
     const std::int64_t bytes = v.bytes[static_cast<std::size_t>(team.rank)];  // our block
