@@ -19,10 +19,11 @@
 // Addresses are computed as integers (Mem), since a buffer may be MPI_BOTTOM
 // and displacements absolute.
 //
-// Blocks longer than 64 bytes move with 64-byte vector moves on CPUs with
-// AVX-512F (dtype/wide_copy.hpp), with the baseline fixed-size copies
-// otherwise; types of more than 8 runs move each run as whole lines and
-// one masked store where the CPU also has AVX-512BW.
+// Blocks longer than 64 bytes move with 64-byte (AVX-512F) or 32-byte
+// (AVX2) vector moves where the CPU has them (dtype/wide_copy.hpp), with
+// the baseline fixed-size copies otherwise; types of more than 8 runs move
+// each run as whole lines and one masked store where the CPU has
+// AVX-512BW.
 //
 // Loops of blocks of 64 bytes or more that move kStreamLoopBytes or more
 // in one call write with non-temporal stores, so the lines they fill are

@@ -18,6 +18,9 @@ using Mem = std::uintptr_t;
 inline Mem step(Mem m, std::int64_t stride) { return m + static_cast<Mem>(stride); }
 
 #if SHMPI_WIDE_COPIES
+/// The vector moves of wide_copies(): none, 32 or 64 bytes.
+enum class Width { kNone, k256, k512 };
+
 #define SHMPI_WIDE_TARGET __attribute__((target("avx512f")))
 
 SHMPI_WIDE_TARGET inline void line(std::byte* d, const std::byte* s) {
@@ -62,6 +65,53 @@ SHMPI_WIDE_TARGET void unpack_avx512(Mem dst, std::int64_t stride, const std::by
     if (stream) _mm_sfence();
 }
 
+// The same moves as two 32-byte halves, for CPUs with AVX2 but not
+// AVX-512F (AMD before Zen 4, Intel's client cores).
+#define SHMPI_AVX2_TARGET __attribute__((target("avx2")))
+
+SHMPI_AVX2_TARGET inline void line_avx2(std::byte* d, const std::byte* s) {
+    const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
+    const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 32));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), lo);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + 32), hi);
+}
+
+SHMPI_AVX2_TARGET inline void block_avx2(std::byte* d, const std::byte* s, std::size_t len) {
+    std::size_t o = 0;
+    for (; o + 64 <= len; o += 64) line_avx2(d + o, s + o);
+    if (o < len) line_avx2(d + len - 64, s + len - 64);
+}
+
+/// block_streamed() in 32-byte halves: the lines it fills whole are
+/// 64-byte aligned, so each half is aligned as the stream store needs.
+SHMPI_AVX2_TARGET inline void block_streamed_avx2(std::byte* d, const std::byte* s, std::size_t len) {
+    const std::size_t head = (64 - (reinterpret_cast<std::uintptr_t>(d) & 63)) & 63;
+    if (head != 0) line_avx2(d, s);
+    std::size_t o = head;
+    for (; o + 64 <= len; o += 64) {
+        const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + o));
+        const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + o + 32));
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(d + o), lo);
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(d + o + 32), hi);
+    }
+    if (o < len) line_avx2(d + len - 64, s + len - 64);
+}
+
+SHMPI_AVX2_TARGET void pack_avx2(std::byte* dst, Mem src, std::int64_t stride, std::int64_t n, std::size_t len) {
+    for (std::int64_t i = 0; i < n; ++i, dst += len, src = step(src, stride)) {
+        block_avx2(dst, reinterpret_cast<const std::byte*>(src), len);
+    }
+}
+
+SHMPI_AVX2_TARGET void unpack_avx2(Mem dst, std::int64_t stride, const std::byte* src, std::int64_t n, std::size_t len,
+                                   bool stream) {
+    for (std::int64_t i = 0; i < n; ++i, src += len, dst = step(dst, stride)) {
+        auto* d = reinterpret_cast<std::byte*>(dst);
+        stream ? block_streamed_avx2(d, src, len) : block_avx2(d, src, len);
+    }
+    if (stream) _mm_sfence();
+}
+
 #define SHMPI_MASKED_TARGET __attribute__((target("avx512f,avx512bw")))
 
 /// One run of any length: whole lines, then the rest (if any) through a
@@ -99,17 +149,28 @@ SHMPI_MASKED_TARGET const std::byte* unpack_runs_avx512(Mem base, std::int64_t e
     return src;
 }
 
-bool detect() {
-    if (turned_off("SHMPI_WIDE_COPIES")) return false;
+/// The widest moves this CPU has, capped by SHMPI_WIDE_COPIES (0: none,
+/// 256: AVX2 at most, to compare the tiers on one machine).
+Width detect() {
+    const char* env = std::getenv("SHMPI_WIDE_COPIES");
+    if (env != nullptr && std::strcmp(env, "0") == 0) return Width::kNone;
+    const bool cap256 = env != nullptr && std::strcmp(env, "256") == 0;
     __builtin_cpu_init();
-    // (GCC's and Clang's check includes the OS's support for the AVX-512
+    // (GCC's and Clang's checks include the OS's support for the AVX
     // register state.)
-    return __builtin_cpu_supports("avx512f") != 0;
+    if (!cap256 && __builtin_cpu_supports("avx512f") != 0) return Width::k512;
+    if (__builtin_cpu_supports("avx2") != 0) return Width::k256;
+    return Width::kNone;
+}
+
+Width width() {
+    static const Width w = detect();
+    return w;
 }
 
 bool detect_masks() {
     __builtin_cpu_init();
-    return wide_copies() && __builtin_cpu_supports("avx512bw") != 0;
+    return width() == Width::k512 && __builtin_cpu_supports("avx512bw") != 0;
 }
 #endif
 
@@ -131,8 +192,7 @@ bool masked_copies() {
 
 bool wide_copies() {
 #if SHMPI_WIDE_COPIES
-    static const bool has = detect();
-    return has;
+    return width() != Width::kNone;
 #else
     return false;
 #endif
@@ -141,7 +201,8 @@ bool wide_copies() {
 void pack_blocks_wide(std::byte* dst, std::uintptr_t src, std::int64_t stride, std::int64_t n,
                       std::int64_t len) {
 #if SHMPI_WIDE_COPIES
-    pack_avx512(dst, src, stride, n, static_cast<std::size_t>(len));
+    if (width() == Width::k512) return pack_avx512(dst, src, stride, n, static_cast<std::size_t>(len));
+    pack_avx2(dst, src, stride, n, static_cast<std::size_t>(len));
 #else
     for (std::int64_t i = 0; i < n; ++i, dst += len, src = step(src, stride)) {
         std::memcpy(dst, reinterpret_cast<const void*>(src), static_cast<std::size_t>(len));
@@ -152,7 +213,8 @@ void pack_blocks_wide(std::byte* dst, std::uintptr_t src, std::int64_t stride, s
 void unpack_blocks_wide(std::uintptr_t dst, std::int64_t stride, const std::byte* src, std::int64_t n,
                         std::int64_t len, bool stream) {
 #if SHMPI_WIDE_COPIES
-    unpack_avx512(dst, stride, src, n, static_cast<std::size_t>(len), stream);
+    if (width() == Width::k512) return unpack_avx512(dst, stride, src, n, static_cast<std::size_t>(len), stream);
+    unpack_avx2(dst, stride, src, n, static_cast<std::size_t>(len), stream);
 #else
     (void)stream;
     for (std::int64_t i = 0; i < n; ++i, src += len, dst = step(dst, stride)) {

@@ -570,7 +570,10 @@ inline std::string describe(const Spec& s) {
     std::string out = names[s.op];
     auto list = [](const auto& v) {
         std::string r = "{";
-        for (std::size_t i = 0; i < v.size(); ++i) r += (i ? "," : "") + std::to_string(v[i]);
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            if (i > 0) r += ',';
+            r += std::to_string(v[i]);
+        }
         return r + "}";
     };
     switch (s.op) {

@@ -265,9 +265,9 @@ void check_byte_blocks(std::initializer_list<ByteBlocks> shapes, Count count, st
     }
 }
 
-// Blocks longer than 64 bytes move with 64-byte vector moves where the CPU
-// has them (src/dtype/wide_copy.cpp): whole lines, then the block's last 64
-// bytes.  Lengths around multiples of 64, strides that leave the blocks
+// Blocks longer than 64 bytes move with vector moves where the CPU has them
+// (src/dtype/wide_copy.cpp; the suite runs this file with each kind the
+// CPU has): whole lines, then the block's last 64 bytes.  Lengths around multiples of 64, strides that leave the blocks
 // unaligned, a negative stride, and blocks that overlap (which must unpack
 // in type-map order: the later block wins).
 TEST(DtypeRandom, BlocksOfALineAndMore) {
