@@ -3,16 +3,17 @@
 // receive buffer.  A block travels inline with the member's flag (up to
 // 64 B: one cache miss for the root), through the member's cells (up to a
 // cell area), or not at all: it is copied straight between the member's
-// send buffer and the root's receive buffer.  For a Gather (every block the
-// same size, so every member knows where its block goes) the member writes
-// the head of its block into the root's buffer itself (process_vm_writev)
+// send buffer and the root's receive buffer.  Then the member writes the
+// head of its block into the root's buffer itself (process_vm_writev)
 // while the root reads the last 1/n (process_vm_readv): the n CPUs share the
-// copying.  A Gatherv member does not know where its block goes; the root
-// reads those blocks whole.  A root whose receive buffer is typed (a
-// Landing) stores the inline and cell blocks straight into it, and has a
-// Gather's large blocks streamed to it through the members' cells, so that
-// it unpacks each chunk while the member copies the next one in (no dense
-// copy of the block, no pass over it).
+// copying.  A Gather's member knows where its block goes (every block the
+// same size); a Gatherv's root tells its members in a table.  (2 ranks,
+// us, against the root reading each Gatherv block whole: 256 KiB blocks
+// 31-50 against 63-92, 1 MiB 141-177 against 282-372.)  A root whose
+// receive buffer is typed (a Landing) stores the inline and cell blocks
+// straight into it, and has a Gather's large blocks streamed to it through
+// the members' cells, so that it unpacks each chunk while the member
+// copies the next one in (no dense copy of the block, no pass over it).
 //
 // At the call's step s:
 //   1. Every member but the root puts its block (put_block(): claims its
@@ -20,13 +21,17 @@
 //      stores release = s and wakes the root.  A member whose block stays
 //      in its own buffer waits for the root (step 3); the others return.
 //   2. For a Gather of large blocks the root first publishes its receive
-//      buffer's address and the block size (release = s, wakes everyone).
+//      buffer's address and the block size (release = s, wakes everyone);
+//      for a Gatherv where it expects some large block, the address and
+//      size of every block (a TableEntry each, in its line or its cells).
 //   3. A member whose block stays in its buffer waits for the root's release
 //      of s (or, if the root does not split, its gather of s).  If the root
-//      published the same block size, the member writes the head of its
+//      expects the size the member sends, the member writes the head of its
 //      block into the root's buffer; it stores release = s + 1 and
 //      gather = s + 1, wakes the root, and waits for the root's release of
-//      s + 2 + its index (the root is done with its send buffer).
+//      s + 2 + its index (the root is done with its send buffer).  A
+//      member that put its block inline or in its cells stores gather = s
+//      (it may be a reader of the root's line) and returns.
 //   4. The root copies its own block (unless in place), then, member by
 //      member, waits for the release of s and copies the block as that
 //      member published it (its size and carry come from the member, so a
@@ -93,6 +98,39 @@ void stream_out(ShmTeam& shm, std::uint64_t s, const void* send, std::uint64_t b
     }
 }
 
+/// Whether the root of a Gatherv splits the copies of its single-copy
+/// blocks with their members: when it expects some block that large, and
+/// the table of where each block goes fits its cells.
+bool splits(const ShmTeam& shm, const Layout& lay) {
+    if (static_cast<std::uint64_t>(shm.size()) * sizeof(TableEntry) > shm.cell_bytes()) return false;
+    for (int m = 0; m < shm.size(); ++m) {
+        if (m != shm.index() && shm.carry_for(static_cast<std::uint64_t>(lay.size(m))) == ShmTeam::Carry::Direct) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/// A Gatherv root's step 2: the table of the address and size of every
+/// member's block in `out` (TableEntry), in its line when it fits there,
+/// else at the head of its cells.
+void publish_table(ShmTeam& shm, std::uint64_t s, const Layout& lay, std::byte* out) {
+    const std::uint64_t bytes = static_cast<std::uint64_t>(shm.size()) * sizeof(TableEntry);
+    const bool in_line = bytes <= shm::kCollInline;
+    shm.put_line(s, ShmTeam::Readers::all(), bytes,
+                 static_cast<std::uint64_t>(in_line ? ShmTeam::Carry::Inline : ShmTeam::Carry::Cells));
+    std::byte* table = shm.my_line(s).data;
+    if (!in_line) {
+        for (int a = 0; a < static_cast<int>(shm.chunks(bytes)); ++a) shm.claim(a, s, ShmTeam::Readers::all());
+        table = shm.my_cells();
+    }
+    for (int m = 0; m < shm.size(); ++m) {
+        const TableEntry e{reinterpret_cast<std::uint64_t>(out + lay.offset(m)),
+                           static_cast<std::uint64_t>(lay.size(m))};
+        std::memcpy(table + static_cast<std::size_t>(m) * sizeof e, &e, sizeof e);
+    }
+}
+
 void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* recv, const Layout& lay,
                  bool fixed, int root, Landing* land) {
     const std::uint64_t s = shm.begin_call();
@@ -104,30 +142,36 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
         const ShmTeam::Carry carry = shm.put_block(s, send, mine, ShmTeam::Readers::member(root));
         shm.release(s);
         if (carry != ShmTeam::Carry::Direct) {
-            // The root may have published its line for everyone (if its
-            // block size is not ours): say we are done with step s.
-            if (fixed) shm.gather(s);
+            // The root may have published its line for everyone (if some
+            // block is not carried as ours is): say we are done with step s.
+            shm.gather(s);
             shm.notify(root);
             return;
         }
         shm.notify(root);
-        if (!fixed) {
-            shm.wait_gather(root, s);
-            return;
-        }
         // 3.
         shm.wait([&] { return shm.has_released(root, s) || shm.has_gathered(root, s); });
         if (!shm.has_released(root, s)) return;  // the root read it all
         const shm::CollLine& r = shm.line(root, s);
-        if (r.aux == ShmTeam::kStreamed) {
+        if (fixed && r.aux == ShmTeam::kStreamed) {
             stream_out(shm, s, send, std::min(mine, r.bytes), r.bytes, root);
             shm.gather(s);  // (we read the root's line)
             return;
         }
-        if (r.bytes == mine) {
-            shm.write(root, reinterpret_cast<std::byte*>(r.addr) + static_cast<std::uint64_t>(me) * mine, send,
-                      mine - root_share(mine, n));
+        // Where our block goes in the root's buffer, if the root expects
+        // the size we send.
+        std::uint64_t to = 0;
+        if (fixed) {
+            if (r.bytes == mine) to = r.addr + static_cast<std::uint64_t>(me) * mine;
+        } else {
+            TableEntry e{};
+            std::memcpy(&e,
+                        shm.published(root, s, static_cast<std::uint64_t>(n) * sizeof e) +
+                            static_cast<std::size_t>(me) * sizeof e,
+                        sizeof e);
+            if (e.bytes == mine) to = e.where;
         }
+        if (to != 0) shm.write(root, reinterpret_cast<std::byte*>(to), send, mine - root_share(mine, n));
         shm.release(s + 1);
         shm.gather(s + 1);
         shm.notify(root);
@@ -137,20 +181,24 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
     auto* out = static_cast<std::byte*>(recv);
     // 2.
     const auto block = static_cast<std::uint64_t>(lay.block);
-    bool split = fixed && shm.carry_for(block) == ShmTeam::Carry::Direct;
+    bool split = fixed ? shm.carry_for(block) == ShmTeam::Carry::Direct : splits(shm, lay);
     // A typed receive buffer (`land`) takes the blocks that come inline or
     // through the cells in place, and large blocks stream through the
     // members' cells into it (when their chunks fit the call's steps).
     // So do contiguous blocks up to ShmTuning::spread_max in a team with a
     // CPU for each member (every member copies its block into its cells on
     // its own, instead of all of them pinning our pages at once).
-    const bool stream = split && (land != nullptr ? shm.gather_streams() : shm.spreads(block)) &&
+    const bool stream = fixed && split && (land != nullptr ? shm.gather_streams() : shm.spreads(block)) &&
                         shm.steps_fit(static_cast<std::uint64_t>(n) * block, 1);
     if (stream) split = false;
     // Split single copies go to the dense buffer, which the caller unpacks.
     if (split) land = nullptr;
     if (split || stream) {
-        shm.put_line(s, ShmTeam::Readers::all(), block, stream ? ShmTeam::kStreamed : 0, recv);
+        if (fixed) {
+            shm.put_line(s, ShmTeam::Readers::all(), block, stream ? ShmTeam::kStreamed : 0, recv);
+        } else {
+            publish_table(shm, s, lay, out);
+        }
         shm.release(s);
         shm.notify_all();
     }
@@ -204,7 +252,8 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
     if (split) {
         for (int m = 0; m < n; ++m) {
             const shm::CollLine& l = shm.line(m, s);
-            if (m != me && l.bytes == block && static_cast<ShmTeam::Carry>(l.aux) == ShmTeam::Carry::Direct) {
+            if (m != me && l.bytes == static_cast<std::uint64_t>(lay.size(m)) &&
+                static_cast<ShmTeam::Carry>(l.aux) == ShmTeam::Carry::Direct) {
                 shm.wait_release(m, s + 1);
             }
         }

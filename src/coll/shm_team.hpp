@@ -623,8 +623,9 @@ inline ShmTeam* ready(const Team& team) {
 /// differ in size (Alltoallv/w, Scatterv): its block for one reader,
 /// `bytes` long, lies `where` (kInCells + an offset in the cells; the
 /// address of a single copy; kByMessage: it comes as a point-to-point
-/// message).  Written by the sender before its release, read by readers
-/// after it.
+/// message).  A Gatherv root's table (in its line or cells) says the same
+/// of the place in its receive buffer of each member's block.  Written by
+/// the owner before its release, read by readers after it.
 struct TableEntry {
     std::uint64_t where;
     std::uint64_t bytes;
