@@ -23,7 +23,7 @@
 // (AVX2) vector moves where the CPU has them (dtype/wide_copy.hpp), with
 // the baseline fixed-size copies otherwise; types of more than 8 runs move
 // each run as whole lines and one masked store where the CPU has
-// AVX-512BW.
+// AVX-512BW, in 32-byte pieces where it has AVX2.
 //
 // Loops of blocks of 64 bytes or more that move kStreamLoopBytes or more
 // in one call write with non-temporal stores, so the lines they fill are
@@ -410,7 +410,7 @@ inline void runs_loop(const Datatype::Run* r, std::size_t nr, Mem base, std::int
         s = p;
         return;
     }
-    if (D != Dir::Segments && masked_copies()) {
+    if (D != Dir::Segments && wide_copies()) {
         if constexpr (D == Dir::Pack) s = pack_runs_wide(p, base, extent, n, r, nr);
         if constexpr (D == Dir::Unpack) s += unpack_runs_wide(base, extent, n, r, nr, p) - p;
         return;

@@ -112,6 +112,68 @@ SHMPI_AVX2_TARGET void unpack_avx2(Mem dst, std::int64_t stride, const std::byte
     if (stream) _mm_sfence();
 }
 
+/// One run of any length with 32-byte moves and no mask: whole 32-byte
+/// pieces, then the run's last 32 bytes (overlapping the piece before); a
+/// run under 32 bytes moves as two overlapping halves of a power of two
+/// (three single bytes under 4).  Every move stays inside the run.
+SHMPI_AVX2_TARGET inline void run_avx2(std::byte* d, const std::byte* s, std::size_t len) {
+    if (len >= 32) {
+        std::size_t o = 0;
+        for (; o + 32 < len; o += 32) {
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + o),
+                                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + o)));
+        }
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + len - 32),
+                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + len - 32)));
+    } else if (len >= 16) {
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + len - 16));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d), a);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + len - 16), b);
+    } else if (len >= 8) {
+        std::uint64_t a, b;
+        std::memcpy(&a, s, 8);
+        std::memcpy(&b, s + len - 8, 8);
+        std::memcpy(d, &a, 8);
+        std::memcpy(d + len - 8, &b, 8);
+    } else if (len >= 4) {
+        std::uint32_t a, b;
+        std::memcpy(&a, s, 4);
+        std::memcpy(&b, s + len - 4, 4);
+        std::memcpy(d, &a, 4);
+        std::memcpy(d + len - 4, &b, 4);
+    } else if (len > 0) {
+        const std::byte a = s[0], b = s[len / 2], c = s[len - 1];
+        d[0] = a;
+        d[len / 2] = b;
+        d[len - 1] = c;
+    }
+}
+
+SHMPI_AVX2_TARGET std::byte* pack_runs_avx2(std::byte* dst, Mem base, std::int64_t extent, std::int64_t n,
+                                            const Datatype::Run* r, std::size_t nr) {
+    for (std::int64_t i = 0; i < n; ++i, base = step(base, extent)) {
+        for (std::size_t k = 0; k < nr; ++k) {
+            const auto len = static_cast<std::size_t>(r[k].length);
+            run_avx2(dst, reinterpret_cast<const std::byte*>(step(base, r[k].offset)), len);
+            dst += len;
+        }
+    }
+    return dst;
+}
+
+SHMPI_AVX2_TARGET const std::byte* unpack_runs_avx2(Mem base, std::int64_t extent, std::int64_t n,
+                                                    const Datatype::Run* r, std::size_t nr, const std::byte* src) {
+    for (std::int64_t i = 0; i < n; ++i, base = step(base, extent)) {
+        for (std::size_t k = 0; k < nr; ++k) {
+            const auto len = static_cast<std::size_t>(r[k].length);
+            run_avx2(reinterpret_cast<std::byte*>(step(base, r[k].offset)), src, len);
+            src += len;
+        }
+    }
+    return src;
+}
+
 #define SHMPI_MASKED_TARGET __attribute__((target("avx512f,avx512bw")))
 
 /// One run of any length: whole lines, then the rest (if any) through a
@@ -172,6 +234,14 @@ bool detect_masks() {
     __builtin_cpu_init();
     return width() == Width::k512 && __builtin_cpu_supports("avx512bw") != 0;
 }
+
+/// Whether the run loops use AVX-512BW's byte masks (a CPU with AVX-512F
+/// and BW, and SHMPI_WIDE_COPIES not holding the copies to AVX2 or less);
+/// checked once.
+bool masked_copies() {
+    static const bool has = detect_masks();
+    return has;
+}
 #endif
 
 }  // namespace
@@ -179,15 +249,6 @@ bool detect_masks() {
 bool turned_off(const char* var) {
     const char* env = std::getenv(var);
     return env != nullptr && std::strcmp(env, "0") == 0;
-}
-
-bool masked_copies() {
-#if SHMPI_WIDE_COPIES
-    static const bool has = detect_masks();
-    return has;
-#else
-    return false;
-#endif
 }
 
 bool wide_copies() {
@@ -226,20 +287,22 @@ void unpack_blocks_wide(std::uintptr_t dst, std::int64_t stride, const std::byte
 std::byte* pack_runs_wide(std::byte* dst, std::uintptr_t base, std::int64_t extent, std::int64_t n,
                           const Datatype::Run* r, std::size_t nr) {
 #if SHMPI_WIDE_COPIES
-    return pack_runs_avx512(dst, base, extent, n, r, nr);
+    if (masked_copies()) return pack_runs_avx512(dst, base, extent, n, r, nr);
+    return pack_runs_avx2(dst, base, extent, n, r, nr);
 #else
     (void)dst, (void)base, (void)extent, (void)n, (void)r, (void)nr;
-    std::abort();  // masked_copies() is false here
+    std::abort();  // wide_copies() is false here
 #endif
 }
 
 const std::byte* unpack_runs_wide(std::uintptr_t base, std::int64_t extent, std::int64_t n, const Datatype::Run* r,
                                   std::size_t nr, const std::byte* src) {
 #if SHMPI_WIDE_COPIES
-    return unpack_runs_avx512(base, extent, n, r, nr, src);
+    if (masked_copies()) return unpack_runs_avx512(base, extent, n, r, nr, src);
+    return unpack_runs_avx2(base, extent, n, r, nr, src);
 #else
     (void)base, (void)extent, (void)n, (void)r, (void)nr, (void)src;
-    std::abort();  // masked_copies() is false here
+    std::abort();  // wide_copies() is false here
 #endif
 }
 

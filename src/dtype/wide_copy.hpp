@@ -21,7 +21,12 @@
 // run's length but the line count.  On the 2-CPU AMD VM an indexed type of
 // 64 runs of 32 to 224 bytes went from 0.58-0.64x to 0.74-0.81x a memcpy
 // of the packed bytes in cache (alternating runs of one binary,
-// SHMPI_WIDE_COPIES=0 against 1).
+// SHMPI_WIDE_COPIES=0 against 1).  With AVX2 alone each run moves in
+// 32-byte pieces and one overlapping last piece (shorter runs as two
+// overlapping halves): on the AMD VM without AVX-512, three alternating
+// rounds, packs of that indexed type went from 0.54-0.58x to 0.63-0.65x in
+// cache and from 0.80-0.85x to 0.88-0.92x at 8 MiB; unpacks from
+// 0.57-0.69x to 0.60-0.62x and from 0.82-0.84x to 0.86-0.89x.
 //
 // SHMPI_WIDE_COPIES=0 keeps the baseline loops, and =256 the AVX2 moves on
 // a CPU that has AVX-512F too: each can be compared, and tested, on any
@@ -58,17 +63,13 @@ void pack_blocks_wide(std::byte* dst, std::uintptr_t src, std::int64_t stride, s
 void unpack_blocks_wide(std::uintptr_t dst, std::int64_t stride, const std::byte* src, std::int64_t n,
                         std::int64_t len, bool stream);
 
-/// True when this CPU has AVX-512F and AVX-512BW (byte masks), which the
-/// run loops below need, and SHMPI_WIDE_COPIES does not hold the copies to
-/// AVX2 or less; checked once.
-bool masked_copies();
-
 /// Packs `n` elements, `extent` bytes apart from address `base`, each the
-/// `nr` runs `r` (in type-map order), back to back into `dst`.  Each run
-/// moves as whole 64-byte lines and one masked load and store of the rest,
-/// whose only branch on the run's length is the line count (the baseline
-/// copies branch on it three ways and loop in 32-byte steps).  Returns the
-/// end of what it wrote.
+/// `nr` runs `r` (in type-map order), back to back into `dst`.  With
+/// AVX-512BW each run moves as whole 64-byte lines and one masked load and
+/// store of the rest, whose only branch on the run's length is the line
+/// count; with AVX2, as 32-byte pieces and an overlapping last one (the
+/// baseline copies loop in 16-byte pairs).  Returns the end of what it
+/// wrote.
 std::byte* pack_runs_wide(std::byte* dst, std::uintptr_t base, std::int64_t extent, std::int64_t n,
                           const Datatype::Run* r, std::size_t nr);
 
