@@ -282,7 +282,7 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
     }
     const std::uint64_t s = shm->begin_call();
     shm->put_line(s, ShmTeam::Readers::all(), used, static_cast<std::uint64_t>(ShmTeam::Carry::Cells));
-    for (int a = 0; a < static_cast<int>(shm->chunks(used)); ++a) shm->claim(a, s, ShmTeam::Readers::all());
+    shm->claim_cells(s, ShmTeam::Readers::all(), used);
     std::byte* cells = shm->my_cells();
     std::uint64_t end = table_bytes;
     bool lent = false;  // some block of ours is read straight out of our memory

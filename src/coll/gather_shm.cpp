@@ -121,7 +121,7 @@ void publish_table(ShmTeam& shm, std::uint64_t s, const Layout& lay, std::byte* 
                  static_cast<std::uint64_t>(in_line ? ShmTeam::Carry::Inline : ShmTeam::Carry::Cells));
     std::byte* table = shm.my_line(s).data;
     if (!in_line) {
-        for (int a = 0; a < static_cast<int>(shm.chunks(bytes)); ++a) shm.claim(a, s, ShmTeam::Readers::all());
+        shm.claim_cells(s, ShmTeam::Readers::all(), bytes);
         table = shm.my_cells();
     }
     for (int m = 0; m < shm.size(); ++m) {

@@ -234,7 +234,7 @@ bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
             for (int r = 0; r < n; ++r) where_of(r, used);
             const std::uint64_t s = shm->begin_call();
             shm->put_line(s, ShmTeam::Readers::all(), used, static_cast<std::uint64_t>(ShmTeam::Carry::Cells));
-            for (int a = 0; a < static_cast<int>(shm->chunks(used)); ++a) shm->claim(a, s, ShmTeam::Readers::all());
+            shm->claim_cells(s, ShmTeam::Readers::all(), used);
             std::byte* cells = shm->my_cells();
             std::uint64_t end = table_bytes;
             bool lent = false;  // some block is read straight out of our buffer

@@ -529,7 +529,7 @@ ShmTeam::Carry ShmTeam::put_block(std::uint64_t step, const void* src, std::uint
             break;
         case Carry::Cells:
             // (Only the slots the block covers.)
-            for (int a = 0; a < static_cast<int>(chunks(bytes)); ++a) claim(a, step, readers);
+            claim_cells(step, readers, bytes);
             put(my_cells());
             break;
         case Carry::Direct:

@@ -377,6 +377,10 @@ public:
     }
     /// claim() for every area (an algorithm that uses all the cells).
     void claim_all(std::uint64_t step, Readers readers);
+    /// claim() for the slots the first `bytes` of this member's cells cover.
+    void claim_cells(std::uint64_t step, Readers readers, std::uint64_t bytes) {
+        for (int a = 0; a < static_cast<int>(chunks(bytes)); ++a) claim(a, step, readers);
+    }
 
     // ---- trees ----
 
