@@ -214,8 +214,8 @@ SHMPI_MASKED_TARGET const std::byte* unpack_runs_avx512(Mem base, std::int64_t e
 /// The widest moves this CPU has, capped by SHMPI_WIDE_COPIES (0: none,
 /// 256: AVX2 at most, to compare the tiers on one machine).
 Width detect() {
+    if (turned_off("SHMPI_WIDE_COPIES")) return Width::kNone;
     const char* env = std::getenv("SHMPI_WIDE_COPIES");
-    if (env != nullptr && std::strcmp(env, "0") == 0) return Width::kNone;
     const bool cap256 = env != nullptr && std::strcmp(env, "256") == 0;
     __builtin_cpu_init();
     // (GCC's and Clang's checks include the OS's support for the AVX
@@ -230,16 +230,11 @@ Width width() {
     return w;
 }
 
-bool detect_masks() {
-    __builtin_cpu_init();
-    return width() == Width::k512 && __builtin_cpu_supports("avx512bw") != 0;
-}
-
 /// Whether the run loops use AVX-512BW's byte masks (a CPU with AVX-512F
 /// and BW, and SHMPI_WIDE_COPIES not holding the copies to AVX2 or less);
-/// checked once.
+/// checked once.  (width() has run __builtin_cpu_init().)
 bool masked_copies() {
-    static const bool has = detect_masks();
+    static const bool has = width() == Width::k512 && __builtin_cpu_supports("avx512bw") != 0;
     return has;
 }
 #endif
