@@ -35,16 +35,6 @@
 namespace shmpi::coll {
 namespace {
 
-/// Everyone's blocks: a Blocks table, or every block `block` bytes at
-/// m * block (no table to build for a plain allgather).
-struct Layout {
-    const std::int64_t* bytes = nullptr;
-    const std::int64_t* offsets = nullptr;
-    std::int64_t block = 0;
-    std::int64_t size(int m) const { return bytes != nullptr ? bytes[m] : block; }
-    std::int64_t offset(int m) const { return offsets != nullptr ? offsets[m] : m * block; }
-};
-
 /// Stores `n` bytes at `from` as bytes [off, off + n) of `land`.
 void land_at(Landing& land, std::uint64_t off, const void* from, std::uint64_t n) {
     land.store(land.state, static_cast<std::int64_t>(off), from, static_cast<std::int64_t>(n));
@@ -72,8 +62,8 @@ void own_block(ShmTeam& shm, Source& mine, std::byte* at, std::uint64_t off, std
     }
 }
 
-void allgather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* recv, const Layout& lay,
-                    int my_rank, Landing* land, Source* mine) {
+void allgather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* recv, const Blocks& lay, int my_rank,
+                    Landing* land, Source* mine) {
     const std::uint64_t s = shm.begin_call();
     const int me = shm.index();
     const int n = shm.size();
@@ -199,7 +189,7 @@ bool allgather_shm(const Team& team, const void* send, std::int64_t block, void*
     // copies through the piece buffer (read_into()), which measured faster
     // than copying them into the dense buffer and unpacking that whole
     // (1 MiB at 2 ranks: 382-390 against 414-436 us).
-    allgather_core(*shm, send, block, recv, Layout{nullptr, nullptr, block}, team.rank, land, mine);
+    allgather_core(*shm, send, block, recv, Blocks{nullptr, nullptr, block}, team.rank, land, mine);
     return true;
 }
 
@@ -221,8 +211,7 @@ bool allgatherv_shm(const Team& team, const void* send, std::int64_t send_bytes,
         }
         return true;
     }
-    allgather_core(*shm, send, send_bytes, recv, Layout{blocks.bytes, blocks.offsets, 0}, team.rank, nullptr,
-                   nullptr);
+    allgather_core(*shm, send, send_bytes, recv, blocks, team.rank, nullptr, nullptr);
     return true;
 }
 

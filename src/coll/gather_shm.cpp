@@ -62,16 +62,6 @@
 namespace shmpi::coll {
 namespace {
 
-/// The root's blocks: a Blocks table, or every block `block` bytes at
-/// m * block (no table to build for a plain gather).
-struct Layout {
-    const std::int64_t* bytes = nullptr;
-    const std::int64_t* offsets = nullptr;
-    std::int64_t block = 0;
-    std::int64_t size(int m) const { return bytes != nullptr ? bytes[m] : block; }
-    std::int64_t offset(int m) const { return offsets != nullptr ? offsets[m] : m * block; }
-};
-
 /// The part of a block of `bytes` the root reads itself when it splits the
 /// copy with the member (the member writes the rest).
 std::uint64_t root_share(std::uint64_t bytes, int n) { return bytes / static_cast<std::uint64_t>(n); }
@@ -101,7 +91,7 @@ void stream_out(ShmTeam& shm, std::uint64_t s, const void* send, std::uint64_t b
 /// Whether the root of a Gatherv splits the copies of its single-copy
 /// blocks with their members: when it expects some block that large, and
 /// the table of where each block goes fits its cells.
-bool splits(const ShmTeam& shm, const Layout& lay) {
+bool splits(const ShmTeam& shm, const Blocks& lay) {
     if (static_cast<std::uint64_t>(shm.size()) * sizeof(TableEntry) > shm.cell_bytes()) return false;
     for (int m = 0; m < shm.size(); ++m) {
         if (m != shm.index() && shm.carry_for(static_cast<std::uint64_t>(lay.size(m))) == ShmTeam::Carry::Direct) {
@@ -114,7 +104,7 @@ bool splits(const ShmTeam& shm, const Layout& lay) {
 /// A Gatherv root's step 2: the table of the address and size of every
 /// member's block in `out` (TableEntry), in its line when it fits there,
 /// else at the head of its cells.
-void publish_table(ShmTeam& shm, std::uint64_t s, const Layout& lay, std::byte* out) {
+void publish_table(ShmTeam& shm, std::uint64_t s, const Blocks& lay, std::byte* out) {
     const std::uint64_t bytes = static_cast<std::uint64_t>(shm.size()) * sizeof(TableEntry);
     const bool in_line = bytes <= shm::kCollInline;
     shm.put_line(s, ShmTeam::Readers::all(), bytes,
@@ -131,8 +121,8 @@ void publish_table(ShmTeam& shm, std::uint64_t s, const Layout& lay, std::byte* 
     }
 }
 
-void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* recv, const Layout& lay,
-                 bool fixed, int root, Landing* land) {
+void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* recv, const Blocks& lay, bool fixed,
+                 int root, Landing* land) {
     const std::uint64_t s = shm.begin_call();
     const int me = shm.index();
     const int n = shm.size();
@@ -281,7 +271,7 @@ bool gather_shm(const Team& team, const void* send, std::int64_t block, void* re
         if (land != nullptr) land->filled = true;
         return true;
     }
-    gather_core(*shm, send, block, recv, Layout{nullptr, nullptr, block}, true, root, land);
+    gather_core(*shm, send, block, recv, Blocks{nullptr, nullptr, block}, true, root, land);
     return true;
 }
 
@@ -302,7 +292,7 @@ bool gatherv_shm(const Team& team, const void* send, std::int64_t send_bytes, vo
         }
         return true;
     }
-    gather_core(*shm, send, send_bytes, recv, Layout{blocks.bytes, blocks.offsets, 0}, false, root, nullptr);
+    gather_core(*shm, send, send_bytes, recv, blocks, false, root, nullptr);
     return true;
 }
 

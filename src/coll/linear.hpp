@@ -51,10 +51,15 @@ struct Datatype;
 
 namespace shmpi::coll {
 
-/// Per-rank blocks of a gather or scatter buffer (arrays of team.size).
+/// Per-rank blocks of a gather or scatter buffer (arrays of team.size), or,
+/// without arrays, every block `block` bytes at m * block (a plain Gather
+/// or Allgather: no table to build).
 struct Blocks {
     const std::int64_t* bytes = nullptr;
     const std::int64_t* offsets = nullptr;
+    std::int64_t block = 0;
+    std::int64_t size(int m) const { return bytes != nullptr ? bytes[m] : block; }
+    std::int64_t offset(int m) const { return offsets != nullptr ? offsets[m] : m * block; }
 };
 
 void barrier_linear(const Team& team);
