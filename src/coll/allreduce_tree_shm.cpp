@@ -35,11 +35,7 @@ bool allreduce_shm_tree(const Team& team, const void* send, void* recv, std::int
     if (!shm->steps_fit(static_cast<std::uint64_t>(count), static_cast<std::size_t>(red.elem_bytes)))
         return false;
     const auto bytes = static_cast<std::size_t>(count * red.elem_bytes);
-    if (shm->size() == 1) {
-        if (bytes > 0 && send != recv) std::memcpy(recv, send, bytes);
-        return true;
-    }
-    if (count == 0) return true;
+    if (reduction_needs_nobody(*shm, send, recv, bytes)) return true;
     const std::uint64_t s = shm->begin_call();
 
     if (bytes <= shm::kCollInline && shm->size() <= shm->tuning().flat_max) {

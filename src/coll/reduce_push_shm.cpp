@@ -90,11 +90,7 @@ bool push_reduce(const Team& team, const void* send, void* recv, std::int64_t co
     const std::int64_t per = chunk_elems(bytes, eb, depth);
     const std::int64_t chunks = ceil_div(count, per);
     if (static_cast<std::uint64_t>(chunks) + 1 >= ShmTeam::kMaxSteps) return false;
-    if (shm->size() == 1) {
-        if (bytes > 0 && send != recv) std::memcpy(recv, send, bytes);
-        return true;
-    }
-    if (count == 0) return true;
+    if (reduction_needs_nobody(*shm, send, recv, bytes)) return true;
 
     const std::uint64_t s = shm->begin_call();
     const int me = shm->index();

@@ -126,11 +126,7 @@ bool allreduce_shm_rsag(const Team& team, const void* send, void* recv, std::int
     ShmTeam* shm = nullptr;
     if (!usable(team, red, shm)) return false;
     const std::int64_t eb = red.elem_bytes;
-    if (shm->size() == 1) {
-        if (count > 0 && send != recv) std::memcpy(recv, send, static_cast<std::size_t>(count * eb));
-        return true;
-    }
-    if (count == 0) return true;
+    if (reduction_needs_nobody(*shm, send, recv, static_cast<std::size_t>(count * eb))) return true;
     const std::uint64_t s = shm->begin_call();
     const Slices sl(count, shm->size());
     const int me = shm->index();
@@ -168,11 +164,7 @@ bool reduce_shm_rsag(const Team& team, const void* send, void* recv, std::int64_
     ShmTeam* shm = nullptr;
     if (!usable(team, red, shm)) return false;
     const std::int64_t eb = red.elem_bytes;
-    if (shm->size() == 1) {
-        if (count > 0 && send != recv) std::memcpy(recv, send, static_cast<std::size_t>(count * eb));
-        return true;
-    }
-    if (count == 0) return true;
+    if (reduction_needs_nobody(*shm, send, recv, static_cast<std::size_t>(count * eb))) return true;
     const std::uint64_t s = shm->begin_call();
     const Slices sl(count, shm->size());
     const int me = shm->index();

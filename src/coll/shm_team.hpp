@@ -617,6 +617,17 @@ inline ShmTeam* ready(const Team& team) {
     return team.shm;
 }
 
+/// What a reduction (Reduce, Allreduce) does without an algorithm: with
+/// one member, `recv` = `send` (`bytes` of it); with nothing to fold,
+/// nothing.  True when that was the whole call.
+inline bool reduction_needs_nobody(const ShmTeam& shm, const void* send, void* recv, std::size_t bytes) {
+    if (shm.size() == 1) {
+        if (bytes > 0 && send != recv) std::memcpy(recv, send, bytes);
+        return true;
+    }
+    return bytes == 0;
+}
+
 /// The error for a message whose two sides disagree on its size: member
 /// `from` published `got` bytes where member `me` expected `want`.
 /// MPI_ERR_TRUNCATE when more came than expected, MPI_ERR_COUNT when less.
