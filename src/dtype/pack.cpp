@@ -285,14 +285,17 @@ template <Dir D>
 inline void strided_loop(Mem m, std::int64_t stride, std::int64_t n, std::int64_t len, std::byte*& s) {
     // (n * len cannot overflow: the bytes are in memory.)
     const bool long_loop = n * len >= kStreamLoopBytes;
-    // Wide moves for blocks longer than a line.  (A one-line block copies
-    // as fast or a little faster with the baseline's four 16-byte moves:
-    // in cache 0.87 against 0.83x memcpy.)
-    const bool wide = len > kLineBytes && wide_copies();
+    // Wide moves for blocks longer than a line, and for blocks of one line
+    // where that is faster than the baseline's moves (wide_single_lines()).
+    const bool wide = (len > kLineBytes || (len == kLineBytes && wide_single_lines())) && wide_copies();
     if constexpr (D == Dir::Pack) {
         // (A block is at least a line, and the gaps at most two blocks:
         // wider gaps are not worth reading.)
         if (long_loop && len >= kLineBytes && stride >= len && stride <= 3 * len && streamed_packs()) {
+            if (pack_lines_streamed(s, m, stride, n, len)) {
+                s += n * len;
+                return;
+            }
             return pack_streaming(m, stride, n, len, s);
         }
         if (t_large_source && len >= kAheadBlock && (stride >= len || stride <= -len)) {

@@ -1,5 +1,6 @@
 // Block copies with vector moves, for the pack engine's loops over blocks
-// longer than 64 bytes and over many runs.
+// longer than 64 bytes (of 64 bytes too with AVX2: wide_single_lines())
+// and over many runs.
 //
 // The library is built for the baseline x86-64 instruction set, where a
 // fixed-size copy moves 16 bytes at a time.  On a CPU with AVX-512F one
@@ -12,9 +13,14 @@
 // client cores) moves a line as two 32-byte halves: on the 2-CPU AMD VM,
 // four alternating rounds, packs of 128 and 256-byte blocks in cache went
 // from 0.72-0.81x to 0.85-0.97x, of 512 B to 4 KiB from 0.86-1.03x to
-// 0.97-1.16x; unpacks stayed within the noise.  wide_copies() says, once
-// per process, whether the CPU has either; the pack engine keeps its
-// baseline loops otherwise.
+// 0.97-1.16x; unpacks stayed within the noise.  Blocks of one to four
+// whole lines then got loops of their own (no branch per block), and with
+// AVX2 one-line blocks go wide too: four alternating rounds, in cache, 64 B
+// blocks 0.73-0.81x -> 0.86-0.93x (pack) and 0.76-0.81x -> 0.93-0.96x
+// (unpack), 128 and 256 B unpacks 0.71-0.84x -> 0.90-1.01x; 8 MiB packs of
+// 64 to 256 B blocks (pack_lines_streamed()) 0.69-0.82x -> 0.78-1.05x.
+// wide_copies() says, once per process, whether the CPU has either; the
+// pack engine keeps its baseline loops otherwise.
 //
 // With AVX-512BW as well, types of many runs (indexed, struct) move each
 // run as whole lines and one masked store of its rest: no branch on the
@@ -49,11 +55,24 @@ bool turned_off(const char* var);
 /// AVX2); checked once.  Always false elsewhere.
 bool wide_copies();
 
+/// True when blocks of exactly one line (64 bytes) should go through the
+/// functions below too: with AVX2 (two 32-byte moves against the
+/// baseline's four 16-byte ones; in cache on the 2-CPU AMD VM 0.96-1.05x
+/// against 0.76-0.80x a memcpy of the packed bytes).  With AVX-512F the
+/// baseline did as well on the Intel Xeon VM (0.87 against 0.83x).
+bool wide_single_lines();
+
 /// Packs `n` blocks of `len` bytes (len >= 64), `stride` bytes apart from
 /// address `src`, back to back into `dst`.  Addresses are integers: `src`
 /// may be MPI_BOTTOM-based.
 void pack_blocks_wide(std::byte* dst, std::uintptr_t src, std::int64_t stride, std::int64_t n,
                       std::int64_t len);
+
+/// Packs as pack_blocks_wide() does, with non-temporal stores and a store
+/// fence at the end, where this CPU's moves are AVX2, `len` is 64, 128, 192
+/// or 256 and `dst` is 32-byte aligned; returns false, having done nothing,
+/// otherwise.  For packs too large for the caches.
+bool pack_lines_streamed(std::byte* dst, std::uintptr_t src, std::int64_t stride, std::int64_t n, std::int64_t len);
 
 /// The reverse: `n` blocks of `len` bytes (len >= 64) from `src`, back to
 /// back, into memory at `dst`, `stride` bytes apart, in block order.  With

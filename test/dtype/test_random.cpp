@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <random>
 
 #include "../sanitizers.hpp"
@@ -43,10 +44,17 @@ void check_pack(const ref::Map& m, const Datatype& t, std::int64_t count, std::m
     const auto total = static_cast<std::int64_t>(want.size());
     ASSERT_EQ(total, count * t.size);
 
-    std::vector<std::byte> got(want.size() + 1);
-    shmpi::dtype::pack(t, a.base(), count, got.data());
-    ASSERT_TRUE(std::equal(want.begin(), want.end(), reinterpret_cast<const unsigned char*>(got.data())))
-        << "whole pack";
+    // Whole, into a stream that starts on a cache line and into one that
+    // starts 8 bytes past it (the large packs' non-temporal stores take
+    // aligned streams only, src/dtype/wide_copy.cpp).
+    std::vector<std::byte> got(want.size() + 64 + 8);
+    const auto line_up = (64 - reinterpret_cast<std::uintptr_t>(got.data()) % 64) % 64;
+    for (const std::size_t skew : {std::size_t{0}, std::size_t{8}}) {
+        std::byte* at = got.data() + line_up + skew;
+        shmpi::dtype::pack(t, a.base(), count, at);
+        ASSERT_TRUE(std::equal(want.begin(), want.end(), reinterpret_cast<const unsigned char*>(at)))
+            << "whole pack, " << skew << " bytes past a line";
+    }
 
     // Resumed in random pieces, each read plainly or prefetching ahead (as
     // the pieces of a large message are).
@@ -267,27 +275,46 @@ void check_byte_blocks(std::initializer_list<ByteBlocks> shapes, Count count, st
 
 // Blocks longer than 64 bytes move with vector moves where the CPU has them
 // (src/dtype/wide_copy.cpp; the suite runs this file with each kind the
-// CPU has): whole lines, then the block's last 64 bytes.  Lengths around multiples of 64, strides that leave the blocks
-// unaligned, a negative stride, and blocks that overlap (which must unpack
-// in type-map order: the later block wins).
+// CPU has): whole lines, then the block's last 64 bytes; blocks of 1 to 4
+// whole lines (64, 128, 192, 256 bytes) in loops of their own with AVX2,
+// one-line blocks too.  Lengths around multiples of 64, strides that leave
+// the blocks unaligned, negative strides, and blocks that overlap (which
+// must unpack in type-map order: the later block wins).
 TEST(DtypeRandom, BlocksOfALineAndMore) {
     check_byte_blocks(
-        {{64, 64}, {64, 72}, {65, 130}, {127, 129}, {128, -200}, {200, 150}, {1000, 1003}, {1024, -2048}},
+        {{64, 64},
+         {64, 72},
+         {64, -100},
+         {64, 40},
+         {65, 130},
+         {127, 129},
+         {128, -200},
+         {128, 136},
+         {128, 96},
+         {192, 400},
+         {192, -193},
+         {256, 264},
+         {256, 200},
+         {256, -512},
+         {200, 150},
+         {1000, 1003},
+         {1024, -2048}},
         [](const ByteBlocks&) { return 37; }, 2, 13);
 }
 
 // Vector loops that move 4 MiB or more unpack with non-temporal stores
 // (src/dtype/pack.cpp, src/dtype/wide_copy.cpp), and pack with them and
-// prefetches when the gaps are at most two blocks: blocks whole and
-// unaligned, short tails, gaps of one and of two blocks, a negative
-// stride, and the pieces that resume inside them.  (Each shape moves 4 MiB
+// prefetches when the gaps are at most two blocks (with AVX2, blocks of 1
+// to 4 whole lines into an aligned stream in loops of their own): blocks
+// whole and unaligned, short tails, gaps of one and of two blocks, a
+// negative stride, and the pieces that resume inside them.  (Each shape moves 4 MiB
 // several times: under TSan, seconds each.)  Not under TSan: the test has
 // one thread, so TSan has nothing to check, and it took 66 s there (ASan
 // runs it).
 TEST(DtypeRandom, LargeVectorsUnpackAroundTheCaches) {
     if (shmpi_test::kThreadSanitizer) GTEST_SKIP() << "one thread: nothing for TSan to check (ASan runs it)";
     check_byte_blocks(
-        {{64, 128}, {72, 200}, {100, -228}, {4096, 8192}, {65, 195}},
+        {{64, 128}, {72, 200}, {100, -228}, {4096, 8192}, {65, 195}, {128, 384}},
         [](const ByteBlocks& b) { return (4 << 20) / b.blocklen + 3; }, 1, 11);
 }
 
