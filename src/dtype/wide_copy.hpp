@@ -57,9 +57,10 @@ bool wide_copies();
 
 /// True when blocks of exactly one line (64 bytes) should go through the
 /// functions below too: with AVX2 (two 32-byte moves against the
-/// baseline's four 16-byte ones; in cache on the 2-CPU AMD VM 0.96-1.05x
-/// against 0.76-0.80x a memcpy of the packed bytes).  With AVX-512F the
-/// baseline did as well on the Intel Xeon VM (0.87 against 0.83x).
+/// baseline's four 16-byte ones; packs in cache on the 2-CPU AMD VM
+/// 0.86-0.93x against 0.73-0.81x a memcpy of the packed bytes).  With
+/// AVX-512F the baseline did as well on the Intel Xeon VM (0.87 against
+/// 0.83x).
 bool wide_single_lines();
 
 /// Packs `n` blocks of `len` bytes (len >= 64), `stride` bytes apart from
