@@ -100,9 +100,10 @@ SHMPI_AVX2_TARGET inline void block_streamed_avx2(std::byte* d, const std::byte*
 /// Blocks of N bytes, a few whole lines: the loops below with the line
 /// count fixed, so that a block costs no branch of its own.  A block of
 /// one to four lines takes about as long as the loop's own work, and each
-/// taken branch counts: on the 2-CPU AMD VM, in cache, blocks of 64 to 256
-/// bytes at a stride of twice the block moved at 0.96-1.05x a memcpy of
-/// the packed bytes this way against 0.69-0.92x through block_avx2().
+/// taken branch counts: on the 2-CPU AMD VM, in cache, at a stride of
+/// twice the block, `dtype_pack`'s packs of 64-byte blocks moved at
+/// 0.86-0.93x a memcpy of the packed bytes this way against 0.73-0.81x,
+/// its unpacks of 128-byte blocks at 0.94-0.99x against 0.71-0.74x.
 template <std::size_t N>
 SHMPI_AVX2_TARGET void pack_lines_avx2(std::byte* dst, Mem src, std::int64_t stride, std::int64_t n) {
     for (std::int64_t i = 0; i < n; ++i, dst += N, src = step(src, stride)) {
@@ -122,9 +123,10 @@ SHMPI_AVX2_TARGET void unpack_lines_avx2(Mem dst, std::int64_t stride, const std
 /// pack_lines_avx2() with non-temporal stores (`dst` 32-byte aligned), for
 /// packs too large to stay in cache.  No software prefetches: on the 2-CPU
 /// AMD VM, 8 MiB of 64 to 256-byte blocks at a stride of twice the block
-/// (twelve rounds, medians) moved at 0.79-0.89x memcpy this way, 0.70-0.79x
-/// with the 16-byte stream stores and the prefetch sweep of pack.cpp's
-/// pack_streaming(), and 0.68-0.74x with both the sweep and these stores.
+/// (a standalone copy of the loops, medians of twelve rounds) moved at
+/// 0.79-0.89x memcpy this way, 0.70-0.79x with the 16-byte stream stores
+/// and the prefetch sweep of pack.cpp's pack_streaming(), and 0.68-0.74x
+/// with both the sweep and these stores.
 template <std::size_t N>
 SHMPI_AVX2_TARGET void pack_lines_streamed_avx2(std::byte* dst, Mem src, std::int64_t stride, std::int64_t n) {
     for (std::int64_t i = 0; i < n; ++i, dst += N, src = step(src, stride)) {
