@@ -82,18 +82,21 @@ SHMPI_AVX2_TARGET inline void block_avx2(std::byte* d, const std::byte* s, std::
     if (o < len) line_avx2(d + len - 64, s + len - 64);
 }
 
+/// line_avx2() with non-temporal stores: `d` must be 32-byte aligned.
+SHMPI_AVX2_TARGET inline void stream_line_avx2(std::byte* d, const std::byte* s) {
+    const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
+    const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 32));
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(d), lo);
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(d + 32), hi);
+}
+
 /// block_streamed() in 32-byte halves: the lines it fills whole are
 /// 64-byte aligned, so each half is aligned as the stream store needs.
 SHMPI_AVX2_TARGET inline void block_streamed_avx2(std::byte* d, const std::byte* s, std::size_t len) {
     const std::size_t head = (64 - (reinterpret_cast<std::uintptr_t>(d) & 63)) & 63;
     if (head != 0) line_avx2(d, s);
     std::size_t o = head;
-    for (; o + 64 <= len; o += 64) {
-        const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + o));
-        const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + o + 32));
-        _mm256_stream_si256(reinterpret_cast<__m256i*>(d + o), lo);
-        _mm256_stream_si256(reinterpret_cast<__m256i*>(d + o + 32), hi);
-    }
+    for (; o + 64 <= len; o += 64) stream_line_avx2(d + o, s + o);
     if (o < len) line_avx2(d + len - 64, s + len - 64);
 }
 
@@ -130,13 +133,9 @@ SHMPI_AVX2_TARGET void unpack_lines_avx2(Mem dst, std::int64_t stride, const std
 template <std::size_t N>
 SHMPI_AVX2_TARGET void pack_lines_streamed_avx2(std::byte* dst, Mem src, std::int64_t stride, std::int64_t n) {
     for (std::int64_t i = 0; i < n; ++i, dst += N, src = step(src, stride)) {
-        const auto* s = reinterpret_cast<const std::byte*>(src);
 #pragma GCC unroll 4
         for (std::size_t o = 0; o < N; o += 64) {
-            const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + o));
-            const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + o + 32));
-            _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + o), lo);
-            _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + o + 32), hi);
+            stream_line_avx2(dst + o, reinterpret_cast<const std::byte*>(src) + o);
         }
     }
     // Orders the weakly ordered stores before whatever publishes `dst`.
