@@ -1,7 +1,22 @@
 // Which shared-memory variant runs a call that asked for "shm": by size,
-// the same choice on every member (sizes agree, and single_copy() is the
-// same everywhere).  The thresholds are ShmTuning's (SHMPI_COLL_SHM_DIRECT,
-// SHMPI_COLL_SHM_RSAG); docs/DESIGN.md explains them.
+// the same choice on every member (sizes agree, and single_copy() and
+// kernel_copies_slow() are the same everywhere).  The thresholds are
+// ShmTuning's (SHMPI_COLL_SHM_DIRECT, SHMPI_COLL_SHM_RSAG); docs/DESIGN.md
+// explains them.  Where mpirun found the kernel's copies slow
+// (SHMPI_KERNEL_COPIES, tools/launcher/copy_probe.hpp), Bcast, Allreduce
+// and the Reduce of up to 4 members keep the tree at every size: the single
+// copies (one kernel copy) lose to the cells (two memcpy) there.  Measured
+// on the 2-CPU AMD EPYC VM whose kernel copies 64 KiB-1 MiB 3-5 times
+// slower than memcpy, coll_bench, us, tree against the other default, in
+// alternating rounds:
+//   Reduce 1 MiB: 2 ranks 95-105 / 151-157 (push), 4 ranks 354-532 /
+//     499-778 in 4 of 5 rounds, 8 ranks even (1007-1326 / 1040-1414);
+//     4 MiB, 8 ranks: 5197-7212 / 5288-5970, so push stays there;
+//   Allreduce: 2 ranks 1 MiB 150-180 / 189-203 (rsag), 4 ranks 1 MiB
+//     620-678 / 851-1364, 8 ranks 1 MiB 1926-2282 / 2711-3332 (push) and
+//     4 MiB 8795-9390 / 11648-13126;
+//   Bcast, 2 ranks (the cells by SHMPI_CMA=0): 64 KiB 5.3-5.4 / 8.2-11.7
+//     (direct), 1 MiB 97-104 / 102-134.
 #include "coll/shm_team.hpp"
 
 namespace shmpi::coll {
@@ -16,7 +31,8 @@ bool bcast_shm(const Team& team, void* buf, std::int64_t bytes, int root, Landin
     // Our reading: readers that pin the same pages of the root's buffer at
     // once queue on them (unproven), where the tree's levels copy different
     // cells in parallel.
-    if (shm->size() == 2 && bytes >= shm->tuning().direct_min && shm->single_copy()) {
+    if (shm->size() == 2 && bytes >= shm->tuning().direct_min && !shm->kernel_copies_slow() &&
+        shm->single_copy()) {
         return bcast_shm_direct(team, buf, bytes, root, land, source);
     }
     return bcast_shm_tree(team, buf, bytes, root, land, source);
@@ -27,8 +43,12 @@ bool reduce_shm(const Team& team, const void* send, void* recv, std::int64_t cou
     ShmTeam* shm = ready(team);
     if (shm == nullptr) return false;
     // Measured on 2 CPUs (docs/COLLECTIVES.md): the tree wins up to 128 KiB
-    // at 2, 4 and 8 members; push from 256 KiB.
-    if (count * red.elem_bytes >= shm->tuning().rsag_min && shm->single_copy()) {
+    // at 2, 4 and 8 members; push from 256 KiB.  Slow kernel copies: the
+    // tree up to 4 members, push from 4 × SHMPI_COLL_SHM_RSAG beyond.
+    const std::int64_t rsag_min = shm->tuning().rsag_min;
+    const bool slow = shm->kernel_copies_slow();
+    if ((!slow || shm->size() > 4) && count * red.elem_bytes >= (slow ? 4 * rsag_min : rsag_min) &&
+        shm->single_copy()) {
         // Declines (having touched nothing) only past 2^8 members.
         if (reduce_shm_push(team, send, recv, count, red, root)) return true;
         return reduce_shm_rsag(team, send, recv, count, red, root);
@@ -53,7 +73,7 @@ bool allreduce_shm(const Team& team, const void* send, void* recv, std::int64_t 
     const std::int64_t rsag_min = shm->tuning().rsag_min;
     const bool spread = shm->size() > 4 && !shm->crowded();
     const std::int64_t from = shm->size() == 2 ? rsag_min / 2 : spread ? 4 * rsag_min : rsag_min;
-    if (bytes >= from && shm->single_copy()) {
+    if (!shm->kernel_copies_slow() && bytes >= from && shm->single_copy()) {
         if ((shm->size() <= 4 || spread) && allreduce_shm_rsag(team, send, recv, count, red)) {
             return true;
         }

@@ -82,6 +82,7 @@ ShmTeam::ShmTeam(shm::Transport& transport, p2p::Engine* engine, const shm::Coll
     // More members than CPUs (select.cpp then avoids the composed Scan and
     // Exscan).  How a wait spins or yields is Transport::crowded()'s call.
     crowded_ = n_ > transport_.cpus();
+    kernel_copies_slow_ = transport_.kernel_copies_slow();
     light_notify_ = membarrier_ready();
     const shm::Segment* seg = transport_.segment();
     for (int m = 0; m < n_; ++m) {

@@ -411,6 +411,11 @@ public:
         if (cma_ != Cma::Unknown) return cma_ == Cma::Yes;
         return probe_single_copy();
     }
+    /// mpirun's verdict that the kernel copies between processes much more
+    /// slowly than memcpy (Transport::kernel_copies_slow()): then the
+    /// single copies lose to the cells' two (select_shm.cpp).  The same on
+    /// every member; not collective.
+    bool kernel_copies_slow() const { return kernel_copies_slow_; }
     /// What the probe found, or nullopt before it ran (not collective).
     std::optional<bool> single_copy_known() const {
         if (cma_ == Cma::Unknown) return std::nullopt;
@@ -579,6 +584,7 @@ private:
     std::vector<std::uint64_t> seen_gather_;  ///< last gather value read from each member
     bool light_notify_ = false;  ///< sleepers use membarrier: notify() needs no fence
     bool crowded_ = false;       ///< more members than CPUs the job may use
+    bool kernel_copies_slow_ = false;  ///< Transport::kernel_copies_slow()
 
     struct Area {
         bool used = false;       ///< steps wrap after 2^64, so 0 is a real step

@@ -45,8 +45,8 @@ inline constexpr std::uint64_t kMagic = 0x47455349504d4853ull;  // "SHMPISEG"
 // 3: RankSlot place fields; 4: stream line; 5: the pool of collective regions;
 // 6: the header's awake line; 8: next_shared_context; 9: shared_context_users;
 // 10: RankSlot::appnum; 11: RankSlot's park line; 12: RankSlot::send_claims;
-// 13: init_failure
-inline constexpr std::uint32_t kLayoutVersion = 13;
+// 13: init_failure; 14: kernel_copies_slow
+inline constexpr std::uint32_t kLayoutVersion = 14;
 
 /// Context ids: those below kSharedContextBase are agreed on by the members
 /// of a new communicator (ContextIds, comm_create.cpp); those from
@@ -99,6 +99,12 @@ struct alignas(kLine) SegmentHeader {
     std::uint64_t pool_regions_offset;  ///< offset of the first pool region
     std::uint64_t pool_region_stride;   ///< bytes from one pool region to the next
     std::uint32_t pool_regions;       ///< regions in the pool, 0..kMaxPoolRegions
+    /// 1 when the kernel's copies between processes (process_vm_readv) are
+    /// so slow that the collectives keep to their cells (mpirun's probe,
+    /// tools/launcher/copy_probe.hpp; coll/select_shm.cpp); 0 otherwise,
+    /// and in segments made by anything but mpirun.  Written by mpirun
+    /// after creating the segment, before the first fork.
+    std::uint32_t kernel_copies_slow;
 
     // ---- job-wide, mutable: own line ----
     /// kRunning until the job must end.  Written (compare-exchange, acq_rel)

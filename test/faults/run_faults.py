@@ -501,6 +501,25 @@ def sh_env_rep_movsb(m, _):
     expect(launch, launch.wait(), 2, ["SHMPI_REP_MOVSB='never'"], stderr_lines=1)
 
 
+def sh_env_kernel_copies(m, _):
+    """SHMPI_KERNEL_COPIES (tools/launcher/copy_probe.hpp) is read by mpirun,
+    which records its verdict in the segment: `fast`, `slow` and `auto` start
+    the job, another value is a usage error that names the setting and its
+    value.  (Which verdict `auto` reaches depends on the machine, and the
+    collectives' choice is not visible from outside: test/coll runs the
+    programs under both verdicts.)"""
+    for mode in ("fast", "slow", "auto"):
+        launch = Launch(m, ["-n", "2", "sh", "-c", "echo started"], env_extra={"SHMPI_KERNEL_COPIES": mode})
+        expect(launch, launch.wait(), 0, stderr_lines=0)
+        lines = launch.output().decode().split("\n")[:-1]
+        check(lines == ["started"] * 2, f"{mode}: got {lines}")
+        launch.check_nothing_left()
+    for bad in ("never", "", "Slow"):
+        launch = Launch(m, ["-n", "1", "true"], env_extra={"SHMPI_KERNEL_COPIES": bad})
+        expect(launch, launch.wait(), 2, [f"SHMPI_KERNEL_COPIES='{bad}'", "expected auto, fast or slow"],
+               stderr_lines=1)
+
+
 # The rank numbers Open MPI's and MPICH's launchers give, which job scripts
 # read: each rank gets its own, over any left from an enclosing job (an MPMD
 # job's second program included).

@@ -462,15 +462,19 @@ TEST(LauncherArgs, FlagWithBadValue) {
 
 // ---- copy_probe.hpp: the ranks' GLIBC_TUNABLES ----
 
-TEST(CopyProbe, RepMovsbModes) {
-    using shmpi::launcher::parse_rep_movsb;
-    using shmpi::launcher::RepMovsb;
+TEST(CopyProbe, SettingModes) {
+    using namespace shmpi::launcher;
     EXPECT_EQ(parse_rep_movsb(nullptr), RepMovsb::Auto);
     EXPECT_EQ(parse_rep_movsb("auto"), RepMovsb::Auto);
     EXPECT_EQ(parse_rep_movsb("keep"), RepMovsb::Keep);
     EXPECT_EQ(parse_rep_movsb("avoid"), RepMovsb::Avoid);
-    EXPECT_FALSE(parse_rep_movsb("").has_value());
-    EXPECT_FALSE(parse_rep_movsb("Avoid").has_value());
+    EXPECT_EQ(parse_kernel_copies(nullptr), KernelCopies::Auto);
+    EXPECT_EQ(parse_kernel_copies("auto"), KernelCopies::Auto);
+    EXPECT_EQ(parse_kernel_copies("fast"), KernelCopies::Fast);
+    EXPECT_EQ(parse_kernel_copies("slow"), KernelCopies::Slow);
+    // Empty, differently spelled or another setting's values: refused.
+    for (const char* bad : {"", "Avoid", "fast", "never"}) EXPECT_FALSE(parse_rep_movsb(bad).has_value()) << bad;
+    for (const char* bad : {"", "Slow", "keep", "never"}) EXPECT_FALSE(parse_kernel_copies(bad).has_value()) << bad;
 }
 
 TEST(CopyProbe, TunablesGainTheThreshold) {

@@ -1,6 +1,8 @@
 #include "copy_probe.hpp"
 
+#include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -24,6 +26,18 @@ struct FreeDeleter {
     void operator()(void* p) const { std::free(p); }
 };
 
+/// The best of 5 rounds of 8 calls of `copy`, in nanoseconds.
+template <class Copy>
+double best_of_rounds(Copy&& copy) {
+    double best = 1e30;
+    for (int rep = 0; rep < 5; ++rep) {
+        const double t0 = now_ns();
+        for (int i = 0; i < 8; ++i) copy();
+        best = std::min(best, now_ns() - t0);
+    }
+    return best;
+}
+
 }  // namespace
 
 bool short_distance_copies_slow() {
@@ -40,20 +54,46 @@ bool short_distance_copies_slow() {
     // (volatile: the compiler may not turn the copy into inline moves.)
     volatile std::size_t bytes = kCopy;
     auto best_of = [&](std::byte* to) {
-        double best = 1e30;
-        for (int rep = 0; rep < 5; ++rep) {
-            const double t0 = now_ns();
-            for (int i = 0; i < 8; ++i) {
-                std::memcpy(to, src, bytes);
-                asm volatile("" : : "r"(to) : "memory");
-            }
-            best = std::min(best, now_ns() - t0);
-        }
-        return best;
+        return best_of_rounds([&] {
+            std::memcpy(to, src, bytes);
+            asm volatile("" : : "r"(to) : "memory");
+        });
     };
     const double far = best_of(dst + kPage - 16);
     const double near = best_of(dst + 16);
     return near > 4 * far;
+}
+
+bool kernel_copies_slow() {
+    constexpr std::size_t kBytes = 65536;
+    std::unique_ptr<void, FreeDeleter> src_mem(std::aligned_alloc(kPage, kBytes));
+    std::unique_ptr<void, FreeDeleter> dst_mem(std::aligned_alloc(kPage, kBytes));
+    if (!src_mem || !dst_mem) return false;
+    void* src = src_mem.get();
+    void* dst = dst_mem.get();
+    std::memset(src, 1, kBytes);
+    std::memset(dst, 2, kBytes);
+    const pid_t self = getpid();
+    bool failed = false;
+    const double kernel = best_of_rounds([&] {
+        iovec local{dst, kBytes};
+        iovec remote{src, kBytes};
+        failed = failed || process_vm_readv(self, &local, 1, &remote, 1, 0) != static_cast<ssize_t>(kBytes);
+    });
+    if (failed) return false;
+    volatile std::size_t bytes = kBytes;  // (as above)
+    const double user = best_of_rounds([&] {
+        std::memcpy(dst, src, bytes);
+        asm volatile("" : : "r"(dst) : "memory");
+    });
+    return kernel > 2 * user;
+}
+
+std::optional<KernelCopies> parse_kernel_copies(const char* value) {
+    if (value == nullptr || std::strcmp(value, "auto") == 0) return KernelCopies::Auto;
+    if (std::strcmp(value, "fast") == 0) return KernelCopies::Fast;
+    if (std::strcmp(value, "slow") == 0) return KernelCopies::Slow;
+    return std::nullopt;
 }
 
 std::optional<RepMovsb> parse_rep_movsb(const char* value) {

@@ -1,4 +1,6 @@
-// glibc's memcpy and a slow `rep movsb`.
+// What mpirun measures about copies before it starts the ranks.
+//
+// 1. glibc's memcpy and a slow `rep movsb`.
 //
 // glibc's memcpy (2.36, Debian 12) copies from about 2 KiB up to the L2
 // cache's size with `rep movsb` on CPUs that have fast short `rep movsb`
@@ -17,6 +19,20 @@
 // SHMPI_REP_MOVSB=keep leaves the ranks' memcpy alone, =avoid raises the
 // threshold without measuring; a GLIBC_TUNABLES that already sets the
 // threshold is never changed.
+//
+// 2. The kernel's copies between processes.  The single-copy collectives
+// (Bcast `direct`, Reduce and Allreduce `push` and `rsag`) move data with
+// process_vm_readv/writev, one copy instead of the cells' two.  That pays
+// only where the kernel copies about as fast as memcpy.  On the 2-CPU AMD
+// EPYC VM of docs/BENCHMARKS.md it copies 3-5 times slower (64 KiB-1 MiB,
+// cache-warm: 8 GB/s against 30), and the cells' two user-space copies won:
+// a 2-rank 1 MiB Reduce took 95-105 us in the tree against 151-157 by
+// `push`.  So mpirun times 64 KiB both ways in this process (a
+// process_vm_readv from itself runs the same kernel path as one from
+// another process) and records the verdict in the segment's header
+// (SegmentHeader::kernel_copies_slow), where every rank reads the same
+// value and the collectives choose by it (coll/select_shm.cpp).
+// SHMPI_KERNEL_COPIES=fast or =slow sets the verdict without measuring.
 #pragma once
 
 #include <optional>
@@ -45,5 +61,17 @@ std::optional<RepMovsb> parse_rep_movsb(const char* value);
 /// `current` with the threshold appended; nullopt when `current` sets the
 /// threshold already (the user's choice stands).
 std::optional<std::string> tunables_avoiding_rep_movsb(std::optional<std::string_view> current);
+
+/// Whether process_vm_readv copies 64 KiB more than twice as slowly as
+/// memcpy in this process (best of 5 rounds of 8 copies each, under a
+/// millisecond).  False when the call fails: then the ranks' own probe
+/// turns the single copies off anyway.  Measured on each call.
+bool kernel_copies_slow();
+
+/// What SHMPI_KERNEL_COPIES asks for.
+enum class KernelCopies { Auto, Fast, Slow };
+/// Parses SHMPI_KERNEL_COPIES's value (nullptr: unset, Auto); nullopt for
+/// anything but "auto", "fast" and "slow".
+std::optional<KernelCopies> parse_kernel_copies(const char* value);
 
 }  // namespace shmpi::launcher

@@ -169,6 +169,16 @@ std::string apply_hostfile(LaunchArgs& args, const std::vector<std::string>& loc
                        local_names);
 }
 
+/// The copy setting `name` (copy_probe.hpp) as `parse` reads it; when it
+/// reads nothing, prints which values `name` takes and returns nullopt.
+template <class Parse>
+auto copy_setting(const char* name, Parse parse, std::string_view values) {
+    const char* value = std::getenv(name);
+    auto mode = parse(value);
+    if (!mode) fmt::print(stderr, "shmpi: mpirun: {}='{}': expected {}\n", name, value, values);
+    return mode;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -210,14 +220,14 @@ int main(int argc, char** argv) {
             return kUsageError;
         }
     }
-    const std::optional<RepMovsb> rep_movsb = parse_rep_movsb(std::getenv("SHMPI_REP_MOVSB"));
-    if (!rep_movsb) {
-        fmt::print(stderr, "shmpi: mpirun: SHMPI_REP_MOVSB='{}': expected auto, keep or avoid\n",
-                   std::getenv("SHMPI_REP_MOVSB"));
-        return kUsageError;
-    }
+    const std::optional<RepMovsb> rep_movsb = copy_setting("SHMPI_REP_MOVSB", parse_rep_movsb, "auto, keep or avoid");
+    const std::optional<KernelCopies> kernel_copies =
+        copy_setting("SHMPI_KERNEL_COPIES", parse_kernel_copies, "auto, fast or slow");
+    if (!rep_movsb || !kernel_copies) return kUsageError;
     const bool avoid_rep_movsb =
         *rep_movsb == RepMovsb::Avoid || (*rep_movsb == RepMovsb::Auto && short_distance_copies_slow());
+    const bool slow_kernel_copies =
+        *kernel_copies == KernelCopies::Slow || (*kernel_copies == KernelCopies::Auto && kernel_copies_slow());
     std::optional<place::Topology> topology;
     place::RankMap map;
     try {
@@ -262,6 +272,7 @@ int main(int argc, char** argv) {
         shm::Segment seg =
             shm::Segment::create(shm::Geometry::for_ranks(args.nranks), getpid(), shm::Segment::Name::Drop);
         place::write_places(seg, map.places());
+        seg.header().kernel_copies_slow = slow_kernel_copies ? 1 : 0;  // (copy_probe.hpp)
         // Which program each rank runs (MPI_APPNUM); fork publishes it.
         for (std::uint32_t r = 0; r < args.nranks; ++r) seg.slot(r).appnum = args.appnum_of(r);
         const place::MembindResult mem = place::bind_memory(*topology, seg, map.places());
