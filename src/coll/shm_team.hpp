@@ -229,8 +229,15 @@ public:
     /// gained even when crowded (every member sends or copies all along).
     bool gather_streams() const { return tuning_.stream != 0; }
     /// Whether a Gather or Scatter of contiguous blocks of `block` bytes
-    /// streams through the cells (ShmTuning::spread_max).
+    /// streams through the cells (ShmTuning::spread_max); with 2 members,
+    /// where the kernel copies slowly, at every size: 2 ranks on the 2-CPU
+    /// VM of kernel_copies_slow(), us, against single copies, four steady
+    /// rounds: Gather 64 KiB 6.2-7.0 / 8.4-12.2, 256 KiB 27-32 / 31-39,
+    /// 1 MiB 136-181 / 165-235; Scatter 6.8-14.4 / 12.3-22.6, 35-42 /
+    /// 51-79, 177-223 / 388-499.  (Not in crowded teams: 4 ranks on those
+    /// 2 CPUs took 1.4-2 times as long streaming.)
     bool spreads(std::uint64_t block) const {
+        if (n_ == 2) return kernel_copies_slow_ && streams();
         return n_ >= 3 && block <= static_cast<std::uint64_t>(tuning_.spread_max) && streams();
     }
     /// Bytes of one slot of cells, and of all of a member's cells.
