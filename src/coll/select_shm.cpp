@@ -2,13 +2,14 @@
 // the same choice on every member (sizes agree, and single_copy() and
 // kernel_copies_slow() are the same everywhere).  The thresholds are
 // ShmTuning's (SHMPI_COLL_SHM_DIRECT, SHMPI_COLL_SHM_RSAG); docs/DESIGN.md
-// explains them.  Where mpirun found the kernel's copies slow
-// (SHMPI_KERNEL_COPIES, tools/launcher/copy_probe.hpp), Bcast, Allreduce
-// and the Reduce of up to 4 members keep the tree at every size: the single
-// copies (one kernel copy) lose to the cells (two memcpy) there.  Measured
-// on the 2-CPU AMD EPYC VM whose kernel copies 64 KiB-1 MiB 3-5 times
-// slower than memcpy, coll_bench, us, tree against the other default, in
-// alternating rounds:
+// explains them.  Where mpirun found the kernel's copies slow and lines
+// crossing between CPUs fast (SHMPI_KERNEL_COPIES,
+// tools/launcher/copy_probe.hpp), Bcast, Allreduce and the Reduce of up to
+// 4 members keep the tree at every size: the single copies (one kernel
+// copy) lose to the cells (two memcpy) there.  Measured on the 2-CPU AMD
+// EPYC VM whose kernel copies 64 KiB-1 MiB 3-5 times slower than memcpy,
+// while its lines crossed in 0.06 us, coll_bench, us, tree against the
+// other default, in alternating rounds:
 //   Reduce 1 MiB: 2 ranks 95-105 / 151-157 (push), 4 ranks 354-532 /
 //     499-778 in 4 of 5 rounds, 8 ranks even (1007-1326 / 1040-1414);
 //     4 MiB, 8 ranks: 5197-7212 / 5288-5970, so push stays there;

@@ -100,10 +100,11 @@ struct alignas(kLine) SegmentHeader {
     std::uint64_t pool_region_stride;   ///< bytes from one pool region to the next
     std::uint32_t pool_regions;       ///< regions in the pool, 0..kMaxPoolRegions
     /// 1 when the kernel's copies between processes (process_vm_readv) are
-    /// so slow that the collectives keep to their cells (mpirun's probe,
-    /// tools/launcher/copy_probe.hpp; coll/select_shm.cpp); 0 otherwise,
-    /// and in segments made by anything but mpirun.  Written by mpirun
-    /// after creating the segment, before the first fork.
+    /// so slow, and lines cross between CPUs so fast, that the collectives
+    /// keep to their cells (mpirun's probe, tools/launcher/copy_probe.hpp;
+    /// coll/select_shm.cpp); 0 otherwise, and in segments made by anything
+    /// but mpirun.  Written by mpirun after creating the segment, before
+    /// the first fork.
     std::uint32_t kernel_copies_slow;
 
     // ---- job-wide, mutable: own line ----

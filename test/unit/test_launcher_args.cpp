@@ -1,7 +1,9 @@
 // mpirun's command-line parser: every spelling that scripts use, where the
 // options end, and a clear message for each kind of bad input.
 #include <gtest/gtest.h>
+#include <sched.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -492,4 +494,20 @@ TEST(CopyProbe, TheUsersThresholdStands) {
     EXPECT_FALSE(tunables_avoiding_rep_movsb("a=1:glibc.cpu.x86_rep_movsb_threshold=0:b=2").has_value());
     // A longer name that starts like it is another tunable.
     EXPECT_TRUE(tunables_avoiding_rep_movsb("glibc.cpu.x86_rep_movsb_threshold_x=1").has_value());
+}
+
+TEST(CopyProbe, LineHandoffLeavesTheAffinityAlone) {
+    cpu_set_t before;
+    ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
+    const std::optional<double> ns = shmpi::launcher::line_handoff_ns();
+    cpu_set_t after;
+    ASSERT_EQ(sched_getaffinity(0, sizeof after, &after), 0);
+    EXPECT_TRUE(CPU_EQUAL(&before, &after)) << "the probe must give mpirun its CPUs back, for the ranks";
+    if (CPU_COUNT(&before) < 2) {
+        EXPECT_FALSE(ns.has_value()) << "one CPU: nothing to hand a line to";
+    } else if (ns) {
+        // (A loaded machine may leave the helper without a CPU: no answer.)
+        EXPECT_GT(*ns, 0.0);
+        EXPECT_LT(*ns, 50e6);
+    }
 }

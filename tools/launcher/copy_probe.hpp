@@ -27,11 +27,15 @@
 // EPYC VM of docs/BENCHMARKS.md it copies 3-5 times slower (64 KiB-1 MiB,
 // cache-warm: 8 GB/s against 30), and the cells' two user-space copies won:
 // a 2-rank 1 MiB Reduce took 95-105 us in the tree against 151-157 by
-// `push`.  So mpirun times 64 KiB both ways in this process (a
-// process_vm_readv from itself runs the same kernel path as one from
-// another process) and records the verdict in the segment's header
-// (SegmentHeader::kernel_copies_slow), where every rank reads the same
-// value and the collectives choose by it (coll/select_shm.cpp).
+// `push`.  The cells also need cache lines that cross between CPUs fast:
+// when that VM's lines took 0.29 us instead of 0.06 (it switches for
+// minutes at a time), the single copies won again (2-rank 1 MiB Bcast
+// 132-141 us against 262-318 in the cells).  So mpirun times 64 KiB both
+// ways in this process (a process_vm_readv from itself runs the same
+// kernel path as one from another process) and, when the kernel is slow,
+// a line's trip between two CPUs, and records the verdict in the segment's
+// header (SegmentHeader::kernel_copies_slow), where every rank reads the
+// same value and the collectives choose by it (coll/select_shm.cpp).
 // SHMPI_KERNEL_COPIES=fast or =slow sets the verdict without measuring.
 #pragma once
 
@@ -67,6 +71,22 @@ std::optional<std::string> tunables_avoiding_rep_movsb(std::optional<std::string
 /// millisecond).  False when the call fails: then the ranks' own probe
 /// turns the single copies off anyway.  Measured on each call.
 bool kernel_copies_slow();
+
+/// Half a round trip of a cache line between the first two CPUs this
+/// process may use, in nanoseconds: mpirun and a helper process it forks
+/// hand a counter back and forth 2000 times (a millisecond or two).
+/// nullopt with one CPU, or when the helper does not answer within 50 ms.
+std::optional<double> line_handoff_ns();
+
+/// Lines that cross between CPUs faster than this (one way) make the cells
+/// cheap: the VM of docs/BENCHMARKS.md takes 55-75 ns in its usual mode
+/// and 260-330 in its slow one, where the single copies won again.
+inline constexpr double kFastLineNs = 150;
+
+/// The verdict mpirun records: the kernel copies slowly
+/// (kernel_copies_slow()) and lines cross fast (line_handoff_ns() under
+/// kFastLineNs), so the cells' two copies beat the kernel's one.
+bool cells_beat_kernel_copies();
 
 /// What SHMPI_KERNEL_COPIES asks for.
 enum class KernelCopies { Auto, Fast, Slow };

@@ -227,7 +227,7 @@ int main(int argc, char** argv) {
     const bool avoid_rep_movsb =
         *rep_movsb == RepMovsb::Avoid || (*rep_movsb == RepMovsb::Auto && short_distance_copies_slow());
     const bool slow_kernel_copies =
-        *kernel_copies == KernelCopies::Slow || (*kernel_copies == KernelCopies::Auto && kernel_copies_slow());
+        *kernel_copies == KernelCopies::Slow || (*kernel_copies == KernelCopies::Auto && cells_beat_kernel_copies());
     std::optional<place::Topology> topology;
     place::RankMap map;
     try {
