@@ -10,14 +10,16 @@
 // EPYC VM whose kernel copies 64 KiB-1 MiB 3-5 times slower than memcpy,
 // while its lines crossed in 0.06 us, coll_bench, us, tree against the
 // other default, in alternating rounds:
-//   Reduce 1 MiB: 2 ranks 95-105 / 151-157 (push), 4 ranks 354-532 /
+//   Reduce 1 MiB: 2 ranks 101-110 / 131-164 (push), 4 ranks 354-532 /
 //     499-778 in 4 of 5 rounds, 8 ranks even (1007-1326 / 1040-1414);
 //     4 MiB, 8 ranks: 5197-7212 / 5288-5970, so push stays there;
-//   Allreduce: 2 ranks 1 MiB 150-180 / 189-203 (rsag), 4 ranks 1 MiB
+//   Allreduce: 2 ranks 1 MiB 146-201 / 177-216 (rsag; three sets of
+//     rounds, the tree ahead in two, even in one), 4 ranks 1 MiB
 //     620-678 / 851-1364, 8 ranks 1 MiB 1926-2282 / 2711-3332 (push) and
 //     4 MiB 8795-9390 / 11648-13126;
-//   Bcast, 2 ranks (the cells by SHMPI_CMA=0): 64 KiB 5.3-5.4 / 8.2-11.7
-//     (direct), 1 MiB 97-104 / 102-134.
+//   Bcast, 2 ranks, four rounds: 64 KiB 5.3-6.3 / 7.2-12.5 (direct),
+//     1 MiB 87-112 / 100-151.
+// docs/BENCHMARKS.md (session 38) has these and the slow stretches.
 #include "coll/shm_team.hpp"
 
 namespace shmpi::coll {

@@ -26,7 +26,7 @@
 // only where the kernel copies about as fast as memcpy.  On the 2-CPU AMD
 // EPYC VM of docs/BENCHMARKS.md it copies 3-5 times slower (64 KiB-1 MiB,
 // cache-warm: 8 GB/s against 30), and the cells' two user-space copies won:
-// a 2-rank 1 MiB Reduce took 95-105 us in the tree against 151-157 by
+// a 2-rank 1 MiB Reduce took 101-110 us in the tree against 131-164 by
 // `push`.  The cells also need cache lines that cross between CPUs fast:
 // when that VM's lines took 0.29 us instead of 0.06 (it switches for
 // minutes at a time), the single copies won again (2-rank 1 MiB Bcast
