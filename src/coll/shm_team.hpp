@@ -419,9 +419,10 @@ public:
         return probe_single_copy();
     }
     /// mpirun's verdict that the kernel copies between processes much more
-    /// slowly than memcpy (Transport::kernel_copies_slow()): then the
-    /// single copies lose to the cells' two (select_shm.cpp).  The same on
-    /// every member; not collective.
+    /// slowly than memcpy while lines cross between CPUs fast
+    /// (Transport::kernel_copies_slow()): then the single copies lose to
+    /// the cells' two (select_shm.cpp).  The same on every member; not
+    /// collective.
     bool kernel_copies_slow() const { return kernel_copies_slow_; }
     /// What the probe found, or nullopt before it ran (not collective).
     std::optional<bool> single_copy_known() const {

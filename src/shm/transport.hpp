@@ -83,8 +83,8 @@ public:
     bool oversubscribed() const { return oversubscribed_; }
     /// CPUs the job may use (mpirun's affinity).
     int cpus() const { return cpus_; }
-    /// mpirun's verdict on the kernel's copies between processes
-    /// (SegmentHeader::kernel_copies_slow): the same on every rank.
+    /// mpirun's verdict that the cells beat the kernel's copies between
+    /// processes (SegmentHeader::kernel_copies_slow): the same on every rank.
     bool kernel_copies_slow() const { return header_->kernel_copies_slow != 0; }
     /// The wait policy (SHMPI_SPIN_US, SHMPI_YIELD_US), read once at start.
     const WaitPolicy& policy() const { return policy_; }
