@@ -46,6 +46,16 @@ double best_of_rounds(Copy&& copy) {
     return best;
 }
 
+/// best_of_rounds() of a memcpy of `n` bytes from `from` to `to`.
+double best_memcpy_ns(void* to, const void* from, std::size_t n) {
+    // (volatile: the compiler may not turn the copy into inline moves.)
+    volatile std::size_t bytes = n;
+    return best_of_rounds([&] {
+        std::memcpy(to, from, bytes);
+        asm volatile("" : : "r"(to) : "memory");
+    });
+}
+
 }  // namespace
 
 bool short_distance_copies_slow() {
@@ -59,16 +69,8 @@ bool short_distance_copies_slow() {
     auto* dst = static_cast<std::byte*>(dst_mem.get());
     std::memset(src, 1, kCopy + kPage);
     std::memset(dst, 2, kCopy + 2 * kPage);
-    // (volatile: the compiler may not turn the copy into inline moves.)
-    volatile std::size_t bytes = kCopy;
-    auto best_of = [&](std::byte* to) {
-        return best_of_rounds([&] {
-            std::memcpy(to, src, bytes);
-            asm volatile("" : : "r"(to) : "memory");
-        });
-    };
-    const double far = best_of(dst + kPage - 16);
-    const double near = best_of(dst + 16);
+    const double far = best_memcpy_ns(dst + kPage - 16, src, kCopy);
+    const double near = best_memcpy_ns(dst + 16, src, kCopy);
     return near > 4 * far;
 }
 
@@ -89,12 +91,7 @@ bool kernel_copies_slow() {
         failed = failed || process_vm_readv(self, &local, 1, &remote, 1, 0) != static_cast<ssize_t>(kBytes);
     });
     if (failed) return false;
-    volatile std::size_t bytes = kBytes;  // (as above)
-    const double user = best_of_rounds([&] {
-        std::memcpy(dst, src, bytes);
-        asm volatile("" : : "r"(dst) : "memory");
-    });
-    return kernel > 2 * user;
+    return kernel > 2 * best_memcpy_ns(dst, src, kBytes);
 }
 
 namespace {
