@@ -221,19 +221,22 @@ bool streamed_packs() {
 inline std::int64_t prefetch_ahead(std::int64_t len) { return len <= kLineBytes ? 1024 : 8192; }
 
 /// How far past the start of the block it copies a streamed pack keeps its
-/// source prefetched, in bytes: prefetch_ahead() past the next block for
-/// blocks of up to four lines; for longer ones two strides or a page,
-/// whichever is more, rounded to whole strides so that the sweep stops at
-/// a block's start.  On the 2-CPU AMD VM (`dtype_pack`, 8 MiB packs at a
-/// stride of twice the block, six rounds alternating with the binary
-/// before, medians of three) 512 B blocks went from 0.72-0.89x memcpy
-/// (median 0.78) to 0.78-0.93x (0.81), 1 KiB from 0.72-0.84x (0.75) to
-/// 0.76-0.86x (0.79), 2 KiB from 0.85-0.93x to 0.89-0.94x; 4 KiB blocks
-/// reach as far as before.  A sweep stopping where a gap starts lost the
-/// most (2 KiB blocks, 6 KiB ahead: 0.54-0.61x).
+/// source prefetched, in bytes.  For blocks longer than four lines and up
+/// to 4 KiB: two strides or a page, whichever is more, in whole strides,
+/// so that the sweep stops at a block's start.  On the 2-CPU AMD VM
+/// (`dtype_pack`, 8 MiB packs at a stride of twice the block, six rounds
+/// alternating with the binary before, medians of three) 512 B blocks went
+/// from 0.72-0.89x memcpy (median 0.78) to 0.78-0.93x (0.81), 1 KiB from
+/// 0.72-0.84x (0.75) to 0.76-0.86x (0.79), 2 KiB from 0.85-0.93x to
+/// 0.89-0.94x; 4 KiB blocks reach as far as before.  A sweep stopping
+/// where a gap starts lost the most (2 KiB blocks, 6 KiB ahead:
+/// 0.54-0.61x).  Other blocks: prefetch_ahead() past the next block (256 B
+/// blocks did about as well either way; longer blocks than 4 KiB were not
+/// measured, and a sweep once per block already reaches far for them).
 inline std::int64_t prefetch_reach(std::int64_t len, std::int64_t stride) {
-    if (len <= 4 * kLineBytes) return stride + prefetch_ahead(len);
-    return stride * std::max<std::int64_t>(2, ceil_div(std::int64_t{4096}, stride));
+    constexpr std::int64_t kPage = 4096;
+    if (len > 4 * kLineBytes && len <= kPage) return stride * std::max<std::int64_t>(2, ceil_div(kPage, stride));
+    return stride + prefetch_ahead(len);
 }
 
 /// The streaming form of strided_loop() for packing blocks no more than
