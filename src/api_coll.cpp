@@ -28,36 +28,31 @@ typed::Call call(Communicator& c, const char* fn) {
     return typed::Call{c, runtime().coll_selection(), fn};
 }
 
-void check_root(const Communicator& c, int root, const char* fn) {
-    if (root < 0 || root >= c.size()) {
-        throw MpiError(MPI_ERR_ROOT, fmt::format("{}: root {} is not a rank of {} (ranks 0 to {})", fn, root,
-                                                 c.label(), c.size() - 1));
+[[gnu::always_inline]] inline void check_root(const Communicator& c, int root, const char* fn) {
+    if (root < 0 || root >= c.size()) [[unlikely]] {
+        fail(MPI_ERR_ROOT, "{}: root {} is not a rank of {} (ranks 0 to {})", fn, root, c.label(), c.size() - 1);
     }
 }
 
-void check_count_arg(int count, const char* arg, const char* fn) {
-    if (count < 0) throw MpiError(MPI_ERR_COUNT, fmt::format("{}: {} {} is negative", fn, arg, count));
+[[gnu::always_inline]] inline void check_count_arg(int count, const char* arg, const char* fn) {
+    if (count < 0) [[unlikely]] fail(MPI_ERR_COUNT, "{}: {} {} is negative", fn, arg, count);
 }
 
 /// A buffer that must hold data: not NULL when it holds any (derived types
 /// may address absolute memory from MPI_BOTTOM), and not MPI_IN_PLACE
 /// unless the caller has dealt with that.
-void check_buf(const void* buf, std::int64_t count, const dtype::Datatype& t, const char* arg,
-               const char* fn) {
-    if (buf == MPI_IN_PLACE) {
-        throw MpiError(MPI_ERR_BUFFER,
-                       fmt::format("{}: {} is MPI_IN_PLACE, which {} does not allow here", fn, arg, fn));
+[[gnu::always_inline]] inline void check_buf(const void* buf, std::int64_t count, const dtype::Datatype& t,
+                                             const char* arg, const char* fn) {
+    if (buf == MPI_IN_PLACE) [[unlikely]] {
+        fail(MPI_ERR_BUFFER, "{}: {} is MPI_IN_PLACE, which {} does not allow here", fn, arg, fn);
     }
     std::int64_t bytes = 0;
-    if (__builtin_mul_overflow(count, t.size, &bytes)) {
-        throw MpiError(MPI_ERR_COUNT,
-                       fmt::format("{}: {} holds {} elements of {} (size {} bytes): the byte count "
-                                   "overflows 64 bits",
-                                   fn, arg, count, t.name, t.size));
+    if (__builtin_mul_overflow(count, t.size, &bytes)) [[unlikely]] {
+        fail(MPI_ERR_COUNT, "{}: {} holds {} elements of {} (size {} bytes): the byte count overflows 64 bits", fn,
+             arg, count, t.name, t.size);
     }
-    if (buf == nullptr && count > 0 && t.size > 0 && t.predefined) {
-        throw MpiError(MPI_ERR_BUFFER,
-                       fmt::format("{}: {} is NULL but holds {} elements of {}", fn, arg, count, t.name));
+    if (buf == nullptr && count > 0 && t.size > 0 && t.predefined) [[unlikely]] {
+        fail(MPI_ERR_BUFFER, "{}: {} is NULL but holds {} elements of {}", fn, arg, count, t.name);
     }
 }
 
@@ -89,10 +84,10 @@ struct AliasWords {
 };
 
 /// sendbuf and recvbuf must not be the same memory (MPI_IN_PLACE says that).
-void check_alias(const void* send, const void* recv, std::int64_t bytes, const char* fn, const AliasWords& w = {}) {
-    if (send == recv && send != nullptr && bytes > 0) {
-        throw MpiError(MPI_ERR_BUFFER,
-                       fmt::format("{}: {} and {} are the same buffer {}; {}", fn, w.send, w.recv, send, w.advice));
+[[gnu::always_inline]] inline void check_alias(const void* send, const void* recv, std::int64_t bytes, const char* fn,
+                                               const AliasWords& w = {}) {
+    if (send == recv && send != nullptr && bytes > 0) [[unlikely]] {
+        fail(MPI_ERR_BUFFER, "{}: {} and {} are the same buffer {}; {}", fn, w.send, w.recv, send, w.advice);
     }
 }
 
@@ -111,7 +106,8 @@ struct Part {
 /// recvbuf.  Where both parts are single runs of bytes, any overlap is
 /// refused; where either has gaps (which the other may fill legally), only
 /// the same buffer.
-void check_alias(const Part& send, const Part& recv, const char* fn, const AliasWords& w = {}) {
+[[gnu::always_inline]] inline void check_alias(const Part& send, const Part& recv, const char* fn,
+                                               const AliasWords& w = {}) {
     if (send.count <= 0 || recv.count <= 0 || send.t.size == 0 || recv.t.size == 0) return;
     if (send.displ == 0 && recv.displ == 0) check_alias(send.buf, recv.buf, send.count * send.t.size, fn, w);
     if (!send.t.is_run(send.count) || !recv.t.is_run(recv.count)) return;
@@ -125,11 +121,11 @@ void check_alias(const Part& send, const Part& recv, const char* fn, const Alias
     const std::uintptr_t r_lo = lo(recv);
     const std::uintptr_t s_hi = s_lo + static_cast<std::uintptr_t>(send.count * send.t.size);
     const std::uintptr_t r_hi = r_lo + static_cast<std::uintptr_t>(recv.count * recv.t.size);
-    if (s_lo < r_hi && r_lo < s_hi) {
-        throw MpiError(MPI_ERR_BUFFER, fmt::format("{}: the data of {} ({} bytes at {:#x}, {} {}) overlaps the data of "
-                                                   "{} ({} bytes at {:#x}, {} {}); the two must be disjoint ({})",
-                                                   fn, w.send, s_hi - s_lo, s_lo, w.send, send.buf, w.recv, r_hi - r_lo,
-                                                   r_lo, w.recv, recv.buf, w.advice));
+    if (s_lo < r_hi && r_lo < s_hi) [[unlikely]] {
+        fail(MPI_ERR_BUFFER,
+             "{}: the data of {} ({} bytes at {:#x}, {} {}) overlaps the data of {} ({} bytes at {:#x}, {} {}); the "
+             "two must be disjoint ({})",
+             fn, w.send, s_hi - s_lo, s_lo, w.send, send.buf, w.recv, r_hi - r_lo, r_lo, w.recv, recv.buf, w.advice);
     }
 }
 

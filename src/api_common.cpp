@@ -61,33 +61,27 @@ Communicator& intracomm_of(MPI_Comm handle, const char* fn) {
     return c;
 }
 
-const dtype::Datatype& type_of(MPI_Datatype handle, const char* fn) {
-    if (handle == MPI_DATATYPE_NULL) throw MpiError(MPI_ERR_TYPE, fmt::format("{}: datatype is MPI_DATATYPE_NULL", fn));
+namespace detail {
+
+void bad_type(MPI_Datatype handle, const char* arg, const char* fn) {
+    // Named after the argument where the caller gave one: "MPI_Send:
+    // datatype ... (argument datatype)".
+    auto say = [arg](std::string m) { return arg == nullptr ? m : fmt::format("{} (argument {})", m, arg); };
+    const auto v = reinterpret_cast<std::uintptr_t>(handle);
+    if (handle == MPI_DATATYPE_NULL) throw MpiError(MPI_ERR_TYPE, say(fmt::format("{}: datatype is MPI_DATATYPE_NULL", fn)));
     const dtype::Datatype* t = dtype::lookup(handle);
     if (t == nullptr && dtype::freed(handle)) {
-        throw MpiError(MPI_ERR_TYPE, fmt::format("{}: datatype {:#x} has been freed (MPI_Type_free)", fn,
-                                                 reinterpret_cast<std::uintptr_t>(handle)));
+        throw MpiError(MPI_ERR_TYPE, say(fmt::format("{}: datatype {:#x} has been freed (MPI_Type_free)", fn, v)));
     }
-    if (t == nullptr) {
-        throw MpiError(MPI_ERR_TYPE, fmt::format("{}: invalid datatype {:#x}", fn,
-                                                 reinterpret_cast<std::uintptr_t>(handle)));
-    }
+    if (t == nullptr) throw MpiError(MPI_ERR_TYPE, say(fmt::format("{}: invalid datatype {:#x}", fn, v)));
     if (handle == MPI_LB || handle == MPI_UB) {
-        throw MpiError(MPI_ERR_TYPE, fmt::format("{}: {} is a bound marker, not a datatype for data", fn, t->name));
+        throw MpiError(MPI_ERR_TYPE, say(fmt::format("{}: {} is a bound marker, not a datatype for data", fn, t->name)));
     }
-    if (!t->committed) {
-        throw MpiError(MPI_ERR_TYPE, fmt::format("{}: datatype {} is not committed (call MPI_Type_commit)", fn, t->name));
-    }
-    return *t;
+    throw MpiError(MPI_ERR_TYPE,
+                   say(fmt::format("{}: datatype {} is not committed (call MPI_Type_commit)", fn, t->name)));
 }
 
-const dtype::Datatype& type_arg(MPI_Datatype handle, const char* arg, const char* fn) {
-    try {
-        return type_of(handle, fn);
-    } catch (const MpiError& e) {
-        throw MpiError(e.error_class(), fmt::format("{} (argument {})", e.what(), arg));
-    }
-}
+}  // namespace detail
 
 const dtype::Datatype& block_type_arg(MPI_Datatype handle, int count, const char* arg, const char* fn) {
     if (count == 0 && handle == MPI_DATATYPE_NULL) return dtype::byte_type();

@@ -77,11 +77,23 @@ void drop_comm(p2p::Request& r);
 /// user made (predefined ones are never freed and need no hold).
 bool add_comm_hold(MPI_Comm comm);
 void drop_comm_hold(MPI_Comm comm);
+namespace detail {
+/// type_of() and type_arg() for a handle that failed their quick test:
+/// throws the error that names what is wrong with it.
+[[noreturn]] void bad_type(MPI_Datatype handle, const char* arg, const char* fn);
+}  // namespace detail
+
 /// Translates a datatype handle; throws MPI_ERR_TYPE naming `fn`.  Checks
 /// that the type is committed and may carry data (not MPI_LB/MPI_UB).
-const dtype::Datatype& type_of(MPI_Datatype handle, const char* fn);
+/// Inline, with the errors out of line: every call that moves data
+/// translates one or two types.
+inline const dtype::Datatype& type_arg(MPI_Datatype handle, const char* arg, const char* fn) {
+    const dtype::Datatype* t = dtype::lookup(handle);
+    if (t != nullptr && t->committed && handle != MPI_LB && handle != MPI_UB) [[likely]] return *t;
+    detail::bad_type(handle, arg, fn);
+}
 /// type_of() for the argument `arg`, which the message names.
-const dtype::Datatype& type_arg(MPI_Datatype handle, const char* arg, const char* fn);
+inline const dtype::Datatype& type_of(MPI_Datatype handle, const char* fn) { return type_arg(handle, nullptr, fn); }
 /// type_arg() for one block of the w-collectives (Alltoallw and the
 /// neighbourhood one), whose type arrays hold one type per block: a block
 /// of count 0 may name MPI_DATATYPE_NULL (as MPICH allows; programs pass it

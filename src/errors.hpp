@@ -5,10 +5,12 @@
 // handler.
 #pragma once
 
+#include <fmt/format.h>
 #include <mpi.h>
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace shmpi {
 
@@ -31,6 +33,16 @@ private:
     int class_;
     int code_ = -1;
 };
+
+/// Throws MpiError(error_class, the message formatted from `f` and `args`),
+/// out of line and marked cold, so that a check on a hot path compiles to its
+/// test and a call: a small collective's argument checks took about a third
+/// of its 700 instructions while each held its own fmt::format and throw
+/// (callgrind, 2 ranks, 8 B MPI_Reduce; docs/BENCHMARKS.md).
+template <class... Args>
+[[noreturn, gnu::cold, gnu::noinline]] void fail(int error_class, fmt::format_string<Args...> f, Args&&... args) {
+    throw MpiError(error_class, fmt::format(f, std::forward<Args>(args)...));
+}
 
 /// Returns an error code for `error_class` that remembers `message`:
 /// MPI_Error_class() maps it back to the class and MPI_Error_string() gives the

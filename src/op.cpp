@@ -143,13 +143,15 @@ std::string describe(const dtype::Datatype& t, const dtype::Datatype* basic) {
 
 const Op& op_of(MPI_Op handle, const char* fn) {
     const auto v = reinterpret_cast<std::uintptr_t>(handle);
-    if (handle == MPI_OP_NULL) throw MpiError(MPI_ERR_OP, fmt::format("{}: operation is MPI_OP_NULL", fn));
-    if (v < kOpHandles && table().valid[v]) return table().ops[v];
+    if (handle == MPI_OP_NULL) [[unlikely]] fail(MPI_ERR_OP, "{}: operation is MPI_OP_NULL", fn);
+    if (v < kOpHandles) {
+        const Table& t = table();
+        if (t.valid[v]) [[likely]] return t.ops[v];
+    }
     const bool readable = v >= kPredefinedLimit && HandleStorage::may_read_as<Op>(handle);
     if (!readable || reinterpret_cast<const Op*>(handle)->magic != Op::kMagic) {
         const bool freed = readable && reinterpret_cast<const Op*>(handle)->magic == kFreedMagic;
-        throw MpiError(MPI_ERR_OP, fmt::format("{}: invalid operation {:#x}{}", fn, v,
-                                               freed ? " (it has been freed with MPI_Op_free)" : ""));
+        fail(MPI_ERR_OP, "{}: invalid operation {:#x}{}", fn, v, freed ? " (it has been freed with MPI_Op_free)" : "");
     }
     return *reinterpret_cast<const Op*>(handle);
 }
@@ -173,9 +175,8 @@ void destroy(MPI_Op handle, const char* fn) {
 
 Binding::Binding(const Op& op, MPI_Datatype handle, const dtype::Datatype& type, std::int64_t count,
                  const char* fn) {
-    if (op.one_sided_only) {
-        throw MpiError(MPI_ERR_OP, fmt::format("{}: {} is only for one-sided accumulate operations, "
-                                               "not for collectives", fn, op.name));
+    if (op.one_sided_only) [[unlikely]] {
+        fail(MPI_ERR_OP, "{}: {} is only for one-sided accumulate operations, not for collectives", fn, op.name);
     }
     if (!op.predefined) {
         user_ = User{op.fn, handle, &type};
@@ -193,15 +194,15 @@ Binding::Binding(const Op& op, MPI_Datatype handle, const dtype::Datatype& type,
                                           : (basic != nullptr ? dtype::handle_of(*basic) : MPI_DATATYPE_NULL);
     const dtype::ReduceKernel k =
         basic_handle == MPI_DATATYPE_NULL ? nullptr : dtype::reduce_kernel(op.kind, basic_handle);
-    if (k == nullptr || basic->size <= 0) {
-        throw MpiError(MPI_ERR_OP, fmt::format("{}: {} is not defined on datatype {}", fn, op.name,
-                                               describe(type, basic)));
+    if (k == nullptr || basic->size <= 0) [[unlikely]] {
+        fail(MPI_ERR_OP, "{}: {} is not defined on datatype {}", fn, op.name, describe(type, basic));
     }
     red_.combine = k;
     red_.state = nullptr;
     red_.commutative = true;
     red_.elem_bytes = basic->size;
-    factor_ = type.size / basic->size;
+    // A named type is its own basic type: no division on the common path.
+    factor_ = basic == &type ? 1 : type.size / basic->size;
     dense_count_ = count * factor_;
 }
 

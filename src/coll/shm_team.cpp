@@ -354,11 +354,7 @@ void ShmTeam::wait_readers(const Readers& r, std::uint64_t step) {
     }
 }
 
-void ShmTeam::keep_list(Area& a) {
-    // Our own copy: the caller's list may not outlive the call.
-    a.members.assign(a.readers.list.begin(), a.readers.list.end());
-    a.readers.list = a.members;
-}
+void ShmTeam::keep_list(Area& a) { a.members.assign(a.readers.list.begin(), a.readers.list.end()); }
 
 void ShmTeam::claim_all(std::uint64_t step, Readers readers) {
     for (int a = 0; a < kAreas; ++a) claim(a, step, readers);
