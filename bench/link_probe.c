@@ -12,10 +12,26 @@
  * bench/steady.sh) run this before and after each benchmark run and repeat a
  * run that a slow stretch hit.
  *
- * Plain C and POSIX, no MPI.  usage: link_probe [--iters N]
- * Prints "link_probe: T us one way, CPU A <-> CPU B".  Exits 77 (test
- * harnesses' "skipped") when this process may use fewer than two CPUs, and
- * 1 when the other side does not answer within 5 seconds.
+ * With --osu, the least time coll_bench's default pattern allows two ranks
+ * instead, with no MPI library in the way.  coll_bench times each small
+ * collective after an untimed barrier (the pattern of the OSU
+ * micro-benchmarks); here each round is the least such a round can be: a
+ * barrier over two lines (each side stores the round's number, then waits
+ * for the other's), then a timed step in which the first process (the
+ * sender) stores 8 bytes and a sequence number in its own line and the other
+ * (the receiver) waits for them, as a Bcast's root and a Reduce's or
+ * Gather's non-root do.  Each side times its step with clock_gettime, as
+ * MPI_Wtime does; the medians of the two sides and their mean are the floor
+ * under coll_bench's "avg" for an 8-byte Bcast, Reduce or Gather with 2
+ * ranks.  The receiver waits for two crossings (the sender must first see
+ * the barrier end, then its data must come back), the sender for none.
+ *
+ * Plain C and POSIX, no MPI.  usage: link_probe [--iters N] [--osu]
+ * Prints "link_probe: T us one way, CPU A <-> CPU B", or with --osu
+ * "link_probe --osu: sender S us, receiver R us, mean M us (timer T us),
+ * CPU A <-> CPU B".  Exits 77 (test harnesses' "skipped") when this process
+ * may use fewer than two CPUs, and 1 when the other side does not answer
+ * within 5 seconds.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -34,6 +50,14 @@
 struct link {
     _Alignas(128) atomic_long ping; /* written by the parent */
     _Alignas(128) atomic_long pong; /* written by the child */
+    /* --osu: the barrier's arrivals (arrive[0] written by the parent,
+     * arrive[1] by the child), the parent's published round, and each
+     * side's median (median[1] written by the child before it exits; the
+     * parent reads it after waitpid). */
+    _Alignas(128) atomic_long arrive[2];
+    _Alignas(128) atomic_long seq;
+    long value; /* published by seq */
+    _Alignas(128) double median[2];
 };
 
 static double now(void)
@@ -62,21 +86,72 @@ static int await(atomic_long *flag, long want, double limit)
     for (unsigned polls = 1;; ++polls) {
         /* Acquire: nothing else is exchanged, but it keeps each side's
          * answer after its read, as a message flag's would be. */
-        if (atomic_load_explicit(flag, memory_order_acquire) == want)
+        if (atomic_load_explicit(flag, memory_order_acquire) >= want)
             return 0;
         if (polls % 4096 == 0 && now() - start > limit)
             return -1;
     }
 }
 
+static int by_value(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* --osu: side `me`'s rounds (side 0, the parent, sends); its median step
+ * time in us, or -1 if the other side stopped answering or the receiver
+ * read wrong values. */
+static double osu_rounds(struct link *l, int me, long iters, double limit)
+{
+    double *times = malloc((size_t)iters * sizeof *times);
+    if (times == NULL)
+        return -1;
+    long sum = 0;
+    int ok = 1;
+    for (long k = 1; k <= iters && ok; ++k) {
+        /* Release: orders nothing but the arrival itself. */
+        atomic_store_explicit(&l->arrive[me], k, memory_order_release);
+        if (await(&l->arrive[!me], k, limit) != 0) {
+            ok = 0;
+            break;
+        }
+        const double t0 = now();
+        if (me == 0) {
+            l->value = 3 * k;
+            /* Release: publishes value to the receiver's acquire. */
+            atomic_store_explicit(&l->seq, k, memory_order_release);
+        } else {
+            ok = await(&l->seq, k, limit) == 0;
+            sum += l->value;
+        }
+        times[k - 1] = now() - t0;
+    }
+    if (ok && me == 1 && sum != 3 * (iters * (iters + 1) / 2)) {
+        fprintf(stderr, "link_probe: the receiver read wrong values\n");
+        ok = 0;
+    }
+    if (!ok) {
+        free(times);
+        return -1;
+    }
+    qsort(times, (size_t)iters, sizeof *times, by_value);
+    const double median = times[iters / 2] * 1e6;
+    free(times);
+    return median;
+}
+
 int main(int argc, char **argv)
 {
     long iters = 200000;
+    int osu = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--iters") == 0 && i + 1 < argc && atol(argv[i + 1]) > 0) {
             iters = atol(argv[++i]);
+        } else if (strcmp(argv[i], "--osu") == 0) {
+            osu = 1;
         } else {
-            fprintf(stderr, "usage: link_probe [--iters N]\n");
+            fprintf(stderr, "usage: link_probe [--iters N] [--osu]\n");
             return 2;
         }
     }
@@ -100,6 +175,9 @@ int main(int argc, char **argv)
     }
     atomic_init(&l->ping, 0);
     atomic_init(&l->pong, 0);
+    atomic_init(&l->arrive[0], 0);
+    atomic_init(&l->arrive[1], 0);
+    atomic_init(&l->seq, 0);
     const double limit = 5.0;
     const pid_t child = fork();
     if (child < 0) {
@@ -109,6 +187,10 @@ int main(int argc, char **argv)
     if (child == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         pin(cpus[1]);
+        if (osu) {
+            l->median[1] = osu_rounds(l, 1, iters, limit);
+            _exit(l->median[1] < 0 ? 1 : 0);
+        }
         for (long i = 1; i <= iters; ++i) {
             if (await(&l->ping, i, limit) != 0)
                 _exit(1);
@@ -120,7 +202,11 @@ int main(int argc, char **argv)
     pin(cpus[0]);
     const double t0 = now();
     int ok = 1;
-    for (long i = 1; i <= iters && ok; ++i) {
+    if (osu) {
+        l->median[0] = osu_rounds(l, 0, iters, limit);
+        ok = l->median[0] >= 0;
+    }
+    for (long i = 1; i <= iters && ok && !osu; ++i) {
         /* Release: pairs with the child's acquire of the question. */
         atomic_store_explicit(&l->ping, i, memory_order_release);
         ok = await(&l->pong, i, limit) == 0;
@@ -133,6 +219,17 @@ int main(int argc, char **argv)
     if (!ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         fprintf(stderr, "link_probe: no answer from CPU %d within %.0f s\n", cpus[1], limit);
         return 1;
+    }
+    if (osu) {
+        /* The empty timed region: two clock reads, as in coll_bench. */
+        const double f0 = now();
+        for (int i = 0; i < 1000; ++i)
+            (void)now();
+        printf("link_probe --osu: sender %.3f us, receiver %.3f us, mean %.3f us (timer %.3f us), "
+               "CPU %d <-> CPU %d\n",
+               l->median[0], l->median[1], (l->median[0] + l->median[1]) / 2, (now() - f0) / 1000 * 1e6, cpus[0],
+               cpus[1]);
+        return 0;
     }
     printf("link_probe: %.3f us one way, CPU %d <-> CPU %d\n", elapsed / (double)iters / 2 * 1e6, cpus[0],
            cpus[1]);
