@@ -83,7 +83,8 @@ namespace detail {
 [[noreturn]] void bad_type(MPI_Datatype handle, const char* arg, const char* fn);
 }  // namespace detail
 
-/// Translates a datatype handle; throws MPI_ERR_TYPE naming `fn`.  Checks
+/// Translates a datatype handle given as the argument `arg`; throws
+/// MPI_ERR_TYPE naming `fn` and `arg` (none when `arg` is null).  Checks
 /// that the type is committed and may carry data (not MPI_LB/MPI_UB).
 /// Inline, with the errors out of line: every call that moves data
 /// translates one or two types.
@@ -92,7 +93,7 @@ inline const dtype::Datatype& type_arg(MPI_Datatype handle, const char* arg, con
     if (t != nullptr && t->committed && handle != MPI_LB && handle != MPI_UB) [[likely]] return *t;
     detail::bad_type(handle, arg, fn);
 }
-/// type_of() for the argument `arg`, which the message names.
+/// type_arg() whose messages name no argument.
 inline const dtype::Datatype& type_of(MPI_Datatype handle, const char* fn) { return type_arg(handle, nullptr, fn); }
 /// type_arg() for one block of the w-collectives (Alltoallw and the
 /// neighbourhood one), whose type arrays hold one type per block: a block

@@ -338,22 +338,6 @@ void ShmTeam::wait_slow(bool (*done)(void*), void* state) {
     }
 }
 
-void ShmTeam::wait_readers(const Readers& r, std::uint64_t step) {
-    switch (r.kind) {
-        case Readers::None:
-            return;
-        case Readers::One:
-            wait_gather(r.one, step);
-            return;
-        case Readers::List:
-            for (const int m : r.list) wait_gather(m, step);
-            return;
-        case Readers::All:
-            wait_gather_all(step);
-            return;
-    }
-}
-
 void ShmTeam::keep_list(Area& a) { a.members.assign(a.readers.list.begin(), a.readers.list.end()); }
 
 void ShmTeam::claim_all(std::uint64_t step, Readers readers) {

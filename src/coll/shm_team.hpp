@@ -374,7 +374,7 @@ public:
     /// forwarding on every call, a third of the small Allreduce's own time.)
     void claim(int area, std::uint64_t step, Readers readers) {
         Area& a = areas_[area];
-        if (a.used && !readers_done(a.readers, a.step)) wait_readers(a.readers, a.step);
+        if (a.used) wait([&] { return readers_done(a.readers, a.step); });
         a.used = true;
         a.step = step;
         a.readers.kind = readers.kind;
@@ -390,8 +390,8 @@ public:
             a.readers.list = a.members;
         }
     }
-    /// Whether every member of `r` has gathered `step` already: claim()'s
-    /// usual case, answered inline from the gather values last seen.
+    /// Whether every member of `r` has gathered `step`: claim()'s wait,
+    /// whose usual case is answered inline from the gather values last seen.
     bool readers_done(const Readers& r, std::uint64_t step) {
         switch (r.kind) {
             case Readers::None:
@@ -591,7 +591,6 @@ private:
     static const shm::CollLine& line_of(const shm::CollMember& m, std::uint64_t step) {
         return m.lines[(step >> kStepBits) % shm::kCollLines];
     }
-    void wait_readers(const Readers& r, std::uint64_t step);
     void wait_slow(bool (*done)(void*), void* state);
     bool probe_single_copy();
     bool write_remote(int m, void* remote, const void* local, std::size_t n);
