@@ -62,10 +62,9 @@ Table make_table() {
     return t;
 }
 
-const Table& table() {
-    static const Table t = make_table();
-    return t;
-}
+/// Built when the library loads (it depends on nothing else), as the
+/// reduction kernels' table is: every reduction looks here.
+const Table g_table = make_table();
 
 /// The basic type a datatype is made of: the datatype itself when it is
 /// predefined, else what the derived-type engine recorded (nullptr when the
@@ -145,8 +144,7 @@ const Op& op_of(MPI_Op handle, const char* fn) {
     const auto v = reinterpret_cast<std::uintptr_t>(handle);
     if (handle == MPI_OP_NULL) [[unlikely]] fail(MPI_ERR_OP, "{}: operation is MPI_OP_NULL", fn);
     if (v < kOpHandles) {
-        const Table& t = table();
-        if (t.valid[v]) [[likely]] return t.ops[v];
+        if (g_table.valid[v]) [[likely]] return g_table.ops[v];
     }
     const bool readable = v >= kPredefinedLimit && HandleStorage::may_read_as<Op>(handle);
     if (!readable || reinterpret_cast<const Op*>(handle)->magic != Op::kMagic) {
@@ -175,6 +173,15 @@ void destroy(MPI_Op handle, const char* fn) {
 
 Binding::Binding(const Op& op, MPI_Datatype handle, const dtype::Datatype& type, std::int64_t count,
                  const char* fn) {
+    // The usual call first: a predefined operation on a predefined type.
+    if (op.predefined && !op.one_sided_only && type.combiner == MPI_COMBINER_NAMED && type.size > 0) [[likely]] {
+        if (const dtype::ReduceKernel k = dtype::reduce_kernel(op.kind, handle)) [[likely]] {
+            red_.combine = k;
+            red_.elem_bytes = type.size;
+            dense_count_ = count;
+            return;
+        }
+    }
     if (op.one_sided_only) [[unlikely]] {
         fail(MPI_ERR_OP, "{}: {} is only for one-sided accumulate operations, not for collectives", fn, op.name);
     }

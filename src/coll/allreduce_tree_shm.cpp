@@ -43,7 +43,7 @@ bool allreduce_shm_tree(const Team& team, const void* send, void* recv, std::int
         shm->claim(ShmTeam::inline_area(s), s, ShmTeam::Readers::all());
         shm::CollLine& mine = shm->my_line(s);
         mine.bytes = bytes;
-        std::memcpy(mine.data, send, bytes);
+        copy_small(mine.data, send, bytes);
         shm->release(s);
         shm->notify_all();
         // 2.

@@ -32,10 +32,21 @@ bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root, L
     if (!shm->steps_fit(static_cast<std::uint64_t>(bytes), 1)) return false;
     if (shm->size() == 1 || bytes == 0) return true;
     const std::uint64_t s = shm->begin_call();
-    const ShmTeam::ReleaseNode& node = shm->release_node(root);
-    const auto readers = ShmTeam::Readers::of(node.children);
-    const bool source = node.parent < 0;
-    const bool relay = !node.children.empty();
+    // A flat tree (every team up to tuning().flat_max) needs no lookup: the
+    // root is everyone's parent, and its readers are all the others.
+    const bool flat = shm->size() <= shm->tuning().flat_max;
+    const ShmTeam::ReleaseNode* node = flat ? nullptr : &shm->release_node(root);
+    const int parent = flat ? (shm->index() == root ? -1 : root) : node->parent;
+    const auto readers = flat ? ShmTeam::Readers::all() : ShmTeam::Readers::of(node->children);
+    const bool source = parent < 0;
+    const bool relay = flat ? source : !node->children.empty();
+    auto wake_children = [&] {
+        if (flat) {
+            shm->notify_all();
+        } else {
+            shm->notify(node->children);
+        }
+    };
     auto* out = static_cast<std::byte*>(buf);
     const auto want = static_cast<std::uint64_t>(bytes);
     shm::CollLine& mine = shm->my_line(s);
@@ -43,26 +54,30 @@ bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root, L
     // The size everyone follows: the root's.
     std::uint64_t total = want;
     if (!source) {
-        shm->wait_release(node.parent, s);
-        total = shm->line(node.parent, s).bytes;
+        shm->wait_release(parent, s);
+        total = shm->line(parent, s).bytes;
     }
 
     if (total <= shm::kCollInline) {
         // 1. Inline.
         if (typed != nullptr) typed->dense();
-        const std::byte* from = source ? out : shm->line(node.parent, s).data;
+        const std::byte* from = source ? out : shm->line(parent, s).data;
         if (relay) {
             shm->claim(ShmTeam::inline_area(s), s, readers);
             mine.bytes = total;
-            std::memcpy(mine.data, from, total);
+            copy_small(mine.data, from, total);
             shm->release(s);
-            shm->notify(node.children);
+            wake_children();
         }
         if (!source) {
-            ShmTeam::store(out, from, std::min(total, want), land, 0);
+            if (land == nullptr) {
+                copy_small(out, from, std::min(total, want));
+            } else {
+                ShmTeam::store(out, from, std::min(total, want), land, 0);
+            }
             // 3. Done with the parent's line.
             shm->gather(s);
-            shm->notify(node.parent);
+            shm->notify(parent);
         }
     } else {
         // 2. Chunks through the cells.
@@ -75,8 +90,8 @@ bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root, L
             const std::uint64_t len = std::min(chunk, total - off);
             const std::byte* from = out + off;
             if (!source) {
-                if (k > 0) shm->wait_release(node.parent, step);
-                from = shm->slot_of(node.parent, slot);
+                if (k > 0) shm->wait_release(parent, step);
+                from = shm->slot_of(parent, slot);
                 if (off < want) ShmTeam::store(out + off, from, std::min(len, want - off), land, off);
             }
             if (relay) {
@@ -91,12 +106,12 @@ bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root, L
                     std::memcpy(shm->my_slot(slot), from, len);
                 }
                 shm->release(step);
-                shm->notify(node.children);
+                wake_children();
             }
             if (!source) {
                 // 3. Done with the parent's slot.
                 shm->gather(step);
-                shm->notify(node.parent);
+                shm->notify(parent);
             }
         }
     }

@@ -149,7 +149,7 @@ void reduce_flat(ShmTeam& shm, std::uint64_t s, const void* send, void* recv, st
         shm.claim(ShmTeam::inline_area(s), s, ShmTeam::Readers::member(root));
         shm::CollLine& mine = shm.my_line(s);
         mine.bytes = bytes;
-        std::memcpy(mine.data, send, bytes);
+        copy_small(mine.data, send, bytes);
         shm.release(s);
         shm.notify(root);
         return;

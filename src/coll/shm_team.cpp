@@ -506,7 +506,11 @@ ShmTeam::Carry ShmTeam::put_block(std::uint64_t step, const void* src, std::uint
     };
     switch (carry) {
         case Carry::Inline:
-            if (bytes > 0) put(me.data);
+            if (typed == nullptr && hole_len == 0) {
+                copy_small(me.data, src, bytes);
+            } else if (bytes > 0) {
+                put(me.data);
+            }
             break;
         case Carry::Cells:
             // (Only the slots the block covers.)
@@ -566,6 +570,8 @@ std::uint64_t ShmTeam::get_block(int m, std::uint64_t step, void* dst, std::uint
         } else {
             read(m, reinterpret_cast<const void*>(c.addr), dst, n);
         }
+    } else if (land == nullptr && static_cast<Carry>(c.aux) == Carry::Inline && n <= shm::kCollInline) {
+        copy_small(dst, c.data, n);
     } else {
         store(dst, published(m, step, n), n, land, off);
     }

@@ -304,17 +304,17 @@ Table make_table() {
     return t;
 }
 
-const Table& table() {
-    static const Table t = make_table();
-    return t;
-}
+/// Built when the library loads (it depends on nothing else): reductions
+/// look here on every call, and a function-local table cost each of them a
+/// call and the test of its guard.
+const Table g_table = make_table();
 
 }  // namespace
 
 ReduceKernel reduce_kernel(OpKind op, MPI_Datatype basic) {
     const auto v = reinterpret_cast<std::uintptr_t>(basic);
     if (v < kFirstHandle || v >= kFirstHandle + kHandles) return nullptr;
-    return table().rows[v - kFirstHandle][static_cast<std::size_t>(op)];
+    return g_table.rows[v - kFirstHandle][static_cast<std::size_t>(op)];
 }
 
 const char* op_kind_name(OpKind op) {

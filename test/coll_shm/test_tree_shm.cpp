@@ -61,6 +61,31 @@ std::string flat_text(const std::vector<tree::Op>& program, int me) {
 
 const int kBands[] = {1, 2, 3, 4, 5, 6, 7, tree::kFlat};
 
+// copy_small() (coll.hpp) moves a release line's inline data with
+// overlapping fixed-width moves: every length it takes, from and to every
+// alignment, copies exactly those bytes and touches nothing around them.
+TEST(CopySmall, CopiesExactlyTheBytesAskedForAtAnyAlignment) {
+    for (std::size_t n = 0; n <= 64; ++n) {
+        for (std::size_t from_off = 0; from_off < 16; from_off += 3) {
+            for (std::size_t to_off = 0; to_off < 16; to_off += 5) {
+                unsigned char src[96];
+                unsigned char dst[96];
+                for (std::size_t i = 0; i < sizeof src; ++i) {
+                    src[i] = static_cast<unsigned char>(i * 7 + n + 1);
+                    dst[i] = 0xEE;
+                }
+                shmpi::coll::copy_small(dst + to_off, src + from_off, n);
+                for (std::size_t i = 0; i < sizeof dst; ++i) {
+                    const bool inside = i >= to_off && i < to_off + n;
+                    const unsigned char want = inside ? src[from_off + (i - to_off)] : 0xEE;
+                    ASSERT_EQ(dst[i], want) << "n " << n << ", from +" << from_off << ", to +" << to_off
+                                            << ", byte " << i;
+                }
+            }
+        }
+    }
+}
+
 TEST(CanonicalMid, SplitsRangesAsCollHppSays) {
     EXPECT_EQ(canonical_mid(0, 2), 1);
     EXPECT_EQ(canonical_mid(0, 3), 2);  // the left half takes the extra member
