@@ -173,15 +173,6 @@ void destroy(MPI_Op handle, const char* fn) {
 
 Binding::Binding(const Op& op, MPI_Datatype handle, const dtype::Datatype& type, std::int64_t count,
                  const char* fn) {
-    // The usual call first: a predefined operation on a predefined type.
-    if (op.predefined && !op.one_sided_only && type.combiner == MPI_COMBINER_NAMED && type.size > 0) [[likely]] {
-        if (const dtype::ReduceKernel k = dtype::reduce_kernel(op.kind, handle)) [[likely]] {
-            red_.combine = k;
-            red_.elem_bytes = type.size;
-            dense_count_ = count;
-            return;
-        }
-    }
     if (op.one_sided_only) [[unlikely]] {
         fail(MPI_ERR_OP, "{}: {} is only for one-sided accumulate operations, not for collectives", fn, op.name);
     }

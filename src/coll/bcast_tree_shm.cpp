@@ -32,21 +32,11 @@ bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root, L
     if (!shm->steps_fit(static_cast<std::uint64_t>(bytes), 1)) return false;
     if (shm->size() == 1 || bytes == 0) return true;
     const std::uint64_t s = shm->begin_call();
-    // A flat tree (every team up to tuning().flat_max) needs no lookup: the
-    // root is everyone's parent, and its readers are all the others.
-    const bool flat = shm->size() <= shm->tuning().flat_max;
-    const ShmTeam::ReleaseNode* node = flat ? nullptr : &shm->release_node(root);
-    const int parent = flat ? (shm->index() == root ? -1 : root) : node->parent;
-    const auto readers = flat ? ShmTeam::Readers::all() : ShmTeam::Readers::of(node->children);
+    const ShmTeam::ReleaseNode& node = shm->release_node(root);
+    const int parent = node.parent;
+    const auto readers = node.children_all ? ShmTeam::Readers::all() : ShmTeam::Readers::of(node.children);
     const bool source = parent < 0;
-    const bool relay = flat ? source : !node->children.empty();
-    auto wake_children = [&] {
-        if (flat) {
-            shm->notify_all();
-        } else {
-            shm->notify(node->children);
-        }
-    };
+    const bool relay = !node.children.empty();
     auto* out = static_cast<std::byte*>(buf);
     const auto want = static_cast<std::uint64_t>(bytes);
     shm::CollLine& mine = shm->my_line(s);
@@ -67,14 +57,10 @@ bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root, L
             mine.bytes = total;
             copy_small(mine.data, from, total);
             shm->release(s);
-            wake_children();
+            shm->notify(node.children);
         }
         if (!source) {
-            if (land == nullptr) {
-                copy_small(out, from, std::min(total, want));
-            } else {
-                ShmTeam::store(out, from, std::min(total, want), land, 0);
-            }
+            ShmTeam::store(out, from, std::min(total, want), land, 0);
             // 3. Done with the parent's line.
             shm->gather(s);
             shm->notify(parent);
@@ -106,7 +92,7 @@ bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root, L
                     std::memcpy(shm->my_slot(slot), from, len);
                 }
                 shm->release(step);
-                wake_children();
+                shm->notify(node.children);
             }
             if (!source) {
                 // 3. Done with the parent's slot.

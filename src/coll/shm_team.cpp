@@ -357,9 +357,8 @@ std::span<const tree::Op> ShmTeam::flat_program() {
     return flat_program_;
 }
 
-const ShmTeam::ReleaseNode& ShmTeam::release_node(int root) {
+const ShmTeam::ReleaseNode& ShmTeam::build_release_node(int root) {
     std::optional<ReleaseNode>& cached = release_nodes_[static_cast<std::size_t>(root)];
-    if (cached) return *cached;
     const tree::BandTree& t = band_tree(small_band());
     // Positions relative to the root, in locality order: the root is
     // position 0 and each subtree is a run of consecutive positions.
@@ -369,6 +368,7 @@ const ShmTeam::ReleaseNode& ShmTeam::release_node(int root) {
     ReleaseNode node;
     node.parent = t.parent(rel) < 0 ? -1 : member_at(t.parent(rel));
     for (const int c : t.children(rel)) node.children.push_back(member_at(c));
+    node.children_all = node.children.size() + 1 == static_cast<std::size_t>(n_);
     cached = std::move(node);
     return *cached;
 }
@@ -570,8 +570,6 @@ std::uint64_t ShmTeam::get_block(int m, std::uint64_t step, void* dst, std::uint
         } else {
             read(m, reinterpret_cast<const void*>(c.addr), dst, n);
         }
-    } else if (land == nullptr && static_cast<Carry>(c.aux) == Carry::Inline && n <= shm::kCollInline) {
-        copy_small(dst, c.data, n);
     } else {
         store(dst, published(m, step, n), n, land, off);
     }

@@ -264,17 +264,15 @@ void bcast(const Call& c, void* buf, std::int64_t count, const dtype::Datatype& 
     named(c, [&] {
         const Team& team = c.comm.team();
         if (team.size == 1) return;  // the root has the data already
+        DenseOut d(buf, count, type);
         if (type.contiguous) {
             // The buffer is the dense data, on every member: no TypedView and
             // its std::function to build (about 60 of the 630 instructions a
             // small Bcast's root ran went there).
-            const std::int64_t bytes = count * type.size;
-            coll::bcast(c.selection, team, bytes > 0 ? static_cast<std::byte*>(buf) + type.true_lb : g_empty,
-                        bytes, root, nullptr, nullptr);
+            coll::bcast(c.selection, team, d.data(), d.bytes(), root, nullptr, nullptr);
             return;
         }
         const bool source = team.rank == root;
-        DenseOut d(buf, count, type);
         if (source) {
             // Packed piece by piece where the algorithm sends it, or whole
             // into the staging buffer when it asks.
