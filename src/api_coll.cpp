@@ -67,9 +67,10 @@ constexpr Side kRecv{"recvcount", "recvtype", "recvbuf"};
 
 /// One (buffer, count, datatype) side: checks the count, the type, and the
 /// buffer as holding `elems` elements of the type (the count times the
-/// blocks the buffer holds); returns the type.
-const dtype::Datatype& buffer_arg(const void* buf, int count, std::int64_t elems, MPI_Datatype type,
-                                  const Side& side, const char* fn) {
+/// blocks the buffer holds); returns the type.  Always inlined (its checks
+/// are a few tests each; out of line, 66 instructions a Gather's send side).
+[[gnu::always_inline]] inline const dtype::Datatype& buffer_arg(const void* buf, int count, std::int64_t elems,
+                                                                MPI_Datatype type, const Side& side, const char* fn) {
     check_count_arg(count, side.count, fn);
     const dtype::Datatype& t = type_arg(type, side.type, fn);
     check_buf(buf, elems, t, side.buf, fn);

@@ -31,7 +31,7 @@ namespace shmpi::coll {
 /// call: fixed-width moves, the last one overlapping the one before.  The
 /// small collectives copy 8 bytes several times a call, and the library's
 /// memcpy took 15-20 instructions a time for what two moves do.
-inline void copy_small(void* to, const void* from, std::size_t n) {
+[[gnu::always_inline]] inline void copy_small(void* to, const void* from, std::size_t n) {
     auto* d = static_cast<std::byte*>(to);
     const auto* s = static_cast<const std::byte*>(from);
     if (n >= 16) {

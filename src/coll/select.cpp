@@ -287,13 +287,23 @@ void say_declined(Kind k, const char* name, const Team& team) {
 template <class Fn, std::size_t N, class... Args>
 void run(const Selection& s, Kind k, const Algorithm<Fn> (&table)[N], int automatic, const Team& team,
          int root, std::int64_t bytes, const Args&... args) {
-    if (team.shm != nullptr) team.shm->note_call({static_cast<int>(k), root, bytes});
+    if (team.shm != nullptr) {
+        team.shm->note_call({static_cast<int>(k), root, bytes});
+        // The team's first call probes single copies (one collective step):
+        // here every member makes it at the same call, whatever algorithm
+        // then runs; the "shm" rows (select_shm.cpp) rely on it.
+        team.shm->single_copy();
+    }
     // One member has nobody to talk to: the linear algorithms make that a
     // local copy, and nothing else needs trying (or reporting).
     const int forced = team.size > 1 ? s.forced(k) : 0;
     const int i = forced >= 0 ? forced : automatic;
     if (i > 0 && i < static_cast<int>(N)) {
-        if (table[i].run(team, args...)) return;
+        // Row 1 (a team in shared memory, chosen automatically) by a
+        // constant index: the compiler calls it directly, and may inline it,
+        // where the looked-up pointer cost a small call an indirect call and
+        // a frame of its own.
+        if (i == 1 ? table[1].run(team, args...) : table[i].run(team, args...)) return;
         if (forced >= 0) say_declined(k, table[i].name, team);
     }
     table[0].run(team, args...);

@@ -24,8 +24,13 @@
 
 namespace shmpi::coll {
 
+// These are the "shm" rows of select.cpp's tables, which only run() calls,
+// after it has made the team's first call probe single copies: so they take
+// team.shm as it is instead of ready(team), whose possible probe (a call)
+// made each of them save every argument before it went on to the algorithm.
+
 bool bcast_shm(const Team& team, void* buf, std::int64_t bytes, int root, Landing* land, Source* source) {
-    ShmTeam* shm = ready(team);
+    ShmTeam* shm = team.shm;  // run() has probed single copies (select.cpp)
     if (shm == nullptr) return false;
     // Single copies win with one reader only.  Measured (docs/COLLECTIVES.md,
     // coll_bench, µs at 1 MiB, direct against tree): 50 against 99 at 2
@@ -43,7 +48,7 @@ bool bcast_shm(const Team& team, void* buf, std::int64_t bytes, int root, Landin
 
 bool reduce_shm(const Team& team, const void* send, void* recv, std::int64_t count,
                 const Reduction& red, int root) {
-    ShmTeam* shm = ready(team);
+    ShmTeam* shm = team.shm;  // run() has probed single copies (select.cpp)
     if (shm == nullptr) return false;
     // Measured on 2 CPUs (docs/COLLECTIVES.md): the tree wins up to 128 KiB
     // at 2, 4 and 8 members; push from 256 KiB.  Slow kernel copies: the
@@ -61,7 +66,7 @@ bool reduce_shm(const Team& team, const void* send, void* recv, std::int64_t cou
 
 bool allreduce_shm(const Team& team, const void* send, void* recv, std::int64_t count,
                    const Reduction& red) {
-    ShmTeam* shm = ready(team);
+    ShmTeam* shm = team.shm;  // run() has probed single copies (select.cpp)
     if (shm == nullptr) return false;
     // Measured on 2 CPUs (docs/COLLECTIVES.md): the tree wins below 256 KiB
     // (below 128 KiB with 2 members, where rsag's two halves run in

@@ -157,27 +157,6 @@ std::uint64_t ShmTeam::last_call_in(const shm::CollRegion& region, std::uint32_t
     return last;
 }
 
-void ShmTeam::note_call(const CallSignature& sig) {
-    // Its own count, not a step range: the algorithms' steps stay as they
-    // were (consecutive calls use the release lines in turn).
-    const std::uint64_t call = ++noted_;
-    const std::uint64_t what = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(sig.kind)) << 32) |
-                               static_cast<std::uint32_t>(sig.root + 1);
-    const auto bytes = static_cast<std::uint64_t>(sig.bytes);
-    const std::size_t i = call % shm::kCollCalls;
-    history_[i] = Noted{call, what, bytes};
-    shm::CollCall& e = members_[me_].calls[i];
-    // Seqlock write (see shm::CollCall): a reader that sees `call` before
-    // and after reading the rest has read one entry, not a mix of two.
-    e.call.store(0, std::memory_order_relaxed);
-    // Release fence: the zeroed `call` is visible before the new fields.
-    std::atomic_thread_fence(std::memory_order_release);
-    e.what.store(what, std::memory_order_relaxed);
-    e.bytes.store(bytes, std::memory_order_relaxed);
-    // Release: the fields above are visible to a reader that acquires `call`.
-    e.call.store(call, std::memory_order_release);
-}
-
 void ShmTeam::check_calls() const {
     for (int m = 0; m < n_; ++m) {
         if (m == me_) continue;
@@ -482,8 +461,9 @@ void ShmTeam::take_chunks(int m, std::uint64_t s, std::uint64_t g0, std::uint64_
     }
 }
 
-ShmTeam::Carry ShmTeam::put_block(std::uint64_t step, const void* src, std::uint64_t bytes, Readers readers,
-                                  Source* typed, std::uint64_t hole_off, std::uint64_t hole_len, std::uint64_t piece) {
+ShmTeam::Carry ShmTeam::put_block_out(std::uint64_t step, const void* src, std::uint64_t bytes, Readers readers,
+                                      Source* typed, std::uint64_t hole_off, std::uint64_t hole_len,
+                                      std::uint64_t piece) {
     const Carry carry = carry_for(bytes, piece);
     claim(inline_area(step), step, readers);
     shm::CollLine& me = my_line(step);
@@ -506,11 +486,8 @@ ShmTeam::Carry ShmTeam::put_block(std::uint64_t step, const void* src, std::uint
     };
     switch (carry) {
         case Carry::Inline:
-            if (typed == nullptr && hole_len == 0) {
-                copy_small(me.data, src, bytes);
-            } else if (bytes > 0) {
-                put(me.data);
-            }
+            // (Typed or with a hole: put_block() took the others.)
+            if (bytes > 0) put(me.data);
             break;
         case Carry::Cells:
             // (Only the slots the block covers.)
