@@ -535,8 +535,8 @@ const std::byte* ShmTeam::published(int m, std::uint64_t step, std::uint64_t n) 
     return at;
 }
 
-std::uint64_t ShmTeam::get_block(int m, std::uint64_t step, void* dst, std::uint64_t want,
-                                 const Landing* land, std::uint64_t off) {
+std::uint64_t ShmTeam::get_block_out(int m, std::uint64_t step, void* dst, std::uint64_t want,
+                                     const Landing* land, std::uint64_t off) {
     const shm::CollLine& c = line(m, step);
     const std::uint64_t got = c.bytes;
     const std::uint64_t n = got < want ? got : want;
