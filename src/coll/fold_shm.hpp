@@ -136,9 +136,7 @@ void fold_inline(int n, At&& at, std::byte* dest, std::int64_t count, const Redu
     const auto bytes = static_cast<std::size_t>(count * red.elem_bytes);
     assert(n <= kInlineFoldMax && bytes <= kStride && "fold_inline takes small teams and small data");
     for (int m = 0; m < n; ++m) copy_small(slots + m * kStride, at(m), bytes);
-    // Two contributions: fold_slots()'s one combine, without its recursion.
-    const int k = n == 2 ? (red.combine(slots, slots + kStride, count, red.state), 1)
-                         : fold_slots(slots, kStride, 0, n, count, red);
+    const int k = fold_slots(slots, kStride, 0, n, count, red);
     copy_small(dest, slots + k * kStride, bytes);
 }
 

@@ -134,8 +134,23 @@ void exscan_linear(const Team& team, const void* send, void* recv, std::int64_t 
 /// `slots + r * stride` for r in [lo, hi), in place: the contributions are
 /// overwritten, and the index of the slot that holds the result is returned.
 /// Any algorithm that has all contributions of a range in one place may
-/// use it.
-int fold_slots(std::byte* slots, std::int64_t stride, int lo, int hi, std::int64_t count,
-               const Reduction& red);
+/// use it.  Inline, with a pair folded at once: the small flat reductions
+/// fold two contributions on every call, where the call and its recursion
+/// cost more than the one combine.
+inline int fold_slots(std::byte* slots, std::int64_t stride, int lo, int hi, std::int64_t count,
+                      const Reduction& red) {
+    if (hi - lo == 1) return lo;
+    if (hi - lo == 2) {
+        // canonical_mid(lo, lo + 2) == lo + 1: the recursion's one combine.
+        red.combine(slots + lo * stride, slots + (lo + 1) * stride, count, red.state);
+        return lo + 1;
+    }
+    const int mid = canonical_mid(lo, hi);
+    const int left = fold_slots(slots, stride, lo, mid, count, red);
+    const int right = fold_slots(slots, stride, mid, hi, count, red);
+    // left holds the lower ranks: it is `in`, the result lands in `right`.
+    red.combine(slots + left * stride, slots + right * stride, count, red.state);
+    return right;
+}
 
 }  // namespace shmpi::coll

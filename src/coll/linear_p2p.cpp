@@ -119,18 +119,3 @@ void recv(const Team& team, std::int32_t tag, int peer, void* buf, std::int64_t 
 }
 
 }  // namespace shmpi::coll::linear
-
-namespace shmpi::coll {
-
-int fold_slots(std::byte* slots, std::int64_t stride, int lo, int hi, std::int64_t count,
-               const Reduction& red) {
-    if (hi - lo == 1) return lo;
-    const int mid = canonical_mid(lo, hi);
-    const int left = fold_slots(slots, stride, lo, mid, count, red);
-    const int right = fold_slots(slots, stride, mid, hi, count, red);
-    // left holds the lower ranks: it is `in`, the result lands in `right`.
-    red.combine(slots + left * stride, slots + right * stride, count, red.state);
-    return right;
-}
-
-}  // namespace shmpi::coll
