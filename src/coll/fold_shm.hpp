@@ -129,12 +129,27 @@ inline constexpr int kInlineFoldMax = 16;
 /// `dest`: copied side by side on the stack and folded there with
 /// fold_slots(), the linear reference's own fold, so no scratch buffer is
 /// touched.  For the small flat reductions, where every nanosecond shows.
+/// A pair folds in `dest` itself: the canonical fold of two is the one
+/// combine of contribution 0 into contribution 1 (fold_slots()'s base
+/// case), so `dest` takes a copy of contribution 1 (none when it holds
+/// it) and contribution 0 is combined into it: one copy instead of three.
+/// Not when `dest` holds contribution 0 (rank 0's MPI_IN_PLACE): the copy
+/// would overwrite it.
 template <class At>
 void fold_inline(int n, At&& at, std::byte* dest, std::int64_t count, const Reduction& red) {
     constexpr std::int64_t kStride = 64;
     alignas(64) std::byte slots[kInlineFoldMax * kStride];
     const auto bytes = static_cast<std::size_t>(count * red.elem_bytes);
     assert(n <= kInlineFoldMax && bytes <= kStride && "fold_inline takes small teams and small data");
+    if (n == 2) {
+        const std::byte* first = at(0);
+        const std::byte* second = at(1);
+        if (first != dest) {
+            if (second != dest) copy_small(dest, second, bytes);
+            red.combine(first, dest, count, red.state);
+            return;
+        }
+    }
     for (int m = 0; m < n; ++m) copy_small(slots + m * kStride, at(m), bytes);
     const int k = fold_slots(slots, kStride, 0, n, count, red);
     copy_small(dest, slots + k * kStride, bytes);
