@@ -31,7 +31,11 @@
  * the same header lines and CSV.  --per-rank adds a comment line after each
  * row with every rank's median time per call: in the osu mode a root that
  * must wait for the others (Reduce, Gather) or that the others wait for
- * (Bcast) shows where the mean comes from.
+ * (Bcast) shows where the mean comes from.  A second line gives every
+ * rank's context switches per timed iteration (getrusage, voluntary and
+ * not, the osu mode's untimed barrier included): with more ranks than
+ * CPUs each switch costs microseconds, and their count is what an
+ * oversubscribed small collective's time is made of.
  * Exit status 0, 1 for a usage error, 2 when a check of the results failed.
  */
 #define _GNU_SOURCE 1 /* sched_getaffinity, sched_getcpu */
@@ -43,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sched.h>
@@ -131,7 +136,8 @@ static void usage(FILE *out, const char *argv0) {
             "  --mode osu|loop  osu: barrier, then one timed call, input rewritten before\n"
             "                   each (default); loop: back-to-back calls timed together\n"
             "  --comm world|dup run on MPI_COMM_WORLD (default) or on a duplicate of it\n"
-            "  --per-rank       after each row, every rank's median time per call\n"
+            "  --per-rank       after each row, every rank's median time per call and its\n"
+            "                   context switches per timed iteration\n"
             "  --csv            print CSV instead of a table\n",
             argv0);
 }
@@ -452,12 +458,21 @@ struct result {
     double avg_med, max_med, avg_min; /* microseconds per call */
     long failures;
     double *ranks; /* rank 0: each rank's median over reps (nranks entries) */
+    double *switches; /* rank 0: each rank's context switches per timed iteration */
 };
+
+/* Context switches of this process so far, voluntary (it blocked) and
+ * involuntary (preempted, or it yielded with CPU-mates ready to run). */
+static long switches_so_far(void) {
+    struct rusage u;
+    if (getrusage(RUSAGE_SELF, &u) != 0) return 0;
+    return u.ru_nvcsw + u.ru_nivcsw;
+}
 
 /* Steps 1-4 for one collective and size.  Collective over all ranks. */
 static struct result measure(const struct options *opt, int op, long size, struct buffers *b,
-                             int rank, int nranks, uint64_t *version, double *ranks) {
-    struct result res = {0, 0, 0, 0, 0, ranks};
+                             int rank, int nranks, uint64_t *version, double *ranks, double *switches) {
+    struct result res = {0, 0, 0, 0, 0, ranks, switches};
     const long elems = elems_of(op, size);
     if (op == OP_GATHERV || op == OP_ALLGATHERV || op == OP_SCATTERV || op == OP_ALLTOALLV ||
         op == OP_REDUCE_SCATTER) {
@@ -517,8 +532,10 @@ static struct result measure(const struct options *opt, int op, long size, struc
         fprintf(stderr, "coll_bench: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
+    long switched = 0;
     for (int r = 0; r < opt->reps; ++r) {
         double total = 0;
+        const long switches_before = switches_so_far();
         if (opt->loop) {
             MPI_Barrier(bench_comm);
             double start = MPI_Wtime();
@@ -536,6 +553,7 @@ static struct result measure(const struct options *opt, int op, long size, struc
                 total += MPI_Wtime() - start;
             }
         }
+        switched += switches_so_far() - switches_before;
         /* 4. Average and maximum over ranks of the mean per call. */
         double mine = total / (double)iters * 1e6;
         own[r] = mine;
@@ -554,6 +572,8 @@ static struct result measure(const struct options *opt, int op, long size, struc
     }
     double own_med = median(own, opt->reps);
     MPI_Gather(&own_med, 1, MPI_DOUBLE, ranks, 1, MPI_DOUBLE, 0, bench_comm);
+    double per_iteration = (double)switched / ((double)iters * opt->reps);
+    MPI_Gather(&per_iteration, 1, MPI_DOUBLE, switches, 1, MPI_DOUBLE, 0, bench_comm);
     free(avg);
     free(mx);
     free(own);
@@ -636,7 +656,8 @@ int main(int argc, char **argv) {
     memset(b.recv, 0, big);
 
     double *ranks = rank == 0 ? malloc(sizeof(double) * (size_t)nranks) : NULL;
-    if (rank == 0 && ranks == NULL) {
+    double *switches = rank == 0 ? malloc(sizeof(double) * (size_t)nranks) : NULL;
+    if (rank == 0 && (ranks == NULL || switches == NULL)) {
         fprintf(stderr, "coll_bench: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -653,7 +674,7 @@ int main(int argc, char **argv) {
         const int op = opt.ops[k];
         for (int s = 0; s < opt.nsizes; ++s) {
             const long size = op == OP_BARRIER ? 0 : opt.sizes[s];
-            struct result res = measure(&opt, op, size, &b, rank, nranks, &version, ranks);
+            struct result res = measure(&opt, op, size, &b, rank, nranks, &version, ranks, switches);
             failures += res.failures;
             if (rank == 0) {
                 const long shown = is_reduction(op) ? elems_of(op, size) * 8 : size;
@@ -667,6 +688,8 @@ int main(int argc, char **argv) {
                 if (opt.per_rank) {
                     printf("#   per rank (us):");
                     for (int r = 0; r < nranks; ++r) printf(" %.3f", res.ranks[r]);
+                    printf("\n#   per rank (context switches an iteration):");
+                    for (int r = 0; r < nranks; ++r) printf(" %.2f", res.switches[r]);
                     printf("\n");
                 }
                 fflush(stdout);
@@ -681,6 +704,7 @@ int main(int argc, char **argv) {
     free(b.counts);
     free(b.displs);
     free(ranks);
+    free(switches);
     free(places);
     if (bench_comm != MPI_COMM_WORLD) MPI_Comm_free(&bench_comm);
     MPI_Finalize();
