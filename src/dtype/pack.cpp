@@ -26,19 +26,24 @@
 // AVX-512BW, in 32-byte pieces where it has AVX2.
 //
 // Loops of blocks of 64 bytes or more that move kStreamLoopBytes or more
-// in one call write with non-temporal stores, so the lines they fill are
-// not first read from memory only to be overwritten whole.  Unpacks
-// (on the 2-CPU AMD VM, 8 MiB into 64-byte to 4 KiB blocks: 0.4-0.9x to
-// 0.96-1.41x a memcpy of the packed bytes) and packs whose gaps are at most
-// two blocks, which also prefetch every line of the source, gaps included
-// (pack_streaming(); 8 MiB of 64-byte to 2 KiB blocks at a stride of two
-// blocks: 0.51-0.69x to 0.77-1.07x; docs/BENCHMARKS.md).
+// in one call (packs: a quarter of the last-level cache where that is
+// more, stream_pack_bytes()) write with non-temporal stores, so the lines
+// they fill are not first read from memory only to be overwritten whole.
+// Unpacks (on the 2-CPU AMD VM, 8 MiB into 64-byte to 4 KiB blocks: 0.4-0.9x
+// to 0.96-1.41x a memcpy of the packed bytes) and packs whose gaps are at
+// most two blocks, which also prefetch every line of the source, gaps
+// included (pack_streaming(); 8 MiB of 64-byte to 2 KiB blocks at a stride
+// of two blocks: 0.51-0.69x to 0.77-1.07x; docs/BENCHMARKS.md).
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <vector>
+
+#include <unistd.h>
 
 #include "arith.hpp"
 #include "dtype/datatype.hpp"
@@ -152,6 +157,38 @@ inline void runs_of(Mem m, std::int64_t stride, std::int64_t n, std::byte*& s) {
 constexpr std::int64_t kStreamLoopBytes = std::int64_t{4} << 20;
 constexpr std::int64_t kLineBytes = 64;
 
+/// The shortest strided pack that streams: kStreamLoopBytes, or a quarter
+/// of the last-level cache where that is more (about where glibc 2.38's
+/// memcpy starts to store non-temporally).  A pack's stream is dense, so
+/// its cached stores read each line of it once, from the cache when it fits
+/// there, and leave it cached for whoever reads it next; the streamed loop
+/// sends it to memory (pack_streaming() prefetches the gaps as well).  On
+/// the Intel Xeon VM of docs/BENCHMARKS.md (480 MiB of L3), 8 MiB packs at
+/// a stride of twice the block, two alternating runs of one binary: 64 B
+/// to 2 KiB blocks 0.59-0.67x memcpy streamed against 0.64-0.76x cached,
+/// 4 KiB 0.62x against 0.87-0.88x.  Where the L3 is 32 MiB (the AMD VM),
+/// 8 MiB packs still stream.  Unpacks keep kStreamLoopBytes: their blocks
+/// have gaps, whose lines cached stores would read too (on the Xeon VM
+/// streamed unpacks ran at 0.74-0.98x against 0.52-0.90x).
+///
+/// SHMPI_STREAMED_PACKS=0 keeps the cached loops for every pack, =1 streams
+/// from kStreamLoopBytes whatever the cache: to compare the two in one
+/// binary, and to test the streamed loops on any machine.
+std::int64_t stream_pack_bytes() {
+    static const std::int64_t bytes = [] {
+        const char* env = std::getenv("SHMPI_STREAMED_PACKS");
+        if (env != nullptr && std::strcmp(env, "0") == 0) return std::numeric_limits<std::int64_t>::max();
+        if (env != nullptr && std::strcmp(env, "1") == 0) return kStreamLoopBytes;
+        long cache = -1;
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+        cache = sysconf(_SC_LEVEL3_CACHE_SIZE);
+        if (cache <= 0) cache = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+        return std::max<std::int64_t>(kStreamLoopBytes, cache > 0 ? cache / 4 : 0);
+    }();
+    return bytes;
+}
+
 /// Copies `n` bytes to `d` with non-temporal stores where `d` is 16-byte
 /// aligned (plain copies for the unaligned head and the tail).  The stores
 /// are weakly ordered: call stream_fence() before anything publishes `d`.
@@ -203,13 +240,6 @@ inline void unpack_streaming(Mem m, std::int64_t stride, std::int64_t n, std::in
     }
     stream_fence();
     s = p;
-}
-
-/// Whether long packs stream (pack_streaming); SHMPI_STREAMED_PACKS=0 keeps
-/// the plain loops, to compare the two in one binary.
-bool streamed_packs() {
-    static const bool on = !turned_off("SHMPI_STREAMED_PACKS");
-    return on;
 }
 
 /// How far ahead of its loads a streamed pack prefetches, in bytes of
@@ -302,15 +332,14 @@ inline void pack_ahead(Mem m, std::int64_t stride, std::int64_t n, std::int64_t 
 /// `n` runs of `len` bytes, `stride` bytes apart: the vector-of-blocks loop.
 template <Dir D>
 inline void strided_loop(Mem m, std::int64_t stride, std::int64_t n, std::int64_t len, std::byte*& s) {
-    // (n * len cannot overflow: the bytes are in memory.)
-    const bool long_loop = n * len >= kStreamLoopBytes;
     // Wide moves for blocks longer than a line, and for blocks of one line
     // where that is faster than the baseline's moves (wide_single_lines()).
     const bool wide = (len > kLineBytes || (len == kLineBytes && wide_single_lines())) && wide_copies();
     if constexpr (D == Dir::Pack) {
         // (A block is at least a line, and the gaps at most two blocks:
         // wider gaps are not worth reading.)
-        if (long_loop && len >= kLineBytes && stride >= len && stride <= 3 * len && streamed_packs()) {
+        // (n * len cannot overflow: the bytes are in memory.)
+        if (n * len >= stream_pack_bytes() && len >= kLineBytes && stride >= len && stride <= 3 * len) {
             if (pack_lines_streamed(s, m, stride, n, len)) {
                 s += n * len;
                 return;
@@ -330,6 +359,7 @@ inline void strided_loop(Mem m, std::int64_t stride, std::int64_t n, std::int64_
         // Only disjoint blocks stream: overlapping ones (an erroneous receive
         // type) keep plain stores, whose order is the type map's.
         const bool disjoint_blocks = stride >= len || stride <= -len;
+        const bool long_loop = n * len >= kStreamLoopBytes;
         if (wide) {
             unpack_blocks_wide(m, stride, s, n, len, long_loop && disjoint_blocks);
             s += n * len;

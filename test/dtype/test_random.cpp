@@ -305,7 +305,9 @@ TEST(DtypeRandom, BlocksOfALineAndMore) {
 // Vector loops that move 4 MiB or more unpack with non-temporal stores
 // (src/dtype/pack.cpp, src/dtype/wide_copy.cpp), and pack with them and
 // prefetches when the gaps are at most two blocks (with AVX2, blocks of 1
-// to 4 whole lines into an aligned stream in loops of their own): blocks
+// to 4 whole lines into an aligned stream in loops of their own; packs
+// only from a quarter of the last-level cache, or from 4 MiB with
+// SHMPI_STREAMED_PACKS=1, as test/dtype/meson.build runs it too): blocks
 // whole and unaligned, short tails, gaps of one and of two blocks, a
 // negative stride, and the pieces that resume inside them.  (Each shape moves 4 MiB
 // several times: under TSan, seconds each.)  Not under TSan: the test has
