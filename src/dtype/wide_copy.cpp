@@ -272,7 +272,8 @@ SHMPI_MASKED_TARGET const std::byte* unpack_runs_avx512(Mem base, std::int64_t e
 }
 
 /// The widest moves this CPU has, capped by SHMPI_WIDE_COPIES (0: none,
-/// 256: AVX2 at most, to compare the tiers on one machine).
+/// 256: AVX2 at most, to compare the tiers on one machine; 512, see
+/// short_halves()).
 Width detect() {
     if (turned_off("SHMPI_WIDE_COPIES")) return Width::kNone;
     const char* env = std::getenv("SHMPI_WIDE_COPIES");
@@ -290,11 +291,37 @@ Width width() {
     return w;
 }
 
+/// Whether an Intel CPU with AVX-512F moves the lines of short blocks (one
+/// to four lines: with_lines()) and of run lists as 32-byte halves, with
+/// the AVX2 loops, keeping 64-byte moves for longer blocks.  On the Intel
+/// Xeon VM of docs/BENCHMARKS.md (`dtype_pack`, two alternating rounds of
+/// one binary against SHMPI_WIDE_COPIES=512, medians of three, x memcpy),
+/// in cache: packs of 64-byte blocks 0.90 against 0.86 (64-byte moves in
+/// the same loops: 0.82), unpacks 0.82 against 0.79; 128 and 256-byte
+/// blocks 0.97-0.98 against 0.93-0.96 (pack), 0.94-0.95 against 0.91
+/// (unpack); the indexed layout 0.73-0.74 against 0.67 (pack), 0.67
+/// against 0.59-0.60 (unpack); 8 MiB packs of 64-byte blocks 0.72-0.86
+/// against 0.62.  Longer blocks keep the 64-byte moves (4 KiB blocks,
+/// 8 MiB packs: 0.87-0.88 against 0.79-0.81 as halves).  AMD's AVX-512
+/// cores keep the 64-byte moves and masks: the masks' gain was measured
+/// there, against the baseline (wide_copy.hpp); halves were not tried
+/// there.  SHMPI_WIDE_COPIES=512 keeps them on Intel too, to compare.
+bool short_halves() {
+    static const bool on = [] {
+        if (width() != Width::k512) return false;
+        const char* env = std::getenv("SHMPI_WIDE_COPIES");
+        if (env != nullptr && std::strcmp(env, "512") == 0) return false;
+        return __builtin_cpu_is("intel") != 0;
+    }();
+    return on;
+}
+
 /// Whether the run loops use AVX-512BW's byte masks (a CPU with AVX-512F
-/// and BW, and SHMPI_WIDE_COPIES not holding the copies to AVX2 or less);
-/// checked once.  (width() has run __builtin_cpu_init().)
+/// and BW, SHMPI_WIDE_COPIES not holding the copies to AVX2 or less, and
+/// not short_halves()); checked once.  (width() has run
+/// __builtin_cpu_init().)
 bool masked_copies() {
-    static const bool has = width() == Width::k512 && __builtin_cpu_supports("avx512bw") != 0;
+    static const bool has = width() == Width::k512 && __builtin_cpu_supports("avx512bw") != 0 && !short_halves();
     return has;
 }
 #endif
@@ -316,7 +343,7 @@ bool wide_copies() {
 
 bool wide_single_lines() {
 #if SHMPI_WIDE_COPIES
-    return width() == Width::k256;
+    return width() == Width::k256 || short_halves();
 #else
     return false;
 #endif
@@ -325,10 +352,11 @@ bool wide_single_lines() {
 void pack_blocks_wide(std::byte* dst, std::uintptr_t src, std::int64_t stride, std::int64_t n,
                       std::int64_t len) {
 #if SHMPI_WIDE_COPIES
-    if (width() == Width::k512) return pack_avx512(dst, src, stride, n, static_cast<std::size_t>(len));
+    if (width() == Width::k512 && !short_halves()) return pack_avx512(dst, src, stride, n, static_cast<std::size_t>(len));
     // (The dispatch stays out of pack_avx2(): inside it, the loop for other
     // lengths compiled slower, 512-byte blocks 0.85 against 0.95x memcpy.)
     if (with_lines(len, [&](auto lines) { pack_lines_avx2<decltype(lines)::value>(dst, src, stride, n); })) return;
+    if (width() == Width::k512) return pack_avx512(dst, src, stride, n, static_cast<std::size_t>(len));
     pack_avx2(dst, src, stride, n, static_cast<std::size_t>(len));
 #else
     for (std::int64_t i = 0; i < n; ++i, dst += len, src = step(src, stride)) {
@@ -350,11 +378,14 @@ bool pack_lines_streamed(std::byte* dst, std::uintptr_t src, std::int64_t stride
 void unpack_blocks_wide(std::uintptr_t dst, std::int64_t stride, const std::byte* src, std::int64_t n,
                         std::int64_t len, bool stream) {
 #if SHMPI_WIDE_COPIES
-    if (width() == Width::k512) return unpack_avx512(dst, stride, src, n, static_cast<std::size_t>(len), stream);
+    if (width() == Width::k512 && (stream || !short_halves())) {
+        return unpack_avx512(dst, stride, src, n, static_cast<std::size_t>(len), stream);
+    }
     if (!stream &&
         with_lines(len, [&](auto lines) { unpack_lines_avx2<decltype(lines)::value>(dst, stride, src, n); })) {
         return;
     }
+    if (width() == Width::k512) return unpack_avx512(dst, stride, src, n, static_cast<std::size_t>(len), stream);
     unpack_avx2(dst, stride, src, n, static_cast<std::size_t>(len), stream);
 #else
     (void)stream;

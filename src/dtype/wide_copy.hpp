@@ -34,8 +34,14 @@
 // cache and from 0.80-0.85x to 0.88-0.92x at 8 MiB; unpacks from
 // 0.57-0.69x to 0.60-0.62x and from 0.82-0.84x to 0.86-0.89x.
 //
-// SHMPI_WIDE_COPIES=0 keeps the baseline loops, and =256 the AVX2 moves on
-// a CPU that has AVX-512F too: each can be compared, and tested, on any
+// On the Intel Xeon VM the AVX2 moves beat AVX-512's for blocks of one to
+// four lines and for the runs, by 0.03-0.08x memcpy in cache: an Intel
+// CPU with AVX-512F uses them there and keeps 64-byte moves for longer
+// blocks (short_halves() in wide_copy.cpp has the numbers).
+//
+// SHMPI_WIDE_COPIES=0 keeps the baseline loops, =256 the AVX2 moves on a
+// CPU that has AVX-512F too, and =512 the 64-byte moves and masks for
+// every length on an Intel CPU: each can be compared, and tested, on any
 // machine.
 #pragma once
 
@@ -58,9 +64,10 @@ bool wide_copies();
 /// True when blocks of exactly one line (64 bytes) should go through the
 /// functions below too: with AVX2 (two 32-byte moves against the
 /// baseline's four 16-byte ones; packs in cache on the 2-CPU AMD VM
-/// 0.86-0.93x against 0.73-0.81x a memcpy of the packed bytes).  With
-/// AVX-512F the baseline did as well on the Intel Xeon VM (0.87 against
-/// 0.83x).
+/// 0.86-0.93x against 0.73-0.81x a memcpy of the packed bytes), and on an
+/// Intel CPU with AVX-512F, which moves short blocks as 32-byte halves too
+/// (0.90 against the baseline's 0.86 on the Intel Xeon VM; one 64-byte
+/// move did worse than the baseline, 0.82-0.83).
 bool wide_single_lines();
 
 /// Packs `n` blocks of `len` bytes (len >= 64), `stride` bytes apart from
@@ -85,10 +92,10 @@ void unpack_blocks_wide(std::uintptr_t dst, std::int64_t stride, const std::byte
 
 /// Packs `n` elements, `extent` bytes apart from address `base`, each the
 /// `nr` runs `r` (in type-map order), back to back into `dst`.  With
-/// AVX-512BW each run moves as whole 64-byte lines and one masked load and
-/// store of the rest, whose only branch on the run's length is the line
-/// count; with AVX2, as 32-byte pieces and an overlapping last one (the
-/// baseline copies loop in 16-byte pairs).  Returns the end of what it
+/// AVX-512BW (but not on Intel, see above) each run moves as whole 64-byte
+/// lines and one masked load and store of the rest, whose only branch on
+/// the run's length is the line count; with AVX2, as 32-byte pieces and an
+/// overlapping last one (the baseline copies loop in 16-byte pairs).  Returns the end of what it
 /// wrote.
 std::byte* pack_runs_wide(std::byte* dst, std::uintptr_t base, std::int64_t extent, std::int64_t n,
                           const Datatype::Run* r, std::size_t nr);
