@@ -352,7 +352,9 @@ bool wide_single_lines() {
 void pack_blocks_wide(std::byte* dst, std::uintptr_t src, std::int64_t stride, std::int64_t n,
                       std::int64_t len) {
 #if SHMPI_WIDE_COPIES
-    if (width() == Width::k512 && !short_halves()) return pack_avx512(dst, src, stride, n, static_cast<std::size_t>(len));
+    if (width() == Width::k512 && !short_halves()) {
+        return pack_avx512(dst, src, stride, n, static_cast<std::size_t>(len));
+    }
     // (The dispatch stays out of pack_avx2(): inside it, the loop for other
     // lengths compiled slower, 512-byte blocks 0.85 against 0.95x memcpy.)
     if (with_lines(len, [&](auto lines) { pack_lines_avx2<decltype(lines)::value>(dst, src, stride, n); })) return;
