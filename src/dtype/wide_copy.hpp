@@ -95,8 +95,8 @@ void unpack_blocks_wide(std::uintptr_t dst, std::int64_t stride, const std::byte
 /// AVX-512BW (but not on Intel, see above) each run moves as whole 64-byte
 /// lines and one masked load and store of the rest, whose only branch on
 /// the run's length is the line count; with AVX2, as 32-byte pieces and an
-/// overlapping last one (the baseline copies loop in 16-byte pairs).  Returns the end of what it
-/// wrote.
+/// overlapping last one (the baseline copies loop in 16-byte pairs).
+/// Returns the end of what it wrote.
 std::byte* pack_runs_wide(std::byte* dst, std::uintptr_t base, std::int64_t extent, std::int64_t n,
                           const Datatype::Run* r, std::size_t nr);
 
