@@ -176,8 +176,8 @@ constexpr std::int64_t kLineBytes = 64;
 /// binary, and to test the streamed loops on any machine.
 std::int64_t stream_pack_bytes() {
     static const std::int64_t bytes = [] {
+        if (turned_off("SHMPI_STREAMED_PACKS")) return std::numeric_limits<std::int64_t>::max();
         const char* env = std::getenv("SHMPI_STREAMED_PACKS");
-        if (env != nullptr && std::strcmp(env, "0") == 0) return std::numeric_limits<std::int64_t>::max();
         if (env != nullptr && std::strcmp(env, "1") == 0) return kStreamLoopBytes;
         long cache = -1;
 #if defined(_SC_LEVEL3_CACHE_SIZE)
@@ -339,7 +339,7 @@ inline void strided_loop(Mem m, std::int64_t stride, std::int64_t n, std::int64_
         // (A block is at least a line, and the gaps at most two blocks:
         // wider gaps are not worth reading.)
         // (n * len cannot overflow: the bytes are in memory.)
-        if (n * len >= stream_pack_bytes() && len >= kLineBytes && stride >= len && stride <= 3 * len) {
+        if (len >= kLineBytes && stride >= len && stride <= 3 * len && n * len >= stream_pack_bytes()) {
             if (pack_lines_streamed(s, m, stride, n, len)) {
                 s += n * len;
                 return;

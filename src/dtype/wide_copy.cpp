@@ -324,6 +324,10 @@ bool masked_copies() {
     static const bool has = width() == Width::k512 && __builtin_cpu_supports("avx512bw") != 0 && !short_halves();
     return has;
 }
+
+/// Whether blocks of one to four lines (with_lines()) move with the AVX2
+/// loops: on a CPU whose widest moves are AVX2's, and where short_halves().
+bool short_blocks_avx2() { return width() == Width::k256 || short_halves(); }
 #endif
 
 }  // namespace
@@ -343,7 +347,7 @@ bool wide_copies() {
 
 bool wide_single_lines() {
 #if SHMPI_WIDE_COPIES
-    return width() == Width::k256 || short_halves();
+    return short_blocks_avx2();
 #else
     return false;
 #endif
@@ -352,12 +356,12 @@ bool wide_single_lines() {
 void pack_blocks_wide(std::byte* dst, std::uintptr_t src, std::int64_t stride, std::int64_t n,
                       std::int64_t len) {
 #if SHMPI_WIDE_COPIES
-    if (width() == Width::k512 && !short_halves()) {
-        return pack_avx512(dst, src, stride, n, static_cast<std::size_t>(len));
-    }
     // (The dispatch stays out of pack_avx2(): inside it, the loop for other
     // lengths compiled slower, 512-byte blocks 0.85 against 0.95x memcpy.)
-    if (with_lines(len, [&](auto lines) { pack_lines_avx2<decltype(lines)::value>(dst, src, stride, n); })) return;
+    if (short_blocks_avx2() &&
+        with_lines(len, [&](auto lines) { pack_lines_avx2<decltype(lines)::value>(dst, src, stride, n); })) {
+        return;
+    }
     if (width() == Width::k512) return pack_avx512(dst, src, stride, n, static_cast<std::size_t>(len));
     pack_avx2(dst, src, stride, n, static_cast<std::size_t>(len));
 #else
@@ -380,10 +384,7 @@ bool pack_lines_streamed(std::byte* dst, std::uintptr_t src, std::int64_t stride
 void unpack_blocks_wide(std::uintptr_t dst, std::int64_t stride, const std::byte* src, std::int64_t n,
                         std::int64_t len, bool stream) {
 #if SHMPI_WIDE_COPIES
-    if (width() == Width::k512 && (stream || !short_halves())) {
-        return unpack_avx512(dst, stride, src, n, static_cast<std::size_t>(len), stream);
-    }
-    if (!stream &&
+    if (short_blocks_avx2() && !stream &&
         with_lines(len, [&](auto lines) { unpack_lines_avx2<decltype(lines)::value>(dst, stride, src, n); })) {
         return;
     }
