@@ -26,12 +26,19 @@
  * ranks.  The receiver waits for two crossings (the sender must first see
  * the barrier end, then its data must come back), the sender for none.
  *
- * Plain C and POSIX, no MPI.  usage: link_probe [--iters N] [--osu]
- * Prints "link_probe: T us one way, CPU A <-> CPU B", or with --osu
+ * With --switch, what a switch between two processes on one CPU costs, the
+ * price of every wait when ranks outnumber CPUs: both processes are pinned
+ * to the first CPU this one may use and hand the counter back and forth as
+ * above, but each calls sched_yield() between its looks, as shmpi's waits
+ * do when more ranks are awake than CPUs; each hand-over is one switch.
+ *
+ * Plain C and POSIX, no MPI.  usage: link_probe [--iters N] [--osu | --switch]
+ * Prints "link_probe: T us one way, CPU A <-> CPU B", with --osu
  * "link_probe --osu: sender S us, receiver R us, mean M us (timer T us),
- * CPU A <-> CPU B".  Exits 77 (test harnesses' "skipped") when this process
- * may use fewer than two CPUs, and 1 when the other side does not answer
- * within 5 seconds.
+ * CPU A <-> CPU B", with --switch "link_probe --switch: T us a switch,
+ * two processes on CPU A".  Exits 77 (test harnesses' "skipped") when this
+ * process may use fewer than two CPUs (but for --switch), and 1 when the
+ * other side does not answer within 5 seconds.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -78,17 +85,24 @@ static void pin(int cpu)
     }
 }
 
+/* --switch: every look that finds nothing yields the CPU. */
+static int yielding = 0;
+
 /* Waits until *flag holds `want`; 0 when it does, -1 after `limit`
- * seconds.  The clock is read once every 4096 polls. */
+ * seconds.  The clock is read once every 4096 polls (every 64 when they
+ * yield). */
 static int await(atomic_long *flag, long want, double limit)
 {
     const double start = now();
+    const unsigned every = yielding ? 64 : 4096;
     for (unsigned polls = 1;; ++polls) {
         /* Acquire: nothing else is exchanged, but it keeps each side's
          * answer after its read, as a message flag's would be. */
         if (atomic_load_explicit(flag, memory_order_acquire) >= want)
             return 0;
-        if (polls % 4096 == 0 && now() - start > limit)
+        if (yielding)
+            sched_yield();
+        if (polls % every == 0 && now() - start > limit)
             return -1;
     }
 }
@@ -148,10 +162,12 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--iters") == 0 && i + 1 < argc && atol(argv[i + 1]) > 0) {
             iters = atol(argv[++i]);
-        } else if (strcmp(argv[i], "--osu") == 0) {
+        } else if (strcmp(argv[i], "--osu") == 0 && !yielding) {
             osu = 1;
+        } else if (strcmp(argv[i], "--switch") == 0 && !osu) {
+            yielding = 1;
         } else {
-            fprintf(stderr, "usage: link_probe [--iters N] [--osu]\n");
+            fprintf(stderr, "usage: link_probe [--iters N] [--osu | --switch]\n");
             return 2;
         }
     }
@@ -164,7 +180,9 @@ int main(int argc, char **argv)
     for (int c = 0; c < CPU_SETSIZE && found < 2; ++c)
         if (CPU_ISSET(c, &allowed))
             cpus[found++] = c;
-    if (found < 2) {
+    if (yielding && found > 0) {
+        cpus[1] = cpus[0];
+    } else if (found < 2) {
         fprintf(stderr, "link_probe: needs two CPUs, this process may use %d\n", found);
         return 77;
     }
@@ -229,6 +247,11 @@ int main(int argc, char **argv)
                "CPU %d <-> CPU %d\n",
                l->median[0], l->median[1], (l->median[0] + l->median[1]) / 2, (now() - f0) / 1000 * 1e6, cpus[0],
                cpus[1]);
+        return 0;
+    }
+    if (yielding) {
+        printf("link_probe --switch: %.3f us a switch, two processes on CPU %d\n",
+               elapsed / (double)iters / 2 * 1e6, cpus[0]);
         return 0;
     }
     printf("link_probe: %.3f us one way, CPU %d <-> CPU %d\n", elapsed / (double)iters / 2 * 1e6, cpus[0],
