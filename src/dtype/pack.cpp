@@ -37,7 +37,6 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -176,9 +175,8 @@ constexpr std::int64_t kLineBytes = 64;
 /// binary, and to test the streamed loops on any machine.
 std::int64_t stream_pack_bytes() {
     static const std::int64_t bytes = [] {
-        if (turned_off("SHMPI_STREAMED_PACKS")) return std::numeric_limits<std::int64_t>::max();
-        const char* env = std::getenv("SHMPI_STREAMED_PACKS");
-        if (env != nullptr && std::strcmp(env, "1") == 0) return kStreamLoopBytes;
+        if (env_is("SHMPI_STREAMED_PACKS", "0")) return std::numeric_limits<std::int64_t>::max();
+        if (env_is("SHMPI_STREAMED_PACKS", "1")) return kStreamLoopBytes;
         long cache = -1;
 #if defined(_SC_LEVEL3_CACHE_SIZE)
         cache = sysconf(_SC_LEVEL3_CACHE_SIZE);

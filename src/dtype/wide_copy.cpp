@@ -275,9 +275,8 @@ SHMPI_MASKED_TARGET const std::byte* unpack_runs_avx512(Mem base, std::int64_t e
 /// 256: AVX2 at most, to compare the tiers on one machine; 512, see
 /// short_halves()).
 Width detect() {
-    if (turned_off("SHMPI_WIDE_COPIES")) return Width::kNone;
-    const char* env = std::getenv("SHMPI_WIDE_COPIES");
-    const bool cap256 = env != nullptr && std::strcmp(env, "256") == 0;
+    if (env_is("SHMPI_WIDE_COPIES", "0")) return Width::kNone;
+    const bool cap256 = env_is("SHMPI_WIDE_COPIES", "256");
     __builtin_cpu_init();
     // (GCC's and Clang's checks include the OS's support for the AVX
     // register state.)
@@ -308,9 +307,7 @@ Width width() {
 /// there.  SHMPI_WIDE_COPIES=512 keeps them on Intel too, to compare.
 bool short_halves() {
     static const bool on = [] {
-        if (width() != Width::k512) return false;
-        const char* env = std::getenv("SHMPI_WIDE_COPIES");
-        if (env != nullptr && std::strcmp(env, "512") == 0) return false;
+        if (width() != Width::k512 || env_is("SHMPI_WIDE_COPIES", "512")) return false;
         return __builtin_cpu_is("intel") != 0;
     }();
     return on;
@@ -332,9 +329,9 @@ bool short_blocks_avx2() { return width() == Width::k256 || short_halves(); }
 
 }  // namespace
 
-bool turned_off(const char* var) {
+bool env_is(const char* var, const char* value) {
     const char* env = std::getenv(var);
-    return env != nullptr && std::strcmp(env, "0") == 0;
+    return env != nullptr && std::strcmp(env, value) == 0;
 }
 
 bool wide_copies() {

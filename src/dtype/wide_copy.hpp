@@ -52,10 +52,10 @@
 
 namespace shmpi::dtype {
 
-/// True when the environment variable `var` is "0": the switches
-/// (SHMPI_WIDE_COPIES, SHMPI_STREAMED_PACKS) that keep the engine's plain
-/// loops, to compare them with the faster ones in one binary.
-bool turned_off(const char* var);
+/// True when the environment variable `var` holds exactly `value`: the
+/// switches (SHMPI_WIDE_COPIES, SHMPI_STREAMED_PACKS) that pick one of the
+/// engine's loops, to compare them in one binary; other values are ignored.
+bool env_is(const char* var, const char* value);
 
 /// True when this CPU runs the functions below (x86-64 with AVX-512F or
 /// AVX2); checked once.  Always false elsewhere.
