@@ -23,7 +23,8 @@
 // (AVX2) vector moves where the CPU has them (dtype/wide_copy.hpp), with
 // the baseline fixed-size copies otherwise; types of more than 8 runs move
 // each run as whole lines and one masked store where the CPU has
-// AVX-512BW, in 32-byte pieces where it has AVX2.
+// AVX-512BW, in 32-byte pieces where it has AVX2 (on Intel with AVX-512,
+// pieces aligned on the destination, the first and last masked).
 //
 // Loops of blocks of 64 bytes or more that move kStreamLoopBytes or more
 // in one call (packs: a quarter of the last-level cache where that is

@@ -37,12 +37,20 @@
 // On the Intel Xeon VM the AVX2 moves beat AVX-512's for blocks of one to
 // four lines and for the runs, by 0.03-0.08x memcpy in cache: an Intel
 // CPU with AVX-512F uses them there and keeps 64-byte moves for longer
-// blocks (short_halves() in wide_copy.cpp has the numbers).
+// blocks (short_halves() in wide_copy.cpp has the numbers).  With
+// AVX-512BW and VL as well, such a CPU moves the runs of a call that fits
+// in its L2 as the 32-byte pieces of the destination they touch, the
+// first and last through byte masks: no store crosses a cache line (one
+// that does costs two there), and that indexed type's packs in cache went
+// from 0.72-0.73x to 0.83-0.85x, its unpacks from 0.65-0.67x to 0.76-0.78x
+// (aligned_runs() in wide_copy.cpp).
 //
 // SHMPI_WIDE_COPIES=0 keeps the baseline loops, =256 the AVX2 moves on a
 // CPU that has AVX-512F too, and =512 the 64-byte moves and masks for
-// every length on an Intel CPU: each can be compared, and tested, on any
-// machine.
+// every length on an Intel CPU; SHMPI_ALIGNED_RUNS=0 keeps the runs'
+// unaligned 32-byte pieces on Intel, =1 stores them aligned on any CPU
+// with AVX-512BW and VL, whatever the size: each can be compared, and
+// tested, on any machine that has the instructions.
 #pragma once
 
 #include <cstddef>
@@ -53,8 +61,9 @@
 namespace shmpi::dtype {
 
 /// True when the environment variable `var` holds exactly `value`: the
-/// switches (SHMPI_WIDE_COPIES, SHMPI_STREAMED_PACKS) that pick one of the
-/// engine's loops, to compare them in one binary; other values are ignored.
+/// switches (SHMPI_WIDE_COPIES, SHMPI_ALIGNED_RUNS, SHMPI_STREAMED_PACKS)
+/// that pick one of the engine's loops, to compare them in one binary;
+/// other values are ignored.
 bool env_is(const char* var, const char* value);
 
 /// True when this CPU runs the functions below (x86-64 with AVX-512F or
@@ -95,7 +104,9 @@ void unpack_blocks_wide(std::uintptr_t dst, std::int64_t stride, const std::byte
 /// AVX-512BW (but not on Intel, see above) each run moves as whole 64-byte
 /// lines and one masked load and store of the rest, whose only branch on
 /// the run's length is the line count; with AVX2, as 32-byte pieces and an
-/// overlapping last one (the baseline copies loop in 16-byte pairs).
+/// overlapping last one (the baseline copies loop in 16-byte pairs); on
+/// Intel with AVX-512BW and VL, up to the L2's size, as the aligned 32-byte
+/// pieces of the destination, the first and last masked.
 /// Returns the end of what it wrote.
 std::byte* pack_runs_wide(std::byte* dst, std::uintptr_t base, std::int64_t extent, std::int64_t n,
                           const Datatype::Run* r, std::size_t nr);

@@ -332,9 +332,11 @@ TEST(DtypeRandom, PiecesOfLargeMessagesWithLargeBlocks) {
 }
 
 // Types of more than 8 runs move run by run, each as whole lines and one
-// masked store of the rest where the CPU has AVX-512BW
-// (src/dtype/wide_copy.cpp): runs of 1 to 300 bytes around multiples of
-// 64, unaligned, and overlapping ones (which unpack in type-map order).
+// masked store of the rest where the CPU has AVX-512BW, on an Intel CPU
+// as the 32-byte pieces of the destination that the run touches, the
+// first and last masked (src/dtype/wide_copy.cpp): runs of 1 to 300 bytes
+// around multiples of 32 and 64, unaligned, runs that share a piece with
+// the next, and overlapping ones (which unpack in type-map order).
 TEST(DtypeRandom, ManyRunsOfIrregularLengths) {
     std::mt19937_64 rng(23);
     const int lengths[] = {1, 7, 31, 32, 33, 63, 64, 65, 127, 128, 129, 191, 255, 256, 257, 300, 5, 96, 200, 17};
