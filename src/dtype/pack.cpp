@@ -188,12 +188,22 @@ std::int64_t stream_pack_bytes() {
     return bytes;
 }
 
-/// Copies `n` bytes to `d` with non-temporal stores where `d` is 16-byte
-/// aligned (plain copies for the unaligned head and the tail).  The stores
-/// are weakly ordered: call stream_fence() before anything publishes `d`.
+/// Copies `n` bytes to `d`, the 64-byte lines of `d` it fills whole with
+/// non-temporal stores, the rest of its first and last lines with plain
+/// copies that stay inside them.  The stores are weakly ordered: call
+/// stream_fence() before anything publishes `d`.  Lines shared with the
+/// neighbouring blocks (of a dense stream, or gaps that other loops
+/// write) take plain stores only: a non-temporal store to a line that a
+/// plain store has just cached is slow.  On the Intel Xeon VM of
+/// docs/BENCHMARKS.md this copy once streamed every aligned 16 bytes, and
+/// streamed 8 MiB packs (SHMPI_STREAMED_PACKS=1) of 72, 200 and 1000-byte
+/// blocks at a stride of twice the block ran at 0.05-0.06, 0.13 and
+/// 0.28-0.31x a memcpy of the packed bytes, against 0.46, 0.57-0.61 and
+/// 0.56-0.62x cached (two rounds each).
 inline void stream_copy(std::byte* d, const std::byte* s, std::size_t n) {
 #if defined(__SSE2__)
-    const std::size_t head = (16 - (reinterpret_cast<std::uintptr_t>(d) & 15)) & 15;
+    constexpr std::size_t kLine = kLineBytes;
+    const std::size_t head = (kLine - (reinterpret_cast<std::uintptr_t>(d) & (kLine - 1))) & (kLine - 1);
     if (head >= n) {
         std::memcpy(d, s, n);
         return;
@@ -202,7 +212,7 @@ inline void stream_copy(std::byte* d, const std::byte* s, std::size_t n) {
     d += head;
     s += head;
     n -= head;
-    for (; n >= 64; n -= 64, d += 64, s += 64) {
+    for (; n >= kLine; n -= kLine, d += kLine, s += kLine) {
         const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
         const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16));
         const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 32));
@@ -211,9 +221,6 @@ inline void stream_copy(std::byte* d, const std::byte* s, std::size_t n) {
         _mm_stream_si128(reinterpret_cast<__m128i*>(d + 16), b);
         _mm_stream_si128(reinterpret_cast<__m128i*>(d + 32), c);
         _mm_stream_si128(reinterpret_cast<__m128i*>(d + 48), e);
-    }
-    for (; n >= 16; n -= 16, d += 16, s += 16) {
-        _mm_stream_si128(reinterpret_cast<__m128i*>(d), _mm_loadu_si128(reinterpret_cast<const __m128i*>(s)));
     }
 #endif
     if (n > 0) std::memcpy(d, s, n);

@@ -95,7 +95,8 @@ bool pack_lines_streamed(std::byte* dst, std::uintptr_t src, std::int64_t stride
 /// back, into memory at `dst`, `stride` bytes apart, in block order.  With
 /// `stream` (only for blocks that do not overlap), whole 64-byte lines of
 /// the blocks are written with non-temporal stores and a store fence ends
-/// the call.
+/// the call; the parts of a block's first and last lines are written with
+/// plain stores that stay inside those lines.
 void unpack_blocks_wide(std::uintptr_t dst, std::int64_t stride, const std::byte* src, std::int64_t n,
                         std::int64_t len, bool stream);
 
