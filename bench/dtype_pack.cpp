@@ -4,7 +4,9 @@
 // Layouts, each with about P bytes of data per operation, for P = 32 KiB
 // (the working set stays in L2: the engine's own speed) and P = 8 MiB
 // (beyond the caches of small machines: memory speed):
-//   vector/B/P   blocks of B bytes (doubles), stride 2B: B = 8 B .. 4 KiB
+//   vector/B/P   blocks of B bytes (doubles), stride 2B: B = 8 B .. 4 KiB,
+//                and 72, 200 and 1000 B, whose blocks do not start on cache
+//                lines (but every eighth, every eighth, every other)
 //   indexed/P    blocks of 32..224 bytes at increasing, irregular offsets
 //   struct/P     an array of { int; double; char[3]; float } (runs of 4,
 //                11 and 4 bytes in a 24-byte element)
@@ -211,6 +213,12 @@ BENCHMARK_CAPTURE(BM_vector, pack, true)
     ->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_vector, unpack, false)
     ->Name("unpack/vector")->ArgsProduct({benchmark::CreateRange(8, 4096, 2), {kSmall, kLarge}})
+    ->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_vector, pack, true)
+    ->Name("pack/vector")->ArgsProduct({{72, 200, 1000}, {kSmall, kLarge}})
+    ->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_vector, unpack, false)
+    ->Name("unpack/vector")->ArgsProduct({{72, 200, 1000}, {kSmall, kLarge}})
     ->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_indexed, pack, true)->Name("pack/indexed")->Arg(kSmall)->Arg(kLarge)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_indexed, unpack, false)->Name("unpack/indexed")->Arg(kSmall)->Arg(kLarge)->UseManualTime()->Unit(benchmark::kMicrosecond);

@@ -342,6 +342,22 @@ SHMPI_ALIGNED_TARGET const std::byte* unpack_runs_aligned(Mem base, std::int64_t
     return src;
 }
 
+/// Blocks moved as run_aligned() moves runs: the pack and unpack loops of
+/// pack_blocks_wide() and unpack_blocks_wide() where aligned_blocks().
+SHMPI_ALIGNED_TARGET void pack_blocks_aligned(std::byte* dst, Mem src, std::int64_t stride, std::int64_t n,
+                                              std::size_t len) {
+    for (std::int64_t i = 0; i < n; ++i, dst += len, src = step(src, stride)) {
+        run_aligned(dst, reinterpret_cast<const std::byte*>(src), len);
+    }
+}
+
+SHMPI_ALIGNED_TARGET void unpack_blocks_aligned(Mem dst, std::int64_t stride, const std::byte* src, std::int64_t n,
+                                                std::size_t len) {
+    for (std::int64_t i = 0; i < n; ++i, src += len, dst = step(dst, stride)) {
+        run_aligned(reinterpret_cast<std::byte*>(dst), src, len);
+    }
+}
+
 /// The widest moves this CPU has, capped by SHMPI_WIDE_COPIES (0: none,
 /// 256: AVX2 at most, to compare the tiers on one machine; 512, see
 /// short_halves()).
@@ -393,28 +409,44 @@ bool masked_copies() {
     return has;
 }
 
-/// Whether the run loops of a call that moves `bytes` store aligned
-/// (run_aligned()): on a CPU with AVX-512BW and VL where short_halves(),
-/// for calls that move at most this CPU's L2 (1 MiB where sysconf does not
-/// say).  SHMPI_ALIGNED_RUNS=0 keeps run_avx2() there, =1 stores aligned on
-/// any CPU with AVX-512BW and VL and for every size: to compare the two,
-/// and to test run_aligned() where it would not run.  On the Intel Xeon VM
-/// of docs/BENCHMARKS.md (`dtype_pack`, the indexed type of 64 runs of 32
-/// to 224 bytes, alternating runs of one binary, medians of three, x
-/// memcpy) 32 KiB packs went from 0.72-0.73 to 0.83-0.85, unpacks from
-/// 0.65-0.67 to 0.76-0.78; from 256 KiB to 2 MiB the two stayed within
-/// each other's spread (0.79-0.86 against 0.81-0.86); 4 MiB packs lost
-/// (0.78 against 0.81-0.85), and 8 MiB packs did in six rounds of six
-/// (0.73-0.82 against 0.77-0.85): there the halves stay.  (Plain loads in
-/// place of the masked ones, which may not read outside the run, would add
+/// Where this CPU stores aligned on the destination (run_aligned()):
+/// kNever, kIntel (an Intel CPU with AVX-512BW and VL, where short_halves())
+/// or kForced (SHMPI_ALIGNED_STORES=1, on any CPU with AVX-512BW and VL).
+/// SHMPI_ALIGNED_STORES=0 keeps the unaligned moves: to compare the two,
+/// and to test run_aligned() where it would not run.  Checked once.
+enum class Aligned { kNever, kIntel, kForced };
+
+Aligned aligned_mode() {
+    static const Aligned mode = [] {
+        if (width() != Width::k512 || env_is("SHMPI_ALIGNED_STORES", "0")) return Aligned::kNever;
+        if (__builtin_cpu_supports("avx512bw") == 0 || __builtin_cpu_supports("avx512vl") == 0) {
+            return Aligned::kNever;
+        }
+        if (env_is("SHMPI_ALIGNED_STORES", "1")) return Aligned::kForced;
+        return short_halves() ? Aligned::kIntel : Aligned::kNever;
+    }();
+    return mode;
+}
+
+/// Whether the run loops of a call that moves `bytes` store aligned: on
+/// Intel, for calls that move at most this CPU's L2 (1 MiB where sysconf
+/// does not say).  On the Intel Xeon VM of docs/BENCHMARKS.md
+/// (`dtype_pack`, the indexed type of 64 runs of 32 to 224 bytes,
+/// alternating runs of one binary, medians of three, x memcpy) 32 KiB
+/// packs went from 0.72-0.73 to 0.83-0.85, unpacks from 0.65-0.67 to
+/// 0.76-0.78; from 256 KiB to 2 MiB the two stayed within each other's
+/// spread (0.79-0.86 against 0.81-0.86); 4 MiB packs lost (0.78 against
+/// 0.81-0.85), and 8 MiB packs did in six rounds of six (0.73-0.82
+/// against 0.77-0.85): there the halves stay.  (Plain loads in place of
+/// the masked ones, which may not read outside the run, would add
 /// 0.01-0.03 in cache.)
 bool aligned_runs(std::int64_t bytes) {
     static const std::int64_t most = [] {
-        constexpr std::int64_t kNever = -1;
-        if (width() != Width::k512 || env_is("SHMPI_ALIGNED_RUNS", "0")) return kNever;
-        if (__builtin_cpu_supports("avx512bw") == 0 || __builtin_cpu_supports("avx512vl") == 0) return kNever;
-        if (env_is("SHMPI_ALIGNED_RUNS", "1")) return std::numeric_limits<std::int64_t>::max();
-        if (!short_halves()) return kNever;
+        switch (aligned_mode()) {
+        case Aligned::kNever: return std::int64_t{-1};
+        case Aligned::kForced: return std::numeric_limits<std::int64_t>::max();
+        case Aligned::kIntel: break;
+        }
         long l2 = -1;
 #if defined(_SC_LEVEL2_CACHE_SIZE)
         l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
@@ -422,6 +454,29 @@ bool aligned_runs(std::int64_t bytes) {
         return l2 > 0 ? std::int64_t{l2} : std::int64_t{1} << 20;
     }();
     return bytes <= most;
+}
+
+/// Whether a loop of blocks stores aligned: on Intel, when its blocks'
+/// destinations start at `first` and `apart` bytes apart do not all start
+/// on a cache line (a dense stream of blocks of a length that is not a
+/// multiple of 64; a stride that is not; an unaligned buffer), whatever
+/// the size.  Same VM, vector types at a stride of twice the block, in
+/// cache: packs of 72, 200, 784, 1000 and 2056-byte blocks went from
+/// 0.46, 0.63, 0.78, 0.78-0.79 and 0.76-0.78 to 0.71-0.72, 0.81-0.82,
+/// 0.91, 0.90-0.92 and 0.93-0.94x memcpy, unpacks from 0.34, 0.55-0.56,
+/// 0.76-0.77, 0.74-0.75 and 0.83-0.84 to 0.56-0.57, 0.77-0.78, 0.89-0.90,
+/// 0.90 and 0.90-0.91; 8 MiB packs of those blocks 0.60, 0.74, 0.75, 0.76,
+/// 0.81 against 0.56-0.60, 0.64, 0.72-0.75, 0.75-0.77, 0.79-0.84.  Blocks
+/// that all start on a line keep the 64-byte moves (512 and 4096 bytes:
+/// 0.92-0.93 either way in cache, 8 MiB packs of 4 KiB blocks 0.81
+/// aligned against 0.85-0.86).
+bool aligned_blocks(std::uintptr_t first, std::int64_t apart) {
+    switch (aligned_mode()) {
+    case Aligned::kNever: return false;
+    case Aligned::kForced: return true;
+    case Aligned::kIntel: break;
+    }
+    return ((first | static_cast<std::uintptr_t>(apart)) & 63) != 0;
 }
 
 /// The bytes that `n` elements of the runs `r` move.
@@ -464,6 +519,9 @@ void pack_blocks_wide(std::byte* dst, std::uintptr_t src, std::int64_t stride, s
 #if SHMPI_WIDE_COPIES
     // (The dispatch stays out of pack_avx2(): inside it, the loop for other
     // lengths compiled slower, 512-byte blocks 0.85 against 0.95x memcpy.)
+    if (aligned_blocks(reinterpret_cast<std::uintptr_t>(dst), len)) {
+        return pack_blocks_aligned(dst, src, stride, n, static_cast<std::size_t>(len));
+    }
     if (short_blocks_avx2() &&
         with_lines(len, [&](auto lines) { pack_lines_avx2<decltype(lines)::value>(dst, src, stride, n); })) {
         return;
@@ -490,6 +548,9 @@ bool pack_lines_streamed(std::byte* dst, std::uintptr_t src, std::int64_t stride
 void unpack_blocks_wide(std::uintptr_t dst, std::int64_t stride, const std::byte* src, std::int64_t n,
                         std::int64_t len, bool stream) {
 #if SHMPI_WIDE_COPIES
+    if (!stream && aligned_blocks(dst, stride)) {
+        return unpack_blocks_aligned(dst, stride, src, n, static_cast<std::size_t>(len));
+    }
     if (short_blocks_avx2() && !stream &&
         with_lines(len, [&](auto lines) { unpack_lines_avx2<decltype(lines)::value>(dst, stride, src, n); })) {
         return;

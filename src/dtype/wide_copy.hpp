@@ -39,18 +39,21 @@
 // CPU with AVX-512F uses them there and keeps 64-byte moves for longer
 // blocks (short_halves() in wide_copy.cpp has the numbers).  With
 // AVX-512BW and VL as well, such a CPU moves the runs of a call that fits
-// in its L2 as the 32-byte pieces of the destination they touch, the
-// first and last through byte masks: no store crosses a cache line (one
-// that does costs two there), and that indexed type's packs in cache went
-// from 0.72-0.73x to 0.83-0.85x, its unpacks from 0.65-0.67x to 0.76-0.78x
-// (aligned_runs() in wide_copy.cpp).
+// in its L2, and blocks whose destinations do not all start on a cache
+// line, as the 32-byte pieces of the destination they touch, the first
+// and last through byte masks: no store crosses a cache line (one that
+// does costs two there).  In cache, that indexed type's packs went from
+// 0.72-0.73x to 0.83-0.85x, its unpacks from 0.65-0.67x to 0.76-0.78x; a
+// vector of 200-byte blocks from 0.63x to 0.81-0.82x (pack) and from
+// 0.55-0.56x to 0.77-0.78x (unpack) (aligned_runs() and aligned_blocks()
+// in wide_copy.cpp).
 //
 // SHMPI_WIDE_COPIES=0 keeps the baseline loops, =256 the AVX2 moves on a
 // CPU that has AVX-512F too, and =512 the 64-byte moves and masks for
-// every length on an Intel CPU; SHMPI_ALIGNED_RUNS=0 keeps the runs'
-// unaligned 32-byte pieces on Intel, =1 stores them aligned on any CPU
-// with AVX-512BW and VL, whatever the size: each can be compared, and
-// tested, on any machine that has the instructions.
+// every length on an Intel CPU; SHMPI_ALIGNED_STORES=0 keeps the unaligned
+// moves on Intel, =1 stores aligned on any CPU with AVX-512BW and VL,
+// whatever the size and alignment: each can be compared, and tested, on
+// any machine that has the instructions.
 #pragma once
 
 #include <cstddef>
@@ -61,7 +64,7 @@
 namespace shmpi::dtype {
 
 /// True when the environment variable `var` holds exactly `value`: the
-/// switches (SHMPI_WIDE_COPIES, SHMPI_ALIGNED_RUNS, SHMPI_STREAMED_PACKS)
+/// switches (SHMPI_WIDE_COPIES, SHMPI_ALIGNED_STORES, SHMPI_STREAMED_PACKS)
 /// that pick one of the engine's loops, to compare them in one binary;
 /// other values are ignored.
 bool env_is(const char* var, const char* value);
