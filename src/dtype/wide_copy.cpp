@@ -436,7 +436,7 @@ Aligned aligned_mode() {
 /// packs went from 0.72-0.73 to 0.83-0.85, unpacks from 0.65-0.67 to
 /// 0.76-0.78; from 256 KiB to 2 MiB the two stayed within each other's
 /// spread (0.79-0.86 against 0.81-0.86); 4 MiB packs lost (0.78 against
-/// 0.81-0.85), and 8 MiB packs did in six rounds of six (0.73-0.82
+/// 0.81-0.85), and 8 MiB packs did in six rounds of six (0.76-0.82
 /// against 0.77-0.85): there the halves stay.  (Plain loads in place of
 /// the masked ones, which may not read outside the run, would add
 /// 0.01-0.03 in cache.)
