@@ -289,14 +289,16 @@ SHMPI_MASKED_TARGET const std::byte* unpack_runs_avx512(Mem base, std::int64_t e
 /// reaches beyond the run.  On an Intel CPU a 32-byte store that crosses a
 /// cache line costs two; run_avx2()'s unaligned pieces cross one in two
 /// lines when runs start anywhere (an indexed type of ints).  See
-/// aligned_runs() for when it is used.
+/// aligned_runs() and aligned_blocks() for when it is used.
 #define SHMPI_ALIGNED_TARGET __attribute__((target("avx512f,avx512bw,avx512vl")))
 
 SHMPI_ALIGNED_TARGET inline void run_aligned(std::byte* d, const std::byte* s, std::size_t len) {
     if (len == 0) return;
     const std::size_t head = reinterpret_cast<std::uintptr_t>(d) & 31;
-    std::byte* pd = d - head;  // the first piece
-    const std::byte* ps = s - head;  // what goes there (bytes before `s` are masked off)
+    // The first piece, and what goes there (the bytes before `s` are masked
+    // off); as integers, since the piece may start before the buffer.
+    auto* pd = reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(d) - head);
+    const auto* ps = reinterpret_cast<const std::byte*>(reinterpret_cast<std::uintptr_t>(s) - head);
     const std::size_t end = head + len;  // the run's end, from `pd`
     constexpr __mmask32 kAll = ~__mmask32{0};
     if (end <= 32) {
