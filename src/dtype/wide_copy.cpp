@@ -430,8 +430,8 @@ Aligned aligned_mode() {
     return mode;
 }
 
-/// Whether the run loops of a call that moves `bytes` store aligned: on
-/// Intel, for calls that move at most this CPU's L2 (1 MiB where sysconf
+/// Whether the run loops of a call (`n` elements of the runs `r`) store
+/// aligned: on Intel, for calls that move at most this CPU's L2 (1 MiB where sysconf
 /// does not say).  On the Intel Xeon VM of docs/BENCHMARKS.md
 /// (`dtype_pack`, the indexed type of 64 runs of 32 to 224 bytes,
 /// alternating runs of one binary, medians of three, x memcpy) 32 KiB
@@ -442,20 +442,23 @@ Aligned aligned_mode() {
 /// against 0.77-0.85): there the halves stay.  (Plain loads in place of
 /// the masked ones, which may not read outside the run, would add
 /// 0.01-0.03 in cache.)
-bool aligned_runs(std::int64_t bytes) {
+bool aligned_runs(std::int64_t n, const Datatype::Run* r, std::size_t nr) {
     static const std::int64_t most = [] {
-        switch (aligned_mode()) {
-        case Aligned::kNever: return std::int64_t{-1};
-        case Aligned::kForced: return std::numeric_limits<std::int64_t>::max();
-        case Aligned::kIntel: break;
-        }
         long l2 = -1;
 #if defined(_SC_LEVEL2_CACHE_SIZE)
         l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
 #endif
         return l2 > 0 ? std::int64_t{l2} : std::int64_t{1} << 20;
     }();
-    return bytes <= most;
+    switch (aligned_mode()) {
+    case Aligned::kNever: return false;
+    case Aligned::kForced: return true;
+    case Aligned::kIntel: break;
+    }
+    // The bytes the call moves.  (n * one cannot overflow: they are in memory.)
+    std::int64_t one = 0;
+    for (std::size_t k = 0; k < nr; ++k) one += r[k].length;
+    return n * one <= most;
 }
 
 /// Whether a loop of blocks stores aligned: on Intel, when its blocks'
@@ -479,13 +482,6 @@ bool aligned_blocks(std::uintptr_t first, std::int64_t apart) {
     case Aligned::kIntel: break;
     }
     return ((first | static_cast<std::uintptr_t>(apart)) & 63) != 0;
-}
-
-/// The bytes that `n` elements of the runs `r` move.
-std::int64_t run_bytes(std::int64_t n, const Datatype::Run* r, std::size_t nr) {
-    std::int64_t one = 0;
-    for (std::size_t k = 0; k < nr; ++k) one += r[k].length;
-    return n * one;
 }
 
 /// Whether blocks of one to four lines (with_lines()) move with the AVX2
@@ -570,7 +566,7 @@ void unpack_blocks_wide(std::uintptr_t dst, std::int64_t stride, const std::byte
 std::byte* pack_runs_wide(std::byte* dst, std::uintptr_t base, std::int64_t extent, std::int64_t n,
                           const Datatype::Run* r, std::size_t nr) {
 #if SHMPI_WIDE_COPIES
-    if (aligned_runs(run_bytes(n, r, nr))) return pack_runs_aligned(dst, base, extent, n, r, nr);
+    if (aligned_runs(n, r, nr)) return pack_runs_aligned(dst, base, extent, n, r, nr);
     if (masked_copies()) return pack_runs_avx512(dst, base, extent, n, r, nr);
     return pack_runs_avx2(dst, base, extent, n, r, nr);
 #else
@@ -582,7 +578,7 @@ std::byte* pack_runs_wide(std::byte* dst, std::uintptr_t base, std::int64_t exte
 const std::byte* unpack_runs_wide(std::uintptr_t base, std::int64_t extent, std::int64_t n, const Datatype::Run* r,
                                   std::size_t nr, const std::byte* src) {
 #if SHMPI_WIDE_COPIES
-    if (aligned_runs(run_bytes(n, r, nr))) return unpack_runs_aligned(base, extent, n, r, nr, src);
+    if (aligned_runs(n, r, nr)) return unpack_runs_aligned(base, extent, n, r, nr, src);
     if (masked_copies()) return unpack_runs_avx512(base, extent, n, r, nr, src);
     return unpack_runs_avx2(base, extent, n, r, nr, src);
 #else
