@@ -5,8 +5,9 @@
 // (the working set stays in L2: the engine's own speed) and P = 8 MiB
 // (beyond the caches of small machines: memory speed):
 //   vector/B/P   blocks of B bytes (doubles), stride 2B: B = 8 B .. 4 KiB,
-//                and 72, 200 and 1000 B, whose blocks do not start on cache
-//                lines (but every eighth, every eighth, every other)
+//                and 72, 200 and 1000 B, whose blocks mostly start off the
+//                cache lines (one in eight on a line in the packed stream,
+//                one in four in memory)
 //   indexed/P    blocks of 32..224 bytes at increasing, irregular offsets
 //   struct/P     an array of { int; double; char[3]; float } (runs of 4,
 //                11 and 4 bytes in a 24-byte element)
