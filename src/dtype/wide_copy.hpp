@@ -46,14 +46,16 @@
 // 0.72-0.73x to 0.83-0.85x, its unpacks from 0.65-0.67x to 0.76-0.78x; a
 // vector of 200-byte blocks from 0.63x to 0.81-0.82x (pack) and from
 // 0.55-0.56x to 0.77-0.78x (unpack) (aligned_runs() and aligned_blocks()
-// in wide_copy.cpp).
+// in wide_copy.cpp).  An Intel CPU whose widest moves are AVX2 (a client
+// core) stores the same pieces aligned but for an unaligned first and
+// last one (run_avx2_aligned()): 200-byte blocks 0.62x -> 0.82x (pack).
 //
 // SHMPI_WIDE_COPIES=0 keeps the baseline loops, =256 the AVX2 moves on a
 // CPU that has AVX-512F too, and =512 the 64-byte moves and masks for
 // every length on an Intel CPU; SHMPI_ALIGNED_STORES=0 keeps the unaligned
-// moves on Intel, =1 stores aligned on any CPU with AVX-512BW and VL,
-// whatever the size and alignment: each can be compared, and tested, on
-// any machine that has the instructions.
+// moves on Intel, =1 stores aligned on any CPU with AVX2 or AVX-512BW and
+// VL, whatever the size and alignment: each can be compared, and tested,
+// on any machine that has the instructions.
 #pragma once
 
 #include <cstddef>
