@@ -23,8 +23,9 @@
 // (AVX2) vector moves where the CPU has them (dtype/wide_copy.hpp), with
 // the baseline fixed-size copies otherwise; types of more than 8 runs move
 // each run as whole lines and one masked store where the CPU has
-// AVX-512BW, in 32-byte pieces where it has AVX2 (on Intel with AVX-512,
-// pieces aligned on the destination, the first and last masked).
+// AVX-512BW, in 32-byte pieces where it has AVX2.  On Intel, runs (in
+// calls that fit the L2) and blocks that start off the cache lines move
+// as the aligned 32-byte pieces of the destination (wide_copy.hpp).
 //
 // Loops of blocks of 64 bytes or more that move kStreamLoopBytes or more
 // in one call (packs: a quarter of the last-level cache where that is

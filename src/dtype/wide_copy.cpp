@@ -182,6 +182,51 @@ SHMPI_AVX2_TARGET void unpack_avx2(Mem dst, std::int64_t stride, const std::byte
     if (stream) _mm_sfence();
 }
 
+/// The loops around a run mover `MOVE(d, s, len)`, compiled for `TARGET`:
+/// pack_runs_NAME() and unpack_runs_NAME() (SHMPI_RUN_LOOPS) take
+/// pack_runs_wide()'s and unpack_runs_wide()'s arguments,
+/// pack_blocks_NAME() and unpack_blocks_NAME() (SHMPI_BLOCK_LOOPS) those of
+/// pack_blocks_wide() and unpack_blocks_wide() (without `stream`).  One
+/// definition for each instruction set: a function must carry the target
+/// of the moves it inlines, so a template could not serve them all.
+#define SHMPI_RUN_LOOPS(TARGET, NAME, MOVE)                                                                   \
+    TARGET std::byte* pack_runs_##NAME(std::byte* dst, Mem base, std::int64_t extent, std::int64_t n,         \
+                                       const Datatype::Run* r, std::size_t nr) {                              \
+        for (std::int64_t i = 0; i < n; ++i, base = step(base, extent)) {                                     \
+            for (std::size_t k = 0; k < nr; ++k) {                                                            \
+                const auto len = static_cast<std::size_t>(r[k].length);                                       \
+                MOVE(dst, reinterpret_cast<const std::byte*>(step(base, r[k].offset)), len);                  \
+                dst += len;                                                                                   \
+            }                                                                                                 \
+        }                                                                                                     \
+        return dst;                                                                                           \
+    }                                                                                                         \
+    TARGET const std::byte* unpack_runs_##NAME(Mem base, std::int64_t extent, std::int64_t n,                 \
+                                               const Datatype::Run* r, std::size_t nr, const std::byte* src) { \
+        for (std::int64_t i = 0; i < n; ++i, base = step(base, extent)) {                                     \
+            for (std::size_t k = 0; k < nr; ++k) {                                                            \
+                const auto len = static_cast<std::size_t>(r[k].length);                                       \
+                MOVE(reinterpret_cast<std::byte*>(step(base, r[k].offset)), src, len);                        \
+                src += len;                                                                                   \
+            }                                                                                                 \
+        }                                                                                                     \
+        return src;                                                                                           \
+    }
+
+#define SHMPI_BLOCK_LOOPS(TARGET, NAME, MOVE)                                                                 \
+    TARGET void pack_blocks_##NAME(std::byte* dst, Mem src, std::int64_t stride, std::int64_t n,              \
+                                   std::size_t len) {                                                         \
+        for (std::int64_t i = 0; i < n; ++i, dst += len, src = step(src, stride)) {                           \
+            MOVE(dst, reinterpret_cast<const std::byte*>(src), len);                                          \
+        }                                                                                                     \
+    }                                                                                                         \
+    TARGET void unpack_blocks_##NAME(Mem dst, std::int64_t stride, const std::byte* src, std::int64_t n,      \
+                                     std::size_t len) {                                                       \
+        for (std::int64_t i = 0; i < n; ++i, src += len, dst = step(dst, stride)) {                           \
+            MOVE(reinterpret_cast<std::byte*>(dst), src, len);                                                \
+        }                                                                                                     \
+    }
+
 /// One run of any length with 32-byte moves and no mask: whole 32-byte
 /// pieces, then the run's last 32 bytes (overlapping the piece before); a
 /// run under 32 bytes moves as two overlapping halves of a power of two
@@ -220,29 +265,7 @@ SHMPI_AVX2_TARGET inline void run_avx2(std::byte* d, const std::byte* s, std::si
     }
 }
 
-SHMPI_AVX2_TARGET std::byte* pack_runs_avx2(std::byte* dst, Mem base, std::int64_t extent, std::int64_t n,
-                                            const Datatype::Run* r, std::size_t nr) {
-    for (std::int64_t i = 0; i < n; ++i, base = step(base, extent)) {
-        for (std::size_t k = 0; k < nr; ++k) {
-            const auto len = static_cast<std::size_t>(r[k].length);
-            run_avx2(dst, reinterpret_cast<const std::byte*>(step(base, r[k].offset)), len);
-            dst += len;
-        }
-    }
-    return dst;
-}
-
-SHMPI_AVX2_TARGET const std::byte* unpack_runs_avx2(Mem base, std::int64_t extent, std::int64_t n,
-                                                    const Datatype::Run* r, std::size_t nr, const std::byte* src) {
-    for (std::int64_t i = 0; i < n; ++i, base = step(base, extent)) {
-        for (std::size_t k = 0; k < nr; ++k) {
-            const auto len = static_cast<std::size_t>(r[k].length);
-            run_avx2(reinterpret_cast<std::byte*>(step(base, r[k].offset)), src, len);
-            src += len;
-        }
-    }
-    return src;
-}
+SHMPI_RUN_LOOPS(SHMPI_AVX2_TARGET, avx2, run_avx2)
 
 #define SHMPI_MASKED_TARGET __attribute__((target("avx512f,avx512bw")))
 
@@ -257,29 +280,7 @@ SHMPI_MASKED_TARGET inline void run_masked(std::byte* d, const std::byte* s, std
     }
 }
 
-SHMPI_MASKED_TARGET std::byte* pack_runs_avx512(std::byte* dst, Mem base, std::int64_t extent, std::int64_t n,
-                                                const Datatype::Run* r, std::size_t nr) {
-    for (std::int64_t i = 0; i < n; ++i, base = step(base, extent)) {
-        for (std::size_t k = 0; k < nr; ++k) {
-            const auto len = static_cast<std::size_t>(r[k].length);
-            run_masked(dst, reinterpret_cast<const std::byte*>(step(base, r[k].offset)), len);
-            dst += len;
-        }
-    }
-    return dst;
-}
-
-SHMPI_MASKED_TARGET const std::byte* unpack_runs_avx512(Mem base, std::int64_t extent, std::int64_t n,
-                                                        const Datatype::Run* r, std::size_t nr, const std::byte* src) {
-    for (std::int64_t i = 0; i < n; ++i, base = step(base, extent)) {
-        for (std::size_t k = 0; k < nr; ++k) {
-            const auto len = static_cast<std::size_t>(r[k].length);
-            run_masked(reinterpret_cast<std::byte*>(step(base, r[k].offset)), src, len);
-            src += len;
-        }
-    }
-    return src;
-}
+SHMPI_RUN_LOOPS(SHMPI_MASKED_TARGET, avx512, run_masked)
 
 /// One run of any length, its stores aligned on the destination: the
 /// 32-byte pieces of `d`'s memory that the run touches, the first and last
@@ -351,52 +352,13 @@ SHMPI_AVX2_TARGET inline void run_avx2_aligned(std::byte* d, const std::byte* s,
     }
 }
 
-/// The loops around a run mover `MOVE(d, s, len)`, compiled for `TARGET`:
-/// pack_runs_NAME() and unpack_runs_NAME() take pack_runs_wide()'s and
-/// unpack_runs_wide()'s arguments, pack_blocks_NAME() and
-/// unpack_blocks_NAME() those of pack_blocks_wide() and
-/// unpack_blocks_wide() (without `stream`).  One definition for each
-/// instruction set: a function must carry the target of the moves it
-/// inlines, so a template could not serve both.
-#define SHMPI_MOVE_LOOPS(TARGET, NAME, MOVE)                                                                  \
-    TARGET std::byte* pack_runs_##NAME(std::byte* dst, Mem base, std::int64_t extent, std::int64_t n,         \
-                                       const Datatype::Run* r, std::size_t nr) {                              \
-        for (std::int64_t i = 0; i < n; ++i, base = step(base, extent)) {                                     \
-            for (std::size_t k = 0; k < nr; ++k) {                                                            \
-                const auto len = static_cast<std::size_t>(r[k].length);                                       \
-                MOVE(dst, reinterpret_cast<const std::byte*>(step(base, r[k].offset)), len);                  \
-                dst += len;                                                                                   \
-            }                                                                                                 \
-        }                                                                                                     \
-        return dst;                                                                                           \
-    }                                                                                                         \
-    TARGET const std::byte* unpack_runs_##NAME(Mem base, std::int64_t extent, std::int64_t n,                 \
-                                               const Datatype::Run* r, std::size_t nr, const std::byte* src) { \
-        for (std::int64_t i = 0; i < n; ++i, base = step(base, extent)) {                                     \
-            for (std::size_t k = 0; k < nr; ++k) {                                                            \
-                const auto len = static_cast<std::size_t>(r[k].length);                                       \
-                MOVE(reinterpret_cast<std::byte*>(step(base, r[k].offset)), src, len);                        \
-                src += len;                                                                                   \
-            }                                                                                                 \
-        }                                                                                                     \
-        return src;                                                                                           \
-    }                                                                                                         \
-    TARGET void pack_blocks_##NAME(std::byte* dst, Mem src, std::int64_t stride, std::int64_t n,              \
-                                   std::size_t len) {                                                         \
-        for (std::int64_t i = 0; i < n; ++i, dst += len, src = step(src, stride)) {                           \
-            MOVE(dst, reinterpret_cast<const std::byte*>(src), len);                                          \
-        }                                                                                                     \
-    }                                                                                                         \
-    TARGET void unpack_blocks_##NAME(Mem dst, std::int64_t stride, const std::byte* src, std::int64_t n,      \
-                                     std::size_t len) {                                                       \
-        for (std::int64_t i = 0; i < n; ++i, src += len, dst = step(dst, stride)) {                           \
-            MOVE(reinterpret_cast<std::byte*>(dst), src, len);                                                \
-        }                                                                                                     \
-    }
 
-SHMPI_MOVE_LOOPS(SHMPI_ALIGNED_TARGET, aligned, run_aligned)
-SHMPI_MOVE_LOOPS(SHMPI_AVX2_TARGET, avx2_aligned, run_avx2_aligned)
-#undef SHMPI_MOVE_LOOPS
+SHMPI_RUN_LOOPS(SHMPI_ALIGNED_TARGET, aligned, run_aligned)
+SHMPI_BLOCK_LOOPS(SHMPI_ALIGNED_TARGET, aligned, run_aligned)
+SHMPI_RUN_LOOPS(SHMPI_AVX2_TARGET, avx2_aligned, run_avx2_aligned)
+SHMPI_BLOCK_LOOPS(SHMPI_AVX2_TARGET, avx2_aligned, run_avx2_aligned)
+#undef SHMPI_RUN_LOOPS
+#undef SHMPI_BLOCK_LOOPS
 
 /// The widest moves this CPU has, capped by SHMPI_WIDE_COPIES (0: none,
 /// 256: AVX2 at most, to compare the tiers on one machine; 512, see
@@ -473,8 +435,8 @@ Aligned aligned_mode() {
 }
 
 /// Whether the run loops of a call (`n` elements of the runs `r`) store
-/// aligned: on Intel, for calls that move at most this CPU's L2 (1 MiB where sysconf
-/// does not say).  On the Intel Xeon VM of docs/BENCHMARKS.md
+/// aligned: on Intel, for calls that move at most this CPU's L2 (1 MiB
+/// where sysconf does not say).  On the Intel Xeon VM of docs/BENCHMARKS.md
 /// (`dtype_pack`, the indexed type of 64 runs of 32 to 224 bytes,
 /// alternating runs of one binary, medians of three, x memcpy) 32 KiB
 /// packs went from 0.72-0.73 to 0.83-0.85, unpacks from 0.65-0.67 to

@@ -111,8 +111,9 @@ void unpack_blocks_wide(std::uintptr_t dst, std::int64_t stride, const std::byte
 /// lines and one masked load and store of the rest, whose only branch on
 /// the run's length is the line count; with AVX2, as 32-byte pieces and an
 /// overlapping last one (the baseline copies loop in 16-byte pairs); on
-/// Intel with AVX-512BW and VL, up to the L2's size, as the aligned 32-byte
-/// pieces of the destination, the first and last masked.
+/// Intel, up to the L2's size, as the aligned 32-byte pieces of the
+/// destination, the first and last masked with AVX-512BW and VL, unaligned
+/// with AVX2 alone.
 /// Returns the end of what it wrote.
 std::byte* pack_runs_wide(std::byte* dst, std::uintptr_t base, std::int64_t extent, std::int64_t n,
                           const Datatype::Run* r, std::size_t nr);
