@@ -34,6 +34,11 @@
 #      rounds of each run's median; best round in brackets) with the ratio
 #      shmpi / best of the others, then the collective goals of issue 4
 #      (8 B: at most 0.5x; 1 MiB Reduce/Allreduce: at most 1.0x) as met/not.
+#      After the 2-rank collective rounds, bench/link_probe.c --osu times
+#      the same pattern with plain flags and no MPI (three runs, floor.tsv):
+#      the report gives that floor, and the goal rows of the 2-rank 8 B
+#      Bcast, Reduce and Gather the floor over the faster peer, the least
+#      ratio this machine allows any library.
 #   5. Writes, in the output directory: table.txt (what was printed),
 #      results.csv and results.json (one row per case, rank count, MPI,
 #      operation and size), plots/*.svg (time against size, one line per MPI,
@@ -371,6 +376,28 @@ coll_case() {
     done
 }
 
+# The floor under the 2-rank 8 B rows: bench/link_probe.c --osu times
+# coll_bench's pattern (a barrier, then 8 bytes handed one way) with plain
+# flags and no MPI library, three times, after the 2-rank rounds (in the
+# same minutes).  floor.tsv rows: run sender_us receiver_us mean_us timer_us.
+floor_probe() {
+    local probe=$out/link_probe i line
+    : >"$out/floor.tsv"
+    if [[ ! -x $probe ]] && ! "${CC:-cc}" -std=c11 -O2 -o "$probe" "$repo/bench/link_probe.c" \
+        >>"$out/logs/link_probe-build.log" 2>&1; then
+        note "n/a: floor: ${CC:-cc} could not build bench/link_probe.c (logs/link_probe-build.log)"
+        return
+    fi
+    for i in 1 2 3; do
+        # "link_probe --osu: sender S us, receiver R us, mean M us (timer T us), CPU A <-> CPU B"
+        if ! line=$("$probe" --osu 2>>"$out/logs/link_probe-osu.log"); then
+            note "n/a: floor: link_probe --osu failed (logs/link_probe-osu.log)"
+            return
+        fi
+        awk -v i="$i" 'BEGIN{OFS="\t"} {print i, $4, $7, $10, $13}' <<<"$line" >>"$out/floor.tsv"
+    done
+}
+
 steady_init "$out"
 echo "bench-compare.sh: results in $out" >&2
 if [[ $coll_only == 0 ]]; then
@@ -383,6 +410,7 @@ IFS=, read -r -a coll_rank_list <<<"$coll_ranks"
 for n in "${coll_rank_list[@]}"; do
     [[ $n =~ ^[1-9][0-9]*$ ]] || die "--coll-ranks: '$n' is not a rank count"
     coll_case "$n"
+    [[ $n == 2 ]] && floor_probe
 done
 
 if [[ $coll_only == 1 || $no_launch == 1 ]]; then
