@@ -14,7 +14,8 @@
 #      One that is missing, fails to compile the benchmarks or fails a smoke
 #      run is reported as n/a; the others go on.  --shmpi-coll adds columns
 #      "shmpi-ALGO": the same shmpi with SHMPI_COLL=ALGO (one algorithm forced,
-#      docs/COLLECTIVES.md).
+#      docs/COLLECTIVES.md); --shmpi-env adds "shmpi-NAME=VALUE", the same
+#      shmpi with one SHMPI_* setting (README, "Environment variables").
 #   2. Builds bench/pingpong.c, bench/hello.c and bench/coll_bench.c with
 #      each MPI's mpicc (-O2).
 #   3. Runs every case in rounds; within a round the MPIs take turns
@@ -63,6 +64,11 @@
 #                        (e.g. "--bind-to numa --map-by numa:spread")
 #   --shmpi-coll LIST    also run shmpi with SHMPI_COLL=ALGO for each ALGO of
 #                        the comma list (e.g. linear,tree,rsag)
+#   --shmpi-env NAME=VALUE
+#                        also run shmpi with that one SHMPI_* setting, as the
+#                        column shmpi-NAME=VALUE (SHMPI_ left off); may be
+#                        given again for more columns, e.g.
+#                        --shmpi-env SHMPI_COLL_CELL_BYTES=1048576
 #   --only LIST          comma list of MPIs to run (default shmpi,openmpi,mpich)
 #   --bind-to WHAT       default: each MPI's own default; core: every MPI binds
 #                        each rank to a core when the ranks fit the CPUs (and
@@ -108,6 +114,7 @@ coll_sizes="8,64k,1m"
 coll_only=0
 no_launch=0
 shmpi_coll=""
+shmpi_envs=()
 shmpi_mpirun_args=""
 sweep_sizes="8:4m"
 coll_time=""
@@ -130,6 +137,7 @@ while [[ $# -gt 0 ]]; do
         --coll-time) coll_time=${2:?}; shift 2 ;;
         --no-launch) no_launch=1; shift ;;
         --shmpi-coll) shmpi_coll=${2:?}; shift 2 ;;
+        --shmpi-env) shmpi_envs+=("${2:?}"); shift 2 ;;
         --shmpi-mpirun-args) shmpi_mpirun_args=${2?}; shift 2 ;;
         --sweep-sizes) sweep_sizes=${2:?}; shift 2 ;;
         --bind-to) bind_to=${2:?}; shift 2 ;;
@@ -208,6 +216,17 @@ fi
 
 declare -A cc run why envs
 mpis=()
+# Adds column $1: shmpi run with the environment setting $2.
+shmpi_variant() {
+    mpis+=("$1")
+    envs[$1]=$2
+    if [[ -n ${why[shmpi]:-} ]]; then
+        why[$1]=${why[shmpi]}
+    else
+        cc[$1]=${cc[shmpi]}
+        run[$1]=${run[shmpi]}
+    fi
+}
 IFS=, read -r -a wanted <<<"$only"
 for m in "${wanted[@]}"; do
     case $m in
@@ -237,22 +256,22 @@ for m in "${wanted[@]}"; do
         *) die "--only: unknown MPI '$m' (shmpi, openmpi, mpich)" ;;
     esac
     mpis+=("$m")
+    [[ $m == shmpi ]] || continue
     # shmpi with one collective algorithm forced, right after shmpi.
-    if [[ $m == shmpi && -n $shmpi_coll ]]; then
+    if [[ -n $shmpi_coll ]]; then
         IFS=, read -r -a algos <<<"$shmpi_coll"
         for a in "${algos[@]}"; do
             [[ $a =~ ^[a-z_]+$ ]] || die "--shmpi-coll: '$a' is not an algorithm name"
-            v=shmpi-$a
-            mpis+=("$v")
-            envs[$v]="SHMPI_COLL=$a"
-            if [[ -n ${why[shmpi]:-} ]]; then
-                why[$v]=${why[shmpi]}
-            else
-                cc[$v]=${cc[shmpi]}
-                run[$v]=${run[shmpi]}
-            fi
+            shmpi_variant "shmpi-$a" "SHMPI_COLL=$a"
         done
     fi
+    # shmpi with one setting of the environment, after those.  (One word,
+    # no blanks: run_mpi() splits envs at spaces.)
+    for e in "${shmpi_envs[@]}"; do
+        [[ $e =~ ^SHMPI_[A-Z0-9_]+=[A-Za-z0-9_.,:+-]*$ ]] ||
+            die "--shmpi-env: '$e' is not SHMPI_NAME=VALUE (letters, digits and _.,:+- in the value)"
+        shmpi_variant "shmpi-${e#SHMPI_}" "$e"
+    done
 done
 
 # The mpirun command line for `ranks` ranks of one MPI, as an array in `cmd`.
@@ -418,7 +437,7 @@ if [[ $coll_only == 1 || $no_launch == 1 ]]; then
 elif [[ $have_hyperfine == 1 ]]; then
     for ((r = 1; r <= rounds; r++)); do
         for m in "${active[@]}"; do
-            [[ -n ${envs[$m]:-} ]] && continue  # an algorithm choice does not change a launch
+            [[ ${envs[$m]:-} == SHMPI_COLL=* ]] && continue  # an algorithm choice does not change a launch
             echo "  launch round $r: $m" >&2
             mpirun_cmd "$m" 4
             json=$out/raw/launch-$m-$r.json
