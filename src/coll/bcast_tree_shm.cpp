@@ -10,7 +10,11 @@
 //      inline data have finished), stores release = s and wakes its children.
 //   2. Larger messages go in chunks of C bytes, chunk k at step s + k in
 //      slot k mod kSlots, so up to kSlots chunks are in flight on each level
-//      of the tree; the line's `bytes` goes with chunk 0.
+//      of the tree; the line's `bytes` goes with chunk 0.  Where the team
+//      has wide cells (MPI_COMM_WORLD when ranks outnumber CPUs), a message
+//      of more than one slot goes through their slots instead: a source
+//      then publishes up to 1 MiB without waiting for a reader, each wait
+//      being a context switch there.
 //   3. A reader waits for its parent's release of the step, takes the size
 //      from the parent's line (so all members follow the root's size, even
 //      a member that expected another), copies the chunk out, republishes
@@ -66,8 +70,17 @@ bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root, L
             shm->notify(parent);
         }
     } else {
-        // 2. Chunks through the cells.
-        const std::uint64_t chunk = shm->slot_bytes();
+        // 2. Chunks through the cells, or, for a message the cells cannot
+        // hold whole, through the wide cells where the team has them, in
+        // chunks of an eighth of the message (whole pages; at least a slot
+        // of the cells, at most a wide slot), so that up to a wide cell's
+        // worth the source never waits and the readers still start after
+        // an eighth.  Every member decides alike, from the root's size.
+        const bool wide = shm->wide_slot_bytes() > shm->slot_bytes() && total > shm->cell_bytes();
+        const std::uint64_t chunk =
+            wide ? std::clamp<std::uint64_t>(ceil_div(total, ShmTeam::kSlots * 4096) * 4096, shm->slot_bytes(),
+                                              shm->wide_slot_bytes())
+                 : shm->slot_bytes();
         const std::uint64_t chunks = ceil_div(total, chunk);
         for (std::uint64_t k = 0; k < chunks; ++k) {
             const std::uint64_t step = s + k;
@@ -77,7 +90,7 @@ bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root, L
             const std::byte* from = out + off;
             if (!source) {
                 if (k > 0) shm->wait_release(parent, step);
-                from = shm->slot_of(parent, slot);
+                from = wide ? shm->wide_slot_of(parent, slot) : shm->slot_of(parent, slot);
                 if (off < want) ShmTeam::store(out + off, from, std::min(len, want - off), land, off);
             }
             if (relay) {
@@ -85,11 +98,12 @@ bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root, L
                     shm->claim(ShmTeam::inline_area(s), step, readers);
                     mine.bytes = total;
                 }
-                shm->claim(slot, step, readers);
+                shm->claim(wide ? ShmTeam::wide_area(slot) : slot, step, readers);
+                std::byte* to = wide ? shm->my_wide_slot(slot) : shm->my_slot(slot);
                 if (typed != nullptr) {
-                    ShmTeam::pack_into(*typed, off, shm->my_slot(slot), len, shm->bounce(chunk));
+                    ShmTeam::pack_into(*typed, off, to, len, shm->bounce(chunk));
                 } else {
-                    std::memcpy(shm->my_slot(slot), from, len);
+                    std::memcpy(to, from, len);
                 }
                 shm->release(step);
                 shm->notify(node.children);

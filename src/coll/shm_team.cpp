@@ -66,6 +66,8 @@ ShmTeam::ShmTeam(shm::Transport& transport, p2p::Engine* engine, const shm::Coll
       members_(region.members),
       cells_(region.cells),
       cell_bytes_(region.cell_bytes),
+      wide_bytes_(region.wide_bytes),
+      cell_stride_(region.cell_bytes + region.wide_bytes),
       n_(static_cast<int>(world.size())),
       me_(index),
       world_(std::move(world)),

@@ -160,13 +160,15 @@ public:
     /// algorithm that would need more declines.
     static constexpr int kStepBits = 24;
     static constexpr std::uint64_t kMaxSteps = std::uint64_t{1} << kStepBits;
-    /// Areas a member publishes data in: the slots, then the inline part of
-    /// each release line.
-    static constexpr int kAreas = kSlots + static_cast<int>(shm::kCollLines);
+    /// Areas a member publishes data in: the slots, the inline part of each
+    /// release line, then the wide slots (wide_slot_bytes()).
+    static constexpr int kAreas = kSlots + static_cast<int>(shm::kCollLines) + kSlots;
     /// The area of the release line that step `step` uses.
     static int inline_area(std::uint64_t step) {
         return kSlots + static_cast<int>((step >> kStepBits) % shm::kCollLines);
     }
+    /// The area of wide slot `s`.
+    static constexpr int wide_area(int s) { return kSlots + static_cast<int>(shm::kCollLines) + s; }
 
     /// Who reads an area's current contents (and must finish before it is
     /// overwritten).
@@ -245,6 +247,11 @@ public:
     }
     /// Bytes of one slot of cells, and of all of a member's cells.
     std::size_t slot_bytes() const { return cell_bytes_ / kSlots; }
+    /// Bytes of one slot of the wide cells that follow each member's cells
+    /// in MPI_COMM_WORLD's region when ranks outnumber CPUs (shm::Geometry::
+    /// wide_cell_bytes); 0 where there are none.  Only the broadcast uses
+    /// them (bcast_tree_shm.cpp), in areas of their own (wide_area()).
+    std::size_t wide_slot_bytes() const { return wide_bytes_ / kSlots; }
     /// Whether `count` elements of `elem_bytes` each (0 < elem_bytes <=
     /// slot_bytes()) pass through the slots in fewer than kMaxSteps steps.
     /// A payload of one slot, the common case, is answered without the two
@@ -384,8 +391,12 @@ public:
 
     // ---- data ----
 
-    std::byte* my_cells() { return cells_ + static_cast<std::size_t>(me_) * cell_bytes_; }
-    const std::byte* cells_of(int m) const { return cells_ + static_cast<std::size_t>(m) * cell_bytes_; }
+    std::byte* my_cells() { return cells_ + static_cast<std::size_t>(me_) * cell_stride_; }
+    const std::byte* cells_of(int m) const { return cells_ + static_cast<std::size_t>(m) * cell_stride_; }
+    std::byte* my_wide_slot(int s) { return my_cells() + cell_bytes_ + static_cast<std::size_t>(s) * wide_slot_bytes(); }
+    const std::byte* wide_slot_of(int m, int s) const {
+        return cells_of(m) + cell_bytes_ + static_cast<std::size_t>(s) * wide_slot_bytes();
+    }
     std::byte* my_slot(int s) { return my_cells() + static_cast<std::size_t>(s) * slot_bytes(); }
     const std::byte* slot_of(int m, int s) const {
         return cells_of(m) + static_cast<std::size_t>(s) * slot_bytes();
@@ -667,6 +678,8 @@ private:
     shm::CollMember* members_;
     std::byte* cells_;
     std::size_t cell_bytes_;
+    std::size_t wide_bytes_;   ///< wide cells after each member's cells (CollRegion::wide_bytes)
+    std::size_t cell_stride_;  ///< from one member's cells to the next: cell_bytes_ + wide_bytes_
     int n_;
     int me_;
     std::vector<std::uint32_t> world_;

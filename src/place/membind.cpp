@@ -68,9 +68,11 @@ MembindResult bind_memory(const Topology& topology, shm::Segment& segment,
             std::byte* ring = base + h.rings_offset + (std::size_t{s} * n + d) * h.ring_stride;
             bind(ring, ring + h.ring_stride, numa, true);
         }
-        // Its collective cells: one page-aligned block per member.
-        std::byte* cells = base + h.coll_cells_offset + std::size_t{d} * h.coll_cell_bytes;
-        bind(cells, cells + h.coll_cell_bytes, numa, true);
+        // Its collective cells (and wide cells): one page-aligned block per
+        // member.
+        const std::size_t world_cells = std::size_t{h.coll_cell_bytes} + h.wide_cell_bytes;
+        std::byte* cells = base + h.coll_cells_offset + std::size_t{d} * world_cells;
+        bind(cells, cells + world_cells, numa, true);
         // Its cells in every pool region: member d of a pool region is rank d
         // of the communicator holding it, which for the usual duplicates of
         // MPI_COMM_WORLD is world rank d.

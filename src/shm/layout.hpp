@@ -7,9 +7,11 @@
 //                                                to itself without the segment)
 //   coll_offset        CollMember[nranks]       (MPI_COMM_WORLD's collective region:
 //                                                flags and inline data, one per rank)
-//   coll_cells_offset  cells[nranks][coll_cell_bytes]
+//   coll_cells_offset  cells[nranks][coll_cell_bytes + wide_cell_bytes]
 //                                               (that region's data cells, one block
-//                                                per rank, written by that rank only)
+//                                                per rank, written by that rank only;
+//                                                the wide part is 0 bytes unless ranks
+//                                                outnumbered the CPUs at launch)
 //   stream_offset      bytes[nranks][stream_bytes]
 //                                               (each rank's stream buffer: the pieces
 //                                                of its streamed send, written by that
@@ -45,8 +47,8 @@ inline constexpr std::uint64_t kMagic = 0x47455349504d4853ull;  // "SHMPISEG"
 // 3: RankSlot place fields; 4: stream line; 5: the pool of collective regions;
 // 6: the header's awake line; 8: next_shared_context; 9: shared_context_users;
 // 10: RankSlot::appnum; 11: RankSlot's park line; 12: RankSlot::send_claims;
-// 13: init_failure; 14: kernel_copies_slow
-inline constexpr std::uint32_t kLayoutVersion = 14;
+// 13: init_failure; 14: kernel_copies_slow; 15: wide_cell_bytes
+inline constexpr std::uint32_t kLayoutVersion = 15;
 
 /// Context ids: those below kSharedContextBase are agreed on by the members
 /// of a new communicator (ContextIds, comm_create.cpp); those from
@@ -106,6 +108,9 @@ struct alignas(kLine) SegmentHeader {
     /// but mpirun.  Written by mpirun after creating the segment, before
     /// the first fork.
     std::uint32_t kernel_copies_slow;
+    /// Wide cell bytes per member after its cells, in MPI_COMM_WORLD's
+    /// region only: a multiple of 4096, 0 for none (Geometry).
+    std::uint32_t wide_cell_bytes;
 
     // ---- job-wide, mutable: own line ----
     /// kRunning until the job must end.  Written (compare-exchange, acq_rel)

@@ -141,7 +141,7 @@ double memory_available() {
     return avail;
 }
 
-Geometry Geometry::for_ranks(std::uint32_t nranks) {
+Geometry Geometry::for_ranks(std::uint32_t nranks, std::uint32_t cpus) {
     Geometry g;
     g.nranks = nranks;
     // Point-to-point cells: a message that fits one cell takes the engine's
@@ -192,9 +192,20 @@ Geometry Geometry::for_ranks(std::uint32_t nranks) {
     } else {
         g.stream_bytes = 64u << 10;
     }
+    // Wide cells for MPI_COMM_WORLD's broadcasts when ranks outnumber the
+    // CPUs: a root whose message outgrows its cells waits for every reader
+    // before it reuses a slot, and there each wait is a context switch.
+    // With 1 MiB a rank (eight slots of 128 KiB) a Bcast of up to 1 MiB
+    // fits whole and the root leaves at once: on the 2-CPU development VM
+    // (docs/BENCHMARKS.md, session 47) Bcasts of 256 KiB and 1 MiB took
+    // 0.41-0.88 of the time at 3 to 16 ranks.  Only the world's region
+    // (other algorithms, and the pool's regions, keep their cells), and
+    // only up to 16 ranks: 16 MiB more at most.
+    if (cpus > 0 && nranks > cpus && nranks <= 16) g.wide_cell_bytes = 1u << 20;
     g.ring_cells = env_u32("SHMPI_RING_CELLS", g.ring_cells);
     g.cell_bytes = env_u32("SHMPI_CELL_BYTES", g.cell_bytes);
     g.coll_cell_bytes = env_u32("SHMPI_COLL_CELL_BYTES", g.coll_cell_bytes);
+    g.wide_cell_bytes = env_u32("SHMPI_COLL_WIDE_BYTES", g.wide_cell_bytes, true);
     g.stream_bytes = env_u32("SHMPI_STREAM_BYTES", g.stream_bytes, true);
     g.pool_regions = env_u32("SHMPI_COLL_REGIONS", g.pool_regions, true, kMaxPoolRegions);
     if ((g.ring_cells & (g.ring_cells - 1)) != 0) {
@@ -210,6 +221,11 @@ Geometry Geometry::for_ranks(std::uint32_t nranks) {
         throw SegmentError(fmt::format(
             "shmpi: SHMPI_COLL_CELL_BYTES={} must be a multiple of 4096",
             g.coll_cell_bytes));
+    }
+    if (g.wide_cell_bytes % 4096 != 0) {
+        throw SegmentError(fmt::format(
+            "shmpi: SHMPI_COLL_WIDE_BYTES={} must be a multiple of 4096 (0: no wide cells)",
+            g.wide_cell_bytes));
     }
     if (g.stream_bytes % 4096 != 0) {
         throw SegmentError(fmt::format(
@@ -238,7 +254,7 @@ std::size_t Geometry::coll_cells_offset() const {
 }
 
 std::size_t Geometry::stream_offset() const {
-    return round_up(coll_cells_offset() + std::size_t{nranks} * coll_cell_bytes, 4096);
+    return round_up(coll_cells_offset() + std::size_t{nranks} * world_cell_stride(), 4096);
 }
 
 std::size_t Geometry::pool_offset() const {
@@ -291,6 +307,9 @@ Layout check_header(const SegmentHeader& h, std::size_t file_size, std::uint32_t
     if (h.coll_cell_bytes % 4096 != 0 || h.coll_cell_bytes == 0 || h.coll_cell_bytes > kMaxCount) {
         throw refuse("coll_cell_bytes", h.coll_cell_bytes, "a multiple of 4096 in 4096..2^24");
     }
+    if (h.wide_cell_bytes % 4096 != 0 || h.wide_cell_bytes > kMaxCount) {
+        throw refuse("wide_cell_bytes", h.wide_cell_bytes, "a multiple of 4096 in 0..2^24");
+    }
     if (h.stream_bytes % 4096 != 0 || h.stream_bytes > kMaxCount) {
         throw refuse("stream_bytes", h.stream_bytes, "a multiple of 4096 in 0..2^24");
     }
@@ -305,6 +324,7 @@ Layout check_header(const SegmentHeader& h, std::size_t file_size, std::uint32_t
     g.ring_cells = h.ring_cells;
     g.cell_bytes = h.cell_bytes;
     g.coll_cell_bytes = h.coll_cell_bytes;
+    g.wide_cell_bytes = h.wide_cell_bytes;
     g.stream_bytes = h.stream_bytes;
     g.pool_regions = h.pool_regions;
     const std::size_t pairs = std::size_t{h.nranks} * h.nranks;  // <= 2^40
@@ -430,6 +450,7 @@ Segment Segment::create(const Geometry& g, std::int64_t launcher_pid, Name name)
     h->coll_offset = g.coll_offset();
     h->coll_cells_offset = g.coll_cells_offset();
     h->coll_cell_bytes = g.coll_cell_bytes;
+    h->wide_cell_bytes = g.wide_cell_bytes;
     h->stream_bytes = g.stream_bytes;
     h->stream_offset = g.stream_offset();
     h->pool_offset = g.pool_offset();
@@ -556,6 +577,7 @@ CollRegion Segment::world_coll_region() const {
     r.members = reinterpret_cast<CollMember*>(base + layout_.coll_offset);
     r.cells = base + layout_.coll_cells_offset;
     r.cell_bytes = layout_.geometry.coll_cell_bytes;
+    r.wide_bytes = layout_.geometry.wide_cell_bytes;
     r.count = layout_.geometry.nranks;
     return r;
 }

@@ -68,17 +68,27 @@ struct Geometry {
     /// Collective regions in the pool for communicators other than
     /// MPI_COMM_WORLD (SHMPI_COLL_REGIONS): 0..kMaxPoolRegions.
     std::uint32_t pool_regions = 8;
+    /// Wide cells per member in MPI_COMM_WORLD's region only, after its
+    /// cells (SHMPI_COLL_WIDE_BYTES): a multiple of 4096, 0 for none.  A
+    /// broadcast larger than one slot of the cells moves in slots of an
+    /// eighth of these instead (coll/bcast_tree_shm.cpp).
+    std::uint32_t wide_cell_bytes = 0;
 
     /// The default geometry for `nranks` ranks: rings shrink as the number of
     /// pairs grows so that the segment stays within a few hundred MiB.
-    static Geometry for_ranks(std::uint32_t nranks);
+    /// `cpus`: the CPUs the ranks may run on (0: unknown); with more ranks
+    /// than that, up to 16, the world region gets 1 MiB of wide cells a rank.
+    static Geometry for_ranks(std::uint32_t nranks, std::uint32_t cpus = 0);
 
     std::size_t ranks_offset() const;
     std::size_t rings_offset() const;
     std::size_t ring_stride() const;
-    /// MPI_COMM_WORLD's collective region: CollMember[nranks], then the cells.
+    /// MPI_COMM_WORLD's collective region: CollMember[nranks], then the cells
+    /// (coll_cell_bytes, then wide_cell_bytes, for each member in turn).
     std::size_t coll_offset() const;
     std::size_t coll_cells_offset() const;
+    /// Bytes from one member's cells to the next in MPI_COMM_WORLD's region.
+    std::size_t world_cell_stride() const { return std::size_t{coll_cell_bytes} + wide_cell_bytes; }
     /// The ranks' stream buffers: stream_bytes each, rank after rank.
     std::size_t stream_offset() const;
     /// The pool: PoolEntry[pool_regions], then the regions, each of the
@@ -92,8 +102,9 @@ struct Geometry {
 };
 
 /// A collective region as mapped in this process: `members` flag blocks and,
-/// for member i, `cell_bytes` of cells at cells + i * cell_bytes.  A view;
-/// owns nothing.  MPI_COMM_WORLD's region is at fixed offsets (Segment::
+/// for member i, `cell_bytes` of cells at cells + i * (cell_bytes +
+/// wide_bytes), followed by `wide_bytes` of wide cells (MPI_COMM_WORLD's
+/// region only; 0 elsewhere).  A view; owns nothing.  MPI_COMM_WORLD's region is at fixed offsets (Segment::
 /// world_coll_region()); regions of other communicators come from a pool of
 /// the same shape (Segment::pool_region(); docs/DESIGN.md, "Collectives in
 /// shared memory").
@@ -101,6 +112,7 @@ struct CollRegion {
     CollMember* members = nullptr;
     std::byte* cells = nullptr;
     std::size_t cell_bytes = 0;
+    std::size_t wide_bytes = 0;
     std::uint32_t count = 0;
 };
 

@@ -64,7 +64,8 @@ int check_memory(const shm::Segment& seg, std::uint32_t rank) {
     for (std::uint32_t s = 0; s < h.nranks; ++s) {
         if (s != rank) touch(base + h.rings_offset + (std::size_t{s} * h.nranks + rank) * h.ring_stride, h.ring_stride);
     }
-    touch(base + h.coll_cells_offset + std::size_t{rank} * h.coll_cell_bytes, h.coll_cell_bytes);
+    const std::size_t world_cells = std::size_t{h.coll_cell_bytes} + h.wide_cell_bytes;
+    touch(base + h.coll_cells_offset + std::size_t{rank} * world_cells, world_cells);
     fmt::print("rank {}: {} pages on node {}, {} elsewhere\n", rank, pages - wrong, node->os_index, wrong);
     return wrong == 0 ? 0 : 1;
 }

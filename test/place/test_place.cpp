@@ -439,7 +439,8 @@ std::vector<int> placed_nodes(const Topology& t, std::uint32_t nranks, const std
     for (std::uint32_t s = 0; s < nranks; ++s) {
         if (s != rank) touch(base + h.rings_offset + (std::size_t{s} * nranks + rank) * h.ring_stride, h.ring_stride);
     }
-    touch(base + h.coll_cells_offset + std::size_t{rank} * h.coll_cell_bytes, h.coll_cell_bytes);
+    const std::size_t world_cells = std::size_t{h.coll_cell_bytes} + h.wide_cell_bytes;
+    touch(base + h.coll_cells_offset + std::size_t{rank} * world_cells, world_cells);
     return nodes;
 }
 

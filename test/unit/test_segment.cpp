@@ -64,6 +64,8 @@ struct DefaultGeometryEnv {
     EnvGuard cells{"SHMPI_RING_CELLS", std::nullopt};
     EnvGuard bytes{"SHMPI_CELL_BYTES", std::nullopt};
     EnvGuard regions{"SHMPI_COLL_REGIONS", std::nullopt};
+    EnvGuard coll_cells{"SHMPI_COLL_CELL_BYTES", std::nullopt};
+    EnvGuard wide{"SHMPI_COLL_WIDE_BYTES", std::nullopt};
 };
 
 bool exists_in_dev_shm(const std::string& name, struct stat* st = nullptr) {
@@ -253,6 +255,53 @@ TEST(Geometry, EnvironmentOverridesCellBytes) {
             ADD_FAILURE() << "accepted";
         } catch (const SegmentError& e) {
             EXPECT_TRUE(contains(e.what(), "SHMPI_CELL_BYTES")) << e.what();
+        }
+    }
+}
+
+TEST(Geometry, WideCellsWhenRanksOutnumberCpus) {
+    DefaultGeometryEnv env;
+    // 1 MiB a rank from one rank more than the CPUs up to 16 ranks; none
+    // when the ranks fit, when the CPUs are unknown (0), or beyond 16.
+    EXPECT_EQ(Geometry::for_ranks(3, 2).wide_cell_bytes, 1u << 20);
+    EXPECT_EQ(Geometry::for_ranks(8, 2).wide_cell_bytes, 1u << 20);
+    EXPECT_EQ(Geometry::for_ranks(16, 4).wide_cell_bytes, 1u << 20);
+    EXPECT_EQ(Geometry::for_ranks(2, 2).wide_cell_bytes, 0u);
+    EXPECT_EQ(Geometry::for_ranks(8, 16).wide_cell_bytes, 0u);
+    EXPECT_EQ(Geometry::for_ranks(8, 0).wide_cell_bytes, 0u);
+    EXPECT_EQ(Geometry::for_ranks(8).wide_cell_bytes, 0u);
+    EXPECT_EQ(Geometry::for_ranks(17, 2).wide_cell_bytes, 0u);
+    // Only the world region grows: the stream buffers move past its wide
+    // cells, the pool's regions keep the cells alone.
+    const Geometry wide = Geometry::for_ranks(8, 2);
+    const Geometry plain = Geometry::for_ranks(8, 8);
+    EXPECT_EQ(wide.coll_cell_bytes, plain.coll_cell_bytes);
+    EXPECT_EQ(wide.world_cell_stride(), std::size_t{wide.coll_cell_bytes} + (1u << 20));
+    EXPECT_GE(wide.stream_offset(), wide.coll_cells_offset() + 8 * wide.world_cell_stride());
+    EXPECT_EQ(wide.pool_region_stride(), plain.pool_region_stride());
+    EXPECT_EQ(wide.total_bytes() - plain.total_bytes(), std::size_t{8} << 20);
+}
+
+TEST(Geometry, EnvironmentOverridesWideCells) {
+    DefaultGeometryEnv env;
+    {
+        EnvGuard wide("SHMPI_COLL_WIDE_BYTES", "0");
+        EXPECT_EQ(Geometry::for_ranks(8, 2).wide_cell_bytes, 0u) << "0 turns them off";
+    }
+    {
+        EnvGuard wide("SHMPI_COLL_WIDE_BYTES", "262144");
+        EXPECT_EQ(Geometry::for_ranks(2, 2).wide_cell_bytes, 262144u) << "and a size turns them on";
+        EXPECT_EQ(Geometry::for_ranks(8, 2).wide_cell_bytes, 262144u);
+    }
+    for (const char* bad : {"5000", "-4096", "33554432", "wide"}) {
+        SCOPED_TRACE(std::string("SHMPI_COLL_WIDE_BYTES=") + bad);
+        EnvGuard wide("SHMPI_COLL_WIDE_BYTES", bad);
+        try {
+            (void)Geometry::for_ranks(8, 2);
+            ADD_FAILURE() << "accepted";
+        } catch (const SegmentError& e) {
+            EXPECT_TRUE(contains(e.what(), "SHMPI_COLL_WIDE_BYTES")) << e.what();
+            EXPECT_TRUE(contains(e.what(), bad)) << "the message should name the bad value: " << e.what();
         }
     }
 }
@@ -653,6 +702,8 @@ TEST_F(SegmentTest, AttachRejectsInconsistentCollectiveLayout) {
     t.rejects([](H& h) { h.coll_cell_bytes *= 4; }, "", "larger collective cells");
     t.rejects([](H& h) { h.coll_cell_bytes = 100; }, "coll_cell_bytes is 100", "cells of 100 bytes");
     t.rejects([](H& h) { h.coll_cell_bytes = 0; }, "", "empty collective cells");
+    t.rejects([](H& h) { h.wide_cell_bytes = 1u << 20; }, "", "wide cells the file has no room for");
+    t.rejects([](H& h) { h.wide_cell_bytes = 100; }, "wide_cell_bytes is 100", "wide cells of 100 bytes");
     t.rejects([](H& h) { h.ranks_offset = 0; }, "ranks_offset", "rank slots on the header");
 }
 
@@ -727,6 +778,35 @@ TEST(Geometry, EnvironmentSetsPoolRegions) {
             EXPECT_TRUE(contains(e.what(), "0..64")) << "the message should give the range: " << e.what();
         }
     }
+}
+
+TEST_F(SegmentTest, WideCellsFollowEachWorldMember) {
+    DefaultGeometryEnv env;
+    std::optional<Segment> seg;
+    try {
+        seg.emplace(Segment::create(Geometry::for_ranks(3, 1), getpid()));
+    } catch (const SegmentError& e) {
+        FAIL() << "Segment::create failed: " << e.what();
+    }
+    const shm::CollRegion world = seg->world_coll_region();
+    EXPECT_EQ(world.wide_bytes, std::size_t{1} << 20);
+    EXPECT_EQ(seg->header().wide_cell_bytes, 1u << 20);
+    const auto* base = reinterpret_cast<const std::byte*>(&seg->header());
+    // Member 2's cells and wide cells end before the stream buffers.
+    const std::byte* world_end = world.cells + 3 * (world.cell_bytes + world.wide_bytes);
+    EXPECT_LE(world_end, base + seg->header().stream_offset);
+    for (std::uint32_t k = 0; k < seg->pool_regions(); ++k) {
+        const shm::CollRegion r = seg->pool_region(k);
+        EXPECT_EQ(r.wide_bytes, 0u) << "region " << k << ": the pool's regions have no wide cells";
+        EXPECT_GE(reinterpret_cast<const std::byte*>(r.members), world_end) << "region " << k;
+    }
+    // A second process sees the same (attach() checks every offset).
+    const int fd = dup(seg->fd());
+    ASSERT_GE(fd, 0);
+    Segment other = Segment::attach(fd, 3);
+    EXPECT_EQ(other.world_coll_region().wide_bytes, std::size_t{1} << 20);
+    EXPECT_EQ(other.world_coll_region().cells - reinterpret_cast<const std::byte*>(&other.header()),
+              world.cells - base);
 }
 
 TEST_F(SegmentTest, PoolRegionsAreFreeDistinctAndInside) {
@@ -828,6 +908,7 @@ TEST_F(SegmentTest, LayoutIsAPrivateCopyThatPeersCannotMove) {
     shared.ranks_offset = 1ull << 40;
     shared.coll_offset = 1ull << 40;
     shared.coll_cell_bytes = 1u << 30;
+    shared.wide_cell_bytes = 1u << 30;
 
     EXPECT_EQ(mine.nranks(), 3u);
     EXPECT_EQ(mine.layout().rings_offset, before.rings_offset);
@@ -836,6 +917,7 @@ TEST_F(SegmentTest, LayoutIsAPrivateCopyThatPeersCannotMove) {
     EXPECT_EQ(&mine.slot(2), slot_before);
     EXPECT_EQ(mine.world_coll_region().members, member_before);
     EXPECT_EQ(mine.world_coll_region().cell_bytes, before.geometry.coll_cell_bytes);
+    EXPECT_EQ(mine.world_coll_region().wide_bytes, before.geometry.wide_cell_bytes);
     EXPECT_EQ(mine.world_coll_region().count, 3u);
 }
 

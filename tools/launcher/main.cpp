@@ -18,6 +18,7 @@
 //      supervise them (job.hpp); mpirun is the job's child subreaper, so a
 //      job that ends early ends what its ranks started too.
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -117,6 +118,17 @@ std::vector<std::vector<int>> bindings_of(const place::RankMap& map, const place
     }
     for (const place::RankPlacement& r : map.ranks) out.push_back(r.cpus);
     return out;
+}
+
+/// How many CPUs the ranks may run on: the usable PUs of the map (the
+/// --cpu-list ones when given), or where mpirun may run when the topology
+/// is not this machine's (a synthetic one places nothing).  0 when unknown.
+std::uint32_t cpus_for_ranks(const place::RankMap& map, const place::Topology& topology) {
+    if (topology.is_this_system()) return static_cast<std::uint32_t>(map.usable.size());
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+    return static_cast<std::uint32_t>(CPU_COUNT(&set));
 }
 
 /// The names by which --host and --hostfile may mean this machine.
@@ -270,7 +282,8 @@ int main(int argc, char** argv) {
     try {
         // 4.
         shm::Segment seg =
-            shm::Segment::create(shm::Geometry::for_ranks(args.nranks), getpid(), shm::Segment::Name::Drop);
+            shm::Segment::create(shm::Geometry::for_ranks(args.nranks, cpus_for_ranks(map, *topology)), getpid(),
+                                 shm::Segment::Name::Drop);
         place::write_places(seg, map.places());
         seg.header().kernel_copies_slow = slow_kernel_copies ? 1 : 0;  // (copy_probe.hpp)
         // Which program each rank runs (MPI_APPNUM); fork publishes it.
