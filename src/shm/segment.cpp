@@ -105,7 +105,7 @@ std::string no_memory_message(double avail_bytes, std::uint32_t nranks, std::siz
         "shmpi: the segment for {} ranks needs {:.1f} MiB of memory (and each rank {:.1f} MiB more for "
         "its ring to itself), but only {:.1f} MiB are available (MemAvailable and SwapFree, or the "
         "memory cgroup's limit); run fewer ranks, or lower SHMPI_RING_CELLS, SHMPI_CELL_BYTES, "
-        "SHMPI_STREAM_BYTES or SHMPI_COLL_CELL_BYTES",
+        "SHMPI_STREAM_BYTES, SHMPI_COLL_CELL_BYTES or SHMPI_COLL_WIDE_BYTES",
         nranks, static_cast<double>(segment) / 1048576.0,
         static_cast<double>(private_rings) / nranks / 1048576.0, avail_bytes / 1048576.0);
 }
