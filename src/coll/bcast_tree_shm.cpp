@@ -12,9 +12,9 @@
 //      slot k mod kSlots, so up to kSlots chunks are in flight on each level
 //      of the tree; the line's `bytes` goes with chunk 0.  Where the team
 //      has wide cells (MPI_COMM_WORLD when ranks outnumber CPUs), a message
-//      of more than one slot goes through their slots instead: a source
-//      then publishes up to 1 MiB without waiting for a reader, each wait
-//      being a context switch there.
+//      the cells cannot hold whole goes through their slots instead, C an
+//      eighth of it: a source then publishes up to 1 MiB without waiting
+//      for a reader, each wait being a context switch there.
 //   3. A reader waits for its parent's release of the step, takes the size
 //      from the parent's line (so all members follow the root's size, even
 //      a member that expected another), copies the chunk out, republishes

@@ -197,8 +197,8 @@ Geometry Geometry::for_ranks(std::uint32_t nranks, std::uint32_t cpus) {
     // before it reuses a slot, and there each wait is a context switch.
     // With 1 MiB a rank (eight slots of 128 KiB) a Bcast of up to 1 MiB
     // fits whole and the root leaves at once: on the 2-CPU development VM
-    // (docs/BENCHMARKS.md, session 47) Bcasts of 256 KiB and 1 MiB took
-    // 0.41-0.88 of the time at 3 to 16 ranks.  Only the world's region
+    // (docs/BENCHMARKS.md, session 47) Bcasts of 192 KiB to 1 MiB took
+    // 0.35-0.77 of the time at 4 to 16 ranks.  Only the world's region
     // (other algorithms, and the pool's regions, keep their cells), and
     // only up to 16 ranks: 16 MiB more at most.
     if (cpus > 0 && nranks > cpus && nranks <= 16) g.wide_cell_bytes = 1u << 20;
