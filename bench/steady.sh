@@ -35,6 +35,7 @@
 #                                      turns it all off)
 #   steady_run LABEL CMD [ARGS...]     runs CMD as above; returns its status
 #   steady_summary                     one line on what happened, for reports
+#   link_probe_build OUT LOG           builds bench/link_probe.c into OUT
 
 steady_factor=1.5
 steady_tries=4
@@ -53,6 +54,12 @@ steady_check() {
     fi
 }
 
+# Builds bench/link_probe.c into $1, the compiler's messages into $2;
+# its status.  (scripts/bench-compare.sh's floor uses it as well.)
+link_probe_build() {
+    "${CC:-cc}" -std=c11 -O2 -o "$1" "$(dirname -- "${BASH_SOURCE[0]}")/link_probe.c" >"$2" 2>&1
+}
+
 steady_init() {
     steady_dir=$1
     : >"$steady_dir/steady.tsv"
@@ -60,9 +67,7 @@ steady_init() {
         steady_why="off (--steady 0)"
         return 0
     fi
-    local src
-    src="$(dirname -- "${BASH_SOURCE[0]}")/link_probe.c"
-    if ! "${CC:-cc}" -std=c11 -O2 -o "$steady_dir/link_probe" "$src" >"$steady_dir/link_probe.log" 2>&1; then
+    if ! link_probe_build "$steady_dir/link_probe" "$steady_dir/link_probe.log"; then
         steady_why="off: ${CC:-cc} could not build bench/link_probe.c (link_probe.log)"
         return 0
     fi

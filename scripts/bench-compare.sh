@@ -402,8 +402,7 @@ coll_case() {
 floor_probe() {
     local probe=$out/link_probe i line
     : >"$out/floor.tsv"
-    if [[ ! -x $probe ]] && ! "${CC:-cc}" -std=c11 -O2 -o "$probe" "$repo/bench/link_probe.c" \
-        >>"$out/logs/link_probe-build.log" 2>&1; then
+    if [[ ! -x $probe ]] && ! link_probe_build "$probe" "$out/logs/link_probe-build.log"; then
         note "n/a: floor: ${CC:-cc} could not build bench/link_probe.c (logs/link_probe-build.log)"
         return
     fi

@@ -125,13 +125,19 @@ def main(argv):
                 return v
         return None
 
+    def best_peer(per, lower_is_better, which=0):
+        """The best peer's median (which=0) or best round (which=1), or None."""
+        others = [per[p][which] for p in peers if per.get(p) is not None]
+        if not others:
+            return None
+        return min(others) if lower_is_better else max(others)
+
     def ratio(m, per, lower_is_better, which=0):
         """m's median (which=0) or best round (which=1) over the best peer's."""
         s = per.get(m)
-        others = [per[p][which] for p in peers if per.get(p) is not None]
-        if s is None or not others:
+        best = best_peer(per, lower_is_better, which)
+        if s is None or best is None:
             return None
-        best = min(others) if lower_is_better else max(others)
         return s[which] / best if best > 0 else None
 
     def head(title):
@@ -188,9 +194,10 @@ def main(argv):
                      "ratio": round(q, 3), "met": q <= limit,
                      "ratio_best": round(qb, 3), "met_best": qb <= limit}
                 # One line handed one way after a barrier: the floor's pattern.
-                peer = min((per[p][0] for p in peers if per.get(p) is not None), default=0)
-                if floor and case == "coll2" and size == 8 and op in ("bcast", "reduce", "gather") and peer > 0:
-                    g["floor_ratio"] = round(floor["mean_us"] / peer, 3)
+                if floor and case == "coll2" and size == 8 and op in ("bcast", "reduce", "gather"):
+                    peer = best_peer(per, True)
+                    if peer:
+                        g["floor_ratio"] = round(floor["mean_us"] / peer, 3)
                 goals.append(g)
     if goals:
         # The medians decide; the best rounds, which a loaded machine
