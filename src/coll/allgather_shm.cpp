@@ -3,9 +3,10 @@
 // receive buffer (into its typed buffer, a Landing, when it has one).
 //
 // At the call's step s:
-//   1. Every member puts its block (put_block(): inline up to 64 B, in its
-//      cells up to their size, else left in its own buffer for single
-//      copies), stores release = s and wakes everyone.  In place, the block
+//   1. Every member puts its block (put_gathered(): inline up to 64 B, in
+//      its cells up to their size, in its wide cells up to theirs where
+//      there are some, else left in its own buffer for single copies),
+//      stores release = s and wakes everyone.  In place, the block
 //      is taken from its place in the receive buffer.  An Allgather member
 //      whose own block is a typed send buffer (`mine`, a Source) and too
 //      large for its cells streams it instead: it publishes Carry::Stream in
@@ -72,13 +73,13 @@ void allgather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, voi
     const void* own = send != nullptr ? send : own_at;
     const auto own_bytes = static_cast<std::uint64_t>(send != nullptr ? send_bytes : lay.size(me));
     // 1.
-    const bool stream = mine != nullptr && shm.carry_for(own_bytes) == ShmTeam::Carry::Direct &&
+    const bool stream = mine != nullptr && shm.gathered_carry(own_bytes) == ShmTeam::Carry::Direct &&
                         shm.gather_streams() && shm.steps_fit(own_bytes, 1);
     ShmTeam::Carry carry = ShmTeam::Carry::Stream;
     if (stream) {
         shm.put_line(s, ShmTeam::Readers::all(), own_bytes, ShmTeam::kStreamed);
     } else {
-        carry = shm.put_block(s, own, own_bytes, ShmTeam::Readers::all(), mine);
+        carry = shm.put_gathered(s, own, own_bytes, ShmTeam::Readers::all(), mine);
     }
     shm.release(s);
     shm.notify_all();
@@ -170,7 +171,7 @@ bool allgather_shm(const Team& team, const void* send, std::int64_t block, void*
                    Source* mine) {
     ShmTeam* shm = ready(team);
     if (shm == nullptr) return false;
-    if (shm->carry_for(static_cast<std::uint64_t>(block)) == ShmTeam::Carry::Direct &&
+    if (shm->gathered_carry(static_cast<std::uint64_t>(block)) == ShmTeam::Carry::Direct &&
         !shm->single_copy()) {
         return false;
     }
@@ -199,7 +200,7 @@ bool allgatherv_shm(const Team& team, const void* send, std::int64_t send_bytes,
     if (shm == nullptr) return false;
     // Every member knows every block's size, so all decline together.
     for (int m = 0; m < shm->size(); ++m) {
-        if (shm->carry_for(static_cast<std::uint64_t>(blocks.bytes[m])) == ShmTeam::Carry::Direct &&
+        if (shm->gathered_carry(static_cast<std::uint64_t>(blocks.bytes[m])) == ShmTeam::Carry::Direct &&
             !shm->single_copy()) {
             return false;
         }

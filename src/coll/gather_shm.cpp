@@ -2,11 +2,13 @@
 // where the root can take it, and the root copies each block once into its
 // receive buffer.  A block travels inline with the member's flag (up to
 // 64 B: one cache miss for the root), through the member's cells (up to a
-// cell area), or not at all: it is copied straight between the member's
-// send buffer and the root's receive buffer.  Then the member writes the
-// head of its block into the root's buffer itself (process_vm_writev)
-// while the root reads the last 1/n (process_vm_readv): the n CPUs share the
-// copying.  A Gather's member knows where its block goes (every block the
+// cell area), through its wide cells (up to their size, where there are
+// some: ranks outnumber CPUs, and a member that waited for the root would
+// wait for a context switch), or not at all: it is copied straight between
+// the member's send buffer and the root's receive buffer.  Then the
+// member writes the head of its block into the root's buffer itself
+// (process_vm_writev) while the root reads the last 1/n
+// (process_vm_readv): the n CPUs share the copying.  A Gather's member knows where its block goes (every block the
 // same size); a Gatherv's root tells its members in a table.  (2 ranks,
 // us, against the root reading each Gatherv block whole: 256 KiB blocks
 // 31-50 against 63-92, 1 MiB 141-177 against 282-372.)  A root whose
@@ -16,7 +18,7 @@
 // copies the next one in (no dense copy of the block, no pass over it).
 //
 // At the call's step s:
-//   1. Every member but the root puts its block (put_block(): claims its
+//   1. Every member but the root puts its block (put_gathered(): claims its
 //      line and cells, the root having finished with their previous use),
 //      stores release = s and wakes the root.  A member whose block stays
 //      in its own buffer waits for the root (step 3); the others return.
@@ -94,7 +96,8 @@ void stream_out(ShmTeam& shm, std::uint64_t s, const void* send, std::uint64_t b
 bool splits(const ShmTeam& shm, const Blocks& lay) {
     if (static_cast<std::uint64_t>(shm.size()) * sizeof(TableEntry) > shm.cell_bytes()) return false;
     for (int m = 0; m < shm.size(); ++m) {
-        if (m != shm.index() && shm.carry_for(static_cast<std::uint64_t>(lay.size(m))) == ShmTeam::Carry::Direct) {
+        if (m != shm.index() &&
+            shm.gathered_carry(static_cast<std::uint64_t>(lay.size(m))) == ShmTeam::Carry::Direct) {
             return true;
         }
     }
@@ -129,7 +132,7 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
     if (me != root) {
         // 1.
         const auto mine = static_cast<std::uint64_t>(send_bytes);
-        const ShmTeam::Carry carry = shm.put_block(s, send, mine, ShmTeam::Readers::member(root));
+        const ShmTeam::Carry carry = shm.put_gathered(s, send, mine, ShmTeam::Readers::member(root));
         shm.release(s);
         if (carry != ShmTeam::Carry::Direct) {
             // The root may have published its line for everyone (if some
@@ -171,7 +174,7 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
     auto* out = static_cast<std::byte*>(recv);
     // 2.
     const auto block = static_cast<std::uint64_t>(lay.block);
-    bool split = fixed ? shm.carry_for(block) == ShmTeam::Carry::Direct : splits(shm, lay);
+    bool split = fixed ? shm.gathered_carry(block) == ShmTeam::Carry::Direct : splits(shm, lay);
     // A typed receive buffer (`land`) takes the blocks that come inline or
     // through the cells in place, and large blocks stream through the
     // members' cells into it (when their chunks fit the call's steps).
@@ -261,7 +264,7 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
 bool gather_shm(const Team& team, const void* send, std::int64_t block, void* recv, int root, Landing* land) {
     ShmTeam* shm = ready(team);
     if (shm == nullptr) return false;
-    if (shm->carry_for(static_cast<std::uint64_t>(block)) == ShmTeam::Carry::Direct &&
+    if (shm->gathered_carry(static_cast<std::uint64_t>(block)) == ShmTeam::Carry::Direct &&
         !shm->single_copy()) {
         return false;
     }

@@ -465,8 +465,8 @@ void ShmTeam::take_chunks(int m, std::uint64_t s, std::uint64_t g0, std::uint64_
 
 ShmTeam::Carry ShmTeam::put_block_out(std::uint64_t step, const void* src, std::uint64_t bytes, Readers readers,
                                       Source* typed, std::uint64_t hole_off, std::uint64_t hole_len,
-                                      std::uint64_t piece) {
-    const Carry carry = carry_for(bytes, piece);
+                                      std::uint64_t piece, bool wide) {
+    const Carry carry = wide ? gathered_carry(bytes) : carry_for(bytes, piece);
     claim(inline_area(step), step, readers);
     shm::CollLine& me = my_line(step);
     me.bytes = bytes;
@@ -496,6 +496,10 @@ ShmTeam::Carry ShmTeam::put_block_out(std::uint64_t step, const void* src, std::
             claim_cells(step, readers, bytes);
             put(my_cells());
             break;
+        case Carry::Wide:
+            claim_wide(step, readers, bytes);
+            put(my_wide_slot(0));
+            break;
         case Carry::Direct:
         case Carry::Stream:  // (neither chosen by carry_for())
         case Carry::Paced:
@@ -521,6 +525,11 @@ const std::byte* ShmTeam::published(int m, std::uint64_t step, std::uint64_t n) 
             what = "cells";
             area = cell_bytes_;
             at = cells_of(m);
+            break;
+        case Carry::Wide:
+            what = "wide cells";
+            area = wide_bytes_;
+            at = wide_slot_of(m, 0);
             break;
         default:
             throw MpiError(

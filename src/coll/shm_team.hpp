@@ -249,8 +249,9 @@ public:
     std::size_t slot_bytes() const { return cell_bytes_ / kSlots; }
     /// Bytes of one slot of the wide cells that follow each member's cells
     /// in MPI_COMM_WORLD's region when ranks outnumber CPUs (shm::Geometry::
-    /// wide_cell_bytes); 0 where there are none.  Only the broadcast uses
-    /// them (bcast_tree_shm.cpp), in areas of their own (wide_area()).
+    /// wide_cell_bytes); 0 where there are none.  The broadcast streams
+    /// through them (bcast_tree_shm.cpp) and gathered blocks go in them
+    /// whole (Carry::Wide), in areas of their own (wide_area()).
     std::size_t wide_slot_bytes() const { return wide_bytes_ / kSlots; }
     /// Whether `count` elements of `elem_bytes` each (0 < elem_bytes <=
     /// slot_bytes()) pass through the slots in fewer than kMaxSteps steps.
@@ -459,6 +460,12 @@ public:
     void claim_cells(std::uint64_t step, Readers readers, std::uint64_t bytes) {
         for (int a = 0; a < static_cast<int>(chunks(bytes)); ++a) claim(a, step, readers);
     }
+    /// claim() for the wide slots the first `bytes` of this member's wide
+    /// cells cover.
+    void claim_wide(std::uint64_t step, Readers readers, std::uint64_t bytes) {
+        const std::uint64_t slots = (bytes + wide_slot_bytes() - 1) / wide_slot_bytes();
+        for (int s = 0; s < static_cast<int>(slots); ++s) claim(wide_area(s), step, readers);
+    }
 
     // ---- trees ----
 
@@ -524,7 +531,8 @@ public:
     /// Paced: single copies of a typed buffer the owner packs a reader's
     /// part at a time, releasing one step after the call's first for each
     /// (a Scatter root, scatter_shm.cpp).
-    enum class Carry : std::uint64_t { Inline = 1, Cells = 2, Direct = 3, Stream = 4, Paced = 5 };
+    /// Wide: in the owner's wide cells, whole (a gathered block; put_gathered()).
+    enum class Carry : std::uint64_t { Inline = 1, Cells = 2, Direct = 3, Stream = 4, Paced = 5, Wide = 6 };
     /// `aux` of a line whose owner streams its data (Carry::Stream).
     static constexpr auto kStreamed = static_cast<std::uint64_t>(Carry::Stream);
     /// The way a block of `bytes` travels: inline, through the cells, or
@@ -538,6 +546,25 @@ public:
         const std::uint64_t read = piece != 0 ? piece : bytes;
         return n_ == 2 && read > static_cast<std::uint64_t>(kPairCellsCarrySlots) * slot_bytes() ? Carry::Direct
                                                                                                  : Carry::Cells;
+    }
+    /// The way a gathered block (a Gather's or an Allgather's, which every
+    /// reader copies whole) of `bytes` travels: as carry_for(), except that
+    /// one too large for the cells goes in the owner's wide cells when it
+    /// fits them (Carry::Wide).  There are wide cells only when ranks
+    /// outnumber CPUs, where an owner that waits for its readers to copy
+    /// out of its buffer waits for a context switch each: through the wide
+    /// cells it leaves as soon as its block is in (put_gathered()).
+    Carry gathered_carry(std::uint64_t bytes) const {
+        const Carry c = carry_for(bytes);
+        return c == Carry::Direct && bytes <= wide_bytes_ ? Carry::Wide : c;
+    }
+    /// put_block() for a gathered block: its way is gathered_carry().
+    Carry put_gathered(std::uint64_t step, const void* src, std::uint64_t bytes, Readers readers,
+                       Source* typed = nullptr) {
+        if (bytes > shm::kCollInline && gathered_carry(bytes) == Carry::Wide) {
+            return put_block_out(step, src, bytes, readers, typed, 0, 0, 0, true);
+        }
+        return put_block(step, src, bytes, readers, typed);
     }
     /// Puts this member's block (`bytes` at `src`) in its release line or
     /// cells for `step`, claiming them for `readers` first.  The caller then
@@ -731,8 +758,9 @@ private:
     std::vector<std::optional<ReleaseNode>> release_nodes_;  ///< per root, built on demand
     std::vector<int> all_but_me_;
 
+    /// put_block()'s work; `wide`: the block is gathered (gathered_carry()).
     Carry put_block_out(std::uint64_t step, const void* src, std::uint64_t bytes, Readers readers, Source* typed,
-                        std::uint64_t hole_off, std::uint64_t hole_len, std::uint64_t piece);
+                        std::uint64_t hole_off, std::uint64_t hole_len, std::uint64_t piece, bool wide = false);
     std::uint64_t get_block_out(int m, std::uint64_t step, void* dst, std::uint64_t want, const Landing* land,
                                 std::uint64_t off);
 

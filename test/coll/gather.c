@@ -9,6 +9,26 @@
 
 #define GAP_BYTE 0x3c
 
+/* MPI_Gather of `bytes` of each rank's pattern (seed `seed`) as bytes to
+ * `root`, in place there when `ip`; the root checks every block and the
+ * guard after them. */
+static void gather_bytes(unsigned char *send, unsigned char *recv, size_t bytes, int root, int ip, uint64_t seed,
+                         int rank, int size)
+{
+    pattern_fill(send, bytes, rank, seed);
+    memset(recv, 0xee, (size_t)size * bytes);
+    if (ip)
+        pattern_fill(recv + (size_t)root * bytes, bytes, root, seed);
+    guard_set(recv, (size_t)size * bytes);
+    CHECK_MPI(MPI_Gather(ip ? MPI_IN_PLACE : send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, root,
+                         MPI_COMM_WORLD));
+    if (rank == root) {
+        for (int r = 0; r < size; ++r)
+            CHECK_PATTERN(recv + (size_t)r * bytes, bytes, r, seed);
+        CHECK_GUARD(recv, (size_t)size * bytes);
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -29,18 +49,7 @@ int main(int argc, char **argv)
                 const int ip = in_place && rank == root;
 
                 /* ---- MPI_Gather ---- */
-                pattern_fill(send, bytes, rank, seed);
-                memset(recv, 0xee, (size_t)size * bytes);
-                if (ip)
-                    pattern_fill(recv + (size_t)root * bytes, bytes, root, seed);
-                guard_set(recv, (size_t)size * bytes);
-                CHECK_MPI(MPI_Gather(ip ? MPI_IN_PLACE : send, (int)bytes, MPI_BYTE, recv, (int)bytes,
-                                     MPI_BYTE, root, MPI_COMM_WORLD));
-                if (rank == root) {
-                    for (int r = 0; r < size; ++r)
-                        CHECK_PATTERN(recv + (size_t)r * bytes, bytes, r, seed);
-                    CHECK_GUARD(recv, (size_t)size * bytes);
-                }
+                gather_bytes(send, recv, bytes, root, ip, seed, rank, size);
 
                 /* ---- MPI_Gatherv: rank r sends bytes >> (r % 3); blocks in
                  * reverse rank order, 16-byte gaps between them ---- */
@@ -68,6 +77,23 @@ int main(int argc, char **argv)
                     CHECK_GUARD(recv, at);
                 }
             }
+        }
+    }
+
+    /* Blocks between the plan's sizes, back to back, roots and in place
+     * changing: where a block outgrows shmpi's collective cells but not its
+     * wide cells (ranks outnumbering CPUs), the members leave it there and
+     * return, and the next call reuses those cells; one byte more than
+     * 1 MiB stays in the member's buffer. */
+    static const size_t between[] = {65537, 300000, 1048576, 1048577};
+    for (int rep = 0; rep < 3; ++rep) {
+        for (size_t i = 0; i < sizeof between / sizeof between[0]; ++i) {
+            const size_t bytes = between[i];
+            if (bytes > coll_max_bytes())
+                continue;
+            const int root = (rep + (int)i) % size;
+            gather_bytes(send, recv, bytes, root, (rep + (int)i) % 3 == 1 && rank == root, bytes * 5 + (uint64_t)rep,
+                         rank, size);
         }
     }
 

@@ -795,6 +795,89 @@ TEST(Algorithms, EachAloneBackToBack) {
     });
 }
 
+/// With wide cells (SHMPI_COLL_WIDE_BYTES: mpirun gives MPI_COMM_WORLD's
+/// region 1 MiB a rank when ranks outnumber CPUs), a gathered block too
+/// large for the cells goes in its owner's wide cells whole: a Gather's
+/// member returns before the root has even called (so it never waits for a
+/// context switch there), one byte more than the wide cells stays in the
+/// member's buffer, and back-to-back Gathers and Allgathers of every way
+/// give the expected bytes.
+TEST(Algorithms, GatheredBlocksTakeTheWideCells) {
+    constexpr std::int64_t kWide = std::int64_t{1} << 20;
+    const char* before = std::getenv("SHMPI_COLL_WIDE_BYTES");
+    const std::string saved = before != nullptr ? before : "";
+    setenv("SHMPI_COLL_WIDE_BYTES", std::to_string(kWide).c_str(), 1);
+    int returned[2];
+    ASSERT_EQ(pipe(returned), 0);
+    run_ranks(3, [&](Rank& me) {
+        const std::uint64_t cells = ShmTeam::kCellsCarrySlots * me.team.slot_bytes();
+        using C = ShmTeam::Carry;
+        RANK_CHECK(me.team.gathered_carry(8) == C::Inline, "8 bytes");
+        RANK_CHECK(me.team.gathered_carry(cells) == C::Cells, "%llu bytes", (unsigned long long)cells);
+        RANK_CHECK(me.team.gathered_carry(cells + 1) == C::Wide, "%llu bytes", (unsigned long long)cells + 1);
+        RANK_CHECK(me.team.gathered_carry(kWide) == C::Wide, "1 MiB");
+        RANK_CHECK(me.team.gathered_carry(kWide + 1) == C::Direct, "1 MiB + 1");
+        RANK_CHECK(me.team.carry_for(kWide) == C::Direct, "other algorithms keep their single copies");
+        const bool single = me.team.single_copy();  // (collective: every rank, here)
+        // The members return first, then the root gathers.
+        std::vector<std::uint8_t> mine(static_cast<std::size_t>(kWide + 1));
+        std::vector<std::uint8_t> all(static_cast<std::size_t>(3 * (kWide + 1) + 1));
+        auto fill = [&](std::int64_t bytes, int round) {
+            for (std::int64_t i = 0; i < bytes; ++i) mine[static_cast<std::size_t>(i)] = byte_of(me.rank, i, round);
+            std::fill(all.begin(), all.end(), std::uint8_t{0xee});
+        };
+        auto check = [&](std::int64_t bytes, int round, const char* what) {
+            for (int r = 0; r < 3; ++r) {
+                for (std::int64_t i = 0; i < bytes; ++i) {
+                    RANK_CHECK(all[static_cast<std::size_t>(r * bytes + i)] == byte_of(r, i, round),
+                               "%s of %lld bytes: rank %d's byte %lld", what, (long long)bytes, r, (long long)i);
+                }
+            }
+            RANK_CHECK(all[static_cast<std::size_t>(3 * bytes)] == 0xee, "%s of %lld bytes wrote past its blocks",
+                       what, (long long)bytes);
+        };
+        fill(300000, 1);
+        if (me.rank != 0) {
+            RANK_CHECK(coll::gather_shm(me.view, mine.data(), 300000, all.data(), 0), "declined");
+            const char done = 1;
+            RANK_CHECK(write(returned[1], &done, 1) == 1, "pipe");
+        } else {
+            for (int k = 0; k < 2; ++k) {
+                struct pollfd p {returned[0], POLLIN, 0};
+                char done = 0;
+                RANK_CHECK(poll(&p, 1, 20000) == 1 && read(returned[0], &done, 1) == 1,
+                           "a member waited for the root to gather its 300000-byte block");
+            }
+            RANK_CHECK(coll::gather_shm(me.view, mine.data(), 300000, all.data(), 0), "declined");
+            check(300000, 1, "Gather");
+        }
+        // Back to back: sizes across the ways, roots changing.
+        int round = 2;
+        for (int rep = 0; rep < 3; ++rep) {
+            for (const std::int64_t bytes : {std::int64_t{65537}, std::int64_t{300000}, kWide, kWide + 1,
+                                             std::int64_t{1000}}) {
+                if (bytes > kWide && !single) continue;  // (the Direct way needs single copies)
+                const int root = (rep + round) % 3;
+                fill(bytes, round);
+                RANK_CHECK(coll::gather_shm(me.view, mine.data(), bytes, all.data(), root), "declined");
+                if (me.rank == root) check(bytes, round, "Gather");
+                ++round;
+                fill(bytes, round);
+                RANK_CHECK(coll::allgather_shm(me.view, mine.data(), bytes, all.data()), "declined");
+                check(bytes, round, "Allgather");
+                ++round;
+            }
+        }
+    });
+    close(returned[0]);
+    close(returned[1]);
+    if (before != nullptr) {
+        setenv("SHMPI_COLL_WIDE_BYTES", saved.c_str(), 1);
+    } else {
+        unsetenv("SHMPI_COLL_WIDE_BYTES");
+    }
+}
+
 TEST(Algorithms, ManyBarriersAndTinyReductionsDoNotHang) {
     run_ranks(4, [](Rank& me) {
         const coll::Reduction sum{add_doubles, nullptr, true, sizeof(double)};
