@@ -3,7 +3,7 @@
 // receive buffer (into its typed buffer, a Landing, when it has one).
 //
 // At the call's step s:
-//   1. Every member puts its block (put_gathered(): inline up to 64 B, in
+//   1. Every member puts its block (put_wide(): inline up to 64 B, in
 //      its cells up to their size, in its wide cells up to theirs where
 //      there are some, else left in its own buffer for single copies),
 //      stores release = s and wakes everyone.  In place, the block
@@ -73,13 +73,13 @@ void allgather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, voi
     const void* own = send != nullptr ? send : own_at;
     const auto own_bytes = static_cast<std::uint64_t>(send != nullptr ? send_bytes : lay.size(me));
     // 1.
-    const bool stream = mine != nullptr && shm.gathered_carry(own_bytes) == ShmTeam::Carry::Direct &&
+    const bool stream = mine != nullptr && shm.wide_carry(own_bytes) == ShmTeam::Carry::Direct &&
                         shm.gather_streams() && shm.steps_fit(own_bytes, 1);
     ShmTeam::Carry carry = ShmTeam::Carry::Stream;
     if (stream) {
         shm.put_line(s, ShmTeam::Readers::all(), own_bytes, ShmTeam::kStreamed);
     } else {
-        carry = shm.put_gathered(s, own, own_bytes, ShmTeam::Readers::all(), mine);
+        carry = shm.put_wide(s, own, own_bytes, ShmTeam::Readers::all(), mine);
     }
     shm.release(s);
     shm.notify_all();
@@ -171,7 +171,7 @@ bool allgather_shm(const Team& team, const void* send, std::int64_t block, void*
                    Source* mine) {
     ShmTeam* shm = ready(team);
     if (shm == nullptr) return false;
-    if (shm->gathered_carry(static_cast<std::uint64_t>(block)) == ShmTeam::Carry::Direct &&
+    if (shm->wide_carry(static_cast<std::uint64_t>(block)) == ShmTeam::Carry::Direct &&
         !shm->single_copy()) {
         return false;
     }
@@ -200,7 +200,7 @@ bool allgatherv_shm(const Team& team, const void* send, std::int64_t send_bytes,
     if (shm == nullptr) return false;
     // Every member knows every block's size, so all decline together.
     for (int m = 0; m < shm->size(); ++m) {
-        if (shm->gathered_carry(static_cast<std::uint64_t>(blocks.bytes[m])) == ShmTeam::Carry::Direct &&
+        if (shm->wide_carry(static_cast<std::uint64_t>(blocks.bytes[m])) == ShmTeam::Carry::Direct &&
             !shm->single_copy()) {
             return false;
         }

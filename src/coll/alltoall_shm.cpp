@@ -5,10 +5,10 @@
 // to 64 B) or in its cells, and every member copies its own block out of
 // every other member's.  One flag per member replaces the n - 1
 // point-to-point messages each member sends and receives.  Taken when n
-// blocks of the call's block size fit a member's cells
-// (ShmTeam::carry_for() is not Direct): the choice depends only on the
-// team and the block size, which every member has alike, so all take it or
-// all decline.
+// blocks of the call's block size fit a member's cells, or its wide cells
+// where there are some (ranks outnumbering CPUs; ShmTeam::wide_carry() is
+// not Direct): the choice depends only on the team and the block size,
+// which every member has alike, so all take it or all decline.
 //
 // `direct`, for larger exchanges: every member publishes the address of its
 // n blocks (its send buffer, or a dense copy of it when the send type is not
@@ -24,7 +24,7 @@
 //   1. Every member makes its n send blocks one dense run (in place: the
 //      caller staged the other blocks; a send type that is not one
 //      contiguous run is packed block by block).  `shm` puts it
-//      (put_block()); `direct` publishes its size and address (put_line()).
+//      (put_wide()); `direct` publishes its size and address (put_line()).
 //      It stores release = s and wakes everyone.
 //   2. Member by member (member me + k at round k), it waits for that
 //      member's release of s and copies block `me` of what it published
@@ -177,7 +177,7 @@ void take_all(ShmTeam& shm, const Team& team, std::uint64_t s, std::int64_t bloc
 /// Whether `bytes` of our blocks, of which each reader copies one of
 /// `block` bytes, go inline or in our cells.
 bool in_cells(const ShmTeam& shm, std::uint64_t bytes, std::int64_t block) {
-    return shm.carry_for(bytes, static_cast<std::uint64_t>(block)) != ShmTeam::Carry::Direct;
+    return shm.wide_carry(bytes, static_cast<std::uint64_t>(block)) != ShmTeam::Carry::Direct;
 }
 
 }  // namespace
@@ -202,8 +202,8 @@ bool alltoall_shm(const Team& team, std::int64_t block, PeerBlocks send, PeerBlo
     const std::uint64_t s = shm->begin_call();
     if (mine_fits) {
         // (Our own block is copied straight from the send buffer in step 3.)
-        shm->put_block(s, image, total, ShmTeam::Readers::all(), nullptr, static_cast<std::uint64_t>(me * mine),
-                       static_cast<std::uint64_t>(mine), static_cast<std::uint64_t>(mine));
+        shm->put_wide(s, image, total, ShmTeam::Readers::all(), nullptr, static_cast<std::uint64_t>(me * mine),
+                      static_cast<std::uint64_t>(mine), static_cast<std::uint64_t>(mine));
     } else {
         shm->put_line(s, ShmTeam::Readers::all(), total, 0);
     }

@@ -18,7 +18,7 @@
 // copies the next one in (no dense copy of the block, no pass over it).
 //
 // At the call's step s:
-//   1. Every member but the root puts its block (put_gathered(): claims its
+//   1. Every member but the root puts its block (put_wide(): claims its
 //      line and cells, the root having finished with their previous use),
 //      stores release = s and wakes the root.  A member whose block stays
 //      in its own buffer waits for the root (step 3); the others return.
@@ -97,7 +97,7 @@ bool splits(const ShmTeam& shm, const Blocks& lay) {
     if (static_cast<std::uint64_t>(shm.size()) * sizeof(TableEntry) > shm.cell_bytes()) return false;
     for (int m = 0; m < shm.size(); ++m) {
         if (m != shm.index() &&
-            shm.gathered_carry(static_cast<std::uint64_t>(lay.size(m))) == ShmTeam::Carry::Direct) {
+            shm.wide_carry(static_cast<std::uint64_t>(lay.size(m))) == ShmTeam::Carry::Direct) {
             return true;
         }
     }
@@ -132,7 +132,7 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
     if (me != root) {
         // 1.
         const auto mine = static_cast<std::uint64_t>(send_bytes);
-        const ShmTeam::Carry carry = shm.put_gathered(s, send, mine, ShmTeam::Readers::member(root));
+        const ShmTeam::Carry carry = shm.put_wide(s, send, mine, ShmTeam::Readers::member(root));
         shm.release(s);
         if (carry != ShmTeam::Carry::Direct) {
             // The root may have published its line for everyone (if some
@@ -174,7 +174,7 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
     auto* out = static_cast<std::byte*>(recv);
     // 2.
     const auto block = static_cast<std::uint64_t>(lay.block);
-    bool split = fixed ? shm.gathered_carry(block) == ShmTeam::Carry::Direct : splits(shm, lay);
+    bool split = fixed ? shm.wide_carry(block) == ShmTeam::Carry::Direct : splits(shm, lay);
     // A typed receive buffer (`land`) takes the blocks that come inline or
     // through the cells in place, and large blocks stream through the
     // members' cells into it (when their chunks fit the call's steps).
@@ -264,7 +264,7 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
 bool gather_shm(const Team& team, const void* send, std::int64_t block, void* recv, int root, Landing* land) {
     ShmTeam* shm = ready(team);
     if (shm == nullptr) return false;
-    if (shm->gathered_carry(static_cast<std::uint64_t>(block)) == ShmTeam::Carry::Direct &&
+    if (shm->wide_carry(static_cast<std::uint64_t>(block)) == ShmTeam::Carry::Direct &&
         !shm->single_copy()) {
         return false;
     }

@@ -466,7 +466,7 @@ void ShmTeam::take_chunks(int m, std::uint64_t s, std::uint64_t g0, std::uint64_
 ShmTeam::Carry ShmTeam::put_block_out(std::uint64_t step, const void* src, std::uint64_t bytes, Readers readers,
                                       Source* typed, std::uint64_t hole_off, std::uint64_t hole_len,
                                       std::uint64_t piece, bool wide) {
-    const Carry carry = wide ? gathered_carry(bytes) : carry_for(bytes, piece);
+    const Carry carry = wide ? wide_carry(bytes, piece) : carry_for(bytes, piece);
     claim(inline_area(step), step, readers);
     shm::CollLine& me = my_line(step);
     me.bytes = bytes;

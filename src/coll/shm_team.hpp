@@ -531,7 +531,7 @@ public:
     /// Paced: single copies of a typed buffer the owner packs a reader's
     /// part at a time, releasing one step after the call's first for each
     /// (a Scatter root, scatter_shm.cpp).
-    /// Wide: in the owner's wide cells, whole (a gathered block; put_gathered()).
+    /// Wide: in the owner's wide cells, whole (put_wide()).
     enum class Carry : std::uint64_t { Inline = 1, Cells = 2, Direct = 3, Stream = 4, Paced = 5, Wide = 6 };
     /// `aux` of a line whose owner streams its data (Carry::Stream).
     static constexpr auto kStreamed = static_cast<std::uint64_t>(Carry::Stream);
@@ -547,24 +547,27 @@ public:
         return n_ == 2 && read > static_cast<std::uint64_t>(kPairCellsCarrySlots) * slot_bytes() ? Carry::Direct
                                                                                                  : Carry::Cells;
     }
-    /// The way a gathered block (a Gather's or an Allgather's, which every
-    /// reader copies whole) of `bytes` travels: as carry_for(), except that
-    /// one too large for the cells goes in the owner's wide cells when it
-    /// fits them (Carry::Wide).  There are wide cells only when ranks
-    /// outnumber CPUs, where an owner that waits for its readers to copy
-    /// out of its buffer waits for a context switch each: through the wide
-    /// cells it leaves as soon as its block is in (put_gathered()).
-    Carry gathered_carry(std::uint64_t bytes) const {
-        const Carry c = carry_for(bytes);
+    /// The way a block of `bytes` travels in a Gather, an Allgather or an
+    /// Alltoall (their blocks, and their size, are published once a call):
+    /// as carry_for(), except that one too large for the cells goes in the
+    /// owner's wide cells when it fits them (Carry::Wide).  There are wide
+    /// cells only when ranks outnumber CPUs, where an owner that waits for
+    /// its readers to copy out of its buffer waits for a context switch
+    /// each: through the wide cells it leaves as soon as its block is in
+    /// (put_wide()).  (Not a Scatter's buffer, nor an Allreduce's pipeline:
+    /// with cells of 1 MiB they lost up to 1.95x, session 47.)
+    Carry wide_carry(std::uint64_t bytes, std::uint64_t piece = 0) const {
+        const Carry c = carry_for(bytes, piece);
         return c == Carry::Direct && bytes <= wide_bytes_ ? Carry::Wide : c;
     }
-    /// put_block() for a gathered block: its way is gathered_carry().
-    Carry put_gathered(std::uint64_t step, const void* src, std::uint64_t bytes, Readers readers,
-                       Source* typed = nullptr) {
-        if (bytes > shm::kCollInline && gathered_carry(bytes) == Carry::Wide) {
-            return put_block_out(step, src, bytes, readers, typed, 0, 0, 0, true);
+    /// put_block() for the algorithms that take wide_carry()'s way.
+    Carry put_wide(std::uint64_t step, const void* src, std::uint64_t bytes, Readers readers,
+                   Source* typed = nullptr, std::uint64_t hole_off = 0, std::uint64_t hole_len = 0,
+                   std::uint64_t piece = 0) {
+        if (bytes > shm::kCollInline && wide_carry(bytes, piece) == Carry::Wide) {
+            return put_block_out(step, src, bytes, readers, typed, hole_off, hole_len, piece, true);
         }
-        return put_block(step, src, bytes, readers, typed);
+        return put_block(step, src, bytes, readers, typed, hole_off, hole_len, piece);
     }
     /// Puts this member's block (`bytes` at `src`) in its release line or
     /// cells for `step`, claiming them for `readers` first.  The caller then
@@ -758,7 +761,7 @@ private:
     std::vector<std::optional<ReleaseNode>> release_nodes_;  ///< per root, built on demand
     std::vector<int> all_but_me_;
 
-    /// put_block()'s work; `wide`: the block is gathered (gathered_carry()).
+    /// put_block()'s work; `wide`: its way is wide_carry()'s.
     Carry put_block_out(std::uint64_t step, const void* src, std::uint64_t bytes, Readers readers, Source* typed,
                         std::uint64_t hole_off, std::uint64_t hole_len, std::uint64_t piece, bool wide = false);
     std::uint64_t get_block_out(int m, std::uint64_t step, void* dst, std::uint64_t want, const Landing* land,

@@ -192,18 +192,18 @@ Geometry Geometry::for_ranks(std::uint32_t nranks, std::uint32_t cpus) {
     } else {
         g.stream_bytes = 64u << 10;
     }
-    // Wide cells for MPI_COMM_WORLD's broadcasts and gathers when ranks
-    // outnumber the CPUs: a root whose message outgrows its cells waits for
-    // every reader before it reuses a slot, a member whose block outgrows
-    // them waits for the readers of its buffer, and there each wait is a
-    // context switch.  With 1 MiB a rank (eight slots of 128 KiB) a Bcast
-    // of up to 1 MiB fits whole and the root leaves at once, and so does a
-    // gathered block's owner: on the 2-CPU development VM
-    // (docs/BENCHMARKS.md, sessions 47 and 48) Bcasts of 192 KiB to 1 MiB
-    // took 0.35-0.77 of the time at 4 to 16 ranks, Gathers and Allgathers
-    // of 128 KiB to 1 MiB blocks 0.14-0.90.  Only the world's region
-    // (other algorithms, and the pool's regions, keep their cells), and
-    // only up to 16 ranks: 16 MiB more at most.
+    // Wide cells for MPI_COMM_WORLD's broadcasts, gathers and all-to-alls
+    // when ranks outnumber the CPUs: a root whose message outgrows its
+    // cells waits for every reader before it reuses a slot, a member whose
+    // blocks outgrow them waits for the readers of its buffer, and there
+    // each wait is a context switch.  With 1 MiB a rank (eight slots of
+    // 128 KiB) a Bcast of up to 1 MiB fits whole and the root leaves at
+    // once, and so does the owner of such blocks: on the 2-CPU development
+    // VM (docs/BENCHMARKS.md, sessions 47 and 48) Bcasts of 192 KiB to
+    // 1 MiB took 0.35-0.77 of the time at 4 to 16 ranks, Gathers and
+    // Allgathers of 128 KiB to 1 MiB blocks 0.14-0.90, Alltoalls 0.55-0.89.
+    // Only the world's region (Scatter, Allreduce and the pool's regions
+    // keep their cells), and only up to 16 ranks: 16 MiB more at most.
     if (cpus > 0 && nranks > cpus && nranks <= 16) g.wide_cell_bytes = 1u << 20;
     g.ring_cells = env_u32("SHMPI_RING_CELLS", g.ring_cells);
     g.cell_bytes = env_u32("SHMPI_CELL_BYTES", g.cell_bytes);

@@ -71,8 +71,9 @@ struct Geometry {
     /// Wide cells per member in MPI_COMM_WORLD's region only, after its
     /// cells (SHMPI_COLL_WIDE_BYTES): a multiple of 4096, 0 for none.  A
     /// broadcast larger than the cells moves in slots of an eighth of these
-    /// instead (coll/bcast_tree_shm.cpp), and a gathered block larger than
-    /// the cells goes in them whole (ShmTeam::gathered_carry()).
+    /// instead (coll/bcast_tree_shm.cpp), and a Gather's, Allgather's or
+    /// Alltoall's block larger than the cells goes in them whole
+    /// (ShmTeam::wide_carry()).
     std::uint32_t wide_cell_bytes = 0;
 
     /// The default geometry for `nranks` ranks: rings shrink as the number of

@@ -5,11 +5,29 @@
  * MPI_IN_PLACE, on MPI_COMM_WORLD and MPI_COMM_SELF, with count 0.  Block
  * (i -> j) carries the pattern of sender i seeded with j.  Alltoallv sends
  * block + ((i + j) % 3) bytes from i to j, with the send and receive blocks
- * in reverse order.
+ * in reverse order.  Then Alltoalls of sizes between the plan's.
  */
 #include "coll_test.h"
 
 static uint64_t block_seed(uint64_t seed, int to) { return seed * 64 + (uint64_t)to; }
+
+/* MPI_Alltoall of `block` bytes a block (in place when `in_place`); every
+ * rank checks each block it received and the guard after them. */
+static void alltoall_bytes(unsigned char *send, unsigned char *recv, size_t block, int in_place, uint64_t seed,
+                           int rank, int size)
+{
+    unsigned char *out = in_place ? recv : send;
+    for (int j = 0; j < size; ++j)
+        pattern_fill(out + (size_t)j * block, block, rank, block_seed(seed, j));
+    if (!in_place)
+        memset(recv, 0xee, (size_t)size * block);
+    guard_set(recv, (size_t)size * block);
+    CHECK_MPI(MPI_Alltoall(in_place ? MPI_IN_PLACE : send, (int)block, MPI_BYTE, recv, (int)block, MPI_BYTE,
+                           MPI_COMM_WORLD));
+    for (int i = 0; i < size; ++i)
+        CHECK_PATTERN(recv + (size_t)i * block, block, i, block_seed(seed, rank));
+    CHECK_GUARD(recv, (size_t)size * block);
+}
 
 int main(int argc, char **argv)
 {
@@ -33,17 +51,7 @@ int main(int argc, char **argv)
             const uint64_t seed = total * 19 + (uint64_t)in_place;
 
             /* ---- MPI_Alltoall ---- */
-            unsigned char *out = in_place ? recv : send;
-            for (int j = 0; j < size; ++j)
-                pattern_fill(out + (size_t)j * block, block, rank, block_seed(seed, j));
-            if (!in_place)
-                memset(recv, 0xee, (size_t)size * block);
-            guard_set(recv, (size_t)size * block);
-            CHECK_MPI(MPI_Alltoall(in_place ? MPI_IN_PLACE : send, (int)block, MPI_BYTE, recv, (int)block,
-                                   MPI_BYTE, MPI_COMM_WORLD));
-            for (int i = 0; i < size; ++i)
-                CHECK_PATTERN(recv + (size_t)i * block, block, i, block_seed(seed, rank));
-            CHECK_GUARD(recv, (size_t)size * block);
+            alltoall_bytes(send, recv, block, in_place, seed, rank, size);
 
             /* ---- MPI_Alltoallv ---- */
             size_t sat = 0, rat = 0;
@@ -71,6 +79,21 @@ int main(int argc, char **argv)
             for (int i = 0; i < size; ++i)
                 CHECK_PATTERN(recv + rdispls[i], (size_t)rcounts[i], i, block_seed(seed + 1, rank));
             CHECK_GUARD(recv, rat);
+        }
+    }
+
+    /* Totals between the plan's sizes, back to back, in place every other
+     * call: where a rank's blocks outgrow shmpi's collective cells but not
+     * its wide cells (ranks outnumbering CPUs), they go there, and the next
+     * call reuses those cells; 1088 KiB in all stays in the rank's
+     * buffer. */
+    static const size_t between[] = {65600, 300000, 1048576, 1114112};
+    for (int rep = 0; rep < 3; ++rep) {
+        for (size_t i = 0; i < sizeof between / sizeof between[0]; ++i) {
+            if (between[i] > coll_max_bytes())
+                continue;
+            const size_t block = between[i] / (size_t)size;
+            alltoall_bytes(send, recv, block, (rep + (int)i) % 2, between[i] * 3 + (uint64_t)rep, rank, size);
         }
     }
 

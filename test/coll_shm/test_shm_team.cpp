@@ -812,11 +812,11 @@ TEST(Algorithms, GatheredBlocksTakeTheWideCells) {
     run_ranks(3, [&](Rank& me) {
         const std::uint64_t cells = ShmTeam::kCellsCarrySlots * me.team.slot_bytes();
         using C = ShmTeam::Carry;
-        RANK_CHECK(me.team.gathered_carry(8) == C::Inline, "8 bytes");
-        RANK_CHECK(me.team.gathered_carry(cells) == C::Cells, "%llu bytes", (unsigned long long)cells);
-        RANK_CHECK(me.team.gathered_carry(cells + 1) == C::Wide, "%llu bytes", (unsigned long long)cells + 1);
-        RANK_CHECK(me.team.gathered_carry(kWide) == C::Wide, "1 MiB");
-        RANK_CHECK(me.team.gathered_carry(kWide + 1) == C::Direct, "1 MiB + 1");
+        RANK_CHECK(me.team.wide_carry(8) == C::Inline, "8 bytes");
+        RANK_CHECK(me.team.wide_carry(cells) == C::Cells, "%llu bytes", (unsigned long long)cells);
+        RANK_CHECK(me.team.wide_carry(cells + 1) == C::Wide, "%llu bytes", (unsigned long long)cells + 1);
+        RANK_CHECK(me.team.wide_carry(kWide) == C::Wide, "1 MiB");
+        RANK_CHECK(me.team.wide_carry(kWide + 1) == C::Direct, "1 MiB + 1");
         RANK_CHECK(me.team.carry_for(kWide) == C::Direct, "other algorithms keep their single copies");
         const bool single = me.team.single_copy();  // (collective: every rank, here)
         // The members return first, then the root gathers.
