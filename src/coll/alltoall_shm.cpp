@@ -248,10 +248,13 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
     if (shm == nullptr || team.size < 2) return false;
     const int n = shm->size();
     const int me = shm->index();
-    const std::uint64_t room = shm->cell_bytes();
+    // Our cells, and the wide cells after them where there are some (ranks
+    // outnumbering CPUs): one run of memory (ShmTeam::claim_cells()).
+    const bool wide = shm->wide_slot_bytes() > 0;
+    const std::uint64_t room = shm->cell_bytes() + shm->wide_slot_bytes() * ShmTeam::kSlots;
     const std::uint64_t table_bytes = static_cast<std::uint64_t>(n) * sizeof(TableEntry);
     // (The same on every member: all decline together.)
-    if (table_bytes > room) return false;
+    if (table_bytes > shm->cell_bytes()) return false;
     const bool single = shm->single_copy();
     const auto above = static_cast<std::uint64_t>(shm->tuning().alltoall_direct(n));
     auto bytes_of = [](PeerBlocks side, int r) {
@@ -259,15 +262,17 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
     };
     // Where our block for r goes: single copies above the bound, else in
     // our cells after the ones before it (at `end`, which it moves) while
-    // they hold it, else a message.
+    // they hold it, else a message.  With wide cells the cells come first
+    // while they hold it: there a sender that lends its memory waits for
+    // its readers, a context switch each.
     auto where_of = [&](std::uint64_t bytes, std::uint64_t& end) {
-        if (bytes > above && single) return kInMemory;
+        if (bytes > above && single && !wide) return kInMemory;
         const std::uint64_t at = round_up(end, 64);
         if (at <= room && bytes <= room - at) {
             end = at + bytes;
             return kInCells | at;
         }
-        return kByMessage;
+        return bytes > above && single ? kInMemory : kByMessage;
     };
 
     // 1.  Our table and the blocks that go in our cells, straight into them;

@@ -234,8 +234,6 @@ std::string upper(const char* s) {
 // reduce-scatter + allgather from there); the collectives without a
 // shared-memory algorithm run linear.
 
-int choose_linear_only() { return 0; }
-
 int choose_shm(const Team& team) { return team.shm != nullptr ? 1 : 0; }
 
 /// Alltoall: `shm` while a member's n blocks fit its cells, then `direct`
@@ -461,7 +459,7 @@ void alltoall(const Selection& s, const Team& team, std::int64_t block, PeerBloc
 }
 
 void alltoallv(const Selection& s, const Team& team, PeerBlocks send, PeerBlocks recv) {
-    run(s, Kind::Alltoallv, kAlltoallv, choose_linear_only(), team, -1, 0, send, recv);
+    run(s, Kind::Alltoallv, kAlltoallv, choose_shm(team), team, -1, 0, send, recv);
 }
 
 void reduce_scatter(const Selection& s, const Team& team, const void* send, void* recv,

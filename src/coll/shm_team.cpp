@@ -522,8 +522,9 @@ const std::byte* ShmTeam::published(int m, std::uint64_t step, std::uint64_t n) 
             at = c.data;
             break;
         case Carry::Cells:
+            // (And the wide cells after them: claim_cells().)
             what = "cells";
-            area = cell_bytes_;
+            area = cell_bytes_ + wide_bytes_;
             at = cells_of(m);
             break;
         case Carry::Wide:

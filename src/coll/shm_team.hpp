@@ -456,9 +456,13 @@ public:
     }
     /// claim() for every area (an algorithm that uses all the cells).
     void claim_all(std::uint64_t step, Readers readers);
-    /// claim() for the slots the first `bytes` of this member's cells cover.
+    /// claim() for the slots the first `bytes` of this member's cells cover;
+    /// past cell_bytes(), for the wide slots that follow them (one run of
+    /// memory: Alltoallv's table and blocks, published as Carry::Cells).
     void claim_cells(std::uint64_t step, Readers readers, std::uint64_t bytes) {
-        for (int a = 0; a < static_cast<int>(chunks(bytes)); ++a) claim(a, step, readers);
+        const std::uint64_t in_cells = std::min<std::uint64_t>(bytes, cell_bytes_);
+        for (int a = 0; a < static_cast<int>(chunks(in_cells)); ++a) claim(a, step, readers);
+        if (bytes > cell_bytes_) claim_wide(step, readers, bytes - cell_bytes_);
     }
     /// claim() for the wide slots the first `bytes` of this member's wide
     /// cells cover.
