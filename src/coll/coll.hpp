@@ -221,5 +221,10 @@ bool reduce_scatter_shm_rsag(const Team& team, const void* send, void* recv, con
                              const Reduction& red);
 bool reduce_scatter_block_shm_rsag(const Team& team, const void* send, void* recv, std::int64_t count,
                                    const Reduction& red);
+/// Scan and Exscan by a prefix tree of point-to-point messages
+/// (scan_tree.cpp): the linear algorithm's bits with about half its
+/// messages and folds.  Never declines.
+bool scan_tree(const Team& team, const void* send, void* recv, std::int64_t count, const Reduction& red);
+bool exscan_tree(const Team& team, const void* send, void* recv, std::int64_t count, const Reduction& red);
 
 }  // namespace shmpi::coll

@@ -173,10 +173,12 @@ constexpr Algorithm<ReduceScatterBlockFn> kReduceScatterBlock[] = {
 constexpr Algorithm<ScanFn> kScan[] = {
     {"linear", always<scan_linear>},
     {"shm", scan_shm},
+    {"tree", scan_tree},
 };
 constexpr Algorithm<ScanFn> kExscan[] = {
     {"linear", always<exscan_linear>},
     {"shm", exscan_shm},
+    {"tree", exscan_tree},
 };
 
 template <class Fn, std::size_t N>
@@ -256,6 +258,20 @@ int choose_alltoall(const Team& team, std::int64_t block) {
 constexpr std::int64_t kComposeMax = 64 * 1024;
 int choose_prefix(const Team& team, std::int64_t moved_bytes) {
     return team.shm != nullptr && !team.shm->crowded() && moved_bytes <= kComposeMax ? 1 : 0;
+}
+
+/// Scan takes its prefix tree of messages (scan_tree.cpp: the linear
+/// bits, about half the messages and folds) where it would run linear,
+/// from 3 ranks and this many bytes a rank.  On the 2-CPU development VM
+/// (docs/BENCHMARKS.md, session 48), tree over linear: 0.54-0.96 from
+/// 16 KiB at 4 to 16 ranks (0.74-1.14 at 3), but 0.70-1.71 at 8 B-1 KiB.
+/// Exscan keeps linear: its tree, which must also fold the results other
+/// ranks split on, took 1.00-1.64 times the linear time at 3 and 4 ranks.
+constexpr std::int64_t kScanTreeMin = 16 * 1024;
+int choose_scan(const Team& team, std::int64_t bytes) {
+    const int composed = choose_prefix(team, bytes * team.size);
+    if (composed != 0) return composed;
+    return team.size >= 3 && bytes >= kScanTreeMin ? 2 : 0;
 }
 
 // ---------------------------------------------------------------- running
@@ -478,7 +494,7 @@ void reduce_scatter_block(const Selection& s, const Team& team, const void* send
 
 void scan(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t count,
           const Reduction& red) {
-    run(s, Kind::Scan, kScan, choose_prefix(team, count * team.size * red.elem_bytes), team, -1,
+    run(s, Kind::Scan, kScan, choose_scan(team, count * red.elem_bytes), team, -1,
         count * red.elem_bytes, send, recv, count, red);
 }
 
