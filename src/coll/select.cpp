@@ -260,13 +260,13 @@ int choose_prefix(const Team& team, std::int64_t moved_bytes) {
     return team.shm != nullptr && !team.shm->crowded() && moved_bytes <= kComposeMax ? 1 : 0;
 }
 
-/// Scan takes its prefix tree of messages (scan_tree.cpp: the linear
-/// bits, about half the messages and folds) where it would run linear,
-/// from 3 ranks and this many bytes a rank.  On the 2-CPU development VM
-/// (docs/BENCHMARKS.md, session 48), tree over linear: 0.54-0.96 from
-/// 16 KiB at 4 to 16 ranks (0.74-1.14 at 3), but 0.70-1.71 at 8 B-1 KiB.
-/// Exscan keeps linear: its tree, which must also fold the results other
-/// ranks split on, took 1.00-1.64 times the linear time at 3 and 4 ranks.
+/// Scan and Exscan take their prefix tree of messages (scan_tree.cpp: the
+/// linear bits, about half the messages and folds) where they would run
+/// linear, from 3 ranks and this many bytes a rank.  On the 2-CPU
+/// development VM (docs/BENCHMARKS.md, session 48), tree over linear, two
+/// alternating rounds: Scan 0.40-1.01 from 16 KiB at 3 to 16 ranks,
+/// Exscan 0.65-1.04 (one 1.60 at 8 ranks and 64 KiB, 0.87 in the run
+/// before); at 8 B-1 KiB 0.71-1.74, and at 2 ranks 0.88-1.37.
 constexpr std::int64_t kScanTreeMin = 16 * 1024;
 int choose_scan(const Team& team, std::int64_t bytes) {
     const int composed = choose_prefix(team, bytes * team.size);
@@ -500,7 +500,7 @@ void scan(const Selection& s, const Team& team, const void* send, void* recv, st
 
 void exscan(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t count,
             const Reduction& red) {
-    run(s, Kind::Exscan, kExscan, choose_prefix(team, count * team.size * red.elem_bytes), team, -1,
+    run(s, Kind::Exscan, kExscan, choose_scan(team, count * red.elem_bytes), team, -1,
         count * red.elem_bytes, send, recv, count, red);
 }
 
