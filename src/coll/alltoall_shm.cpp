@@ -175,7 +175,7 @@ void take_all(ShmTeam& shm, const Team& team, std::uint64_t s, std::int64_t bloc
 }
 
 /// Whether `bytes` of our blocks, of which each reader copies one of
-/// `block` bytes, go inline or in our cells.
+/// `block` bytes, go inline, in our cells or in our wide cells.
 bool in_cells(const ShmTeam& shm, std::uint64_t bytes, std::int64_t block) {
     return shm.wide_carry(bytes, static_cast<std::uint64_t>(block)) != ShmTeam::Carry::Direct;
 }

@@ -8,10 +8,11 @@
 // the member's send buffer and the root's receive buffer.  Then the
 // member writes the head of its block into the root's buffer itself
 // (process_vm_writev) while the root reads the last 1/n
-// (process_vm_readv): the n CPUs share the copying.  A Gather's member knows where its block goes (every block the
-// same size); a Gatherv's root tells its members in a table.  (2 ranks,
-// us, against the root reading each Gatherv block whole: 256 KiB blocks
-// 31-50 against 63-92, 1 MiB 141-177 against 282-372.)  A root whose
+// (process_vm_readv): the n CPUs share the copying.  A Gather's member
+// knows where its block goes (every block the same size); a Gatherv's
+// root tells its members in a table.  (2 ranks, us, against the root
+// reading each Gatherv block whole: 256 KiB blocks 31-50 against 63-92,
+// 1 MiB 141-177 against 282-372.)  A root whose
 // receive buffer is typed (a Landing) stores the inline and cell blocks
 // straight into it, and has a Gather's large blocks streamed to it through
 // the members' cells, so that it unpacks each chunk while the member
