@@ -67,7 +67,7 @@ ShmTeam::ShmTeam(shm::Transport& transport, p2p::Engine* engine, const shm::Coll
       cells_(region.cells),
       cell_bytes_(region.cell_bytes),
       wide_bytes_(region.wide_bytes),
-      cell_stride_(region.cell_bytes + region.wide_bytes),
+      cell_stride_(region.stride()),
       n_(static_cast<int>(world.size())),
       me_(index),
       world_(std::move(world)),

@@ -70,17 +70,14 @@ MembindResult bind_memory(const Topology& topology, shm::Segment& segment,
         }
         // Its collective cells (and wide cells): one page-aligned block per
         // member.
-        const std::size_t world_cells = std::size_t{h.coll_cell_bytes} + h.wide_cell_bytes;
-        std::byte* cells = base + h.coll_cells_offset + std::size_t{d} * world_cells;
-        bind(cells, cells + world_cells, numa, true);
+        const shm::CollRegion world = segment.world_coll_region();
+        bind(world.cells_of(d), world.cells_of(d) + world.stride(), numa, true);
         // Its cells in every pool region: member d of a pool region is rank d
         // of the communicator holding it, which for the usual duplicates of
         // MPI_COMM_WORLD is world rank d.
-        for (std::uint32_t k = 0; k < h.pool_regions; ++k) {
-            std::byte* pcells = base + h.pool_regions_offset + std::size_t{k} * h.pool_region_stride +
-                                (h.pool_region_stride - std::size_t{n} * h.coll_cell_bytes) +
-                                std::size_t{d} * h.coll_cell_bytes;
-            bind(pcells, pcells + h.coll_cell_bytes, numa, true);
+        for (std::uint32_t k = 0; k < segment.pool_regions(); ++k) {
+            const shm::CollRegion pool = segment.pool_region(k);
+            bind(pool.cells_of(d), pool.cells_of(d) + pool.stride(), numa, true);
         }
         // Its stream buffer (written by rank d, read by its receivers).
         if (h.stream_bytes > 0) {

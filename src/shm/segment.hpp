@@ -116,6 +116,11 @@ struct CollRegion {
     std::size_t cell_bytes = 0;
     std::size_t wide_bytes = 0;
     std::uint32_t count = 0;
+
+    /// From one member's cells to the next: its cells and wide cells.
+    std::size_t stride() const { return cell_bytes + wide_bytes; }
+    /// Member i's cells (stride() bytes: cells, then wide cells).
+    std::byte* cells_of(std::uint32_t i) const { return cells + std::size_t{i} * stride(); }
 };
 
 /// The segment's layout as checked by create() or attach(): the geometry of
