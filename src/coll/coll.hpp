@@ -221,10 +221,10 @@ bool reduce_scatter_shm_rsag(const Team& team, const void* send, void* recv, con
                              const Reduction& red);
 bool reduce_scatter_block_shm_rsag(const Team& team, const void* send, void* recv, std::int64_t count,
                                    const Reduction& red);
-/// Scan and Exscan by a prefix tree of point-to-point messages
-/// (scan_tree.cpp): the linear algorithm's bits with about half its
-/// messages and folds.  Never declines.
-bool scan_tree(const Team& team, const void* send, void* recv, std::int64_t count, const Reduction& red);
-bool exscan_tree(const Team& team, const void* send, void* recv, std::int64_t count, const Reduction& red);
+/// Scan and Exscan down a chain of the members in shared memory, pipelined
+/// in chunks of a slot (scan_chain_shm.cpp): n - 1 folds in all, in the
+/// linear algorithm's order.  Declines only without shared memory.
+bool scan_chain(const Team& team, const void* send, void* recv, std::int64_t count, const Reduction& red);
+bool exscan_chain(const Team& team, const void* send, void* recv, std::int64_t count, const Reduction& red);
 
 }  // namespace shmpi::coll

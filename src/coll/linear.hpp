@@ -32,12 +32,14 @@
 // false, before it has touched anything, when it cannot take the call; the
 // caller then runs the linear one.
 //
-// Canonical order of the prefix reductions.  MPI_Scan gives rank r the
-// canonical fold (coll.hpp) of x_0 .. x_r, that is fold(0, r + 1) with the
-// same canonical_mid() bracketing; MPI_Exscan gives rank r >= 1 fold(0, r)
-// and leaves rank 0's receive buffer untouched.  So a scan's last rank gets
-// bitwise what an allreduce gives, and every algorithm gives every rank the
-// same bits as the linear one.
+// Order of the prefix reductions: left to right.  MPI_Scan gives rank r
+// S_r = (((x_0 op x_1) op x_2) ... op x_r), that is S_{r-1} op x_r;
+// MPI_Exscan gives rank r >= 1 S_{r-1} and leaves rank 0's receive buffer
+// untouched.  Every algorithm, blocking or not, gives every rank the same
+// bits as the linear one.  (Not the canonical bisection of the reductions:
+// rank r's bisection shares little with rank r - 1's, and the n prefixes
+// would cost about n^1.6 folds in all where the chain takes n - 1; so the
+// last rank's scan may differ from an allreduce in the last bits.)
 #pragma once
 
 #include <cstddef>
@@ -129,6 +131,16 @@ void scan_linear(const Team& team, const void* send, void* recv, std::int64_t co
                  const Reduction& red);
 void exscan_linear(const Team& team, const void* send, void* recv, std::int64_t count,
                    const Reduction& red);
+
+/// The left-to-right fold of the `hi - lo` contributions stored at
+/// `slots + r * stride` for r in [lo, hi), the prefix reductions' order:
+/// in place, each slot after the first ends up holding the fold of the
+/// slots up to it, so the result is in slot hi - 1.
+inline void fold_chain(std::byte* slots, std::int64_t stride, int lo, int hi, std::int64_t count,
+                       const Reduction& red) {
+    // Slot r - 1 holds the lower ranks: it is `in`, the result lands in r.
+    for (int r = lo + 1; r < hi; ++r) red.combine(slots + (r - 1) * stride, slots + r * stride, count, red.state);
+}
 
 /// The canonical fold of the `hi - lo` contributions stored at
 /// `slots + r * stride` for r in [lo, hi), in place: the contributions are

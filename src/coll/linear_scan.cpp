@@ -1,6 +1,6 @@
 // Linear prefix reductions: rank r receives the contributions of ranks
 // 0 .. r-1 (each rank sends its own to every higher rank) and folds them
-// in the canonical bracketing over [0, r + 1) (scan) or [0, r) (exscan).
+// left to right (linear.hpp) over [0, r + 1) (scan) or [0, r) (exscan).
 #include <cstring>
 
 #include "coll/linear.hpp"
@@ -29,8 +29,8 @@ void scan_linear(const Team& team, const void* send, void* recv, std::int64_t co
     exchange_prefix(team, ex, send, slots.get(), bytes);
     if (bytes > 0) std::memcpy(slots.get() + me * bytes, send, static_cast<std::size_t>(bytes));
     ex.wait();
-    const int k = fold_slots(slots.get(), bytes, 0, me + 1, count, red);
-    if (bytes > 0) std::memcpy(recv, slots.get() + k * bytes, static_cast<std::size_t>(bytes));
+    fold_chain(slots.get(), bytes, 0, me + 1, count, red);
+    if (bytes > 0) std::memcpy(recv, slots.get() + me * bytes, static_cast<std::size_t>(bytes));
 }
 
 void exscan_linear(const Team& team, const void* send, void* recv, std::int64_t count,
@@ -42,8 +42,8 @@ void exscan_linear(const Team& team, const void* send, void* recv, std::int64_t 
     exchange_prefix(team, ex, send, slots.get(), bytes);
     ex.wait();
     if (me == 0) return;
-    const int k = fold_slots(slots.get(), bytes, 0, me, count, red);
-    if (bytes > 0) std::memcpy(recv, slots.get() + k * bytes, static_cast<std::size_t>(bytes));
+    fold_chain(slots.get(), bytes, 0, me, count, red);
+    if (bytes > 0) std::memcpy(recv, slots.get() + (me - 1) * bytes, static_cast<std::size_t>(bytes));
 }
 
 }  // namespace shmpi::coll

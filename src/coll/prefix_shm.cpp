@@ -3,8 +3,8 @@
 //
 //   scan / exscan        every member's contribution is gathered everywhere
 //                        (allgather_shm); member r then folds slots [0, r]
-//                        (scan) or [0, r) (exscan) with fold_slots, the same
-//                        canonical bracketing as the linear reference, so
+//                        (scan) or [0, r) (exscan) left to right with
+//                        fold_chain, the order of the linear reference, so
 //                        the bits are the same whichever runs, and a
 //                        non-commutative operation is applied in rank order.
 //   reduce_scatter(_block), by the mean block size (the same on every
@@ -24,7 +24,7 @@
 // needs (all n contributions, the whole vector), which pays while messages
 // are small and the shared-memory paths are far cheaper than the linear
 // exchange; select.cpp takes Scan and Exscan up to kComposeMax bytes of
-// gathered data and leaves larger calls to the linear algorithms.  All
+// gathered data where its chain (scan_chain_shm.cpp) is not taken.  All
 // decline (touching nothing) where the building block declines, on a team
 // without shared memory, or above kComposeLimit bytes of temporary memory;
 // every member decides alike, from the same sizes.
@@ -56,8 +56,8 @@ bool prefix(const Team& team, const void* send, void* recv, std::int64_t count, 
     if (!allgather_shm(team, send, bytes, slots.get())) return false;
     const int hi = inclusive ? team.rank + 1 : team.rank;
     if (hi == 0 || bytes == 0) return true;  // exscan on rank 0: recv is undefined
-    const int k = fold_slots(slots.get(), bytes, 0, hi, count, red);
-    std::memcpy(recv, slots.get() + k * bytes, static_cast<std::size_t>(bytes));
+    fold_chain(slots.get(), bytes, 0, hi, count, red);
+    std::memcpy(recv, slots.get() + (hi - 1) * bytes, static_cast<std::size_t>(bytes));
     return true;
 }
 

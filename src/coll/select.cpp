@@ -173,12 +173,12 @@ constexpr Algorithm<ReduceScatterBlockFn> kReduceScatterBlock[] = {
 constexpr Algorithm<ScanFn> kScan[] = {
     {"linear", always<scan_linear>},
     {"shm", scan_shm},
-    {"tree", scan_tree},
+    {"chain", scan_chain},
 };
 constexpr Algorithm<ScanFn> kExscan[] = {
     {"linear", always<exscan_linear>},
     {"shm", exscan_shm},
-    {"tree", exscan_tree},
+    {"chain", exscan_chain},
 };
 
 template <class Fn, std::size_t N>
@@ -260,18 +260,17 @@ int choose_prefix(const Team& team, std::int64_t moved_bytes) {
     return team.shm != nullptr && !team.shm->crowded() && moved_bytes <= kComposeMax ? 1 : 0;
 }
 
-/// Scan and Exscan take their prefix tree of messages (scan_tree.cpp: the
-/// linear bits, about half the messages and folds) where they would run
-/// linear, from 3 ranks and this many bytes a rank.  On the 2-CPU
-/// development VM (docs/BENCHMARKS.md, session 48), tree over linear, two
-/// alternating rounds: Scan 0.40-1.01 from 16 KiB at 3 to 16 ranks,
-/// Exscan 0.65-1.04 (one 1.60 at 8 ranks and 64 KiB, 0.87 in the run
-/// before); at 8 B-1 KiB 0.71-1.74, and at 2 ranks 0.88-1.37.
-constexpr std::int64_t kScanTreeMin = 16 * 1024;
+/// Scan and Exscan run down the chain in shared memory (scan_chain_shm.cpp)
+/// with up to 3 members and, with more, from 512 bytes a rank per member;
+/// below that, as composed (choose_prefix()) or linear.  On the 2-CPU
+/// development VM (docs/BENCHMARKS.md, session 49), chain over what ran
+/// before, two rounds: 0.49-0.83 at 2 and 3 ranks from 64 B; 4 ranks
+/// 1.0-1.3 at 64 B-1 KiB, 0.40-1.1 from 2 KiB; 8 ranks 1.1-1.7 up to 1 KiB,
+/// 0.55-1.1 from 4 KiB; 16 ranks 1.2-1.9 up to 2 KiB, 0.28-0.59 from 8 KiB.
+constexpr std::int64_t kScanChainPerMember = 512;
 int choose_scan(const Team& team, std::int64_t bytes) {
-    const int composed = choose_prefix(team, bytes * team.size);
-    if (composed != 0) return composed;
-    return team.size >= 3 && bytes >= kScanTreeMin ? 2 : 0;
+    if (team.size <= 3 || bytes >= kScanChainPerMember * team.size) return 2;
+    return choose_prefix(team, bytes * team.size);
 }
 
 // ---------------------------------------------------------------- running

@@ -10,8 +10,9 @@
  * Under shmpi the result must also be the canonical fold of its coll.hpp
  * (recursive bisection of the rank range, the split at lo + (n + 1) / 2),
  * which the test computes itself: whatever algorithm SHMPI_COLL selects,
- * the bits are the same.  Scan and Exscan give rank r the canonical fold
- * of ranks 0..r (0..r-1).
+ * the bits are the same.  Scan and Exscan give rank r the fold of ranks
+ * 0..r (0..r-1) from left to right, in place or not, and so do their
+ * nonblocking forms.
  */
 #include "coll_test.h"
 
@@ -36,6 +37,25 @@ static float canonical(int lo, int hi, int i)
     const float a = canonical(lo, mid, i);
     const float b = canonical(mid, hi, i);
     return a + b;
+}
+
+/* The prefix reductions' fold of ranks [0, hi) at element i: left to right. */
+static float chained(int hi, int i)
+{
+    float a = contribution(0, i);
+    for (int r = 1; r < hi; ++r)
+        a = a + contribution(r, i);
+    return a;
+}
+
+/* Checks rank r's scan (hi = r + 1) or exscan (hi = r) result in `out`. */
+static void check_prefix(const float *out, int hi, const char *what)
+{
+    for (int i = 0; i < N; ++i) {
+        const float want = chained(hi, i);
+        CHECKF(memcmp(&out[i], &want, sizeof want) == 0, "%s element %d: %a, folded left to right %a", what, i,
+               (double)out[i], (double)want);
+    }
 }
 #endif
 
@@ -82,20 +102,25 @@ int main(int argc, char **argv)
                "element %d: %a is not the canonical fold %a", i, (double)first[i], (double)want);
     }
     CHECK_MPI(MPI_Scan(in, out, N, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
-    for (int i = 0; i < N; ++i) {
-        const float want = canonical(0, rank + 1, i);
-        CHECKF(memcmp(&out[i], &want, sizeof want) == 0, "MPI_Scan element %d: %a, canonical %a", i,
-               (double)out[i], (double)want);
-    }
-    if (rank == size - 1)
-        CHECKF(same_bits(first, out, N), "the last rank's MPI_Scan differs from MPI_Allreduce");
+    check_prefix(out, rank + 1, "MPI_Scan");
+    memcpy(out, in, sizeof(float) * N);
+    CHECK_MPI(MPI_Scan(MPI_IN_PLACE, out, N, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
+    check_prefix(out, rank + 1, "MPI_Scan in place");
+    MPI_Request req;
+    CHECK_MPI(MPI_Iscan(in, out, N, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    check_prefix(out, rank + 1, "MPI_Iscan");
     CHECK_MPI(MPI_Exscan(in, out, N, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
     if (rank > 0)
-        for (int i = 0; i < N; ++i) {
-            const float want = canonical(0, rank, i);
-            CHECKF(memcmp(&out[i], &want, sizeof want) == 0, "MPI_Exscan element %d: %a, canonical %a", i,
-                   (double)out[i], (double)want);
-        }
+        check_prefix(out, rank, "MPI_Exscan");
+    memcpy(out, in, sizeof(float) * N);
+    CHECK_MPI(MPI_Exscan(MPI_IN_PLACE, out, N, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
+    if (rank > 0)
+        check_prefix(out, rank, "MPI_Exscan in place");
+    CHECK_MPI(MPI_Iexscan(in, out, N, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    if (rank > 0)
+        check_prefix(out, rank, "MPI_Iexscan");
     /* In place gives the same bits. */
     memcpy(out, in, sizeof(float) * N);
     CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, out, N, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));

@@ -6,6 +6,40 @@
  */
 #include "coll_test.h"
 
+/* One Scan or Exscan of n ints on MPI_COMM_WORLD, checked element by element. */
+static void scan_case(int *send, int *recv, size_t n, int exclusive, int in_place, int use_max, uint64_t seed,
+                      int rank)
+{
+    for (size_t i = 0; i < n; ++i) {
+        send[i] = coll_value(rank, i, seed);
+        recv[i] = in_place ? send[i] : -7;
+    }
+    guard_set(recv, n * sizeof(int));
+    const void *sb = in_place ? MPI_IN_PLACE : send;
+    const MPI_Op op = use_max ? MPI_MAX : MPI_SUM;
+    if (exclusive)
+        CHECK_MPI(MPI_Exscan(sb, recv, (int)n, MPI_INT, op, MPI_COMM_WORLD));
+    else
+        CHECK_MPI(MPI_Scan(sb, recv, (int)n, MPI_INT, op, MPI_COMM_WORLD));
+    const int last = exclusive ? rank - 1 : rank;
+    if (last >= 0) {
+        for (size_t i = 0; i < n; ++i) {
+            int64_t want = use_max ? INT32_MIN : 0;
+            for (int r = 0; r <= last; ++r) {
+                const int v = coll_value(r, i, seed);
+                if (use_max)
+                    want = v > want ? v : want;
+                else
+                    want += v;
+            }
+            CHECKF(recv[i] == want, "%s %s element %zu of %zu is %d, expected %lld (in place %d)",
+                   exclusive ? "exscan" : "scan", use_max ? "max" : "sum", i, n, recv[i], (long long)want,
+                   in_place);
+        }
+    }
+    CHECK_GUARD(recv, n * sizeof(int));
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -16,42 +50,26 @@ int main(int argc, char **argv)
     int *recv = check_malloc(max + COLL_GUARD);
 
     FOR_EACH_SIZE(bytes) {
-        const size_t n = bytes / sizeof(int);
-        for (int exclusive = 0; exclusive <= 1; ++exclusive) {
-            for (int in_place = 0; in_place <= 1; ++in_place) {
-                for (int use_max = 0; use_max <= 1; ++use_max) {
-                    const uint64_t seed = bytes * 29 + (uint64_t)(4 * exclusive + 2 * in_place + use_max);
-                    for (size_t i = 0; i < n; ++i) {
-                        send[i] = coll_value(rank, i, seed);
-                        recv[i] = in_place ? send[i] : -7;
-                    }
-                    guard_set(recv, n * sizeof(int));
-                    const void *sb = in_place ? MPI_IN_PLACE : send;
-                    const MPI_Op op = use_max ? MPI_MAX : MPI_SUM;
-                    if (exclusive)
-                        CHECK_MPI(MPI_Exscan(sb, recv, (int)n, MPI_INT, op, MPI_COMM_WORLD));
-                    else
-                        CHECK_MPI(MPI_Scan(sb, recv, (int)n, MPI_INT, op, MPI_COMM_WORLD));
-                    const int last = exclusive ? rank - 1 : rank;
-                    if (last >= 0) {
-                        for (size_t i = 0; i < n; ++i) {
-                            int64_t want = use_max ? INT32_MIN : 0;
-                            for (int r = 0; r <= last; ++r) {
-                                const int v = coll_value(r, i, seed);
-                                if (use_max)
-                                    want = v > want ? v : want;
-                                else
-                                    want += v;
-                            }
-                            CHECKF(recv[i] == want,
-                                   "%s %s element %zu of %zu is %d, expected %lld (in place %d)",
-                                   exclusive ? "exscan" : "scan", use_max ? "max" : "sum", i, n, recv[i],
-                                   (long long)want, in_place);
-                        }
-                    }
-                    CHECK_GUARD(recv, n * sizeof(int));
-                }
-            }
+        for (int exclusive = 0; exclusive <= 1; ++exclusive)
+            for (int in_place = 0; in_place <= 1; ++in_place)
+                for (int use_max = 0; use_max <= 1; ++use_max)
+                    scan_case(send, recv, bytes / sizeof(int), exclusive, in_place, use_max,
+                              bytes * 29 + (uint64_t)(4 * exclusive + 2 * in_place + use_max), rank);
+    }
+
+    /* Sizes between the plan's, back to back, scans and exscans in turn:
+     * shmpi passes the prefixes down its chain of ranks in chunks, and these
+     * end in a partial chunk (16388: one int past a slot of cells; 131076:
+     * past the cells, into the wide cells where ranks outnumber CPUs;
+     * 1048580: one int past them). */
+    static const size_t between[] = {16388, 131076, 300000, 1048580};
+    for (int rep = 0; rep < 2; ++rep) {
+        for (size_t i = 0; i < sizeof between / sizeof between[0]; ++i) {
+            const size_t bytes = between[i];
+            if (bytes > coll_max_bytes())
+                continue;
+            const int k = rep * 4 + (int)i;
+            scan_case(send, recv, bytes / sizeof(int), k % 2, k % 3 == 1, k % 4 == 3, bytes * 31 + (uint64_t)k, rank);
         }
     }
 

@@ -166,23 +166,52 @@ std::string canonical(int lo, int hi) {
     return "(" + canonical(lo, mid) + " " + canonical(mid, hi) + ")";
 }
 
-TEST(CanonicalFold, FoldSlotsBracketsByRecursiveBisection) {
-    for (int n = 1; n <= 17; ++n) {
-        std::vector<std::string> exprs;
+/// n slots holding the expressions "0" .. "n-1", and the operation that
+/// brackets them (bracket()), for the fold functions to fold.
+struct Bracketing {
+    explicit Bracketing(int n) : slots(static_cast<std::size_t>(n)) {
         g_exprs = &exprs;
-        std::vector<std::int64_t> slots(static_cast<std::size_t>(n));
         for (int r = 0; r < n; ++r) {
             exprs.push_back(std::to_string(r));
             slots[static_cast<std::size_t>(r)] = r;
         }
-        shmpi::coll::Reduction red;
         red.combine = bracket;
         red.commutative = false;
         red.elem_bytes = 8;
-        const int k = shmpi::coll::fold_slots(reinterpret_cast<std::byte*>(slots.data()), 8, 0, n, 1, red);
-        EXPECT_EQ(exprs[static_cast<std::size_t>(slots[static_cast<std::size_t>(k)])], canonical(0, n)) << n;
+    }
+    std::byte* data() { return reinterpret_cast<std::byte*>(slots.data()); }
+    /// The expression slot r holds.
+    const std::string& at(int r) const {
+        return exprs[static_cast<std::size_t>(slots[static_cast<std::size_t>(r)])];
+    }
+    std::vector<std::string> exprs;
+    std::vector<std::int64_t> slots;
+    shmpi::coll::Reduction red;
+};
+
+TEST(CanonicalFold, FoldSlotsBracketsByRecursiveBisection) {
+    for (int n = 1; n <= 17; ++n) {
+        Bracketing b(n);
+        const int k = shmpi::coll::fold_slots(b.data(), 8, 0, n, 1, b.red);
+        EXPECT_EQ(b.at(k), canonical(0, n)) << n;
     }
     EXPECT_EQ(canonical(0, 5), "(((0 1) 2) (3 4))");
+}
+
+TEST(CanonicalFold, FoldChainLeavesEveryPrefixFoldedLeftToRight) {
+    // The prefix reductions' order: slot r ends up with (((lo op ..) ..) op r).
+    for (int lo = 0; lo <= 2; ++lo) {
+        for (int hi = lo + 1; hi <= 9; ++hi) {
+            Bracketing b(hi);
+            shmpi::coll::fold_chain(b.data(), 8, lo, hi, 1, b.red);
+            std::string want = std::to_string(lo);
+            for (int r = lo; r < hi; ++r) {
+                if (r > lo) want = "(" + want + " " + std::to_string(r) + ")";
+                EXPECT_EQ(b.at(r), want) << "slot " << r << " of [" << lo << ", " << hi << ")";
+            }
+            for (int r = 0; r < lo; ++r) EXPECT_EQ(b.at(r), std::to_string(r)) << "slot below lo";
+        }
+    }
 }
 
 // ------------------------------------------------------------------ binding

@@ -1,0 +1,149 @@
+// Scan and Exscan down a chain in shared memory, pipelined in chunks.
+//
+// The prefix reductions fold left to right (linear.hpp): rank r's scan
+// result is S_r = S_{r-1} op x_r, S_0 = x_0.  So member r takes S_{r-1}
+// from member r - 1, a chunk at a time, combines its own contribution into
+// it and passes S_r on to member r + 1: n - 1 folds and n - 1 copies in
+// all, where every other order of folding takes more, and while member r
+// folds chunk g its successor may fold chunk g - 1.  An Exscan passes the
+// same S_r on and keeps the S_{r-1} it took.
+//
+// At the call's step s, with chunks of a slot of cells (of a wide slot
+// where the team has wide cells and the message does not fit the cells,
+// so that a member can publish up to kSlots wide slots without waiting
+// for its successor: with ranks two or more to a CPU each such wait is a
+// context switch); chunk g at step s + 1 + g in slot g mod kSlots:
+//   1. Member r < n - 1 publishes its message size in its release line for
+//      s (put_line(), claimed for member r + 1), released with chunk 0.
+//   2. Member r >= 1 waits for member r - 1's release of s + 1 + g; on
+//      chunk 0 it compares r - 1's size with its own and reports a
+//      mismatch (MPI_ERR_TRUNCATE or MPI_ERR_COUNT) before it reads data.
+//      It combines the chunk of S_{r-1} (the lower operand, read in place
+//      in r - 1's slot) with its own contribution:
+//        Scan:   into its receive buffer, a copy of its send buffer's chunk;
+//        Exscan: into its slot, after it claimed the slot as in 3.
+//      Then (Exscan: after it copied the chunk of S_{r-1} to its receive
+//      buffer) it stores gather = s + 1 + g and wakes member r - 1, which
+//      may be waiting to reuse that slot.
+//   3. Member r < n - 1 claims slot g mod kSlots for member r + 1 (waiting
+//      until r + 1 has gathered the step that last used it), writes S_r's
+//      chunk there (member 0: x_0's), stores release = s + 1 + g and wakes
+//      member r + 1.
+// A member waits only for its predecessor's data and its successor's
+// reads of older chunks, so the chain cannot deadlock; a member whose
+// predecessor sent another size leaves the chain at once, and the members
+// that wait for it find the differing call signature (check_calls()).
+#include <algorithm>
+#include <cstring>
+
+#include "coll/shm_team.hpp"
+
+namespace shmpi::coll {
+namespace {
+
+bool chain(const Team& team, const void* send, void* recv, std::int64_t count, const Reduction& red,
+           bool inclusive) {
+    ShmTeam* shm = ready(team);
+    if (shm == nullptr) return false;
+    const int n = shm->size();
+    const int r = shm->index();
+    const auto elem = static_cast<std::uint64_t>(red.elem_bytes);
+    const auto bytes = static_cast<std::uint64_t>(count) * elem;
+    if (n == 1) {
+        if (inclusive && bytes > 0 && recv != send) std::memcpy(recv, send, bytes);
+        return true;
+    }
+    const bool wide = shm->wide_slot_bytes() > shm->slot_bytes() && bytes > shm->cell_bytes();
+    const std::uint64_t slot = wide ? shm->wide_slot_bytes() : shm->slot_bytes();
+    const std::uint64_t per = slot / elem * elem;  // whole elements a chunk
+    if (bytes > 0 && per == 0) return false;       // an element larger than a slot
+    const std::uint64_t chunks = bytes == 0 ? 0 : (bytes + per - 1) / per;
+    if (chunks >= ShmTeam::kMaxSteps) return false;
+    // Every member takes its steps, even one with nothing to fold, so that
+    // the steps of the calls after this one agree.
+    const std::uint64_t s = shm->begin_call();
+    if (bytes == 0) return true;
+
+    const auto* in = static_cast<const std::byte*>(send);
+    auto* out = static_cast<std::byte*>(recv);
+    const bool passes_on = r + 1 < n;
+    const auto next = ShmTeam::Readers::member(r + 1);
+    auto area = [&](std::uint64_t g) {
+        const int k = static_cast<int>(g % ShmTeam::kSlots);
+        return wide ? ShmTeam::wide_area(k) : k;
+    };
+    auto my_chunk = [&](std::uint64_t g) {
+        const int k = static_cast<int>(g % ShmTeam::kSlots);
+        return wide ? shm->my_wide_slot(k) : shm->my_slot(k);
+    };
+    auto prev_chunk = [&](std::uint64_t g) {
+        const int k = static_cast<int>(g % ShmTeam::kSlots);
+        return wide ? shm->wide_slot_of(r - 1, k) : shm->slot_of(r - 1, k);
+    };
+    // 1.
+    if (passes_on) shm->put_line(s, next, bytes, 0);
+
+    for (std::uint64_t g = 0; g < chunks; ++g) {
+        const std::uint64_t step = s + 1 + g;
+        const std::uint64_t off = g * per;
+        const std::uint64_t len = std::min(per, bytes - off);
+        const auto elems = static_cast<std::int64_t>(len / elem);
+        const std::byte* x = in + off;
+        std::byte* o = out + off;
+        if (r == 0) {
+            // 3. S_0 = x_0.
+            shm->claim(area(g), step, next);
+            std::memcpy(my_chunk(g), x, len);
+            shm->release(step);
+            shm->notify(1);
+            if (inclusive && o != x) std::memcpy(o, x, len);
+            continue;
+        }
+        // 2.
+        shm->wait_release(r - 1, step);
+        if (g == 0) {
+            const std::uint64_t theirs = shm->line(r - 1, s).bytes;
+            if (theirs != bytes) throw_size_mismatch(r - 1, theirs, r, bytes);
+        }
+        const std::byte* prev = prev_chunk(g);
+        if (inclusive) {
+            if (o != x) std::memcpy(o, x, len);
+            red.combine(prev, o, elems, red.state);
+            shm->gather(step);
+            shm->notify(r - 1);
+            if (passes_on) {
+                // 3.
+                shm->claim(area(g), step, next);
+                std::memcpy(my_chunk(g), o, len);
+                shm->release(step);
+                shm->notify(r + 1);
+            }
+        } else {
+            if (passes_on) {
+                // 3. (x is read here, before o, which may be x, is written.)
+                shm->claim(area(g), step, next);
+                std::byte* mine = my_chunk(g);
+                std::memcpy(mine, x, len);
+                red.combine(prev, mine, elems, red.state);
+                shm->release(step);
+                shm->notify(r + 1);
+            }
+            std::memcpy(o, prev, len);
+            shm->gather(step);
+            shm->notify(r - 1);
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+bool scan_chain(const Team& team, const void* send, void* recv, std::int64_t count, const Reduction& red) {
+    return chain(team, send, recv, count, red, true);
+}
+
+bool exscan_chain(const Team& team, const void* send, void* recv, std::int64_t count, const Reduction& red) {
+    return chain(team, send, recv, count, red, false);
+}
+
+}  // namespace shmpi::coll
