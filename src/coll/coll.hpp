@@ -223,7 +223,8 @@ bool reduce_scatter_block_shm_rsag(const Team& team, const void* send, void* rec
                                    const Reduction& red);
 /// Scan and Exscan down a chain of the members in shared memory, pipelined
 /// in chunks of a slot (scan_chain_shm.cpp): n - 1 folds in all, in the
-/// linear algorithm's order.  Declines only without shared memory.
+/// linear algorithm's order.  Declines without shared memory, or for an
+/// element larger than a slot of cells (the same on every member).
 bool scan_chain(const Team& team, const void* send, void* recv, std::int64_t count, const Reduction& red);
 bool exscan_chain(const Team& team, const void* send, void* recv, std::int64_t count, const Reduction& red);
 

@@ -3,9 +3,9 @@
 // The prefix reductions fold left to right (linear.hpp): rank r's scan
 // result is S_r = S_{r-1} op x_r, S_0 = x_0.  So member r takes S_{r-1}
 // from member r - 1, a chunk at a time, combines its own contribution into
-// it and passes S_r on to member r + 1: n - 1 folds and n - 1 copies in
-// all, where every other order of folding takes more, and while member r
-// folds chunk g its successor may fold chunk g - 1.  An Exscan passes the
+// it and passes S_r on to member r + 1: n - 1 folds in all, the fewest
+// that give n prefixes, and while member r folds chunk g its successor may
+// fold chunk g - 1.  An Exscan passes the
 // same S_r on and keeps the S_{r-1} it took.
 //
 // At the call's step s, with chunks of a slot of cells (of a wide slot
@@ -55,8 +55,8 @@ bool chain(const Team& team, const void* send, void* recv, std::int64_t count, c
     }
     const bool wide = shm->wide_slot_bytes() > shm->slot_bytes() && bytes > shm->cell_bytes();
     const std::uint64_t slot = wide ? shm->wide_slot_bytes() : shm->slot_bytes();
-    const std::uint64_t per = slot / elem * elem;  // whole elements a chunk
-    if (bytes > 0 && per == 0) return false;       // an element larger than a slot
+    const std::uint64_t per = elem == 0 ? 0 : slot / elem * elem;  // whole elements a chunk
+    if (bytes > 0 && per == 0) return false;  // an element larger than a slot
     const std::uint64_t chunks = bytes == 0 ? 0 : (bytes + per - 1) / per;
     if (chunks >= ShmTeam::kMaxSteps) return false;
     // Every member takes its steps, even one with nothing to fold, so that
