@@ -90,7 +90,7 @@ bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root, L
             const std::byte* from = out + off;
             if (!source) {
                 if (k > 0) shm->wait_release(parent, step);
-                from = wide ? shm->wide_slot_of(parent, slot) : shm->slot_of(parent, slot);
+                from = shm->slot_of(parent, slot, wide);
                 if (off < want) ShmTeam::store(out + off, from, std::min(len, want - off), land, off);
             }
             if (relay) {
@@ -98,8 +98,8 @@ bool bcast_shm_tree(const Team& team, void* buf, std::int64_t bytes, int root, L
                     shm->claim(ShmTeam::inline_area(s), step, readers);
                     mine.bytes = total;
                 }
-                shm->claim(wide ? ShmTeam::wide_area(slot) : slot, step, readers);
-                std::byte* to = wide ? shm->my_wide_slot(slot) : shm->my_slot(slot);
+                shm->claim(ShmTeam::slot_area(slot, wide), step, readers);
+                std::byte* to = shm->my_slot(slot, wide);
                 if (typed != nullptr) {
                     ShmTeam::pack_into(*typed, off, to, len, shm->bounce(chunk));
                 } else {

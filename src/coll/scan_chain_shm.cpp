@@ -5,8 +5,8 @@
 // from member r - 1, a chunk at a time, combines its own contribution into
 // it and passes S_r on to member r + 1: n - 1 folds in all, the fewest
 // that give n prefixes, and while member r folds chunk g its successor may
-// fold chunk g - 1.  An Exscan passes the
-// same S_r on and keeps the S_{r-1} it took.
+// fold chunk g - 1.  An Exscan passes the same S_r on and keeps the
+// S_{r-1} it took.
 //
 // At the call's step s, with chunks of a slot of cells (of a wide slot
 // where the team has wide cells and the message does not fit the cells,
@@ -68,17 +68,13 @@ bool chain(const Team& team, const void* send, void* recv, std::int64_t count, c
     auto* out = static_cast<std::byte*>(recv);
     const bool passes_on = r + 1 < n;
     const auto next = ShmTeam::Readers::member(r + 1);
-    auto area = [&](std::uint64_t g) {
-        const int k = static_cast<int>(g % ShmTeam::kSlots);
-        return wide ? ShmTeam::wide_area(k) : k;
-    };
-    auto my_chunk = [&](std::uint64_t g) {
-        const int k = static_cast<int>(g % ShmTeam::kSlots);
-        return wide ? shm->my_wide_slot(k) : shm->my_slot(k);
-    };
-    auto prev_chunk = [&](std::uint64_t g) {
-        const int k = static_cast<int>(g % ShmTeam::kSlots);
-        return wide ? shm->wide_slot_of(r - 1, k) : shm->slot_of(r - 1, k);
+    auto slot_index = [](std::uint64_t g) { return static_cast<int>(g % ShmTeam::kSlots); };
+    // 3. Chunk g of S_r (filled by fill(slot)) for member r + 1.
+    auto publish = [&](std::uint64_t g, auto&& fill) {
+        shm->claim(ShmTeam::slot_area(slot_index(g), wide), s + 1 + g, next);
+        fill(shm->my_slot(slot_index(g), wide));
+        shm->release(s + 1 + g);
+        shm->notify(r + 1);
     };
     // 1.
     if (passes_on) shm->put_line(s, next, bytes, 0);
@@ -91,11 +87,8 @@ bool chain(const Team& team, const void* send, void* recv, std::int64_t count, c
         const std::byte* x = in + off;
         std::byte* o = out + off;
         if (r == 0) {
-            // 3. S_0 = x_0.
-            shm->claim(area(g), step, next);
-            std::memcpy(my_chunk(g), x, len);
-            shm->release(step);
-            shm->notify(1);
+            // S_0 = x_0.
+            publish(g, [&](std::byte* mine) { std::memcpy(mine, x, len); });
             if (inclusive && o != x) std::memcpy(o, x, len);
             continue;
         }
@@ -105,28 +98,20 @@ bool chain(const Team& team, const void* send, void* recv, std::int64_t count, c
             const std::uint64_t theirs = shm->line(r - 1, s).bytes;
             if (theirs != bytes) throw_size_mismatch(r - 1, theirs, r, bytes);
         }
-        const std::byte* prev = prev_chunk(g);
+        const std::byte* prev = shm->slot_of(r - 1, slot_index(g), wide);
         if (inclusive) {
             if (o != x) std::memcpy(o, x, len);
             red.combine(prev, o, elems, red.state);
             shm->gather(step);
             shm->notify(r - 1);
-            if (passes_on) {
-                // 3.
-                shm->claim(area(g), step, next);
-                std::memcpy(my_chunk(g), o, len);
-                shm->release(step);
-                shm->notify(r + 1);
-            }
+            if (passes_on) publish(g, [&](std::byte* mine) { std::memcpy(mine, o, len); });
         } else {
             if (passes_on) {
-                // 3. (x is read here, before o, which may be x, is written.)
-                shm->claim(area(g), step, next);
-                std::byte* mine = my_chunk(g);
-                std::memcpy(mine, x, len);
-                red.combine(prev, mine, elems, red.state);
-                shm->release(step);
-                shm->notify(r + 1);
+                // (x is read here, before o, which may be x, is written.)
+                publish(g, [&](std::byte* mine) {
+                    std::memcpy(mine, x, len);
+                    red.combine(prev, mine, elems, red.state);
+                });
             }
             std::memcpy(o, prev, len);
             shm->gather(step);

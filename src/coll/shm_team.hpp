@@ -169,6 +169,10 @@ public:
     }
     /// The area of wide slot `s`.
     static constexpr int wide_area(int s) { return kSlots + static_cast<int>(shm::kCollLines) + s; }
+    /// The area of slot `s` of the cells, or of the wide cells when `wide`
+    /// (the streams that run through either: bcast_tree_shm.cpp,
+    /// scan_chain_shm.cpp).
+    static constexpr int slot_area(int s, bool wide) { return wide ? wide_area(s) : s; }
 
     /// Who reads an area's current contents (and must finish before it is
     /// overwritten).
@@ -402,6 +406,9 @@ public:
     const std::byte* slot_of(int m, int s) const {
         return cells_of(m) + static_cast<std::size_t>(s) * slot_bytes();
     }
+    /// Slot `s` of the cells, or of the wide cells when `wide` (slot_area()).
+    std::byte* my_slot(int s, bool wide) { return wide ? my_wide_slot(s) : my_slot(s); }
+    const std::byte* slot_of(int m, int s, bool wide) const { return wide ? wide_slot_of(m, s) : slot_of(m, s); }
 
     /// Before this member writes area `area` for `step`: waits until the
     /// readers of its previous contents have finished, then records
