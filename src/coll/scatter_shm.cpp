@@ -13,8 +13,8 @@
 //      size from the root's published total (so a member that expected
 //      another size still follows the root), copies its block, stores
 //      gather = s and wakes the root.
-//   3. When its buffer is read in place, the root waits until everyone has
-//      gathered s.  It copies its own block unless in place.
+//   3. The root copies its own block unless in place; when its buffer is
+//      read in place, it then waits until everyone has gathered s.
 //   A root whose buffer is typed (a Source) and too large for the cells
 //   streams instead of 1-3, and so does a contiguous one of blocks up to
 //   ShmTuning::spread_max with a CPU for each of 3 or more members (their
@@ -115,9 +115,19 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
         const bool stream = ((typed_direct && shm->streams()) || spread) && shm->steps_fit(n * want, 1);
         if (typed != nullptr && recv != nullptr) typed->dense();
         const auto* in = static_cast<const std::byte*>(send);
-        if (recv != nullptr) ShmTeam::store(recv, in + static_cast<std::uint64_t>(me) * want, want, land, 0);
-        if (land != nullptr) land->filled = true;
-        if (n == 1) return true;
+        // Our own block, copied once the members can copy theirs (copied
+        // before publishing, it made a 2-rank Scatter of 4 MiB take two
+        // copies' time: docs/BENCHMARKS.md, session 50).
+        auto own = [&] {
+            if (recv != nullptr) {
+                ShmTeam::store(recv, in + static_cast<std::uint64_t>(me) * want, want, land, 0);
+            }
+            if (land != nullptr) land->filled = true;
+        };
+        if (n == 1) {
+            own();
+            return true;
+        }
         const std::uint64_t s = shm->begin_call();
         // 1.
         if (stream) {
@@ -126,6 +136,7 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
             shm->release(s);
             shm->notify_all();
             stream_out(*shm, s, typed, send, want);
+            own();
             return true;
         }
         if (typed_direct) {
@@ -143,6 +154,7 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
                 shm->release(s + 1 + i++);
                 shm->notify(m);
             }
+            own();
             shm->wait_gather_all(s);
             return true;
         }
@@ -150,6 +162,7 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
         shm->release(s);
         shm->notify_all();
         // 3.
+        own();
         if (carry == ShmTeam::Carry::Direct) shm->wait_gather_all(s);
         return true;
     }
@@ -214,10 +227,14 @@ bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
     const std::uint64_t table_bytes = static_cast<std::uint64_t>(n) * sizeof(TableEntry);
     if (table_bytes > room) return false;
     if (me == root) {
-        if (recv != nullptr && blocks.bytes[me] > 0) {
-            std::memcpy(recv, static_cast<const std::byte*>(send) + blocks.offsets[me],
-                        static_cast<std::size_t>(std::min(blocks.bytes[me], recv_bytes)));
-        }
+        // Our own block, copied once the members can copy theirs.
+        auto own = [&] {
+            if (recv != nullptr && blocks.bytes[me] > 0) {
+                std::memcpy(recv, static_cast<const std::byte*>(send) + blocks.offsets[me],
+                            static_cast<std::size_t>(std::min(blocks.bytes[me], recv_bytes)));
+            }
+        };
+        if (n == 1) own();
         if (n > 1) {
             // 1.
             const auto above = static_cast<std::uint64_t>(shm->tuning().alltoall_direct(n));
@@ -253,6 +270,7 @@ bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
             }
             shm->release(s);
             shm->notify_all();
+            own();
             // 3.
             if (lent) shm->wait_gather_all(s);
         }
