@@ -8,7 +8,9 @@
 // the member's send buffer and the root's receive buffer.  Then the
 // member writes the head of its block into the root's buffer itself
 // (process_vm_writev) while the root reads the last 1/n
-// (process_vm_readv): the n CPUs share the copying.  A Gather's member
+// (process_vm_readv): the n CPUs share the copying.  With 2 members the
+// member writes all of it while the root copies its own block (when it has
+// one: not in place).  A Gather's member
 // knows where its block goes (every block the same size); a Gatherv's
 // root tells its members in a table.  (2 ranks, us, against the root
 // reading each Gatherv block whole: 256 KiB blocks 31-50 against 63-92,
@@ -24,23 +26,26 @@
 //      stores release = s and wakes the root.  A member whose block stays
 //      in its own buffer waits for the root (step 3); the others return.
 //   2. For a Gather of large blocks the root first publishes its receive
-//      buffer's address and the block size (release = s, wakes everyone);
-//      for a Gatherv where it expects some large block, the address and
-//      size of every block (a TableEntry each, in its line or its cells).
+//      buffer's address, the block size and whether it reads tails
+//      (release = s, wakes everyone); for a Gatherv where it expects some
+//      large block, the address and size of every block (a TableEntry
+//      each, in its line or its cells; its own says whether it reads
+//      tails).
 //   3. A member whose block stays in its buffer waits for the root's release
 //      of s (or, if the root does not split, its gather of s).  If the root
-//      expects the size the member sends, the member writes the head of its
-//      block into the root's buffer; it stores release = s + 1 and
-//      gather = s + 1, wakes the root, and waits for the root's release of
-//      s + 2 + its index (the root is done with its send buffer).  A
-//      member that put its block inline or in its cells stores gather = s
-//      (it may be a reader of the root's line) and returns.
+//      expects the size the member sends, the member writes its block (only
+//      the head when the root reads tails) into the root's buffer; it
+//      stores release = s + 1 and gather = s + 1, wakes the root, and waits
+//      for the root's release of s + 2 + its index (the root is done with
+//      its send buffer).  A member that put its block inline or in its
+//      cells stores gather = s (it may be a reader of the root's line) and
+//      returns.
 //   4. The root copies its own block (unless in place), then, member by
 //      member, waits for the release of s and copies the block as that
 //      member published it (its size and carry come from the member, so a
 //      size mismatch cannot make the two sides disagree on the protocol):
-//      only the tail when the member writes the head.  When it split, it
-//      then stores release = s + 2 + m and wakes m, and after the last
+//      of a split block only the tail, if it reads tails.  When it split,
+//      it then stores release = s + 2 + m and wakes m, and after the last
 //      member waits for every release of s + 1 (every head written).
 //   Streaming (a Gather of large blocks into a typed root buffer, or of
 //   contiguous blocks up to ShmTuning::spread_max with a CPU for each of 3
@@ -66,8 +71,25 @@ namespace shmpi::coll {
 namespace {
 
 /// The part of a block of `bytes` the root reads itself when it splits the
-/// copy with the member (the member writes the rest).
-std::uint64_t root_share(std::uint64_t bytes, int n) { return bytes / static_cast<std::uint64_t>(n); }
+/// copy with the member (the member writes the rest): the last 1/n when the
+/// root reads tails, else none.  A root of 2 members reads no tail unless
+/// it has no block of its own to copy (in place): its own copy takes about
+/// as long as the member's write of its whole block.  Measured, coll_bench
+/// Gather and Gatherv, µs, the member writing all against half: 2 CPUs,
+/// 256 KiB 12-17 against 22, 1 MiB 82-106 against 130-143, 4 MiB 535-641
+/// against 632-693, and on 16 cores 0.69-0.81 of the time at 64 KiB-4 MiB.
+/// With more members the tails stay: with a CPU each, 4 and 8 members
+/// writing whole blocks took 1.1-1.3 times as long at 256 KiB-1 MiB (0.7
+/// at 4 MiB with 4); on 2 CPUs even (docs/BENCHMARKS.md, session 50).
+std::uint64_t root_share(std::uint64_t bytes, int n, bool tails) {
+    return tails ? bytes / static_cast<std::uint64_t>(n) : 0;
+}
+
+/// A Gather root's `aux` when it splits and reads tails (0: it splits
+/// without; ShmTeam::kStreamed: it streams).  A Gatherv root says the
+/// same in its own table entry, which no member needs otherwise: `where`
+/// 1 for tails, 0 without.
+constexpr std::uint64_t kTails = std::uint64_t{1} << 32;
 
 /// The root's release that tells member m, in a split gather of step s,
 /// that the root is done with m's send buffer: it reads the members' tails
@@ -108,7 +130,7 @@ bool splits(const ShmTeam& shm, const Blocks& lay) {
 /// A Gatherv root's step 2: the table of the address and size of every
 /// member's block in `out` (TableEntry), in its line when it fits there,
 /// else at the head of its cells.
-void publish_table(ShmTeam& shm, std::uint64_t s, const Blocks& lay, std::byte* out) {
+void publish_table(ShmTeam& shm, std::uint64_t s, const Blocks& lay, std::byte* out, bool tails) {
     const std::uint64_t bytes = static_cast<std::uint64_t>(shm.size()) * sizeof(TableEntry);
     const bool in_line = bytes <= shm::kCollInline;
     shm.put_line(s, ShmTeam::Readers::all(), bytes,
@@ -119,8 +141,9 @@ void publish_table(ShmTeam& shm, std::uint64_t s, const Blocks& lay, std::byte* 
         table = shm.my_cells();
     }
     for (int m = 0; m < shm.size(); ++m) {
-        const TableEntry e{reinterpret_cast<std::uint64_t>(out + lay.offset(m)),
-                           static_cast<std::uint64_t>(lay.size(m))};
+        const std::uint64_t where =
+            m == shm.index() ? std::uint64_t{tails} : reinterpret_cast<std::uint64_t>(out + lay.offset(m));
+        const TableEntry e{where, static_cast<std::uint64_t>(lay.size(m))};
         std::memcpy(table + static_cast<std::size_t>(m) * sizeof e, &e, sizeof e);
     }
 }
@@ -153,19 +176,22 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
             return;
         }
         // Where our block goes in the root's buffer, if the root expects
-        // the size we send.
+        // the size we send, and whether the root reads its tail.
         std::uint64_t to = 0;
+        bool tails = false;
         if (fixed) {
             if (r.bytes == mine) to = r.addr + static_cast<std::uint64_t>(me) * mine;
+            tails = r.aux == kTails;
         } else {
             TableEntry e{};
-            std::memcpy(&e,
-                        shm.published(root, s, static_cast<std::uint64_t>(n) * sizeof e) +
-                            static_cast<std::size_t>(me) * sizeof e,
-                        sizeof e);
+            TableEntry at_root{};
+            const std::byte* table = shm.published(root, s, static_cast<std::uint64_t>(n) * sizeof e);
+            std::memcpy(&e, table + static_cast<std::size_t>(me) * sizeof e, sizeof e);
+            std::memcpy(&at_root, table + static_cast<std::size_t>(root) * sizeof e, sizeof e);
             if (e.bytes == mine) to = e.where;
+            tails = at_root.where != 0;
         }
-        if (to != 0) shm.write(root, reinterpret_cast<std::byte*>(to), send, mine - root_share(mine, n));
+        if (to != 0) shm.write(root, reinterpret_cast<std::byte*>(to), send, mine - root_share(mine, n, tails));
         shm.release(s + 1);
         shm.gather(s + 1);
         shm.notify(root);
@@ -187,11 +213,15 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
     if (stream) split = false;
     // Split single copies go to the dense buffer, which the caller unpacks.
     if (split) land = nullptr;
+    // Tails: we read the last 1/n of each member's block while it writes
+    // the rest, unless we are 2 and have a block of our own to copy.
+    const bool tails = n > 2 || send == nullptr || lay.size(me) == 0;
     if (split || stream) {
         if (fixed) {
-            shm.put_line(s, ShmTeam::Readers::all(), block, stream ? ShmTeam::kStreamed : 0, recv);
+            shm.put_line(s, ShmTeam::Readers::all(), block,
+                         stream ? ShmTeam::kStreamed : tails ? kTails : 0, recv);
         } else {
-            publish_table(shm, s, lay, out);
+            publish_table(shm, s, lay, out, tails);
         }
         shm.release(s);
         shm.notify_all();
@@ -225,10 +255,12 @@ void gather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, void* 
             continue;
         }
         if (split && l.bytes == want && static_cast<ShmTeam::Carry>(l.aux) == ShmTeam::Carry::Direct) {
-            // The member writes the head; we read the tail.
-            const std::uint64_t head = want - root_share(want, n);
-            shm.read(m, reinterpret_cast<const std::byte*>(l.addr) + head, out + lay.offset(m) + head,
-                     want - head);
+            // The member writes the head; we read the tail (if any).
+            const std::uint64_t head = want - root_share(want, n, tails);
+            if (head < want) {
+                shm.read(m, reinterpret_cast<const std::byte*>(l.addr) + head, out + lay.offset(m) + head,
+                         want - head);
+            }
         } else {
             const std::uint64_t got =
                 shm.get_block(m, s, out + lay.offset(m), want, land, static_cast<std::uint64_t>(lay.offset(m)));
