@@ -55,15 +55,18 @@ namespace {
 
 /// Elements per chunk for `bytes` in all down a tree `depth` edges deep: the
 /// message over twice the depth (a pipeline over `depth` edges fills in
-/// about that many chunks), between 16 KiB (a system call per chunk must
-/// stay cheap) and 512 KiB.  Each chunk costs a process_vm_writev and a
-/// wait on both sides, and with few edges to overlap that cost is what
-/// counts: 2 members, 256 KiB, took 33-35 us in eighths and 25.5-26 us in
-/// halves (docs/BENCHMARKS.md).  A function of the size and the team
-/// alone, so that a child can work out its parent's chunks from the
-/// parent's size.
+/// about that many chunks) and in 4 chunks at least, between 16 KiB (a
+/// system call per chunk must stay cheap) and 512 KiB.  Each chunk costs a
+/// process_vm_writev and a wait on both sides, and with few edges to
+/// overlap that cost is what counts: 2 members, 256 KiB, took 33-35 us in
+/// eighths and 25.5-26 us in halves (docs/BENCHMARKS.md); but in halves a
+/// 1 MiB Reduce leaves half the message's combine after the last write:
+/// 118-121 us, against 106-114 in quarters (2 CPUs; 128-512 KiB and 2 MiB
+/// even, and with 3 members).  A function of the size and the team alone,
+/// so that a child can work out its parent's chunks from the parent's
+/// size.
 std::int64_t chunk_elems(std::uint64_t bytes, std::int64_t eb, int depth) {
-    const auto parts = 2 * static_cast<std::uint64_t>(std::max(1, depth));
+    const auto parts = std::max<std::uint64_t>(4, 2 * static_cast<std::uint64_t>(std::max(1, depth)));
     const auto b = static_cast<std::int64_t>(std::clamp<std::uint64_t>(bytes / parts, 16 * 1024, 512 * 1024));
     return std::max<std::int64_t>(1, b / eb);
 }
