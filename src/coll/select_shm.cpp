@@ -68,20 +68,27 @@ bool allreduce_shm(const Team& team, const void* send, void* recv, std::int64_t 
                    const Reduction& red) {
     ShmTeam* shm = team.shm;  // run() has probed single copies (select.cpp)
     if (shm == nullptr) return false;
-    // Measured on 2 CPUs (docs/COLLECTIVES.md): the tree wins below 256 KiB
-    // (below 128 KiB with 2 members, where rsag's two halves run in
-    // parallel); beyond, rsag up to 4 members, push from 5 (whose tree
-    // keeps fewer members busy copying at once).  With a CPU each, 5 or
+    // Measured on 2 CPUs with 2 members (docs/COLLECTIVES.md): the tree
+    // wins below 128 KiB; beyond, rsag, whose two halves run in parallel.
+    // With a CPU each, up to 4 members take rsag from 256 KiB; 5 or
     // more members keep the tree up to 1 MiB and take rsag from there: on
     // 16 cores push was the slowest of the three (8 members, 1 MiB: tree
     // 853, rsag 895, push 1423 µs; 16 members, 4 MiB: rsag 3941, tree
     // 5763, push 7274), its parents taking several children's writes at
-    // once.
+    // once.  Members that outnumber the CPUs keep the tree at every size
+    // (the 2-CPU table that put rsag and push there is from an earlier VM
+    // and an earlier tree).  On the 2-CPU Intel Xeon VM
+    // (coll_bench, µs, tree / rsag / push, two or three alternating rounds)
+    // 4 members 1 MiB 523-576 / 680-706 / 653-737, 4 MiB 1905-2393 /
+    // 2654-2973 / 2759-2848; 8 members 1 MiB 1250-1447 / 1388-1498 /
+    // 1419-1653; 16 members 4 MiB 15233-17086 / 17289-19892 / 18182-18391;
+    // 3 members 1 MiB 425-437 / 490-520 / 448-546 (4 MiB: push 1611-1687,
+    // tree 1767-1836, rsag 1876-1968).  docs/COLLECTIVES.md has the table.
     const std::int64_t bytes = count * red.elem_bytes;
     const std::int64_t rsag_min = shm->tuning().rsag_min;
     const bool spread = shm->size() > 4 && !shm->crowded();
     const std::int64_t from = shm->size() == 2 ? rsag_min / 2 : spread ? 4 * rsag_min : rsag_min;
-    if (!shm->kernel_copies_slow() && bytes >= from && shm->single_copy()) {
+    if (!shm->crowded() && !shm->kernel_copies_slow() && bytes >= from && shm->single_copy()) {
         if ((shm->size() <= 4 || spread) && allreduce_shm_rsag(team, send, recv, count, red)) {
             return true;
         }
