@@ -27,6 +27,21 @@
 //      from the bounce buffer it was packed in.  If its own block stayed in
 //      its buffer, it waits until everyone has gathered s.
 //   5. It reports the first member whose size disagreed with its table.
+// Two members with a CPU each whose blocks both stay in their buffers
+// (Direct) write them instead (a copy into another process out of lines
+// still in the writer's cache, where a read takes them out of the other
+// CPU's cache: 2 ranks, 64-256 KiB blocks 0.42-0.47 of the time, 1 MiB
+// 0.66-0.75, 4 MiB even; docs/BENCHMARKS.md, session 51):
+//   1a. Each also offers, in its line's inline bytes (unused by a Direct
+//      block), where the other's block goes in its receive buffer, how
+//      many bytes it takes there, and the step (so an offer left from an
+//      earlier call never counts).
+//   2a. Having seen the other's release of s, a member that offered and
+//      finds the other's offer writes its block (at most the room offered)
+//      there, stores release = s + 1, wakes the other, copies its own
+//      block, waits for the other's release of s + 1 (its block is in),
+//      stores gather = s + 1 and wakes it.  Neither reads the other's
+//      buffer, so neither waits for the other's gather.
 #include <algorithm>
 #include <cstring>
 
@@ -81,6 +96,10 @@ void allgather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, voi
     } else {
         carry = shm.put_wide(s, own, own_bytes, ShmTeam::Readers::all(), mine);
     }
+    // 1a.
+    const bool offer =
+        n == 2 && !shm.crowded() && carry == ShmTeam::Carry::Direct && land == nullptr && mine == nullptr;
+    if (offer) PairOffer::make(shm, s, out + lay.offset(1 - me), static_cast<std::uint64_t>(lay.size(1 - me)));
     shm.release(s);
     shm.notify_all();
     int bad = -1;
@@ -103,6 +122,27 @@ void allgather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, voi
         const int m = (me + k) % n;  // start at different members
         shm.wait_release(m, s);
         others_stream = others_stream || streams(m);
+    }
+    if (offer) {
+        const int other = 1 - me;
+        const shm::CollLine& theirs = shm.line(other, s);
+        const PairOffer o = PairOffer::of(shm, other, s);
+        if (static_cast<ShmTeam::Carry>(theirs.aux) == ShmTeam::Carry::Direct && o.step == s) {
+            // 2a.
+            const std::uint64_t put = std::min(own_bytes, o.room);
+            if (put > 0) shm.write(other, reinterpret_cast<void*>(o.to), own, put);
+            shm.release(s + 1);
+            shm.notify(other);
+            if (send != nullptr) {
+                std::memcpy(own_at, send, static_cast<std::size_t>(std::min(send_bytes, lay.size(me))));
+            }
+            check(other, theirs.bytes);
+            shm.wait_release(other, s + 1);
+            shm.gather(s + 1);
+            shm.notify(other);
+            if (bad >= 0) throw_size_mismatch(bad, bad_bytes, my_rank, static_cast<std::uint64_t>(lay.size(bad)));
+            return;
+        }
     }
     const std::uint64_t rounds =
         stream || others_stream ? shm.chunks(static_cast<std::uint64_t>(lay.block)) : 0;

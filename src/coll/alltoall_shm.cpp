@@ -35,6 +35,19 @@
 //      reuses the cells).  `direct` then waits for everyone's gather of s:
 //      they read its send buffer until then.
 //   4. It reports the first member whose block size disagreed with ours.
+// `direct` with two members, each with a CPU, whose receive blocks are one
+// run each: they write each other's block instead, out of lines still in
+// the writer's cache (2 ranks, 64-256 KiB blocks 0.54-0.55 of the time,
+// 1 MiB 0.75-0.89, 4 MiB even; docs/BENCHMARKS.md, session 51):
+//   1a. Each also offers, in its line's inline bytes, where the other's
+//      block goes in its receive buffer, its size and the step.
+//   2a. Having seen the other's release of s and its offer, each writes
+//      its block for the other there (nothing when the sizes differ),
+//      stores release = s + 1, wakes the other, copies its own block,
+//      waits for the other's release of s + 1, stores gather = s + 1, wakes
+//      it and reports a size that disagreed.  Neither reads the other's
+//      buffer.  (A member that offers goes on as in 2-4 when the other
+//      did not.)
 //
 // Alltoallv and Alltoallw (`shm`): the members' block sizes differ, and no
 // member knows whether another's blocks fit its cells, so each sender
@@ -231,8 +244,43 @@ bool alltoall_direct(const Team& team, std::int64_t block, PeerBlocks send, Peer
     const void* image = mine > 0 && whole ? dense_image(*shm, send, mine, n, me) : nullptr;
     const std::uint64_t s = shm->begin_call();
     shm->put_line(s, ShmTeam::Readers::all(), total, static_cast<std::uint64_t>(ShmTeam::Carry::Direct), image);
+    // 1a.
+    const int other = 1 - me;
+    const bool offer = n == 2 && !shm->crowded() && image != nullptr && block > 0 &&
+                       recv.types[other]->is_run(recv.counts[other]);
+    if (offer) {
+        PairOffer::make(*shm, s, block_at(recv, other) + recv.types[other]->true_lb, static_cast<std::uint64_t>(block));
+    }
     shm->release(s);
     shm->notify_all();
+    if (offer) {
+        shm->wait_release(other, s);
+        const shm::CollLine& theirs = shm->line(other, s);
+        const PairOffer o = PairOffer::of(*shm, other, s);
+        if (o.step == s) {
+            // 2a.
+            if (static_cast<std::uint64_t>(mine) == o.room) {
+                shm->write(other, reinterpret_cast<void*>(o.to),
+                           static_cast<const std::byte*>(image) + static_cast<std::uint64_t>(other) * o.room, o.room);
+            }
+            shm->release(s + 1);
+            shm->notify(other);
+            std::unique_ptr<MpiError> own;
+            if (send.types[me] != nullptr) {
+                own = linear::copy_own(block_at(send, me), send.counts[me], *send.types[me], block_at(recv, me),
+                                       recv.counts[me], *recv.types[me], team.rank);
+            }
+            shm->wait_release(other, s + 1);
+            shm->gather(s + 1);
+            shm->notify(other);
+            const std::uint64_t got = theirs.bytes / 2;
+            if (got != static_cast<std::uint64_t>(block)) {
+                throw_size_mismatch(other, got, team.rank, static_cast<std::uint64_t>(block));
+            }
+            if (own) throw *own;
+            return true;
+        }
+    }
 
     take_all(*shm, team, s, block, send, recv, true, [&](int m, std::uint64_t got) {
         read_block(

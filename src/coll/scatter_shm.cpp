@@ -15,6 +15,19 @@
 //      gather = s and wakes the root.
 //   3. The root copies its own block unless in place; when its buffer is
 //      read in place, it then waits until everyone has gathered s.
+//   With 2 members, each with a CPU, a block left in the root's buffer is
+//   split instead (reading a remote buffer is the slower kernel copy here:
+//   2 ranks, 1 MiB, the member's read alone 159 us where a Bcast's split
+//   copies take 60; docs/BENCHMARKS.md, session 51):
+//   2a. The member publishes its buffer's address and its size at step s,
+//      wakes the root, reads the head of its block (all of it where the
+//      sizes differ), waits for the root's release of s + 1, stores
+//      gather = s + 1 and wakes the root.
+//   3a. The root waits for the member's release of s, writes the tail of
+//      its block (the last half) into the member's buffer when the sizes
+//      agree, stores release = s + 1 and gather = s + 1 (it has read the
+//      member's line), wakes it, copies its own block and waits for its
+//      gather of s + 1.
 //   A root whose buffer is typed (a Source) and too large for the cells
 //   streams instead of 1-3, and so does a contiguous one of blocks up to
 //   ShmTuning::spread_max with a CPU for each of 3 or more members (their
@@ -47,6 +60,11 @@
 //      stores gather = s and wakes the root.
 //   3. When a block was left in its buffer, the root waits until everyone
 //      has gathered s.
+//   With 2 members, each with a CPU, a block left in the root's buffer is
+//   split as in Scatter's 2a and 3a: the member publishes its buffer and
+//   size, reads the head, waits for the root's release of s + 1 and
+//   gathers it; the root writes the tail when the sizes agree, releases
+//   and gathers s + 1, copies its own block and waits for the member.
 //   4. A member whose size disagreed reports it.
 // (Three single copies per member, the two table entries and then the
 // block, cost 6-9 us at 2 ranks whatever the block, against 0.4-0.5 for
@@ -64,6 +82,15 @@
 namespace shmpi::coll {
 
 namespace {
+
+/// Whether a block left in the root's buffer is split between the
+/// member, which reads its head, and the root, which writes its tail into
+/// the member's buffer (steps 2a-3a): in a team of 2 with a CPU each.
+bool split_direct(const ShmTeam& shm) { return shm.size() == 2 && !shm.crowded(); }
+
+/// The bytes of a split block that the root writes into its member's buffer
+/// (the tail; the member reads the head).
+std::uint64_t tail_share(std::uint64_t block) { return block / 2; }
 
 /// The root's side of a streamed scatter (after its line is published for
 /// step s): member by member in index order, chunk by chunk, each chunk
@@ -161,6 +188,22 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
         const ShmTeam::Carry carry = shm->put_block(s, send, n * want, ShmTeam::Readers::all(), typed, 0, 0, want);
         shm->release(s);
         shm->notify_all();
+        if (carry == ShmTeam::Carry::Direct && split_direct(*shm)) {
+            const int other = 1 - me;
+            shm->wait_release(other, s);
+            const shm::CollLine& l = shm->line(other, s);
+            const std::uint64_t tail = tail_share(want);
+            if (l.bytes == want && tail > 0) {
+                shm->write(other, reinterpret_cast<std::byte*>(l.addr) + (want - tail),
+                           in + static_cast<std::uint64_t>(other) * want + (want - tail), tail);
+            }
+            shm->release(s + 1);
+            shm->gather(s + 1);
+            shm->notify(other);
+            own();
+            shm->wait_gather_all(s + 1);
+            return true;
+        }
         // 3.
         own();
         if (carry == ShmTeam::Carry::Direct) shm->wait_gather_all(s);
@@ -188,6 +231,19 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
             // Into the dense buffer even for a typed one (`land`), which the
             // caller unpacks: one kernel copy into the type's runs measured
             // no faster than a dense copy and an unpack.
+            if (split_direct(*shm) && static_cast<ShmTeam::Carry>(src.aux) == ShmTeam::Carry::Direct) {
+                shm->put_line(s, ShmTeam::Readers::member(root), want, 0, recv);
+                shm->release(s);
+                shm->notify(root);
+                const std::uint64_t tail = tail_share(want);
+                const std::uint64_t head = got == want ? want - tail : len;
+                shm->read(root, reinterpret_cast<const std::byte*>(src.addr) + off, recv, head);
+                shm->wait_release(root, s + 1);
+                shm->gather(s + 1);
+                shm->notify(root);
+                if (got != want) throw_size_mismatch(root, got, me, want);
+                return true;
+            }
             shm->read(root, reinterpret_cast<const std::byte*>(src.addr) + off, recv, len);
             land = nullptr;
             break;
@@ -270,9 +326,27 @@ bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
             }
             shm->release(s);
             shm->notify_all();
-            own();
-            // 3.
-            if (lent) shm->wait_gather_all(s);
+            if (lent && split_direct(*shm)) {
+                // 3a.
+                const int other = 1 - me;
+                shm->wait_release(other, s);
+                const shm::CollLine& l = shm->line(other, s);
+                const auto b = static_cast<std::uint64_t>(blocks.bytes[other]);
+                const std::uint64_t tail = tail_share(b);
+                if (l.bytes == b && tail > 0) {
+                    shm->write(other, reinterpret_cast<std::byte*>(l.addr) + (b - tail),
+                               static_cast<const std::byte*>(send) + blocks.offsets[other] + (b - tail), tail);
+                }
+                shm->release(s + 1);
+                shm->gather(s + 1);
+                shm->notify(other);
+                own();
+                shm->wait_gather_all(s + 1);
+            } else {
+                own();
+                // 3.
+                if (lent) shm->wait_gather_all(s);
+            }
         }
         if (recv != nullptr && blocks.bytes[me] != recv_bytes) {
             throw_size_mismatch(me, static_cast<std::uint64_t>(blocks.bytes[me]), me,
@@ -287,12 +361,23 @@ bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
     TableEntry e{};
     std::memcpy(&e, theirs + static_cast<std::size_t>(me) * sizeof(TableEntry), sizeof e);
     const std::uint64_t take = std::min(e.bytes, static_cast<std::uint64_t>(recv_bytes));
-    if (take > 0 && (e.where & kInCells) != 0) {
-        std::memcpy(recv, theirs + (e.where & ~kInCells), static_cast<std::size_t>(take));
-    } else if (take > 0) {
-        shm->read(root, reinterpret_cast<const std::byte*>(e.where), recv, static_cast<std::size_t>(take));
+    if (e.bytes > 0 && (e.where & kInCells) == 0 && split_direct(*shm)) {
+        // 2a.
+        shm->put_line(s, ShmTeam::Readers::member(root), static_cast<std::uint64_t>(recv_bytes), 0, recv);
+        shm->release(s);
+        shm->notify(root);
+        const std::uint64_t head = e.bytes == static_cast<std::uint64_t>(recv_bytes) ? e.bytes - tail_share(e.bytes) : take;
+        if (head > 0) shm->read(root, reinterpret_cast<const std::byte*>(e.where), recv, static_cast<std::size_t>(head));
+        shm->wait_release(root, s + 1);
+        shm->gather(s + 1);
+    } else {
+        if (take > 0 && (e.where & kInCells) != 0) {
+            std::memcpy(recv, theirs + (e.where & ~kInCells), static_cast<std::size_t>(take));
+        } else if (take > 0) {
+            shm->read(root, reinterpret_cast<const std::byte*>(e.where), recv, static_cast<std::size_t>(take));
+        }
+        shm->gather(s);
     }
-    shm->gather(s);
     shm->notify(root);
     // 4.
     if (e.bytes != static_cast<std::uint64_t>(recv_bytes)) {

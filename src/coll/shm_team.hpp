@@ -832,4 +832,31 @@ constexpr std::uint64_t kInCells = std::uint64_t{1} << 63;  // above every user 
 /// copy, before its address goes in the table.
 constexpr std::uint64_t kInMemory = 0;
 
+/// Where a member of a pair with a CPU each takes the other's block, which
+/// the other writes there (process_vm_writev: Allgather, Alltoall
+/// `direct`): in the member's line for the call's step s, in its inline
+/// bytes (unused by a Direct block), with the step, so that an offer left
+/// from an earlier call never counts.  Written by the owner before its
+/// release of s, read by the other after it.
+struct PairOffer {
+    std::uint64_t to;    ///< the address of the other's block in our receive buffer
+    std::uint64_t room;  ///< the bytes we take there
+    std::uint64_t step;  ///< s
+
+    /// Puts the offer in our line for `step` (after put_line()/put_block(),
+    /// before release()).
+    static void make(ShmTeam& shm, std::uint64_t step, const void* to, std::uint64_t room) {
+        const PairOffer o{reinterpret_cast<std::uint64_t>(to), room, step};
+        std::memcpy(shm.my_line(step).data, &o, sizeof o);
+    }
+    /// Member m's offer for `step` (after its release of it), or an offer
+    /// whose `step` is not `step` when it made none.
+    static PairOffer of(const ShmTeam& shm, int m, std::uint64_t step) {
+        PairOffer o{};
+        std::memcpy(&o, shm.line(m, step).data, sizeof o);
+        return o;
+    }
+};
+static_assert(sizeof(PairOffer) <= shm::kCollInline);
+
 }  // namespace shmpi::coll
