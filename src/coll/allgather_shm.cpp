@@ -28,10 +28,9 @@
 //      its buffer, it waits until everyone has gathered s.
 //   5. It reports the first member whose size disagreed with its table.
 // Two members with a CPU each whose blocks both stay in their buffers
-// (Direct) write them instead (a copy into another process out of lines
-// still in the writer's cache, where a read takes them out of the other
-// CPU's cache: 2 ranks, 64-256 KiB blocks 0.42-0.47 of the time, 1 MiB
-// 0.66-0.75, 4 MiB even; docs/BENCHMARKS.md, session 51):
+// (Direct) write them into each other's receive buffers instead of reading
+// them, which measured quicker (2 ranks, 64-256 KiB blocks 0.42-0.47 of
+// the time, 1 MiB 0.66-0.75, 4 MiB even; docs/BENCHMARKS.md, session 51):
 //   1a. Each also offers, in its line's inline bytes (unused by a Direct
 //      block), where the other's block goes in its receive buffer, how
 //      many bytes it takes there, and the step (so an offer left from an

@@ -36,9 +36,9 @@
 //      they read its send buffer until then.
 //   4. It reports the first member whose block size disagreed with ours.
 // `direct` with two members, each with a CPU, whose receive blocks are one
-// run each: they write each other's block instead, out of lines still in
-// the writer's cache (2 ranks, 64-256 KiB blocks 0.54-0.55 of the time,
-// 1 MiB 0.75-0.89, 4 MiB even; docs/BENCHMARKS.md, session 51):
+// run each: they write each other's block instead, which measured quicker
+// (2 ranks, 64-256 KiB blocks 0.54-0.55 of the time, 1 MiB 0.75-0.89,
+// 4 MiB even; docs/BENCHMARKS.md, session 51):
 //   1a. Each also offers, in its line's inline bytes, where the other's
 //      block goes in its receive buffer, its size and the step.
 //   2a. Having seen the other's release of s and its offer, each writes
@@ -57,7 +57,12 @@
 // process_vm_readv; a smaller one goes into the cells after the table while
 // they hold it; the rest are sent as point-to-point messages, which each
 // reader receives once it has read the sender's table.  Only a table too
-// large for the cells declines, the same on every member.
+// large for the cells declines, the same on every member.  Two members
+// with a CPU each whose blocks for each other both stay in their memory,
+// and whose receive blocks are one run each, write them instead, as
+// `direct`'s pairs do (offers in their lines; each still reads the other's
+// table for the size check; 2 ranks, 64-256 KiB 0.54-0.58 of the time,
+// 1 MiB 0.84-0.87, 4 MiB even).
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -110,6 +115,15 @@ const void* dense_image(ShmTeam& shm, PeerBlocks send, std::int64_t block, int n
             dtype::pack(*send.types[r], block_at(send, r), send.counts[r], stage + r * block);
     }
     return stage;
+}
+
+/// Copies our own block (member `me`'s) from `send` to `recv` (nothing in
+/// place); returns the error of a block whose two types disagree, for the
+/// caller to throw once it has done its part of the call.
+std::unique_ptr<MpiError> copy_own_block(const Team& team, int me, PeerBlocks send, PeerBlocks recv) {
+    if (send.types[me] == nullptr) return nullptr;
+    return linear::copy_own(block_at(send, me), send.counts[me], *send.types[me], block_at(recv, me), recv.counts[me],
+                            *recv.types[me], team.rank);
 }
 
 /// Copies `bytes` at `from` (published in our reach: inline or in cells)
@@ -173,11 +187,7 @@ void take_all(ShmTeam& shm, const Team& team, std::uint64_t s, std::int64_t bloc
     }
 
     // 3.
-    std::unique_ptr<MpiError> own;
-    if (send.types[me] != nullptr) {
-        own = linear::copy_own(block_at(send, me), send.counts[me], *send.types[me], block_at(recv, me),
-                               recv.counts[me], *recv.types[me], team.rank);
-    }
+    const std::unique_ptr<MpiError> own = copy_own_block(team, me, send, recv);
     shm.gather(s);
     shm.notify_all();
     if (wait_readers) shm.wait_gather_all(s);
@@ -265,11 +275,7 @@ bool alltoall_direct(const Team& team, std::int64_t block, PeerBlocks send, Peer
             }
             shm->release(s + 1);
             shm->notify(other);
-            std::unique_ptr<MpiError> own;
-            if (send.types[me] != nullptr) {
-                own = linear::copy_own(block_at(send, me), send.counts[me], *send.types[me], block_at(recv, me),
-                                       recv.counts[me], *recv.types[me], team.rank);
-            }
+            const std::unique_ptr<MpiError> own = copy_own_block(team, me, send, recv);
             shm->wait_release(other, s + 1);
             shm->gather(s + 1);
             shm->notify(other);
@@ -339,6 +345,9 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
     std::byte* cells = shm->my_cells();
     std::uint64_t end = table_bytes;
     bool lent = false;  // some block of ours is read straight out of our memory
+    int lent_to = -1;   // the last member whose block is, where it lies, its size
+    std::uint64_t lent_at = 0;
+    std::uint64_t lent_bytes = 0;
     bool messages = false;
     std::byte* packed = packed_bytes > 0 ? shm->image_buffer(static_cast<std::size_t>(packed_bytes)) : nullptr;
     for (int r = 0; r < n; ++r) {
@@ -368,9 +377,42 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
             }
         }
         std::memcpy(cells + static_cast<std::size_t>(r) * sizeof(TableEntry), &e, sizeof e);
+        if (r != me && e.where != kByMessage && (e.where & kInCells) == 0 && e.bytes > 0) {
+            lent_to = r;
+            lent_at = e.where;
+            lent_bytes = e.bytes;
+        }
     }
+    // 1a.
+    const int other = 1 - me;
+    const bool offer = n == 2 && !shm->crowded() && lent_to == other && bytes_of(recv, other) > 0 &&
+                       recv.types[other]->is_run(recv.counts[other]);
+    if (offer) PairOffer::make(*shm, s, block_at(recv, other) + recv.types[other]->true_lb, bytes_of(recv, other));
     shm->release(s);
     shm->notify_all();
+    if (offer) {
+        shm->wait_release(other, s);
+        const PairOffer o = PairOffer::of(*shm, other, s);
+        if (o.step == s) {
+            // 2a.
+            if (lent_bytes == o.room) {
+                shm->write(other, reinterpret_cast<void*>(o.to), reinterpret_cast<const void*>(lent_at), o.room);
+            }
+            shm->release(s + 1);
+            shm->notify(other);
+            const std::unique_ptr<MpiError> own = copy_own_block(team, me, send, recv);
+            const std::byte* theirs = shm->published(other, s, shm->line(other, s).bytes);
+            TableEntry e{};
+            std::memcpy(&e, theirs + static_cast<std::size_t>(me) * sizeof(TableEntry), sizeof e);
+            shm->wait_release(other, s + 1);
+            shm->gather(s + 1);
+            shm->notify(other);
+            const std::uint64_t want = bytes_of(recv, other);
+            if (e.bytes != want) throw_size_mismatch(other, e.bytes, team.rank, want);
+            if (own) throw *own;
+            return true;
+        }
+    }
 
     // 2.  Our messages, then every member's block for us: member me - k in
     // round k (the one that sends to us in the same round), as its table
@@ -417,11 +459,7 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
     }
 
     // 3.
-    std::unique_ptr<MpiError> own;
-    if (send.types[me] != nullptr) {
-        own = linear::copy_own(block_at(send, me), send.counts[me], *send.types[me], block_at(recv, me),
-                               recv.counts[me], *recv.types[me], team.rank);
-    }
+    const std::unique_ptr<MpiError> own = copy_own_block(team, me, send, recv);
     std::unique_ptr<MpiError> exchanged;
     try {
         ex.wait();

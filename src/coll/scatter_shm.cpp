@@ -16,9 +16,9 @@
 //   3. The root copies its own block unless in place; when its buffer is
 //      read in place, it then waits until everyone has gathered s.
 //   With 2 members, each with a CPU, a block left in the root's buffer is
-//   split instead (reading a remote buffer is the slower kernel copy here:
-//   2 ranks, 1 MiB, the member's read alone 159 us where a Bcast's split
-//   copies take 60; docs/BENCHMARKS.md, session 51):
+//   split instead, as Bcast's `direct` splits its message (2 ranks, 1 MiB:
+//   the member's read of its whole block alone took 159 us, the split
+//   Scatter 103-110 in all; docs/BENCHMARKS.md, session 51):
 //   2a. The member publishes its buffer's address and its size at step s,
 //      wakes the root, reads the head of its block (all of it where the
 //      sizes differ), waits for the root's release of s + 1, stores
@@ -366,8 +366,11 @@ bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
         shm->put_line(s, ShmTeam::Readers::member(root), static_cast<std::uint64_t>(recv_bytes), 0, recv);
         shm->release(s);
         shm->notify(root);
-        const std::uint64_t head = e.bytes == static_cast<std::uint64_t>(recv_bytes) ? e.bytes - tail_share(e.bytes) : take;
-        if (head > 0) shm->read(root, reinterpret_cast<const std::byte*>(e.where), recv, static_cast<std::size_t>(head));
+        const bool agree = e.bytes == static_cast<std::uint64_t>(recv_bytes);
+        const std::uint64_t head = agree ? e.bytes - tail_share(e.bytes) : take;
+        if (head > 0) {
+            shm->read(root, reinterpret_cast<const std::byte*>(e.where), recv, static_cast<std::size_t>(head));
+        }
         shm->wait_release(root, s + 1);
         shm->gather(s + 1);
     } else {
