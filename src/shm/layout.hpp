@@ -48,7 +48,7 @@ inline constexpr std::uint64_t kMagic = 0x47455349504d4853ull;  // "SHMPISEG"
 // 6: the header's awake line; 8: next_shared_context; 9: shared_context_users;
 // 10: RankSlot::appnum; 11: RankSlot's park line; 12: RankSlot::send_claims;
 // 13: init_failure; 14: kernel_copies_slow; 15: wide_cell_bytes
-inline constexpr std::uint32_t kLayoutVersion = 15;
+inline constexpr std::uint32_t kLayoutVersion = 16;
 
 /// Context ids: those below kSharedContextBase are agreed on by the members
 /// of a new communicator (ContextIds, comm_create.cpp); those from
@@ -111,6 +111,13 @@ struct alignas(kLine) SegmentHeader {
     /// Wide cell bytes per member after its cells, in MPI_COMM_WORLD's
     /// region only: a multiple of 4096, 0 for none (Geometry).
     std::uint32_t wide_cell_bytes;
+    /// CPUs the job may use: those of the creator's affinity when it made
+    /// the segment (mpirun's, before it pins itself for its copy probe or
+    /// binds a rank), 0 when unknown.  Every rank reads the same count, so
+    /// the choices made from it (Transport::cpus(), ShmTeam::crowded())
+    /// agree on every member; reading the launcher's affinity later raced
+    /// with a creator that pins itself (bench/micro_flags).
+    std::uint32_t cpus;
 
     // ---- job-wide, mutable: own line ----
     /// kRunning until the job must end.  Written (compare-exchange, acq_rel)

@@ -3,6 +3,7 @@
 #include "shm/settings.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -454,6 +455,9 @@ Segment Segment::create(const Geometry& g, std::int64_t launcher_pid, Name name)
     h->coll_cells_offset = g.coll_cells_offset();
     h->coll_cell_bytes = g.coll_cell_bytes;
     h->wide_cell_bytes = g.wide_cell_bytes;
+    cpu_set_t mine;
+    CPU_ZERO(&mine);
+    h->cpus = sched_getaffinity(0, sizeof mine, &mine) == 0 ? static_cast<std::uint32_t>(CPU_COUNT(&mine)) : 0;
     h->stream_bytes = g.stream_bytes;
     h->stream_offset = g.stream_offset();
     h->pool_offset = g.pool_offset();

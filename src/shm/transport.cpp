@@ -36,8 +36,9 @@ namespace {
 /// the job before it reports the failure itself (ms).
 constexpr int kPeerGoneWaitMs = 2000;
 
-/// CPUs the job may use: mpirun's affinity (each rank is now bound to one
-/// core of it, so its own affinity would count one), else our own.
+/// CPUs the job may use where the segment does not say
+/// (SegmentHeader::cpus is 0): mpirun's affinity (each rank is now bound to
+/// one core of it, so its own affinity would count one), else our own.
 int usable_cpus(std::int64_t launcher_pid) {
     cpu_set_t set;
     CPU_ZERO(&set);
@@ -122,7 +123,7 @@ std::unique_ptr<Transport> Transport::from_environment() {
         t->stream_bytes_ = t->segment_->layout().geometry.stream_bytes;
         t->streams_ = t->segment_->stream_buffer(0);
     }
-    t->cpus_ = usable_cpus(t->header_->launcher_pid);
+    t->cpus_ = t->header_->cpus > 0 ? static_cast<int>(t->header_->cpus) : usable_cpus(t->header_->launcher_pid);
     t->oversubscribed_ = static_cast<int>(t->size_) > t->cpus_;
     try {
         t->cma_enabled_ = integer_setting("SHMPI_CMA", 0, 1).value_or(1) != 0;
