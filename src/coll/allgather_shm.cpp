@@ -130,15 +130,12 @@ void allgather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, voi
             // 2a.
             const std::uint64_t put = std::min(own_bytes, o.room);
             if (put > 0) shm.write(other, reinterpret_cast<void*>(o.to), own, put);
-            shm.release(s + 1);
-            shm.notify(other);
-            if (send != nullptr) {
-                std::memcpy(own_at, send, static_cast<std::size_t>(std::min(send_bytes, lay.size(me))));
-            }
             check(other, theirs.bytes);
-            shm.wait_release(other, s + 1);
-            shm.gather(s + 1);
-            shm.notify(other);
+            PairOffer::finish(shm, other, s, [&] {
+                if (send != nullptr) {
+                    std::memcpy(own_at, send, static_cast<std::size_t>(std::min(send_bytes, lay.size(me))));
+                }
+            });
             if (bad >= 0) throw_size_mismatch(bad, bad_bytes, my_rank, static_cast<std::uint64_t>(lay.size(bad)));
             return;
         }

@@ -273,13 +273,9 @@ bool alltoall_direct(const Team& team, std::int64_t block, PeerBlocks send, Peer
                 shm->write(other, reinterpret_cast<void*>(o.to),
                            static_cast<const std::byte*>(image) + static_cast<std::uint64_t>(other) * o.room, o.room);
             }
-            shm->release(s + 1);
-            shm->notify(other);
-            const std::unique_ptr<MpiError> own = copy_own_block(team, me, send, recv);
-            shm->wait_release(other, s + 1);
-            shm->gather(s + 1);
-            shm->notify(other);
             const std::uint64_t got = theirs.bytes / 2;
+            std::unique_ptr<MpiError> own;
+            PairOffer::finish(*shm, other, s, [&] { own = copy_own_block(team, me, send, recv); });
             if (got != static_cast<std::uint64_t>(block)) {
                 throw_size_mismatch(other, got, team.rank, static_cast<std::uint64_t>(block));
             }
@@ -398,15 +394,11 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
             if (lent_bytes == o.room) {
                 shm->write(other, reinterpret_cast<void*>(o.to), reinterpret_cast<const void*>(lent_at), o.room);
             }
-            shm->release(s + 1);
-            shm->notify(other);
-            const std::unique_ptr<MpiError> own = copy_own_block(team, me, send, recv);
             const std::byte* theirs = shm->published(other, s, shm->line(other, s).bytes);
             TableEntry e{};
             std::memcpy(&e, theirs + static_cast<std::size_t>(me) * sizeof(TableEntry), sizeof e);
-            shm->wait_release(other, s + 1);
-            shm->gather(s + 1);
-            shm->notify(other);
+            std::unique_ptr<MpiError> own;
+            PairOffer::finish(*shm, other, s, [&] { own = copy_own_block(team, me, send, recv); });
             const std::uint64_t want = bytes_of(recv, other);
             if (e.bytes != want) throw_size_mismatch(other, e.bytes, team.rank, want);
             if (own) throw *own;

@@ -92,6 +92,39 @@ bool split_direct(const ShmTeam& shm) { return shm.size() == 2 && !shm.crowded()
 /// (the tail; the member reads the head).
 std::uint64_t tail_share(std::uint64_t block) { return block / 2; }
 
+/// Step 3a, the root's side of a split block: waits for the member's
+/// release of s, writes the tail of its block (`bytes` at `block`, in our
+/// buffer) into the member's buffer when their sizes agree, stores
+/// release = s + 1 and gather = s + 1 and wakes the member.
+void write_tail(ShmTeam& shm, std::uint64_t s, const std::byte* block, std::uint64_t bytes) {
+    const int other = 1 - shm.index();
+    shm.wait_release(other, s);
+    const shm::CollLine& l = shm.line(other, s);
+    const std::uint64_t tail = tail_share(bytes);
+    if (l.bytes == bytes && tail > 0) {
+        shm.write(other, reinterpret_cast<std::byte*>(l.addr) + (bytes - tail), block + (bytes - tail), tail);
+    }
+    shm.release(s + 1);
+    shm.gather(s + 1);
+    shm.notify(other);
+}
+
+/// Step 2a, the member's side: publishes `recv` and its size `room` at step
+/// s, wakes the root, reads the head of our block (`bytes` at `from` in the
+/// root's memory; all of what `recv` takes where the sizes differ), waits
+/// for the root's release of s + 1 and stores gather = s + 1.  The caller
+/// wakes the root.
+void read_head(ShmTeam& shm, int root, std::uint64_t s, void* recv, std::uint64_t room, const std::byte* from,
+               std::uint64_t bytes) {
+    shm.put_line(s, ShmTeam::Readers::member(root), room, 0, recv);
+    shm.release(s);
+    shm.notify(root);
+    const std::uint64_t head = bytes == room ? bytes - tail_share(bytes) : std::min(bytes, room);
+    if (head > 0) shm.read(root, from, recv, static_cast<std::size_t>(head));
+    shm.wait_release(root, s + 1);
+    shm.gather(s + 1);
+}
+
 /// The root's side of a streamed scatter (after its line is published for
 /// step s): member by member in index order, chunk by chunk, each chunk
 /// packed from `typed` (or copied from `send` when it is null) for its one
@@ -189,17 +222,7 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
         shm->release(s);
         shm->notify_all();
         if (carry == ShmTeam::Carry::Direct && split_direct(*shm)) {
-            const int other = 1 - me;
-            shm->wait_release(other, s);
-            const shm::CollLine& l = shm->line(other, s);
-            const std::uint64_t tail = tail_share(want);
-            if (l.bytes == want && tail > 0) {
-                shm->write(other, reinterpret_cast<std::byte*>(l.addr) + (want - tail),
-                           in + static_cast<std::uint64_t>(other) * want + (want - tail), tail);
-            }
-            shm->release(s + 1);
-            shm->gather(s + 1);
-            shm->notify(other);
+            write_tail(*shm, s, in + static_cast<std::uint64_t>(1 - me) * want, want);
             own();
             shm->wait_gather_all(s + 1);
             return true;
@@ -232,14 +255,7 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
             // caller unpacks: one kernel copy into the type's runs measured
             // no faster than a dense copy and an unpack.
             if (split_direct(*shm) && static_cast<ShmTeam::Carry>(src.aux) == ShmTeam::Carry::Direct) {
-                shm->put_line(s, ShmTeam::Readers::member(root), want, 0, recv);
-                shm->release(s);
-                shm->notify(root);
-                const std::uint64_t tail = tail_share(want);
-                const std::uint64_t head = got == want ? want - tail : len;
-                shm->read(root, reinterpret_cast<const std::byte*>(src.addr) + off, recv, head);
-                shm->wait_release(root, s + 1);
-                shm->gather(s + 1);
+                read_head(*shm, root, s, recv, want, reinterpret_cast<const std::byte*>(src.addr) + off, got);
                 shm->notify(root);
                 if (got != want) throw_size_mismatch(root, got, me, want);
                 return true;
@@ -329,17 +345,8 @@ bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
             if (lent && split_direct(*shm)) {
                 // 3a.
                 const int other = 1 - me;
-                shm->wait_release(other, s);
-                const shm::CollLine& l = shm->line(other, s);
-                const auto b = static_cast<std::uint64_t>(blocks.bytes[other]);
-                const std::uint64_t tail = tail_share(b);
-                if (l.bytes == b && tail > 0) {
-                    shm->write(other, reinterpret_cast<std::byte*>(l.addr) + (b - tail),
-                               static_cast<const std::byte*>(send) + blocks.offsets[other] + (b - tail), tail);
-                }
-                shm->release(s + 1);
-                shm->gather(s + 1);
-                shm->notify(other);
+                write_tail(*shm, s, static_cast<const std::byte*>(send) + blocks.offsets[other],
+                           static_cast<std::uint64_t>(blocks.bytes[other]));
                 own();
                 shm->wait_gather_all(s + 1);
             } else {
@@ -363,16 +370,8 @@ bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
     const std::uint64_t take = std::min(e.bytes, static_cast<std::uint64_t>(recv_bytes));
     if (e.bytes > 0 && (e.where & kInCells) == 0 && split_direct(*shm)) {
         // 2a.
-        shm->put_line(s, ShmTeam::Readers::member(root), static_cast<std::uint64_t>(recv_bytes), 0, recv);
-        shm->release(s);
-        shm->notify(root);
-        const bool agree = e.bytes == static_cast<std::uint64_t>(recv_bytes);
-        const std::uint64_t head = agree ? e.bytes - tail_share(e.bytes) : take;
-        if (head > 0) {
-            shm->read(root, reinterpret_cast<const std::byte*>(e.where), recv, static_cast<std::size_t>(head));
-        }
-        shm->wait_release(root, s + 1);
-        shm->gather(s + 1);
+        read_head(*shm, root, s, recv, static_cast<std::uint64_t>(recv_bytes),
+                  reinterpret_cast<const std::byte*>(e.where), e.bytes);
     } else {
         if (take > 0 && (e.where & kInCells) != 0) {
             std::memcpy(recv, theirs + (e.where & ~kInCells), static_cast<std::size_t>(take));

@@ -89,11 +89,9 @@ bool allreduce_shm(const Team& team, const void* send, void* recv, std::int64_t 
     const bool spread = shm->size() > 4 && !shm->crowded();
     const std::int64_t from = shm->size() == 2 ? rsag_min / 2 : spread ? 4 * rsag_min : rsag_min;
     if (!shm->crowded() && !shm->kernel_copies_slow() && bytes >= from && shm->single_copy()) {
-        if ((shm->size() <= 4 || spread) && allreduce_shm_rsag(team, send, recv, count, red)) {
-            return true;
-        }
-        if (allreduce_shm_push(team, send, recv, count, red)) return true;
-        return allreduce_shm_rsag(team, send, recv, count, red);
+        // (push where rsag declines, having touched nothing.)
+        if (allreduce_shm_rsag(team, send, recv, count, red)) return true;
+        return allreduce_shm_push(team, send, recv, count, red);
     }
     return allreduce_shm_tree(team, send, recv, count, red);
 }

@@ -856,6 +856,20 @@ struct PairOffer {
         std::memcpy(&o, shm.line(m, step).data, sizeof o);
         return o;
     }
+    /// The rest of a pair's exchange once we have written our block into
+    /// member `other` (the call's step s): stores release = s + 1 and wakes
+    /// it, runs `own` (the copy of our own block), waits for its release of
+    /// s + 1 (its block is in our buffer), stores gather = s + 1 (we have
+    /// read its line) and wakes it.
+    template <class Own>
+    static void finish(ShmTeam& shm, int other, std::uint64_t s, Own&& own) {
+        shm.release(s + 1);
+        shm.notify(other);
+        own();
+        shm.wait_release(other, s + 1);
+        shm.gather(s + 1);
+        shm.notify(other);
+    }
 };
 static_assert(sizeof(PairOffer) <= shm::kCollInline);
 
