@@ -165,6 +165,30 @@ std::int64_t total_of(const int* counts, int n) {
     return t;
 }
 
+/// The argument names of one side given as a count and a displacement per
+/// rank (the "v" collectives), for messages.
+struct BlocksSide {
+    const char* counts;
+    const char* displs;
+    const char* type;
+    const char* buf;
+};
+constexpr BlocksSide kSendBlocks{"sendcounts", "displs", "sendtype", "sendbuf"};   // Scatterv
+constexpr BlocksSide kRecvBlocks{"recvcounts", "displs", "recvtype", "recvbuf"};   // Gatherv, Allgatherv
+constexpr BlocksSide kSendBlocksV{"sendcounts", "sdispls", "sendtype", "sendbuf"};  // Alltoallv
+constexpr BlocksSide kRecvBlocksV{"recvcounts", "rdispls", "recvtype", "recvbuf"};  // Alltoallv
+
+/// One side of `n` blocks: checks the counts, the displacements, the type,
+/// and the buffer as holding every block; returns the type.
+const dtype::Datatype& blocks_arg(const void* buf, const int* counts, const int* displs, int n, MPI_Datatype type,
+                                  const BlocksSide& side, const char* fn) {
+    check_counts(counts, n, side.counts, fn);
+    check_array(displs, side.displs, fn);
+    const dtype::Datatype& t = type_arg(type, side.type, fn);
+    check_buf(buf, total_of(counts, n), t, side.buf, fn);
+    return t;
+}
+
 /// The common checks of the reductions that take (sendbuf, recvbuf, count,
 /// datatype, op): count, datatype and the operation on it.
 struct ReductionArgs {
@@ -541,10 +565,8 @@ int gatherv_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
             std::vector<nbc::Piece> recvs;
             const Role role = inter_role(c, root, fn);
             if (role == Role::Root) {
-                check_counts(recvcounts, c.peer_count(), "recvcounts", fn);
-                check_array(displs, "displs", fn);
-                const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
-                check_buf(recvbuf, total_of(recvcounts, c.peer_count()), rt, "recvbuf", fn);
+                const dtype::Datatype& rt =
+                    blocks_arg(recvbuf, recvcounts, displs, c.peer_count(), recvtype, kRecvBlocks, fn);
                 recvs = placed_pieces(c, recvbuf, recvcounts, displs, rt);
             } else if (role == Role::Member) {
                 sends = one_piece(c, root, sendbuf, sendcount,
@@ -561,10 +583,7 @@ int gatherv_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
             st = &buffer_arg(sendbuf, sendcount, sendcount, sendtype, kSend, fn);
         }
         if (is_root) {
-            check_counts(recvcounts, c.size(), "recvcounts", fn);
-            check_array(displs, "displs", fn);
-            rt = &type_arg(recvtype, "recvtype", fn);
-            check_buf(recvbuf, total_of(recvcounts, c.size()), *rt, "recvbuf", fn);
+            rt = &blocks_arg(recvbuf, recvcounts, displs, c.size(), recvtype, kRecvBlocks, fn);
             if (st != nullptr) {
                 check_alias_blocks({sendbuf, 0, sendcount, *st}, recvbuf, recvcounts, displs, c.size(), *rt, false, fn);
             }
@@ -616,10 +635,8 @@ int allgatherv_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         Communicator& c = comm_of(comm, fn);
         if (c.inter()) {
             const dtype::Datatype& st = buffer_arg(sendbuf, sendcount, sendcount, sendtype, kSend, fn);
-            check_counts(recvcounts, c.peer_count(), "recvcounts", fn);
-            check_array(displs, "displs", fn);
-            const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
-            check_buf(recvbuf, total_of(recvcounts, c.peer_count()), rt, "recvbuf", fn);
+            const dtype::Datatype& rt =
+                blocks_arg(recvbuf, recvcounts, displs, c.peer_count(), recvtype, kRecvBlocks, fn);
             const std::vector<nbc::Piece> sends = same_piece(c, sendbuf, sendcount, st);
             const std::vector<nbc::Piece> recvs = placed_pieces(c, recvbuf, recvcounts, displs, rt);
             inter_finish(c, comm, form, fn, [&] { return nbc::inter_exchange(c, sends, recvs); });
@@ -629,10 +646,7 @@ int allgatherv_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         if (sendbuf != MPI_IN_PLACE) {
             st = &buffer_arg(sendbuf, sendcount, sendcount, sendtype, kSend, fn);
         }
-        check_counts(recvcounts, c.size(), "recvcounts", fn);
-        check_array(displs, "displs", fn);
-        const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
-        check_buf(recvbuf, total_of(recvcounts, c.size()), rt, "recvbuf", fn);
+        const dtype::Datatype& rt = blocks_arg(recvbuf, recvcounts, displs, c.size(), recvtype, kRecvBlocks, fn);
         if (st != nullptr) {
             check_alias_blocks({sendbuf, 0, sendcount, *st}, recvbuf, recvcounts, displs, c.size(), rt, false, fn);
         }
@@ -695,10 +709,8 @@ int scatterv_call(const void* sendbuf, const int sendcounts[], const int displs[
             std::vector<nbc::Piece> recvs;
             const Role role = inter_role(c, root, fn);
             if (role == Role::Root) {
-                check_counts(sendcounts, c.peer_count(), "sendcounts", fn);
-                check_array(displs, "displs", fn);
-                const dtype::Datatype& st = type_arg(sendtype, "sendtype", fn);
-                check_buf(sendbuf, total_of(sendcounts, c.peer_count()), st, "sendbuf", fn);
+                const dtype::Datatype& st =
+                    blocks_arg(sendbuf, sendcounts, displs, c.peer_count(), sendtype, kSendBlocks, fn);
                 sends = placed_pieces(c, sendbuf, sendcounts, displs, st);
             } else if (role == Role::Member) {
                 recvs = one_piece(c, root, recvbuf, recvcount,
@@ -712,10 +724,7 @@ int scatterv_call(const void* sendbuf, const int sendcounts[], const int displs[
         const dtype::Datatype* st = nullptr;
         const dtype::Datatype* rt = nullptr;
         if (is_root) {
-            check_counts(sendcounts, c.size(), "sendcounts", fn);
-            check_array(displs, "displs", fn);
-            st = &type_arg(sendtype, "sendtype", fn);
-            check_buf(sendbuf, total_of(sendcounts, c.size()), *st, "sendbuf", fn);
+            st = &blocks_arg(sendbuf, sendcounts, displs, c.size(), sendtype, kSendBlocks, fn);
         }
         if (!is_root || recvbuf != MPI_IN_PLACE) {
             rt = &buffer_arg(recvbuf, recvcount, recvcount, recvtype, kRecv, fn);
@@ -770,14 +779,8 @@ int alltoallv_call(const void* sendbuf, const int sendcounts[], const int sdispl
         Communicator& c = comm_of(comm, fn);
         if (c.inter()) {
             const int n = c.peer_count();
-            check_counts(sendcounts, n, "sendcounts", fn);
-            check_array(sdispls, "sdispls", fn);
-            const dtype::Datatype& st = type_arg(sendtype, "sendtype", fn);
-            check_buf(sendbuf, total_of(sendcounts, n), st, "sendbuf", fn);
-            check_counts(recvcounts, n, "recvcounts", fn);
-            check_array(rdispls, "rdispls", fn);
-            const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
-            check_buf(recvbuf, total_of(recvcounts, n), rt, "recvbuf", fn);
+            const dtype::Datatype& st = blocks_arg(sendbuf, sendcounts, sdispls, n, sendtype, kSendBlocksV, fn);
+            const dtype::Datatype& rt = blocks_arg(recvbuf, recvcounts, rdispls, n, recvtype, kRecvBlocksV, fn);
             const std::vector<nbc::Piece> sends = placed_pieces(c, sendbuf, sendcounts, sdispls, st);
             const std::vector<nbc::Piece> recvs = placed_pieces(c, recvbuf, recvcounts, rdispls, rt);
             inter_finish(c, comm, form, fn, [&] { return nbc::inter_exchange(c, sends, recvs); });
@@ -785,15 +788,9 @@ int alltoallv_call(const void* sendbuf, const int sendcounts[], const int sdispl
         }
         const dtype::Datatype* st = nullptr;
         if (sendbuf != MPI_IN_PLACE) {
-            check_counts(sendcounts, c.size(), "sendcounts", fn);
-            check_array(sdispls, "sdispls", fn);
-            st = &type_arg(sendtype, "sendtype", fn);
-            check_buf(sendbuf, total_of(sendcounts, c.size()), *st, "sendbuf", fn);
+            st = &blocks_arg(sendbuf, sendcounts, sdispls, c.size(), sendtype, kSendBlocksV, fn);
         }
-        check_counts(recvcounts, c.size(), "recvcounts", fn);
-        check_array(rdispls, "rdispls", fn);
-        const dtype::Datatype& rt = type_arg(recvtype, "recvtype", fn);
-        check_buf(recvbuf, total_of(recvcounts, c.size()), rt, "recvbuf", fn);
+        const dtype::Datatype& rt = blocks_arg(recvbuf, recvcounts, rdispls, c.size(), recvtype, kRecvBlocksV, fn);
         if (st != nullptr) check_alias(sendbuf, recvbuf, total_of(sendcounts, c.size()) * st->size, fn);
         finish(
             form, comm, fn,

@@ -135,6 +135,23 @@ std::vector<Request*> requests_of(int count, MPI_Request reqs[], const char* fn)
     return out;
 }
 
+/// Waitall and Testall once every request is done: retires each active one
+/// into its status (an empty status for the rest); returns MPI_SUCCESS or
+/// MPI_ERR_IN_STATUS as ArrayErrors decides.
+int retire_all(MPI_Request reqs[], const std::vector<Request*>& rs, MPI_Status statuses[], const char* fn) {
+    ArrayErrors errors(fn);
+    for (std::size_t i = 0; i < rs.size(); ++i) {
+        const int at = static_cast<int>(i);
+        MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+        if (rs[i] == nullptr) {
+            put_empty_status(st);
+            continue;
+        }
+        retire(&reqs[i], st, fn, &errors, at);
+    }
+    return errors.result();
+}
+
 int start_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                MPI_Request* request, Mode mode, const char* fn) {
     return guard(comm, fn, [&] {
@@ -333,16 +350,7 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
             while (pending < rs.size() && (rs[pending] == nullptr || rs[pending]->done)) ++pending;
             return pending == rs.size();
         });
-        ArrayErrors errors(fn);
-        for (int i = 0; i < count; ++i) {
-            MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
-            if (rs[static_cast<std::size_t>(i)] == nullptr) {
-                put_empty_status(st);
-                continue;
-            }
-            retire(&reqs[i], st, fn, &errors, i);
-        }
-        rc = errors.result();
+        rc = retire_all(reqs, rs, statuses, fn);
     });
     return outer != MPI_SUCCESS ? outer : rc;
 }
@@ -363,16 +371,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status statuses[]
             }
         }
         *flag = 1;
-        ArrayErrors errors(fn);
-        for (int i = 0; i < count; ++i) {
-            MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
-            if (rs[static_cast<std::size_t>(i)] == nullptr) {
-                put_empty_status(st);
-                continue;
-            }
-            retire(&reqs[i], st, fn, &errors, i);
-        }
-        rc = errors.result();
+        rc = retire_all(reqs, rs, statuses, fn);
     });
     return outer != MPI_SUCCESS ? outer : rc;
 }
