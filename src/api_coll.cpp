@@ -289,6 +289,35 @@ std::vector<nbc::Piece> one_piece(const Communicator& c, int r, const void* buf,
     return v;
 }
 
+/// A member's one block in a rooted call on an intercommunicator.
+struct MemberBlock {
+    const void* buf;
+    int count;
+    MPI_Datatype type;
+    const Side& side;
+};
+
+/// Gather(v) (`to_root`) and Scatter(v) on an intercommunicator: the root
+/// moves the pieces `root_pieces()` gives (having checked its side; one per
+/// remote rank), each rank of the other group its one block, to the root or
+/// from it; the rest of the root's group moves nothing.
+template <class RootPieces>
+void inter_rooted(Communicator& c, int root, bool to_root, const MemberBlock& member, RootPieces&& root_pieces,
+                  MPI_Comm comm, Form form, const char* fn) {
+    std::vector<nbc::Piece> at_root;
+    std::vector<nbc::Piece> at_member;
+    const Role role = inter_role(c, root, fn);
+    if (role == Role::Root) {
+        at_root = root_pieces();
+    } else if (role == Role::Member) {
+        at_member = one_piece(c, root, member.buf, member.count,
+                              buffer_arg(member.buf, member.count, member.count, member.type, member.side, fn));
+    }
+    const std::vector<nbc::Piece>& sends = to_root ? at_member : at_root;
+    const std::vector<nbc::Piece>& recvs = to_root ? at_root : at_member;
+    inter_finish(c, comm, form, fn, [&] { return nbc::inter_exchange(c, sends, recvs); });
+}
+
 void inter_bcast(Communicator& c, void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                  Form form, const char* fn) {
     const Role role = inter_role(c, root, fn);
@@ -518,19 +547,10 @@ int gather_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         if (c.inter()) {
-            std::vector<nbc::Piece> sends;
-            std::vector<nbc::Piece> recvs;
-            const Role role = inter_role(c, root, fn);
-            if (role == Role::Root) {
-                const dtype::Datatype& rt =
-                    buffer_arg(recvbuf, recvcount, static_cast<std::int64_t>(recvcount) * c.peer_count(),
-                               recvtype, kRecv, fn);
-                recvs = equal_pieces(c, recvbuf, recvcount, rt);
-            } else if (role == Role::Member) {
-                sends = one_piece(c, root, sendbuf, sendcount,
-                                  buffer_arg(sendbuf, sendcount, sendcount, sendtype, kSend, fn));
-            }
-            inter_finish(c, comm, form, fn, [&] { return nbc::inter_exchange(c, sends, recvs); });
+            inter_rooted(c, root, true, {sendbuf, sendcount, sendtype, kSend}, [&] {
+                const std::int64_t all = static_cast<std::int64_t>(recvcount) * c.peer_count();
+                return equal_pieces(c, recvbuf, recvcount, buffer_arg(recvbuf, recvcount, all, recvtype, kRecv, fn));
+            }, comm, form, fn);
             return;
         }
         check_root(c, root, fn);
@@ -561,18 +581,11 @@ int gatherv_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         if (c.inter()) {
-            std::vector<nbc::Piece> sends;
-            std::vector<nbc::Piece> recvs;
-            const Role role = inter_role(c, root, fn);
-            if (role == Role::Root) {
+            inter_rooted(c, root, true, {sendbuf, sendcount, sendtype, kSend}, [&] {
                 const dtype::Datatype& rt =
                     blocks_arg(recvbuf, recvcounts, displs, c.peer_count(), recvtype, kRecvBlocks, fn);
-                recvs = placed_pieces(c, recvbuf, recvcounts, displs, rt);
-            } else if (role == Role::Member) {
-                sends = one_piece(c, root, sendbuf, sendcount,
-                                  buffer_arg(sendbuf, sendcount, sendcount, sendtype, kSend, fn));
-            }
-            inter_finish(c, comm, form, fn, [&] { return nbc::inter_exchange(c, sends, recvs); });
+                return placed_pieces(c, recvbuf, recvcounts, displs, rt);
+            }, comm, form, fn);
             return;
         }
         check_root(c, root, fn);
@@ -662,19 +675,10 @@ int scatter_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         if (c.inter()) {
-            std::vector<nbc::Piece> sends;
-            std::vector<nbc::Piece> recvs;
-            const Role role = inter_role(c, root, fn);
-            if (role == Role::Root) {
-                const dtype::Datatype& st =
-                    buffer_arg(sendbuf, sendcount, static_cast<std::int64_t>(sendcount) * c.peer_count(),
-                               sendtype, kSend, fn);
-                sends = equal_pieces(c, sendbuf, sendcount, st);
-            } else if (role == Role::Member) {
-                recvs = one_piece(c, root, recvbuf, recvcount,
-                                  buffer_arg(recvbuf, recvcount, recvcount, recvtype, kRecv, fn));
-            }
-            inter_finish(c, comm, form, fn, [&] { return nbc::inter_exchange(c, sends, recvs); });
+            inter_rooted(c, root, false, {recvbuf, recvcount, recvtype, kRecv}, [&] {
+                const std::int64_t all = static_cast<std::int64_t>(sendcount) * c.peer_count();
+                return equal_pieces(c, sendbuf, sendcount, buffer_arg(sendbuf, sendcount, all, sendtype, kSend, fn));
+            }, comm, form, fn);
             return;
         }
         check_root(c, root, fn);
@@ -705,18 +709,11 @@ int scatterv_call(const void* sendbuf, const int sendcounts[], const int displs[
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         if (c.inter()) {
-            std::vector<nbc::Piece> sends;
-            std::vector<nbc::Piece> recvs;
-            const Role role = inter_role(c, root, fn);
-            if (role == Role::Root) {
+            inter_rooted(c, root, false, {recvbuf, recvcount, recvtype, kRecv}, [&] {
                 const dtype::Datatype& st =
                     blocks_arg(sendbuf, sendcounts, displs, c.peer_count(), sendtype, kSendBlocks, fn);
-                sends = placed_pieces(c, sendbuf, sendcounts, displs, st);
-            } else if (role == Role::Member) {
-                recvs = one_piece(c, root, recvbuf, recvcount,
-                                  buffer_arg(recvbuf, recvcount, recvcount, recvtype, kRecv, fn));
-            }
-            inter_finish(c, comm, form, fn, [&] { return nbc::inter_exchange(c, sends, recvs); });
+                return placed_pieces(c, sendbuf, sendcounts, displs, st);
+            }, comm, form, fn);
             return;
         }
         check_root(c, root, fn);
