@@ -47,8 +47,9 @@ inline constexpr std::uint64_t kMagic = 0x47455349504d4853ull;  // "SHMPISEG"
 // 3: RankSlot place fields; 4: stream line; 5: the pool of collective regions;
 // 6: the header's awake line; 8: next_shared_context; 9: shared_context_users;
 // 10: RankSlot::appnum; 11: RankSlot's park line; 12: RankSlot::send_claims;
-// 13: init_failure; 14: kernel_copies_slow; 15: wide_cell_bytes
-inline constexpr std::uint32_t kLayoutVersion = 16;
+// 13: init_failure; 14: kernel_copies_slow; 15: wide_cell_bytes; 16: cpus;
+// 17: 64 release lines and 128 call signatures per collective member
+inline constexpr std::uint32_t kLayoutVersion = 17;
 
 /// Context ids: those below kSharedContextBase are agreed on by the members
 /// of a new communicator (ContextIds, comm_create.cpp); those from
@@ -296,8 +297,13 @@ struct alignas(kLine) RankSlot {
 inline constexpr std::size_t kCollInline = 64;
 /// Release lines per member: consecutive collective calls use them in turn,
 /// so a member can publish the next calls' small data before its readers
-/// have finished with the previous ones.
-inline constexpr std::size_t kCollLines = 8;
+/// have finished with the previous ones.  64: in a loop of 8-byte Reduces,
+/// Gathers or Bcasts with more ranks than CPUs, every time a member runs
+/// out of lines it waits for a rank that needs its CPU, and each such wait
+/// is a context switch (docs/BENCHMARKS.md, session 52: 8 ranks on 2 CPUs,
+/// a Reduce 1.2-2.0 us a call with 8 lines, 0.38-0.72 with 32, 0.29-0.37
+/// with 64).
+inline constexpr std::size_t kCollLines = 64;
 
 /// One release line of a member (src/coll/shm_team.hpp): a flag and the
 /// data published with it, in one line pair, so that one cache miss brings
@@ -323,8 +329,10 @@ struct CollLine {
     std::byte data[kCollInline];
 };
 
-/// Calls whose signatures a member keeps published (CollMember::calls).
-inline constexpr std::size_t kCollCalls = 32;
+/// Calls whose signatures a member keeps published (CollMember::calls):
+/// twice kCollLines, so that a member that ran as far ahead as its release
+/// lines let it still shows the call a slower member waits in.
+inline constexpr std::size_t kCollCalls = 128;
 
 /// What one collective call was, as its caller saw it: published so that a
 /// member stuck in a wait can tell a peer that made another call (another
