@@ -8,7 +8,8 @@
 // fold chunk g - 1.  An Exscan passes the same S_r on and keeps the
 // S_{r-1} it took.
 //
-// At the call's step s, with chunks of a slot of cells (of a wide slot
+// At the call's step s, with chunks of a slot of cells (up to kCollInline
+// bytes: one chunk, in the release line of step s; of a wide slot
 // where the team has wide cells and the message does not fit the cells,
 // so that a member can publish up to kSlots wide slots without waiting
 // for its successor: with ranks two or more to a CPU each such wait is a
@@ -69,10 +70,19 @@ bool chain(const Team& team, const void* send, void* recv, std::int64_t count, c
     const bool passes_on = r + 1 < n;
     const auto next = ShmTeam::Readers::member(r + 1);
     auto slot_index = [](std::uint64_t g) { return static_cast<int>(g % ShmTeam::kSlots); };
-    // 3. Chunk g of S_r (filled by fill(slot)) for member r + 1.
+    // Up to kCollInline bytes travel in the release line of step s, which
+    // put_line() claimed: a line a call, so a member runs as many calls
+    // ahead of its successor as it has release lines (slot 0, which every
+    // small call would use, let it run one call ahead).
+    const bool in_line = bytes <= shm::kCollInline;
+    // 3. Chunk g of S_r (filled by fill(area)) for member r + 1.
     auto publish = [&](std::uint64_t g, auto&& fill) {
-        shm->claim(ShmTeam::slot_area(slot_index(g), wide), s + 1 + g, next);
-        fill(shm->my_slot(slot_index(g), wide));
+        if (in_line) {
+            fill(shm->my_line(s).data);
+        } else {
+            shm->claim(ShmTeam::slot_area(slot_index(g), wide), s + 1 + g, next);
+            fill(shm->my_slot(slot_index(g), wide));
+        }
         shm->release(s + 1 + g);
         shm->notify(r + 1);
     };
@@ -98,7 +108,7 @@ bool chain(const Team& team, const void* send, void* recv, std::int64_t count, c
             const std::uint64_t theirs = shm->line(r - 1, s).bytes;
             if (theirs != bytes) throw_size_mismatch(r - 1, theirs, r, bytes);
         }
-        const std::byte* prev = shm->slot_of(r - 1, slot_index(g), wide);
+        const std::byte* prev = in_line ? shm->line(r - 1, s).data : shm->slot_of(r - 1, slot_index(g), wide);
         if (inclusive) {
             if (o != x) std::memcpy(o, x, len);
             red.combine(prev, o, elems, red.state);

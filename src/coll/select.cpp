@@ -267,9 +267,19 @@ int choose_prefix(const Team& team, std::int64_t moved_bytes) {
 /// before, two rounds: 0.49-0.83 at 2 and 3 ranks from 64 B; 4 ranks
 /// 1.0-1.3 at 64 B-1 KiB, 0.40-1.1 from 2 KiB; 8 ranks 1.1-1.7 up to 1 KiB,
 /// 0.55-1.1 from 4 KiB; 16 ranks 1.2-1.9 up to 2 KiB, 0.28-0.59 from 8 KiB.
+/// With more ranks than CPUs, a message that fits a release line goes down
+/// the chain too (inline, a line a call; session 52, 8 B and 64 B, chain
+/// against linear, Open MPI in brackets, us): a loop of calls at 4 ranks
+/// 0.19-0.28 against 0.92-1.10 (0.18-0.38), 8 ranks 0.32-0.38 against
+/// 3.6-6.3 (0.49-1.06), 16 ranks 0.68-0.98 against 21-36 (1.09-2.17);
+/// after a barrier each, 4 ranks 0.76-0.83 against 1.57-1.69, 8 ranks
+/// 5.8-7.9 against 5.4-10.6, 16 ranks 36-54 against 24-30 (60-70).
 constexpr std::int64_t kScanChainPerMember = 512;
 int choose_scan(const Team& team, std::int64_t bytes) {
     if (team.size <= 3 || bytes >= kScanChainPerMember * team.size) return 2;
+    if (team.shm != nullptr && team.shm->crowded() && bytes <= static_cast<std::int64_t>(shm::kCollInline)) {
+        return 2;
+    }
     return choose_prefix(team, bytes * team.size);
 }
 
