@@ -321,10 +321,6 @@ void ShmTeam::wait_slow(bool (*done)(void*), void* state) {
 
 void ShmTeam::keep_list(Area& a) { a.members.assign(a.readers.list.begin(), a.readers.list.end()); }
 
-void ShmTeam::claim_all(std::uint64_t step, Readers readers) {
-    for (int a = 0; a < kAreas; ++a) claim(a, step, readers);
-}
-
 const tree::BandTree& ShmTeam::band_tree(int band) {
     for (const auto& t : trees_) {
         if (t->band() == band) return *t;

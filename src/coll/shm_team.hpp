@@ -461,8 +461,6 @@ public:
         }
         return false;
     }
-    /// claim() for every area (an algorithm that uses all the cells).
-    void claim_all(std::uint64_t step, Readers readers);
     /// claim() for the slots the first `bytes` of this member's cells cover;
     /// past cell_bytes(), for the wide slots that follow them (one run of
     /// memory: Alltoallv's table and blocks, published as Carry::Cells).
