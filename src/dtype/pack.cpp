@@ -167,10 +167,15 @@ constexpr std::int64_t kLineBytes = 64;
 /// the Intel Xeon VM of docs/BENCHMARKS.md (480 MiB of L3), 8 MiB packs at
 /// a stride of twice the block, two alternating runs of one binary: 64 B
 /// to 2 KiB blocks 0.59-0.67x memcpy streamed against 0.64-0.76x cached,
-/// 4 KiB 0.62x against 0.87-0.88x.  Where the L3 is 32 MiB (the AMD VM),
-/// 8 MiB packs still stream.  Unpacks keep kStreamLoopBytes: their blocks
-/// have gaps, whose lines cached stores would read too (on the Xeon VM
-/// streamed unpacks ran at 0.74-0.98x against 0.52-0.90x).
+/// 4 KiB 0.62x against 0.87-0.88x.  Where the L3 is 32 MiB, 8 MiB packs
+/// still stream: on the 2-CPU AMD EPYC VM of session 53, whose glibc says
+/// 384 MiB (the L3s of the host's whole package; cache_bytes() asks the
+/// kernel), two alternating rounds, medians of three: 64 B to 4 KiB blocks
+/// 0.64-0.78x memcpy streamed against 0.43-0.68x cached (64 B 0.65 / 0.44,
+/// 1 KiB 0.73 / 0.61), 256 B alike (0.66-0.68).  Unpacks keep
+/// kStreamLoopBytes: their blocks have gaps, whose lines cached stores
+/// would read too (on the Xeon VM streamed unpacks ran at 0.74-0.98x
+/// against 0.52-0.90x).
 ///
 /// SHMPI_STREAMED_PACKS=0 keeps the cached loops for every pack, =1 streams
 /// from kStreamLoopBytes whatever the cache: to compare the two in one
@@ -179,11 +184,8 @@ std::int64_t stream_pack_bytes() {
     static const std::int64_t bytes = [] {
         if (env_is("SHMPI_STREAMED_PACKS", "0")) return std::numeric_limits<std::int64_t>::max();
         if (env_is("SHMPI_STREAMED_PACKS", "1")) return kStreamLoopBytes;
-        long cache = -1;
-#if defined(_SC_LEVEL3_CACHE_SIZE)
-        cache = sysconf(_SC_LEVEL3_CACHE_SIZE);
-        if (cache <= 0) cache = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
+        std::int64_t cache = cache_bytes(3);
+        if (cache <= 0) cache = cache_bytes(2);
         return std::max<std::int64_t>(kStreamLoopBytes, cache > 0 ? cache / 4 : 0);
     }();
     return bytes;

@@ -1,11 +1,18 @@
 #include "dtype/wide_copy.hpp"
 
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <fstream>
 #include <limits>
+#include <string>
 #include <type_traits>
 
-#include <unistd.h>
+#include <fmt/format.h>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define SHMPI_WIDE_COPIES 1
@@ -448,11 +455,8 @@ Aligned aligned_mode() {
 /// 0.01-0.03 in cache.)
 bool aligned_runs(std::int64_t n, const Datatype::Run* r, std::size_t nr) {
     static const std::int64_t most = [] {
-        long l2 = -1;
-#if defined(_SC_LEVEL2_CACHE_SIZE)
-        l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
-        return l2 > 0 ? std::int64_t{l2} : std::int64_t{1} << 20;
+        const std::int64_t l2 = cache_bytes(2);
+        return l2 > 0 ? l2 : std::int64_t{1} << 20;
     }();
     switch (aligned_mode()) {
     case Aligned::kNever: return false;
@@ -494,6 +498,52 @@ bool short_blocks_avx2() { return width() == Width::k256 || short_halves(); }
 #endif
 
 }  // namespace
+
+namespace {
+
+/// cache_bytes() from the kernel: the `size` of the `cache/indexK` of this
+/// CPU whose `level` is `level` and whose `type` is Data or Unified.
+std::int64_t sysfs_cache_bytes(int level) {
+    const int cpu = std::max(0, sched_getcpu());
+    for (int k = 0; k < 16; ++k) {
+        const std::string dir = fmt::format("/sys/devices/system/cpu/cpu{}/cache/index{}/", cpu, k);
+        std::ifstream lv(dir + "level"), ty(dir + "type"), sz(dir + "size");
+        if (!lv) break;  // the indexes are numbered without gaps
+        int l = 0;
+        std::string type, size;
+        if (!(lv >> l) || !(ty >> type) || !(sz >> size) || l != level || type == "Instruction") continue;
+        // "32768K"; the kernel writes K, but M and G would read as well.
+        std::size_t used = 0;
+        long long v = 0;
+        try {
+            v = std::stoll(size, &used);
+        } catch (const std::exception&) {
+            continue;
+        }
+        const std::string unit = size.substr(used);
+        const int shift = unit == "K" ? 10 : unit == "M" ? 20 : unit == "G" ? 30 : unit.empty() ? 0 : -1;
+        if (v > 0 && shift >= 0 && v < (1LL << (62 - shift))) return static_cast<std::int64_t>(v) << shift;
+    }
+    return -1;
+}
+
+}  // namespace
+
+std::int64_t cache_bytes(int level) {
+    auto read = [](int lv) {
+        std::int64_t bytes = sysfs_cache_bytes(lv);
+        long c = -1;
+#if defined(_SC_LEVEL2_CACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
+        if (bytes <= 0 && lv == 2) c = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        if (bytes <= 0 && lv == 3) c = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+        if (bytes <= 0 && c > 0) bytes = c;
+        return bytes > 0 ? bytes : std::int64_t{-1};
+    };
+    static const std::int64_t l2 = read(2);
+    static const std::int64_t l3 = read(3);
+    return level == 2 ? l2 : level == 3 ? l3 : read(level);
+}
 
 bool env_is(const char* var, const char* value) {
     const char* env = std::getenv(var);

@@ -71,6 +71,15 @@ namespace shmpi::dtype {
 /// other values are ignored.
 bool env_is(const char* var, const char* value);
 
+/// Bytes of the level-`level` data (or unified) cache of the CPU this
+/// process first asked from, or -1 when neither the kernel nor the C
+/// library says.  From the kernel's /sys/devices/system/cpu/cpuN/cache
+/// first: it describes the cache that CPU shares with its neighbours.
+/// glibc's sysconf(_SC_LEVEL3_CACHE_SIZE) adds up the L3s of a whole AMD
+/// package: 384 MiB on the 2-CPU AMD EPYC VM of docs/BENCHMARKS.md
+/// (session 53), whose CPUs share one L3 of 32 MiB.  Read once per level.
+std::int64_t cache_bytes(int level);
+
 /// True when this CPU runs the functions below (x86-64 with AVX-512F or
 /// AVX2); checked once.  Always false elsewhere.
 bool wide_copies();

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "../sanitizers.hpp"
+#include "dtype/wide_copy.hpp"
 #include "reference.hpp"
 
 namespace {
@@ -318,6 +319,24 @@ TEST(DtypeRandom, LargeVectorsUnpackAroundTheCaches) {
     check_byte_blocks(
         {{64, 128}, {72, 200}, {100, -228}, {4096, 8192}, {65, 195}, {128, 384}},
         [](const ByteBlocks& b) { return (4 << 20) / b.blocklen + 3; }, 1, 11);
+}
+
+// Where packs stream is a quarter of the last-level cache that the CPU
+// shares, as the kernel describes it (shmpi::dtype::cache_bytes(), not
+// glibc's sum of a whole AMD package's L3s): each level known is larger
+// than the one below, and sizes are whole bytes (sysfs writes "48K").
+TEST(DtypeRandom, CacheSizesGrowWithTheLevel) {
+    const std::int64_t l1 = shmpi::dtype::cache_bytes(1);
+    const std::int64_t l2 = shmpi::dtype::cache_bytes(2);
+    const std::int64_t l3 = shmpi::dtype::cache_bytes(3);
+    EXPECT_GT(l2, 0) << "the kernel and glibc both failed to give the L2's size";
+    if (l1 > 0) {
+        EXPECT_GE(l1, 4 << 10);
+        EXPECT_LE(l1, 4 << 20);
+        if (l2 > 0) EXPECT_GT(l2, l1);
+    }
+    if (l3 > 0 && l2 > 0) EXPECT_GT(l3, l2);
+    EXPECT_EQ(shmpi::dtype::cache_bytes(0), -1);  // no level 0
 }
 
 // The pieces of a large message pack prefetching ahead from 1 KiB blocks
