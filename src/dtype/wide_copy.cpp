@@ -398,9 +398,11 @@ Width width() {
 /// against 0.59-0.60 (unpack); 8 MiB packs of 64-byte blocks 0.72-0.86
 /// against 0.62.  Longer blocks keep the 64-byte moves (4 KiB blocks,
 /// 8 MiB packs: 0.87-0.88 against 0.79-0.81 as halves).  AMD's AVX-512
-/// cores keep the 64-byte moves and masks: the masks' gain was measured
-/// there, against the baseline (wide_copy.hpp); halves were not tried
-/// there.  SHMPI_WIDE_COPIES=512 keeps them on Intel too, to compare.
+/// cores keep the 64-byte moves for blocks (on the Zen 5 VM of session 53,
+/// 128-byte blocks in cache packed at 1.05-1.08x memcpy against 0.69-0.75
+/// as halves); their run lists move as halves too (masked_copies()).
+/// SHMPI_WIDE_COPIES=512 keeps the 64-byte moves and masks on Intel too,
+/// and the masks on AMD, to compare.
 bool short_halves() {
     static const bool on = [] {
         if (width() != Width::k512 || env_is("SHMPI_WIDE_COPIES", "512")) return false;
@@ -409,12 +411,21 @@ bool short_halves() {
     return on;
 }
 
-/// Whether the run loops use AVX-512BW's byte masks (a CPU with AVX-512F
-/// and BW, SHMPI_WIDE_COPIES not holding the copies to AVX2 or less, and
-/// not short_halves()); checked once.  (width() has run
-/// __builtin_cpu_init().)
+/// Whether the run loops use AVX-512BW's byte masks: only where
+/// SHMPI_WIDE_COPIES=512 asks for them, on a CPU with AVX-512F and BW;
+/// checked once.  (width() has run __builtin_cpu_init().)  Elsewhere the
+/// runs move as AVX2's 32-byte pieces, which beat the masks on both
+/// AVX-512 CPUs they met: the Intel Xeon VM (short_halves()), and the
+/// 2-CPU AMD EPYC (Zen 5) VM of session 53 (the masks' gain on AMD had
+/// been measured against the baseline only).  There (`dtype_pack`, the
+/// indexed type of 64 runs of 32 to 224 bytes, three alternating rounds
+/// against SHMPI_WIDE_COPIES=512, medians of three, x memcpy) packs went
+/// from 0.54-0.56 to 0.66-0.67 in cache and from 0.53-0.55 to 0.88-0.89
+/// at 8 MiB, unpacks from 0.52-0.59 to 0.64-0.66 and from 0.66-0.67 to
+/// 0.89; vectors and structs of a few runs do not take these loops.
 bool masked_copies() {
-    static const bool has = width() == Width::k512 && __builtin_cpu_supports("avx512bw") != 0 && !short_halves();
+    static const bool has = width() == Width::k512 && __builtin_cpu_supports("avx512bw") != 0 &&
+                            env_is("SHMPI_WIDE_COPIES", "512");
     return has;
 }
 

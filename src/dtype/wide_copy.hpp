@@ -22,17 +22,20 @@
 // wide_copies() says, once per process, whether the CPU has either; the
 // pack engine keeps its baseline loops otherwise.
 //
-// With AVX-512BW as well, types of many runs (indexed, struct) move each
-// run as whole lines and one masked store of its rest: no branch on the
-// run's length but the line count.  On the 2-CPU AMD VM an indexed type of
-// 64 runs of 32 to 224 bytes went from 0.58-0.64x to 0.74-0.81x a memcpy
-// of the packed bytes in cache (alternating runs of one binary,
-// SHMPI_WIDE_COPIES=0 against 1).  With AVX2 alone each run moves in
-// 32-byte pieces and one overlapping last piece (shorter runs as two
-// overlapping halves): on the AMD VM without AVX-512, three alternating
-// rounds, packs of that indexed type went from 0.54-0.58x to 0.63-0.65x in
-// cache and from 0.80-0.85x to 0.88-0.92x at 8 MiB; unpacks from
-// 0.57-0.69x to 0.60-0.62x and from 0.82-0.84x to 0.86-0.89x.
+// Types of many runs (indexed, struct) move each run in 32-byte pieces
+// and one overlapping last piece (shorter runs as two overlapping
+// halves): on an AMD VM without AVX-512, three alternating rounds, packs
+// of an indexed type of 64 runs of 32 to 224 bytes went from 0.54-0.58x
+// to 0.63-0.65x a memcpy of the packed bytes in cache and from
+// 0.80-0.85x to 0.88-0.92x at 8 MiB; unpacks from 0.57-0.69x to
+// 0.60-0.62x and from 0.82-0.84x to 0.86-0.89x.  With AVX-512BW, each run
+// can move as whole lines and one masked store of its rest (no branch on
+// the run's length but the line count): on an AMD VM with AVX-512 that
+// indexed type went from 0.58-0.64x (the baseline) to 0.74-0.81x in
+// cache, but on the AMD EPYC (Zen 5) VM of session 53 the 32-byte pieces
+// beat the masks (8 MiB packs 0.88-0.89x against 0.53-0.55x), as on the
+// Intel Xeon VM below; the masks run only where SHMPI_WIDE_COPIES=512
+// asks for them (masked_copies() in wide_copy.cpp).
 //
 // On the Intel Xeon VM the AVX2 moves beat AVX-512's for blocks of one to
 // four lines and for the runs, by 0.03-0.08x memcpy in cache: an Intel
@@ -51,8 +54,9 @@
 // last one (run_avx2_aligned()): 200-byte blocks 0.62x -> 0.82x (pack).
 //
 // SHMPI_WIDE_COPIES=0 keeps the baseline loops, =256 the AVX2 moves on a
-// CPU that has AVX-512F too, and =512 the 64-byte moves and masks for
-// every length on an Intel CPU; SHMPI_ALIGNED_STORES=0 keeps the unaligned
+// CPU that has AVX-512F too, and =512 the 64-byte moves for every length
+// on an Intel CPU and the masked runs on any CPU with AVX-512BW;
+// SHMPI_ALIGNED_STORES=0 keeps the unaligned
 // moves on Intel, =1 stores aligned on any CPU with AVX2 or AVX-512BW and
 // VL, whatever the size and alignment: each can be compared, and tested,
 // on any machine that has the instructions.
@@ -115,14 +119,13 @@ void unpack_blocks_wide(std::uintptr_t dst, std::int64_t stride, const std::byte
                         std::int64_t len, bool stream);
 
 /// Packs `n` elements, `extent` bytes apart from address `base`, each the
-/// `nr` runs `r` (in type-map order), back to back into `dst`.  With
-/// AVX-512BW (but not on Intel, see above) each run moves as whole 64-byte
-/// lines and one masked load and store of the rest, whose only branch on
-/// the run's length is the line count; with AVX2, as 32-byte pieces and an
-/// overlapping last one (the baseline copies loop in 16-byte pairs); on
-/// Intel, up to the L2's size, as the aligned 32-byte pieces of the
-/// destination, the first and last masked with AVX-512BW and VL, unaligned
-/// with AVX2 alone.
+/// `nr` runs `r` (in type-map order), back to back into `dst`.  Each run
+/// moves as 32-byte pieces and an overlapping last one (the baseline
+/// copies loop in 16-byte pairs); on Intel, up to the L2's size, as the
+/// aligned 32-byte pieces of the destination, the first and last masked
+/// with AVX-512BW and VL, unaligned with AVX2 alone; with
+/// SHMPI_WIDE_COPIES=512 and AVX-512BW, as whole 64-byte lines and one
+/// masked load and store of the rest.
 /// Returns the end of what it wrote.
 std::byte* pack_runs_wide(std::byte* dst, std::uintptr_t base, std::int64_t extent, std::int64_t n,
                           const Datatype::Run* r, std::size_t nr);
