@@ -81,7 +81,8 @@ bool env_is(const char* var, const char* value);
 /// first: it describes the cache that CPU shares with its neighbours.
 /// glibc's sysconf(_SC_LEVEL3_CACHE_SIZE) adds up the L3s of a whole AMD
 /// package: 384 MiB on the 2-CPU AMD EPYC VM of docs/BENCHMARKS.md
-/// (session 53), whose CPUs share one L3 of 32 MiB.  Read once per level.
+/// (session 53), whose CPUs share one L3 of 32 MiB.  Levels 2 and 3 (what
+/// the engine asks for) are read once; other levels on every call.
 std::int64_t cache_bytes(int level);
 
 /// True when this CPU runs the functions below (x86-64 with AVX-512F or
