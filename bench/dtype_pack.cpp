@@ -7,7 +7,8 @@
 //   vector/B/P   blocks of B bytes (doubles), stride 2B: B = 8 B .. 4 KiB,
 //                and 72, 200 and 1000 B, whose blocks mostly start off the
 //                cache lines (one in eight on a line in the packed stream,
-//                one in four in memory)
+//                one in four in memory), and 16 KiB, whose gaps are whole
+//                pages
 //   indexed/P    blocks of 32..224 bytes at increasing, irregular offsets
 //   struct/P     an array of { int; double; char[3]; float } (runs of 4,
 //                11 and 4 bytes in a 24-byte element)
@@ -216,10 +217,10 @@ BENCHMARK_CAPTURE(BM_vector, unpack, false)
     ->Name("unpack/vector")->ArgsProduct({benchmark::CreateRange(8, 4096, 2), {kSmall, kLarge}})
     ->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_vector, pack, true)
-    ->Name("pack/vector")->ArgsProduct({{72, 200, 1000}, {kSmall, kLarge}})
+    ->Name("pack/vector")->ArgsProduct({{72, 200, 1000, 16384}, {kSmall, kLarge}})
     ->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_vector, unpack, false)
-    ->Name("unpack/vector")->ArgsProduct({{72, 200, 1000}, {kSmall, kLarge}})
+    ->Name("unpack/vector")->ArgsProduct({{72, 200, 1000, 16384}, {kSmall, kLarge}})
     ->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_indexed, pack, true)->Name("pack/indexed")->Arg(kSmall)->Arg(kLarge)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_indexed, unpack, false)->Name("unpack/indexed")->Arg(kSmall)->Arg(kLarge)->UseManualTime()->Unit(benchmark::kMicrosecond);

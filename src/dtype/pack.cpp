@@ -285,6 +285,8 @@ inline std::int64_t prefetch_reach(std::int64_t len, std::int64_t stride) {
 /// slower than a read of every line (the prefetchers fetch the gaps
 /// anyway, late); prefetched as one sweep, it runs at the speed of a plain
 /// read, and the stream's lines are not read first only to be overwritten.
+/// (Not for the blocks that pack_lines_streamed() or pack_prefetched()
+/// take: strided_loop() tries those first.)
 inline void pack_streaming(Mem m, std::int64_t stride, std::int64_t n, std::int64_t len, std::byte*& s) {
     const auto bytes = static_cast<std::size_t>(len);
     const std::int64_t reach = prefetch_reach(len, stride);
@@ -350,6 +352,10 @@ inline void strided_loop(Mem m, std::int64_t stride, std::int64_t n, std::int64_
         // (n * len cannot overflow: the bytes are in memory.)
         if (len >= kLineBytes && stride >= len && stride <= 3 * len && n * len >= stream_pack_bytes()) {
             if (pack_lines_streamed(s, m, stride, n, len)) {
+                s += n * len;
+                return;
+            }
+            if (pack_prefetched(s, m, stride, n, len)) {
                 s += n * len;
                 return;
             }

@@ -118,6 +118,28 @@ SHMPI_AVX2_TARGET inline void block_streamed_avx2(std::byte* d, const std::byte*
     if (o < len) std::memcpy(d + o, s + o, len - o);
 }
 
+/// block_streamed_avx2() for `n` blocks `stride` bytes apart, each line's
+/// load paired with a prefetch of the same line `ahead` blocks on (the
+/// lines of the blocks only, never of the gaps between them; past the
+/// last block the prefetches run off the end, which a prefetch may).
+SHMPI_AVX2_TARGET void pack_prefetched_avx2(std::byte* dst, Mem src, std::int64_t stride, std::int64_t n,
+                                            std::size_t len, std::int64_t ahead) {
+    const Mem reach = static_cast<Mem>(ahead * stride);  // wraps for a negative stride, as step() does
+    for (std::int64_t i = 0; i < n; ++i, dst += len, src = step(src, stride)) {
+        const auto* s = reinterpret_cast<const std::byte*>(src);
+        const std::size_t head = (64 - (reinterpret_cast<std::uintptr_t>(dst) & 63)) & 63;
+        if (head != 0) std::memcpy(dst, s, head);
+        std::size_t o = head;
+        for (; o + 64 <= len; o += 64) {
+            __builtin_prefetch(reinterpret_cast<const void*>(src + reach + o), 0, 3);
+            stream_line_avx2(dst + o, s + o);
+        }
+        if (o < len) std::memcpy(dst + o, s + o, len - o);
+    }
+    // Orders the weakly ordered stores before whatever publishes `dst`.
+    _mm_sfence();
+}
+
 /// Blocks of N bytes, a few whole lines: the loops below with the line
 /// count fixed, so that a block costs no branch of its own.  A block of
 /// one to four lines takes about as long as the loop's own work, and each
@@ -604,6 +626,22 @@ bool pack_lines_streamed(std::byte* dst, std::uintptr_t src, std::int64_t stride
 #if SHMPI_WIDE_COPIES
     if (width() != Width::k256 || (reinterpret_cast<std::uintptr_t>(dst) & 31) != 0) return false;
     return with_lines(len, [&](auto lines) { pack_lines_streamed_avx2<decltype(lines)::value>(dst, src, stride, n); });
+#else
+    (void)dst, (void)src, (void)stride, (void)n, (void)len;
+    return false;
+#endif
+}
+
+bool pack_prefetched(std::byte* dst, std::uintptr_t src, std::int64_t stride, std::int64_t n, std::int64_t len) {
+#if SHMPI_WIDE_COPIES
+    constexpr std::int64_t kLine = 64;
+    constexpr std::int64_t kAhead = 8192;  // bytes of source, rounded up to whole strides
+    const bool lines = len <= 4 * kLine && width() == Width::k512;
+    if (width() == Width::kNone || len < kLine || (len < 32 * kLine && !lines)) return false;
+    const std::int64_t span = stride < 0 ? -stride : stride;
+    const std::int64_t ahead = span == 0 ? 1 : std::max<std::int64_t>(1, (kAhead + span - 1) / span);
+    pack_prefetched_avx2(dst, src, stride, n, static_cast<std::size_t>(len), ahead);
+    return true;
 #else
     (void)dst, (void)src, (void)stride, (void)n, (void)len;
     return false;

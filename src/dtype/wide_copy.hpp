@@ -110,6 +110,26 @@ void pack_blocks_wide(std::byte* dst, std::uintptr_t src, std::int64_t stride, s
 /// otherwise.  For packs too large for the caches.
 bool pack_lines_streamed(std::byte* dst, std::uintptr_t src, std::int64_t stride, std::int64_t n, std::int64_t len);
 
+/// Packs as pack_blocks_wide() does, with non-temporal stores and a store
+/// fence at the end, each line's load paired with a prefetch of the same
+/// line 8 KiB of source ahead (in whole strides: the blocks' lines, not
+/// the gaps'), where this CPU has AVX2 and the blocks are 32 lines (2 KiB)
+/// or longer, or, where it has AVX-512F, one to four lines long (64 to
+/// 256 bytes); returns false, having done nothing, otherwise.  For packs
+/// too large for the caches, whose gaps are at most two blocks.  On the
+/// 2-CPU AMD EPYC (Zen 5) VM of docs/BENCHMARKS.md (session 54,
+/// `dtype_pack`, 8 MiB packs at a stride of twice the block, three
+/// alternating rounds against the build before, medians of three, x
+/// memcpy): 4 KiB blocks 0.84-0.90 against 0.73-0.76, 16 KiB 1.00-1.07
+/// against 0.50-0.59 (the sweep of pack.cpp's pack_streaming() reads
+/// every gap, there whole pages, which the hardware's prefetchers, which
+/// stop at page ends, never would), 64 B 0.70-0.72 against 0.63-0.65,
+/// 256 B 0.72 against 0.67; 2 KiB and 128 B blocks alike (0.74-0.78,
+/// 0.67).  Blocks of 5 to 31 lines keep the sweep (512 B: 0.65-0.67 this
+/// way against 0.73 in a trial), and so do CPUs with AVX2 only for short
+/// blocks (pack_lines_streamed() first, for whole lines).
+bool pack_prefetched(std::byte* dst, std::uintptr_t src, std::int64_t stride, std::int64_t n, std::int64_t len);
+
 /// The reverse: `n` blocks of `len` bytes (len >= 64) from `src`, back to
 /// back, into memory at `dst`, `stride` bytes apart, in block order.  With
 /// `stream` (only for blocks that do not overlap), whole 64-byte lines of

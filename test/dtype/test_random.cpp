@@ -310,14 +310,19 @@ TEST(DtypeRandom, BlocksOfALineAndMore) {
 // only from a quarter of the last-level cache, or from 4 MiB with
 // SHMPI_STREAMED_PACKS=1, as test/dtype/meson.build runs it too): blocks
 // whole and unaligned, short tails, gaps of one and of two blocks, a
-// negative stride, and the pieces that resume inside them.  (Each shape moves 4 MiB
+// negative stride, and the pieces that resume inside them; blocks of 2
+// KiB and more (and with AVX-512, of one to four lines) prefetch only
+// their own lines, whole pages of gap included.  (Each shape moves 4 MiB
 // several times: under TSan, seconds each.)  Not under TSan: the test has
 // one thread, so TSan has nothing to check, and it took 66 s there (ASan
 // runs it).
 TEST(DtypeRandom, LargeVectorsUnpackAroundTheCaches) {
-    if (shmpi_test::kThreadSanitizer) GTEST_SKIP() << "one thread: nothing for TSan to check (ASan runs it)";
+    if (shmpi_test::kThreadSanitizer) {
+        GTEST_SKIP() << "one thread: nothing for TSan to check (ASan runs it)";
+    }
     check_byte_blocks(
-        {{64, 128}, {72, 200}, {100, -228}, {4096, 8192}, {65, 195}, {128, 384}},
+        {{64, 128}, {72, 200}, {100, -228}, {4096, 8192}, {65, 195}, {128, 384}, {2048, 4096}, {2049, 6000},
+         {16384, 32768}},
         [](const ByteBlocks& b) { return (4 << 20) / b.blocklen + 3; }, 1, 11);
 }
 
@@ -333,9 +338,13 @@ TEST(DtypeRandom, CacheSizesGrowWithTheLevel) {
     if (l1 > 0) {
         EXPECT_GE(l1, 4 << 10);
         EXPECT_LE(l1, 4 << 20);
-        if (l2 > 0) EXPECT_GT(l2, l1);
+        if (l2 > 0) {
+            EXPECT_GT(l2, l1);
+        }
     }
-    if (l3 > 0 && l2 > 0) EXPECT_GT(l3, l2);
+    if (l3 > 0 && l2 > 0) {
+        EXPECT_GT(l3, l2);
+    }
     EXPECT_EQ(shmpi::dtype::cache_bytes(0), -1);  // no level 0
 }
 
