@@ -118,14 +118,14 @@ bool pack_lines_streamed(std::byte* dst, std::uintptr_t src, std::int64_t stride
 /// 256 bytes); returns false, having done nothing, otherwise.  For packs
 /// too large for the caches, whose gaps are at most two blocks.  On the
 /// 2-CPU AMD EPYC (Zen 5) VM of docs/BENCHMARKS.md (session 54,
-/// `dtype_pack`, 8 MiB packs at a stride of twice the block, three
-/// alternating rounds against the build before, medians of three, x
-/// memcpy): 4 KiB blocks 0.84-0.90 against 0.73-0.76, 16 KiB 1.00-1.07
-/// against 0.50-0.59 (the sweep of pack.cpp's pack_streaming() reads
+/// `dtype_pack`, 8 MiB packs at a stride of twice the block, three to
+/// six alternating rounds against the build before, medians of three, x
+/// memcpy): 4 KiB blocks 0.84-0.93 against 0.73-0.77, 16 KiB 1.01-1.07
+/// against 0.58-0.64 (the sweep of pack.cpp's pack_streaming() reads
 /// every gap, there whole pages, which the hardware's prefetchers, which
 /// stop at page ends, never would), 64 B 0.70-0.72 against 0.63-0.65,
 /// 256 B 0.72 against 0.67; 2 KiB and 128 B blocks alike (0.74-0.78,
-/// 0.67).  Blocks of 5 to 31 lines keep the sweep (512 B: 0.65-0.67 this
+/// 0.67).  Blocks of 5 to 31 lines keep the sweep (512 B: 0.63-0.67 this
 /// way against 0.73 in a trial), and so do CPUs with AVX2 only for short
 /// blocks (pack_lines_streamed() first, for whole lines).
 bool pack_prefetched(std::byte* dst, std::uintptr_t src, std::int64_t stride, std::int64_t n, std::int64_t len);
