@@ -281,7 +281,7 @@ inline std::int64_t prefetch_reach(std::int64_t len, std::int64_t stride) {
 /// The streaming form of strided_loop() for packing blocks no more than
 /// three blocks apart: the loop prefetches every line of the source a
 /// little ahead, gaps included, and writes the stream with non-temporal
-/// stores.  Left to the hardware, a strided read of every other line runs
+/// stores (64-byte ones where stream_block_512() runs).  Left to the hardware, a strided read of every other line runs
 /// slower than a read of every line (the prefetchers fetch the gaps
 /// anyway, late); prefetched as one sweep, it runs at the speed of a plain
 /// read, and the stream's lines are not read first only to be overwritten.
@@ -296,7 +296,9 @@ inline void pack_streaming(Mem m, std::int64_t stride, std::int64_t n, std::int6
     for (std::int64_t i = 0; i < n; ++i) {
         const Mem upto = std::min(end, at(m, reach));
         for (; next < upto; next += kLineBytes) __builtin_prefetch(reinterpret_cast<const void*>(next), 0, 3);
-        stream_copy(p, reinterpret_cast<const std::byte*>(m), bytes);
+        if (!stream_block_512(p, reinterpret_cast<const std::byte*>(m), bytes)) {
+            stream_copy(p, reinterpret_cast<const std::byte*>(m), bytes);
+        }
         m = at(m, stride);
         p += len;
     }

@@ -648,6 +648,17 @@ bool pack_prefetched(std::byte* dst, std::uintptr_t src, std::int64_t stride, st
 #endif
 }
 
+bool stream_block_512(std::byte* d, const std::byte* s, std::size_t len) {
+#if SHMPI_WIDE_COPIES
+    if (width() != Width::k512 || len < 64) return false;
+    block_streamed(d, s, len);
+    return true;
+#else
+    (void)d, (void)s, (void)len;
+    return false;
+#endif
+}
+
 void unpack_blocks_wide(std::uintptr_t dst, std::int64_t stride, const std::byte* src, std::int64_t n,
                         std::int64_t len, bool stream) {
 #if SHMPI_WIDE_COPIES

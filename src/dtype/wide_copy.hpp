@@ -130,6 +130,21 @@ bool pack_lines_streamed(std::byte* dst, std::uintptr_t src, std::int64_t stride
 /// blocks (pack_lines_streamed() first, for whole lines).
 bool pack_prefetched(std::byte* dst, std::uintptr_t src, std::int64_t stride, std::int64_t n, std::int64_t len);
 
+/// Copies one block of `len` >= 64 bytes to `d` with non-temporal stores
+/// for the lines of `d` it fills whole and plain stores that stay inside
+/// its first and last lines, as AVX-512's 64-byte moves, where this CPU
+/// moves 64 bytes at a time; returns false, having done nothing,
+/// elsewhere.  No fence: the caller ends its loop with one.  For the
+/// streamed packs that sweep their source (pack.cpp's pack_streaming()),
+/// in place of 16-byte stores, as the streamed unpacks already do.  On
+/// the Zen 5 VM of docs/BENCHMARKS.md (session 54, `dtype_pack`, 8 MiB
+/// packs at a stride of twice the block, six alternating rounds against
+/// the 16-byte stores, medians of three, x memcpy) 512-byte blocks moved
+/// at 0.76-0.80 against 0.74-0.77 (ahead in all six), 1 KiB blocks at
+/// 0.74-0.78 against 0.74-0.79 (ahead in four), 1000-byte blocks, off
+/// the lines, at 0.63-0.66 against 0.64-0.69.
+bool stream_block_512(std::byte* d, const std::byte* s, std::size_t len);
+
 /// The reverse: `n` blocks of `len` bytes (len >= 64) from `src`, back to
 /// back, into memory at `dst`, `stride` bytes apart, in block order.  With
 /// `stream` (only for blocks that do not overlap), whole 64-byte lines of

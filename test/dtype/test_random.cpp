@@ -312,7 +312,8 @@ TEST(DtypeRandom, BlocksOfALineAndMore) {
 // whole and unaligned, short tails, gaps of one and of two blocks, a
 // negative stride, and the pieces that resume inside them; blocks of 2
 // KiB and more (and with AVX-512, of one to four lines) prefetch only
-// their own lines, whole pages of gap included.  (Each shape moves 4 MiB
+// their own lines, whole pages of gap included; those between sweep the
+// gaps too (with AVX-512, storing 64 bytes at a time).  (Each shape moves 4 MiB
 // several times: under TSan, seconds each.)  Not under TSan: the test has
 // one thread, so TSan has nothing to check, and it took 66 s there (ASan
 // runs it).
@@ -322,7 +323,7 @@ TEST(DtypeRandom, LargeVectorsUnpackAroundTheCaches) {
     }
     check_byte_blocks(
         {{64, 128}, {72, 200}, {100, -228}, {4096, 8192}, {65, 195}, {128, 384}, {2048, 4096}, {2049, 6000},
-         {16384, 32768}},
+         {16384, 32768}, {300, 900}, {1024, 2048}},
         [](const ByteBlocks& b) { return (4 << 20) / b.blocklen + 3; }, 1, 11);
 }
 
