@@ -281,10 +281,11 @@ inline std::int64_t prefetch_reach(std::int64_t len, std::int64_t stride) {
 /// The streaming form of strided_loop() for packing blocks no more than
 /// three blocks apart: the loop prefetches every line of the source a
 /// little ahead, gaps included, and writes the stream with non-temporal
-/// stores (64-byte ones where stream_block_512() runs).  Left to the hardware, a strided read of every other line runs
-/// slower than a read of every line (the prefetchers fetch the gaps
-/// anyway, late); prefetched as one sweep, it runs at the speed of a plain
-/// read, and the stream's lines are not read first only to be overwritten.
+/// stores (64-byte ones where stream_block_512() runs).  Left to the
+/// hardware, a strided read of every other line runs slower than a read
+/// of every line (the prefetchers fetch the gaps anyway, late); prefetched
+/// as one sweep, it runs at the speed of a plain read, and the stream's
+/// lines are not read first only to be overwritten.
 /// (Not for the blocks that pack_lines_streamed() or pack_prefetched()
 /// take: strided_loop() tries those first.)
 inline void pack_streaming(Mem m, std::int64_t stride, std::int64_t n, std::int64_t len, std::byte*& s) {

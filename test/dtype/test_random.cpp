@@ -310,13 +310,13 @@ TEST(DtypeRandom, BlocksOfALineAndMore) {
 // only from a quarter of the last-level cache, or from 4 MiB with
 // SHMPI_STREAMED_PACKS=1, as test/dtype/meson.build runs it too): blocks
 // whole and unaligned, short tails, gaps of one and of two blocks, a
-// negative stride, and the pieces that resume inside them; blocks of 2
+// negative stride, and the pieces that resume inside them.  Blocks of 2
 // KiB and more (and with AVX-512, of one to four lines) prefetch only
-// their own lines, whole pages of gap included; those between sweep the
-// gaps too (with AVX-512, storing 64 bytes at a time).  (Each shape moves 4 MiB
-// several times: under TSan, seconds each.)  Not under TSan: the test has
-// one thread, so TSan has nothing to check, and it took 66 s there (ASan
-// runs it).
+// their own lines (one shape has gaps of whole pages); those between
+// sweep the gaps too (with AVX-512, storing 64 bytes at a time).  (Each
+// shape moves 4 MiB several times: under TSan, seconds each.)  Not under
+// TSan: the test has one thread, so TSan has nothing to check, and it
+// took 66 s there (ASan runs it).
 TEST(DtypeRandom, LargeVectorsUnpackAroundTheCaches) {
     if (shmpi_test::kThreadSanitizer) {
         GTEST_SKIP() << "one thread: nothing for TSan to check (ASan runs it)";
