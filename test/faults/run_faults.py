@@ -150,7 +150,16 @@ class Launch:
                 if len(hits) >= count:
                     return hits[count - 1]
                 left = deadline - time.monotonic()
-                check(left > 0 and self.proc.poll() is None,
+                ended = self.proc.poll() is not None
+                if ended and left > 0 and self._threads[0].is_alive():
+                    # mpirun has ended, but its last lines may still be in
+                    # the pipe on their way to _read_stdout(), which
+                    # notifies at each line and at the end: wait for them
+                    # rather than fail (a victim's "dying" line once came
+                    # after mpirun had already ended the job).
+                    self.cond.wait(min(left, 0.1))
+                    continue
+                check(left > 0 and not ended,
                       f"waited for {count} matching lines; got {len(hits)}; output so far:\n"
                       + b"".join(l for _, l in self.lines).decode(errors="replace")
                       + self.stderr_text())
