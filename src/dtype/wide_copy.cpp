@@ -110,11 +110,21 @@ SHMPI_AVX2_TARGET inline void stream_line_avx2(std::byte* d, const std::byte* s)
 
 /// block_streamed() in 32-byte halves: the lines it fills whole are
 /// 64-byte aligned, so each half is aligned as the stream store needs.
-SHMPI_AVX2_TARGET inline void block_streamed_avx2(std::byte* d, const std::byte* s, std::size_t len) {
+/// With kPrefetch, each line's load is paired with a prefetch of the
+/// source `reach` bytes on (Mem arithmetic: it wraps for a negative
+/// stride, as step() does).
+template <bool kPrefetch = false>
+SHMPI_AVX2_TARGET inline void block_streamed_avx2(std::byte* d, const std::byte* s, std::size_t len,
+                                                  Mem reach = 0) {
     const std::size_t head = (64 - (reinterpret_cast<std::uintptr_t>(d) & 63)) & 63;
     if (head != 0) std::memcpy(d, s, head);
     std::size_t o = head;
-    for (; o + 64 <= len; o += 64) stream_line_avx2(d + o, s + o);
+    for (; o + 64 <= len; o += 64) {
+        if constexpr (kPrefetch) {
+            __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<Mem>(s) + reach + o), 0, 3);
+        }
+        stream_line_avx2(d + o, s + o);
+    }
     if (o < len) std::memcpy(d + o, s + o, len - o);
 }
 
@@ -124,17 +134,9 @@ SHMPI_AVX2_TARGET inline void block_streamed_avx2(std::byte* d, const std::byte*
 /// last block the prefetches run off the end, which a prefetch may).
 SHMPI_AVX2_TARGET void pack_prefetched_avx2(std::byte* dst, Mem src, std::int64_t stride, std::int64_t n,
                                             std::size_t len, std::int64_t ahead) {
-    const Mem reach = static_cast<Mem>(ahead * stride);  // wraps for a negative stride, as step() does
+    const Mem reach = static_cast<Mem>(ahead * stride);
     for (std::int64_t i = 0; i < n; ++i, dst += len, src = step(src, stride)) {
-        const auto* s = reinterpret_cast<const std::byte*>(src);
-        const std::size_t head = (64 - (reinterpret_cast<std::uintptr_t>(dst) & 63)) & 63;
-        if (head != 0) std::memcpy(dst, s, head);
-        std::size_t o = head;
-        for (; o + 64 <= len; o += 64) {
-            __builtin_prefetch(reinterpret_cast<const void*>(src + reach + o), 0, 3);
-            stream_line_avx2(dst + o, s + o);
-        }
-        if (o < len) std::memcpy(dst + o, s + o, len - o);
+        block_streamed_avx2<true>(dst, reinterpret_cast<const std::byte*>(src), len, reach);
     }
     // Orders the weakly ordered stores before whatever publishes `dst`.
     _mm_sfence();
