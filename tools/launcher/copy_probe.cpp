@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <new>
 
@@ -96,20 +97,34 @@ bool kernel_copies_slow() {
 
 namespace {
 
-/// The two counters of line_handoff_ns(), each on its own 128 bytes
-/// (adjacent-line prefetch).
-struct Handoff {
-    alignas(128) std::atomic<std::int64_t> ping;  ///< written by mpirun
-    alignas(128) std::atomic<std::int64_t> pong;  ///< written by the helper process
+/// copy_race()'s transfer: 1 MiB, the size of issue 4's 1 MiB rows, in
+/// slots of 16 KiB, eight of them, as a 2-rank team's cells carry it
+/// (shm::Geometry::coll_cell_bytes, ShmTeam::kSlots).
+constexpr std::size_t kRaceBytes = std::size_t{1} << 20;
+constexpr std::size_t kRaceSlot = 16384;
+constexpr std::int64_t kRaceSlots = 8;
+constexpr std::int64_t kRaceChunks = static_cast<std::int64_t>(kRaceBytes / kRaceSlot);
+/// Rounds, taking turns: odd ones through the slots, even ones by
+/// process_vm_readv; the first two of them warm up.
+constexpr std::int64_t kRaceRounds = 8;
+
+/// What mpirun and copy_race()'s helper process share.  Each counter only
+/// grows, and sits on 128 bytes of its own (adjacent-line prefetch).
+struct Race {
+    alignas(128) std::atomic<std::int64_t> order;    ///< written by mpirun: the round to run next
+    alignas(128) std::atomic<std::int64_t> ready;    ///< written by the helper: the last round whose source it rewrote
+    alignas(128) std::atomic<std::int64_t> filled;   ///< written by the helper: slots filled, all rounds together
+    alignas(128) std::atomic<std::int64_t> emptied;  ///< written by mpirun: slots emptied, all rounds together
+    alignas(4096) std::byte slots[kRaceSlots][kRaceSlot];  ///< written by the helper, read by mpirun (filled/emptied)
 };
 
-/// Waits until `flag` holds `want`, up to `deadline` (now_ns()); false
-/// when it passes.  The clock is read once every 1024 polls.
-bool await_value(const std::atomic<std::int64_t>& flag, std::int64_t want, double deadline) {
+/// Waits until `counter` reaches `want`, up to `deadline` (now_ns());
+/// false when it passes.  The clock is read once every 1024 polls.
+bool await_at_least(const std::atomic<std::int64_t>& counter, std::int64_t want, double deadline) {
     for (unsigned polls = 1;; ++polls) {
-        // Acquire: nothing else is exchanged; it keeps each answer after
-        // the read it answers, as a message flag's would be.
-        if (flag.load(std::memory_order_acquire) == want) return true;
+        // Acquire: pairs with the release that raised the counter; what it
+        // orders is said at each store.
+        if (counter.load(std::memory_order_acquire) >= want) return true;
         if (polls % 1024 == 0 && now_ns() > deadline) return false;
     }
 }
@@ -121,11 +136,80 @@ void pin_to(int cpu) {
     sched_setaffinity(0, sizeof one, &one);
 }
 
+bool cells_round(std::int64_t round) { return round % 2 == 1; }
+
+/// The byte the helper writes all over its source in `round`.
+unsigned char round_byte(std::int64_t round) { return static_cast<unsigned char>(0x40 + round); }
+
+/// The helper's side of copy_race(), on its own CPU: before each round it
+/// rewrites its source (so the lines are its own, as a rank's freshly
+/// computed buffer is), and in the slots' rounds it copies the source
+/// through them.  Returns its exit status.
+int race_helper(Race& race, std::byte* source, double deadline) {
+    std::int64_t filled = 0;
+    for (std::int64_t round = 1; round <= kRaceRounds; ++round) {
+        if (!await_at_least(race.order, round, deadline)) return 1;
+        std::memset(source, round_byte(round), kRaceBytes);
+        race.ready.store(round, std::memory_order_release);  // the source is rewritten: mpirun may read it
+        if (!cells_round(round)) continue;
+        for (std::int64_t c = 0; c < kRaceChunks; ++c, ++filled) {
+            if (!await_at_least(race.emptied, filled + 1 - kRaceSlots, deadline)) return 1;
+            std::memcpy(race.slots[filled % kRaceSlots], source + c * kRaceSlot, kRaceSlot);
+            race.filled.store(filled + 1, std::memory_order_release);  // publishes the slot's bytes
+        }
+    }
+    return 0;
+}
+
+/// mpirun's side of copy_race(): runs the rounds against `helper` and
+/// returns the best time of each kind, or nullopt when the helper stops
+/// answering or a copy brings the wrong bytes.
+std::optional<CopyRace> race_rounds(Race& race, pid_t helper, const std::byte* source, std::byte* dest,
+                                    double deadline) {
+    CopyRace best{1e30, 1e30};
+    std::int64_t emptied = 0;
+    for (std::int64_t round = 1; round <= kRaceRounds; ++round) {
+        race.order.store(round, std::memory_order_release);  // nothing else to order: a go-ahead
+        if (!await_at_least(race.ready, round, deadline)) return std::nullopt;
+        const double t0 = now_ns();
+        if (cells_round(round)) {
+            for (std::int64_t c = 0; c < kRaceChunks; ++c, ++emptied) {
+                if (!await_at_least(race.filled, emptied + 1, deadline)) return std::nullopt;
+                std::memcpy(dest + c * kRaceSlot, race.slots[emptied % kRaceSlots], kRaceSlot);
+                race.emptied.store(emptied + 1, std::memory_order_release);  // the slot is read: it may be refilled
+            }
+        } else {
+            iovec local{dest, kRaceBytes};
+            iovec remote{const_cast<std::byte*>(source), kRaceBytes};
+            const ssize_t got = process_vm_readv(helper, &local, 1, &remote, 1, 0);
+            if (got < 0) {
+                // Refused (ptrace rules, seccomp): the ranks' own probe
+                // turns the single copies off too.
+                best.kernel_ns = std::numeric_limits<double>::infinity();
+                continue;
+            }
+            if (got != static_cast<ssize_t>(kRaceBytes)) return std::nullopt;
+        }
+        const double ns = now_ns() - t0;
+        // A probe that copies wrongly decides nothing: the first and last
+        // byte of every slot's worth must be this round's.
+        const auto want = static_cast<std::byte>(round_byte(round));
+        for (std::size_t at = 0; at < kRaceBytes; at += kRaceSlot) {
+            if (dest[at] != want || dest[at + kRaceSlot - 1] != want) return std::nullopt;
+        }
+        if (round <= 2) continue;
+        if (cells_round(round)) {
+            best.cells_ns = std::min(best.cells_ns, ns);
+        } else if (best.kernel_ns != std::numeric_limits<double>::infinity()) {
+            best.kernel_ns = std::min(best.kernel_ns, ns);
+        }
+    }
+    return best;
+}
+
 }  // namespace
 
-std::optional<double> line_handoff_ns() {
-    constexpr std::int64_t kWarm = 200;
-    constexpr std::int64_t kTimed = 2000;
+std::optional<CopyRace> copy_race(double limit_ms) {
     cpu_set_t allowed;
     if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return std::nullopt;
     int cpus[2] = {-1, -1};
@@ -133,46 +217,42 @@ std::optional<double> line_handoff_ns() {
         if (CPU_ISSET(c, &allowed)) cpus[found++] = c;
     }
     if (cpus[1] < 0) return std::nullopt;
-    void* mem = mmap(nullptr, sizeof(Handoff), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    void* mem = mmap(nullptr, sizeof(Race), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (mem == MAP_FAILED) return std::nullopt;
-    auto* h = new (mem) Handoff{};
-    // Everything must be over within 50 ms: a helper that gets no CPU
-    // (a loaded machine) makes the answer "unknown", not a wait.
-    const double deadline = now_ns() + 50e6;
-    const pid_t helper = fork();
-    if (helper == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        pin_to(cpus[1]);
-        for (std::int64_t i = 1; i <= kWarm + kTimed; ++i) {
-            if (!await_value(h->ping, i, deadline)) _exit(1);
-            h->pong.store(i, std::memory_order_release);  // pairs with mpirun's acquire
+    // The source is private: the helper's writes give it its own copy at
+    // the same address, which process_vm_readv reads from mpirun.
+    std::unique_ptr<void, FreeDeleter> source_mem(std::aligned_alloc(kPage, kRaceBytes));
+    std::unique_ptr<void, FreeDeleter> dest_mem(std::aligned_alloc(kPage, kRaceBytes));
+    std::optional<CopyRace> result;
+    if (source_mem && dest_mem) {
+        auto* source = static_cast<std::byte*>(source_mem.get());
+        auto* dest = static_cast<std::byte*>(dest_mem.get());
+        std::memset(dest, 0, kRaceBytes);
+        auto* race = new (mem) Race{};
+        const double deadline = now_ns() + limit_ms * 1e6;
+        const pid_t helper = fork();
+        if (helper == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            pin_to(cpus[1]);
+            _exit(race_helper(*race, source, deadline));
         }
-        _exit(0);
-    }
-    std::optional<double> result;
-    if (helper > 0) {
-        pin_to(cpus[0]);
-        bool ok = true;
-        double t0 = 0;
-        for (std::int64_t i = 1; ok && i <= kWarm + kTimed; ++i) {
-            if (i == kWarm + 1) t0 = now_ns();
-            h->ping.store(i, std::memory_order_release);  // pairs with the helper's acquire
-            ok = await_value(h->pong, i, deadline);
-        }
-        if (ok) result = (now_ns() - t0) / (2.0 * kTimed);
-        sched_setaffinity(0, sizeof allowed, &allowed);  // mpirun's own again, for the ranks
-        if (!ok) kill(helper, SIGKILL);
-        while (waitpid(helper, nullptr, 0) < 0 && errno == EINTR) {
+        if (helper > 0) {
+            pin_to(cpus[0]);
+            result = race_rounds(*race, helper, source, dest, deadline);
+            sched_setaffinity(0, sizeof allowed, &allowed);  // mpirun's own again, for the ranks
+            if (!result) kill(helper, SIGKILL);
+            while (waitpid(helper, nullptr, 0) < 0 && errno == EINTR) {
+            }
         }
     }
-    munmap(mem, sizeof(Handoff));
+    munmap(mem, sizeof(Race));
     return result;
 }
 
 bool cells_beat_kernel_copies() {
     if (!kernel_copies_slow()) return false;
-    const std::optional<double> line = line_handoff_ns();
-    return line && *line < kFastLineNs;
+    const std::optional<CopyRace> race = copy_race();
+    return race && race->cells_ns < race->kernel_ns;
 }
 
 std::optional<KernelCopies> parse_kernel_copies(const char* value) {

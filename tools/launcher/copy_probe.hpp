@@ -27,15 +27,20 @@
 // EPYC VM of docs/BENCHMARKS.md it copies 3-5 times slower (64 KiB-1 MiB,
 // cache-warm: 8 GB/s against 30), and the cells' two user-space copies won:
 // a 2-rank 1 MiB Reduce took 101-110 us in the tree against 131-164 by
-// `push`.  The cells also need cache lines that cross between CPUs fast:
-// when that VM's lines took 0.29 us instead of 0.06 (it switches for
+// `push`.  The cells also need lines that move between CPUs fast.  When
+// that VM's lines took 0.29 us one way instead of 0.06 (it switches for
 // minutes at a time), the single copies won again (2-rank 1 MiB Bcast
-// 132-141 us against 262-318 in the cells).  So mpirun times 64 KiB both
-// ways in this process (a process_vm_readv from itself runs the same
-// kernel path as one from another process) and, when the kernel is slow,
-// a line's trip between two CPUs, and records the verdict in the segment's
-// header (SegmentHeader::kernel_copies_slow), where every rank reads the
-// same value and the collectives choose by it (coll/select_shm.cpp).
+// 132-141 us against 262-318 in the cells); but a Zen 5 VM whose lines
+// take 0.25 us streams the cells at 27 GB/s (against that VM's 3.5), and
+// there the cells won in both stretches (2-rank 1 MiB Reduce 54-56 us
+// against 107-109).  A line's latency does not tell the two apart; the
+// copy does.  So mpirun times 64 KiB both ways in this process (a
+// process_vm_readv from itself runs the same kernel path as one from
+// another process) and, when the kernel is slow, races 1 MiB from one CPU
+// to another through slots like the cells against one process_vm_readv
+// (copy_race()).  It records the verdict in the segment's header
+// (SegmentHeader::kernel_copies_slow), where every rank reads the same
+// value and the collectives choose by it (coll/select_shm.cpp).
 // SHMPI_KERNEL_COPIES=fast or =slow sets the verdict without measuring.
 #pragma once
 
@@ -72,20 +77,26 @@ std::optional<std::string> tunables_avoiding_rep_movsb(std::optional<std::string
 /// turns the single copies off anyway.  Measured on each call.
 bool kernel_copies_slow();
 
-/// Half a round trip of a cache line between the first two CPUs this
-/// process may use, in nanoseconds: mpirun and a helper process it forks
-/// hand a counter back and forth 2000 times (a millisecond or two).
-/// nullopt with one CPU, or when the helper does not answer within 50 ms.
-std::optional<double> line_handoff_ns();
+/// copy_race()'s answer: the best time, in nanoseconds, to move 1 MiB
+/// from one CPU to another each way.
+struct CopyRace {
+    double cells_ns;   ///< the sender copies it into 8 slots of 16 KiB in turn, the receiver out of them
+    double kernel_ns;  ///< the receiver copies it with one process_vm_readv from the sender (infinity: refused)
+};
 
-/// Lines that cross between CPUs faster than this (one way) make the cells
-/// cheap: the VM of docs/BENCHMARKS.md takes 55-75 ns in its usual mode
-/// and 260-330 in its slow one, where the single copies won again.
-inline constexpr double kFastLineNs = 150;
+/// Races the cells' two copies against the kernel's one between the first
+/// two CPUs this process may use: mpirun and a helper process it forks
+/// move 1 MiB from the helper's freshly written buffer each way three
+/// times (after one warm-up each), taking turns: a few milliseconds.
+/// nullopt with one CPU, when the race is not over within `limit_ms` (a
+/// loaded machine may leave the helper without a CPU: then the answer is
+/// "unknown", not a wait), or when a copy brings the wrong bytes.  Leaves
+/// mpirun's affinity as it was.
+std::optional<CopyRace> copy_race(double limit_ms = 50);
 
 /// The verdict mpirun records: the kernel copies slowly
-/// (kernel_copies_slow()) and lines cross fast (line_handoff_ns() under
-/// kFastLineNs), so the cells' two copies beat the kernel's one.
+/// (kernel_copies_slow()), and from CPU to CPU the cells move 1 MiB
+/// faster than process_vm_readv (copy_race()).
 bool cells_beat_kernel_copies();
 
 /// What SHMPI_KERNEL_COPIES asks for.
