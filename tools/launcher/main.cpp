@@ -238,8 +238,10 @@ int main(int argc, char** argv) {
     if (!rep_movsb || !kernel_copies) return kUsageError;
     const bool avoid_rep_movsb =
         *rep_movsb == RepMovsb::Avoid || (*rep_movsb == RepMovsb::Auto && short_distance_copies_slow());
+    // (One rank has no one to copy to: its launch skips the race, 3-4 ms.)
     const bool slow_kernel_copies =
-        *kernel_copies == KernelCopies::Slow || (*kernel_copies == KernelCopies::Auto && cells_beat_kernel_copies());
+        *kernel_copies == KernelCopies::Slow ||
+        (*kernel_copies == KernelCopies::Auto && args.nranks >= 2 && cells_beat_kernel_copies());
     std::optional<place::Topology> topology;
     place::RankMap map;
     try {
