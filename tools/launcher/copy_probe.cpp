@@ -105,8 +105,10 @@ constexpr std::size_t kRaceSlot = 16384;
 constexpr std::int64_t kRaceSlots = 8;
 constexpr std::int64_t kRaceChunks = static_cast<std::int64_t>(kRaceBytes / kRaceSlot);
 /// Rounds, taking turns: odd ones through the slots, even ones by
-/// process_vm_readv; the first two of them warm up.
+/// process_vm_readv; the first kRaceWarmRounds of them (one of each kind)
+/// warm up and are not timed.
 constexpr std::int64_t kRaceRounds = 8;
+constexpr std::int64_t kRaceWarmRounds = 2;
 
 /// What mpirun and copy_race()'s helper process share.  Each counter only
 /// grows, and sits on 128 bytes of its own (adjacent-line prefetch).
@@ -197,7 +199,7 @@ std::optional<CopyRace> race_rounds(Race& race, pid_t helper, const std::byte* s
         for (std::size_t at = 0; at < kRaceBytes; at += kRaceSlot) {
             if (dest[at] != want || dest[at + kRaceSlot - 1] != want) return std::nullopt;
         }
-        if (round <= 2) continue;
+        if (round <= kRaceWarmRounds) continue;
         if (cells_round(round)) {
             best.cells_ns = std::min(best.cells_ns, ns);
         } else if (best.kernel_ns != std::numeric_limits<double>::infinity()) {
