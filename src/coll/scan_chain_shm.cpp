@@ -9,11 +9,11 @@
 // S_{r-1} it took.
 //
 // At the call's step s, with chunks of a slot of cells (up to kCollInline
-// bytes: one chunk, in the release line of step s; of a wide slot
-// where the team has wide cells and the message does not fit the cells,
-// so that a member can publish up to kSlots wide slots without waiting
-// for its successor: with ranks two or more to a CPU each such wait is a
-// context switch); chunk g at step s + 1 + g in slot g mod kSlots:
+// bytes: one chunk, in the release line of step s; of a wide slot, up to
+// kWideChunk, where the team has wide cells and the message does not fit
+// the cells, so that a member can publish up to kSlots such chunks without
+// waiting for its successor: with ranks two or more to a CPU each such
+// wait is a context switch); chunk g at step s + 1 + g in slot g mod kSlots:
 //   1. Member r < n - 1 publishes its message size in its release line for
 //      s (put_line(), claimed for member r + 1), released with chunk 0.
 //   2. Member r >= 1 waits for member r - 1's release of s + 1 + g; on
@@ -42,6 +42,9 @@
 namespace shmpi::coll {
 namespace {
 
+/// The largest chunk a wide slot carries down the chain.
+constexpr std::uint64_t kWideChunk = std::uint64_t{128} << 10;
+
 bool chain(const Team& team, const void* send, void* recv, std::int64_t count, const Reduction& red,
            bool inclusive) {
     ShmTeam* shm = ready(team);
@@ -54,8 +57,11 @@ bool chain(const Team& team, const void* send, void* recv, std::int64_t count, c
         if (inclusive && bytes > 0 && recv != send) std::memcpy(recv, send, bytes);
         return true;
     }
+    // Chunks of a wide slot stop at 128 KiB: with 512 KiB ones (4 MiB wide
+    // cells) the chain's pipeline was shorter and the 4 MiB Scan at 16
+    // ranks took 1.4 times as long (docs/BENCHMARKS.md, session 56).
     const bool wide = shm->wide_slot_bytes() > shm->slot_bytes() && bytes > shm->cell_bytes();
-    const std::uint64_t slot = wide ? shm->wide_slot_bytes() : shm->slot_bytes();
+    const std::uint64_t slot = wide ? std::min<std::uint64_t>(shm->wide_slot_bytes(), kWideChunk) : shm->slot_bytes();
     const std::uint64_t per = elem == 0 ? 0 : slot / elem * elem;  // whole elements a chunk
     if (bytes > 0 && per == 0) return false;  // an element larger than a slot
     const std::uint64_t chunks = bytes == 0 ? 0 : (bytes + per - 1) / per;
