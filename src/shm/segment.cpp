@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <boost/interprocess/shared_memory_object.hpp>
+#include <algorithm>
 #include <cassert>
 #include <cerrno>
 #include <cstddef>
@@ -197,19 +198,30 @@ Geometry Geometry::for_ranks(std::uint32_t nranks, std::uint32_t cpus) {
     // when ranks outnumber the CPUs: a root whose message outgrows its
     // cells waits for every reader before it reuses a slot, a member whose
     // blocks outgrow them waits for the readers of its buffer, and there
-    // each wait is a context switch.  With 1 MiB a rank (eight slots of
-    // 128 KiB) a Bcast of up to 1 MiB fits whole and the root leaves at
-    // once, and so does the owner of such blocks: on the 2-CPU development
-    // VM (docs/BENCHMARKS.md, sessions 47 and 48) Bcasts of 192 KiB to
-    // 1 MiB took 0.35-0.77 of the time at 4 to 16 ranks, Gathers and
-    // Allgathers of 128 KiB to 1 MiB blocks 0.14-0.90, Alltoalls 0.55-0.89.
-    // Only the world's region (Scatter, Allreduce and the pool's regions
-    // keep their cells), and only up to 16 ranks: 16 MiB more at most.
-    if (cpus > 0 && nranks > cpus && nranks <= 16) g.wide_cell_bytes = 1u << 20;
+    // each wait is a context switch.  With 4 MiB a rank (eight slots of
+    // 512 KiB) a Bcast of up to 4 MiB fits whole and the root leaves at
+    // once, and so does the owner of such blocks.  On the 2-CPU development
+    // VMs (docs/BENCHMARKS.md): 1 MiB a rank made Bcasts of 192 KiB to
+    // 1 MiB take 0.35-0.77 of the time at 4 to 16 ranks, Gathers and
+    // Allgathers of 128 KiB to 1 MiB blocks 0.14-0.90, Alltoalls 0.55-0.89
+    // (sessions 47 and 48); 4 MiB against 1 MiB, 2 and 4 MiB messages at 8
+    // and 16 ranks: Bcasts 0.45-0.67, Gathers 0.14-0.40, Allgathers
+    // 0.46-0.59 (session 56), sizes up to 1 MiB unchanged.  The price is
+    // the pages: 3 MiB more a rank to reserve at launch (4 ranks: 18 to
+    // 25 ms) and to hold.  Only the world's region (Scatter, Allreduce and
+    // the pool's regions keep their cells), only up to 16 ranks (64 MiB at
+    // most), and optional: where /dev/shm or memory cannot hold them,
+    // create() shrinks them (fit_room()).
+    if (cpus > 0 && nranks > cpus && nranks <= 16) g.wide_cell_bytes = 4u << 20;
     g.ring_cells = env_u32("SHMPI_RING_CELLS", g.ring_cells);
     g.cell_bytes = env_u32("SHMPI_CELL_BYTES", g.cell_bytes);
     g.coll_cell_bytes = env_u32("SHMPI_COLL_CELL_BYTES", g.coll_cell_bytes);
-    g.wide_cell_bytes = env_u32("SHMPI_COLL_WIDE_BYTES", g.wide_cell_bytes, true);
+    // The wide cells a user sets are theirs: create() shrinks only ours.
+    if (const auto wide = integer_setting("SHMPI_COLL_WIDE_BYTES", 0, 1u << 24, kReadByLauncher)) {
+        g.wide_cell_bytes = static_cast<std::uint32_t>(*wide);
+    } else {
+        g.wide_cells_optional = g.wide_cell_bytes > 0;
+    }
     g.stream_bytes = env_u32("SHMPI_STREAM_BYTES", g.stream_bytes, true);
     g.pool_regions = env_u32("SHMPI_COLL_REGIONS", g.pool_regions, true, kMaxPoolRegions);
     if ((g.ring_cells & (g.ring_cells - 1)) != 0) {
@@ -279,6 +291,22 @@ std::size_t Geometry::pool_region_stride() const {
 
 std::size_t Geometry::total_bytes() const {
     return pool_regions_offset() + std::size_t{pool_regions} * pool_region_stride();
+}
+
+bool Geometry::fits(double shm_free, double memory) const {
+    const auto size = static_cast<double>(total_bytes());
+    return (shm_free < 0 || size <= shm_free) &&
+           (memory < 0 || size + static_cast<double>(private_ring_bytes()) <= memory);
+}
+
+Geometry Geometry::fit_room(double shm_free, double memory) const {
+    Geometry g = *this;
+    if (!wide_cells_optional) return g;
+    for (const std::uint32_t wide : {wide_cell_bytes, std::min(wide_cell_bytes, 1u << 20), 0u}) {
+        g.wide_cell_bytes = wide;
+        if (g.fits(shm_free, memory)) break;
+    }
+    return g;
 }
 
 Layout check_header(const SegmentHeader& h, std::size_t file_size, std::uint32_t expect_nranks,
@@ -374,23 +402,26 @@ Layout::Layout(const Geometry& g)
       pool_region_cells(g.pool_region_cells()),
       size(g.total_bytes()) {}
 
-Segment Segment::create(const Geometry& g, std::int64_t launcher_pid, Name name) {
-    const std::size_t size = g.total_bytes();
-
+Segment Segment::create(const Geometry& wanted, std::int64_t launcher_pid, Name name) {
     // 1. Room in /dev/shm.  tmpfs fills pages lazily, so without this check a
     //    full /dev/shm would show up later as SIGBUS in some rank.
-    if (const double avail = dev_shm_free(); avail >= 0 && avail < static_cast<double>(size)) {
-        throw SegmentError(no_room_message(avail, g.nranks, size));
-    }
     //    Room in memory: /dev/shm is usually as large as RAM, and step 3
     //    takes every page of the segment at once, so a segment larger than
     //    the memory left would set off the OOM killer (which picks any
     //    process of the machine).  Each rank also allocates a private ring
     //    to itself of a ring's size.
-    const std::size_t private_rings = std::size_t{g.nranks} * g.ring_stride();
-    if (const double avail = memory_available();
-        avail >= 0 && avail < static_cast<double>(size) + static_cast<double>(private_rings)) {
-        throw SegmentError(no_memory_message(avail, g.nranks, size, private_rings));
+    //    Wide cells that only speed up large collectives give way first
+    //    (fit_room()); mpirun tells the user (layout().geometry).
+    const double shm_free = dev_shm_free();
+    const double memory = memory_available();
+    const Geometry g = wanted.fit_room(shm_free, memory);
+    const std::size_t size = g.total_bytes();
+    if (shm_free >= 0 && shm_free < static_cast<double>(size)) {
+        throw SegmentError(no_room_message(shm_free, g.nranks, size));
+    }
+    const std::size_t private_rings = g.private_ring_bytes();
+    if (memory >= 0 && memory < static_cast<double>(size) + static_cast<double>(private_rings)) {
+        throw SegmentError(no_memory_message(memory, g.nranks, size, private_rings));
     }
 
     // 2. Exclusive creation under an unguessable name, mode 0600.

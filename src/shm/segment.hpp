@@ -75,12 +75,29 @@ struct Geometry {
     /// Alltoall's block larger than the cells goes in them whole
     /// (ShmTeam::wide_carry()).
     std::uint32_t wide_cell_bytes = 0;
+    /// Whether for_ranks() chose wide_cell_bytes itself (SHMPI_COLL_WIDE_BYTES
+    /// unset): then Segment::create() may shrink them to fit /dev/shm and
+    /// memory (fit_room()).  Only the launcher reads it; not in the header.
+    bool wide_cells_optional = false;
 
     /// The default geometry for `nranks` ranks: rings shrink as the number of
     /// pairs grows so that the segment stays within a few hundred MiB.
     /// `cpus`: the CPUs the ranks may run on (0: unknown); with more ranks
-    /// than that, up to 16, the world region gets 1 MiB of wide cells a rank.
+    /// than that, up to 16, the world region gets 4 MiB of wide cells a rank.
     static Geometry for_ranks(std::uint32_t nranks, std::uint32_t cpus = 0);
+
+    /// Whether `shm_free` bytes of /dev/shm hold total_bytes() and
+    /// `memory` bytes hold that and each rank's private ring to itself
+    /// (private_ring_bytes()); a negative amount is unknown and holds
+    /// anything.
+    bool fits(double shm_free, double memory) const;
+    /// Bytes of the rings the ranks allocate to themselves, one each.
+    std::size_t private_ring_bytes() const { return std::size_t{nranks} * ring_stride(); }
+    /// This geometry, or where it does not fit (fits()) and its wide cells
+    /// are optional, the same with 1 MiB of them a rank, or none: the first
+    /// that fits.  Anything else stays, and a segment that still does not
+    /// fit is create()'s error to report.
+    Geometry fit_room(double shm_free, double memory) const;
 
     std::size_t ranks_offset() const;
     std::size_t rings_offset() const;

@@ -6,8 +6,10 @@
 # usage: run-small-devshm.sh MPIRUN PROGRAM
 # It mounts a 1 MiB tmpfs on /dev/shm in a private mount namespace (unshare
 # -m), so the machine's /dev/shm is untouched, and runs PROGRAM on 8 ranks
-# (a segment of about 26 MiB).  Needs root (or CAP_SYS_ADMIN) for the namespace and
-# the mount: exits 77 (skip) without them.
+# (a segment of about 26 MiB even without its wide cells), then in a
+# /dev/shm with room for the segment only once mpirun shrinks its optional
+# wide cells.  Needs root (or CAP_SYS_ADMIN) for the namespace and the
+# mount: exits 77 (skip) without them.
 set -uo pipefail
 
 mpirun=${1:?usage: run-small-devshm.sh MPIRUN PROGRAM}
@@ -47,4 +49,31 @@ grep -q 'needs [0-9.]* MiB' "$out" || fail "the message does not say how much th
 grep -q '/dev/shm has [0-9.]* MiB free' "$out" || fail "the message does not say how much is free"
 grep -q 'shm-size\|remount' "$out" || fail "the message does not say how to enlarge /dev/shm"
 [[ $(grep -c . "$out") -le 2 ]] || fail "more than the one message (did ranks start?)"
-echo "run-small-devshm.sh: PASS (exit status $rc)"
+echo "run-small-devshm.sh: too small: PASS (exit status $rc)"
+
+# Room for the segment only without most of its wide cells: 4 ranks on one
+# CPU get 4 MiB of them a rank by default (a segment of about 27 MiB; 15
+# MiB with 1 MiB a rank), so in 20 MiB mpirun shrinks them to 1 MiB, says
+# so, and the job runs.  Wide cells the user asked for are not shrunk.
+cpu=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*\([0-9]*\).*/\1/p' /proc/self/status)
+unshare -m --propagation private sh -c '
+    mount -t tmpfs -o size=20m,mode=1777 tmpfs /dev/shm || exit 77
+    exec timeout -k 5 60 "$0" -n 4 --cpu-list "$2" "$1"' "$mpirun" "$prog" "$cpu" >"$out" 2>&1
+rc=$?
+sed 's/^/    | /' "$out"
+[[ $rc -eq 0 ]] || fail "the job did not run with its wide cells shrunk (exit status $rc)"
+grep -q 'no room for 4 MiB of wide collective cells a rank.*so there are 1 MiB a rank' "$out" ||
+    fail "mpirun did not say that the wide cells shrank to 1 MiB a rank"
+grep -q 'many_ranks: 4 ranks' "$out" || fail "the program did not finish"
+echo "run-small-devshm.sh: shrunk wide cells: PASS"
+
+unshare -m --propagation private sh -c '
+    mount -t tmpfs -o size=20m,mode=1777 tmpfs /dev/shm || exit 77
+    SHMPI_COLL_WIDE_BYTES=4194304 exec timeout -k 5 60 "$0" -n 4 --cpu-list "$2" "$1"' \
+    "$mpirun" "$prog" "$cpu" >"$out" 2>&1
+rc=$?
+sed 's/^/    | /' "$out"
+[[ $rc -ne 0 && $rc -lt 124 ]] || fail "SHMPI_COLL_WIDE_BYTES=4194304 in 20 MiB: exit status $rc, not a failure"
+grep -q '/dev/shm has [0-9.]* MiB free' "$out" || fail "SHMPI_COLL_WIDE_BYTES=4194304 in 20 MiB: no message"
+! grep -q 'wide collective cells' "$out" || fail "mpirun shrank the wide cells the user set"
+echo "run-small-devshm.sh: PASS"

@@ -261,11 +261,12 @@ TEST(Geometry, EnvironmentOverridesCellBytes) {
 
 TEST(Geometry, WideCellsWhenRanksOutnumberCpus) {
     DefaultGeometryEnv env;
-    // 1 MiB a rank from one rank more than the CPUs up to 16 ranks; none
+    // 4 MiB a rank from one rank more than the CPUs up to 16 ranks; none
     // when the ranks fit, when the CPUs are unknown (0), or beyond 16.
-    EXPECT_EQ(Geometry::for_ranks(3, 2).wide_cell_bytes, 1u << 20);
-    EXPECT_EQ(Geometry::for_ranks(8, 2).wide_cell_bytes, 1u << 20);
-    EXPECT_EQ(Geometry::for_ranks(16, 4).wide_cell_bytes, 1u << 20);
+    EXPECT_EQ(Geometry::for_ranks(3, 2).wide_cell_bytes, 4u << 20);
+    EXPECT_EQ(Geometry::for_ranks(8, 2).wide_cell_bytes, 4u << 20);
+    EXPECT_EQ(Geometry::for_ranks(16, 4).wide_cell_bytes, 4u << 20);
+    EXPECT_TRUE(Geometry::for_ranks(8, 2).wide_cells_optional);
     EXPECT_EQ(Geometry::for_ranks(2, 2).wide_cell_bytes, 0u);
     EXPECT_EQ(Geometry::for_ranks(8, 16).wide_cell_bytes, 0u);
     EXPECT_EQ(Geometry::for_ranks(8, 0).wide_cell_bytes, 0u);
@@ -276,10 +277,43 @@ TEST(Geometry, WideCellsWhenRanksOutnumberCpus) {
     const Geometry wide = Geometry::for_ranks(8, 2);
     const Geometry plain = Geometry::for_ranks(8, 8);
     EXPECT_EQ(wide.coll_cell_bytes, plain.coll_cell_bytes);
-    EXPECT_EQ(wide.world_cell_stride(), std::size_t{wide.coll_cell_bytes} + (1u << 20));
+    EXPECT_EQ(wide.world_cell_stride(), std::size_t{wide.coll_cell_bytes} + (4u << 20));
     EXPECT_GE(wide.stream_offset(), wide.coll_cells_offset() + 8 * wide.world_cell_stride());
     EXPECT_EQ(wide.pool_region_stride(), plain.pool_region_stride());
-    EXPECT_EQ(wide.total_bytes() - plain.total_bytes(), std::size_t{8} << 20);
+    EXPECT_EQ(wide.total_bytes() - plain.total_bytes(), std::size_t{32} << 20);
+}
+
+TEST(Geometry, OptionalWideCellsShrinkToFitTheRoom) {
+    DefaultGeometryEnv env;
+    const Geometry wide = Geometry::for_ranks(8, 2);
+    const Geometry plain = Geometry::for_ranks(8, 8);
+    const auto size = [](std::size_t bytes) { return static_cast<double>(bytes); };
+    const double rings = size(wide.private_ring_bytes());
+    const double one_mib = size(plain.total_bytes() + (std::size_t{8} << 20));
+    // Room for all, or nothing known: as it was.
+    EXPECT_EQ(wide.fit_room(size(wide.total_bytes()), -1).wide_cell_bytes, 4u << 20);
+    EXPECT_EQ(wide.fit_room(-1, -1).wide_cell_bytes, 4u << 20);
+    EXPECT_TRUE(wide.fits(size(wide.total_bytes()), size(wide.total_bytes()) + rings));
+    EXPECT_FALSE(wide.fits(size(wide.total_bytes()), size(wide.total_bytes()) + rings - 1))
+        << "memory must hold the ranks' private rings too";
+    // /dev/shm or memory a byte short: 1 MiB a rank; short of that: none.
+    EXPECT_EQ(wide.fit_room(size(wide.total_bytes()) - 1, -1).wide_cell_bytes, 1u << 20);
+    EXPECT_EQ(wide.fit_room(-1, size(wide.total_bytes()) + rings - 1).wide_cell_bytes, 1u << 20);
+    EXPECT_EQ(wide.fit_room(one_mib, -1).wide_cell_bytes, 1u << 20);
+    EXPECT_EQ(wide.fit_room(one_mib - 1, -1).wide_cell_bytes, 0u);
+    EXPECT_EQ(wide.fit_room(-1, one_mib + rings - 1).wide_cell_bytes, 0u);
+    // Nothing fits: no wide cells, everything else as it was (create()
+    // then reports the smallest segment it needs).
+    const Geometry none = wide.fit_room(1, -1);
+    EXPECT_EQ(none.wide_cell_bytes, 0u);
+    EXPECT_EQ(none.total_bytes(), plain.total_bytes());
+    EXPECT_EQ(none.ring_cells, wide.ring_cells);
+    EXPECT_EQ(none.stream_bytes, wide.stream_bytes);
+    // Wide cells the user set stay, room or not.
+    EnvGuard set("SHMPI_COLL_WIDE_BYTES", "4194304");
+    const Geometry theirs = Geometry::for_ranks(8, 2);
+    EXPECT_FALSE(theirs.wide_cells_optional);
+    EXPECT_EQ(theirs.fit_room(1, 1).wide_cell_bytes, 4u << 20);
 }
 
 TEST(Geometry, EnvironmentOverridesWideCells) {
@@ -789,8 +823,8 @@ TEST_F(SegmentTest, WideCellsFollowEachWorldMember) {
         FAIL() << "Segment::create failed: " << e.what();
     }
     const shm::CollRegion world = seg->world_coll_region();
-    EXPECT_EQ(world.wide_bytes, std::size_t{1} << 20);
-    EXPECT_EQ(seg->header().wide_cell_bytes, 1u << 20);
+    EXPECT_EQ(world.wide_bytes, std::size_t{4} << 20);
+    EXPECT_EQ(seg->header().wide_cell_bytes, 4u << 20);
     const auto* base = reinterpret_cast<const std::byte*>(&seg->header());
     // Member 2's cells and wide cells end before the stream buffers.
     const std::byte* world_end = world.cells + 3 * (world.cell_bytes + world.wide_bytes);
@@ -804,7 +838,7 @@ TEST_F(SegmentTest, WideCellsFollowEachWorldMember) {
     const int fd = dup(seg->fd());
     ASSERT_GE(fd, 0);
     Segment other = Segment::attach(fd, 3);
-    EXPECT_EQ(other.world_coll_region().wide_bytes, std::size_t{1} << 20);
+    EXPECT_EQ(other.world_coll_region().wide_bytes, std::size_t{4} << 20);
     EXPECT_EQ(other.world_coll_region().cells - reinterpret_cast<const std::byte*>(&other.header()),
               world.cells - base);
 }

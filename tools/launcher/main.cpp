@@ -283,9 +283,18 @@ int main(int argc, char** argv) {
 
     try {
         // 4.
-        shm::Segment seg =
-            shm::Segment::create(shm::Geometry::for_ranks(args.nranks, cpus_for_ranks(map, *topology)), getpid(),
-                                 shm::Segment::Name::Drop);
+        const shm::Geometry wanted = shm::Geometry::for_ranks(args.nranks, cpus_for_ranks(map, *topology));
+        shm::Segment seg = shm::Segment::create(wanted, getpid(), shm::Segment::Name::Drop);
+        if (const std::uint32_t wide = seg.layout().geometry.wide_cell_bytes; wide < wanted.wide_cell_bytes) {
+            fmt::print(stderr,
+                       "shmpi: mpirun: note: /dev/shm or memory has no room for {} MiB of wide collective cells "
+                       "a rank ({:.1f} MiB more in all), so there are {}: large Bcasts and Gathers on "
+                       "MPI_COMM_WORLD are slower (make room: docker run --shm-size=1g, or mount -o "
+                       "remount,size=1G /dev/shm)\n",
+                       wanted.wide_cell_bytes >> 20,
+                       static_cast<double>(wanted.total_bytes() - seg.layout().size) / 1048576.0,
+                       wide == 0 ? std::string("none") : fmt::format("{} MiB a rank", wide >> 20));
+        }
         place::write_places(seg, map.places());
         seg.header().kernel_copies_slow = slow_kernel_copies ? 1 : 0;  // (copy_probe.hpp)
         // Which program each rank runs (MPI_APPNUM); fork publishes it.
