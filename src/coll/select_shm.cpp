@@ -93,18 +93,22 @@ bool allreduce_shm(const Team& team, const void* send, void* recv, std::int64_t 
         if (allreduce_shm_rsag(team, send, recv, count, red)) return true;
         return allreduce_shm_push(team, send, recv, count, red);
     }
-    // Two members with a CPU each, from the same size, in the cells: a
+    // Two members with a CPU each, from two slots of cells (32 KiB): a
     // Reduce to member 0, then a Bcast of its result, each pipelined on
     // its own, beat the tree's Reduce and Bcast in one pass.  On the Zen 5
     // VM of docs/BENCHMARKS.md (session 54; a loop of MPI_Allreduce against
     // one of MPI_Reduce and MPI_Bcast, SHMPI_KERNEL_COPIES=slow, us): 128
     // KiB 8.6 / 7.6, 256 KiB 17.6 / 14.2, 1 MiB 82-85 / 59-60, 4 MiB 342 /
-    // 248; 64 KiB 4.3 / 3.8; with both ranks on one CPU the one pass was
-    // ahead (1 MiB 99.7 / 110.2).  The Reduce checks what the tree would
+    // 248; with both ranks on one CPU the one pass was ahead (1 MiB 99.7 /
+    // 110.2).  Below 128 KiB (session 56, coll_bench --mode osu, one pass /
+    // two, us): lines crossing the CPUs in 0.06 us, 32 KiB 2.11-2.12 /
+    // 1.89-1.90, 64 KiB 4.10-4.15 / 3.39-3.42; in 0.25 us, 32 KiB
+    // 5.00-5.18 / 4.12-4.28, 64 KiB 9.37-9.51 / 6.96-7.12; but 16 KiB (one
+    // slot) 2.45-2.54 / 2.73-2.77.  The Reduce checks what the tree would
     // (its sizes fit the cells whenever the tree's do, and so do the
     // Bcast's, so the Bcast cannot decline after the Reduce ran), and the
     // fold is the tree's: the same bits as the tree and the linear oracle.
-    if (shm->size() == 2 && !shm->crowded() && bytes >= from) {
+    if (shm->size() == 2 && !shm->crowded() && bytes >= 2 * static_cast<std::int64_t>(shm->slot_bytes())) {
         if (!reduce_shm_tree(team, send, recv, count, red, 0)) return false;
         return bcast_shm_tree(team, recv, bytes, 0);
     }
