@@ -16,6 +16,8 @@
 // memory with one process_vm_readv, member me + k at round k: in each round
 // every member's memory has one reader, so the readers do not take turns
 // pinning one process's pages (docs/COLLECTIVES.md, SHMPI_COLL_SHM_SPREAD).
+// When ranks outnumber CPUs, a member that has not released yet is passed
+// over for the next that has (take_all()).
 // It replaces the 2(n - 1) rendezvous messages of the linear exchange, whose
 // reads come in whatever order the messages arrive.  Declines (on every
 // member alike) when the team cannot read across processes.
@@ -162,28 +164,58 @@ void read_block(ShmTeam& shm, PeerBlocks recv, int m, const std::byte* from, std
 /// take(m, got) copies block `me` of member m's published n blocks (`got`
 /// bytes in all) into our receive block m.  With `wait_readers`, returns
 /// only once every member has gathered s (our blocks stay where they were
-/// published until then).
+/// published until then), and where ranks outnumber CPUs takes the members
+/// as they release, not one by one in round order.
 template <class Take>
 void take_all(ShmTeam& shm, const Team& team, std::uint64_t s, std::int64_t block, PeerBlocks send, PeerBlocks recv,
               bool wait_readers, Take&& take) {
     const int n = shm.size();
     const int me = shm.index();
     // 2.
-    int bad = -1;
+    int bad = -1, bad_k = n;
     std::uint64_t bad_bytes = 0;
-    for (int k = 1; k < n; ++k) {
+    const auto take_from = [&](int k) {
         const int m = (me + k) % n;
-        shm.wait_release(m, s);
         const std::uint64_t got = shm.line(m, s).bytes;
         const std::uint64_t theirs = got / static_cast<std::uint64_t>(n);
         if (theirs != static_cast<std::uint64_t>(block)) {
-            if (bad < 0) {
+            if (k < bad_k) {
                 bad = m;
+                bad_k = k;
                 bad_bytes = theirs;
             }
-            continue;
+            return;
         }
         if (block > 0) take(m, got);
+    };
+    if (wait_readers && shm.crowded()) {
+        // Ranks outnumber CPUs: member me + k may not have run since the
+        // call began, and waiting for it is a context switch, so take the
+        // single copies of whichever members have released, in round order
+        // among them (8 and 16 ranks on 2 CPUs, 1-4 MiB blocks: 0.85-0.98 of
+        // the time; docs/BENCHMARKS.md, session 56).  No more readers run at
+        // once than there are CPUs, so the rounds' one reader per memory
+        // matters less there.
+        std::vector<int> pending;
+        for (int k = 1; k < n; ++k) pending.push_back(k);
+        while (!pending.empty()) {
+            const auto ready = [&] {
+                return std::find_if(pending.begin(), pending.end(),
+                                    [&](int k) { return shm.has_released((me + k) % n, s); });
+            };
+            auto it = ready();
+            if (it == pending.end()) {
+                shm.wait([&] { return ready() != pending.end(); });
+                it = ready();
+            }
+            take_from(*it);
+            pending.erase(it);
+        }
+    } else {
+        for (int k = 1; k < n; ++k) {
+            shm.wait_release((me + k) % n, s);
+            take_from(k);
+        }
     }
 
     // 3.
