@@ -416,13 +416,8 @@ Segment Segment::create(const Geometry& wanted, std::int64_t launcher_pid, Name 
     const double memory = memory_available();
     const Geometry g = wanted.fit_room(shm_free, memory);
     const std::size_t size = g.total_bytes();
-    if (shm_free >= 0 && shm_free < static_cast<double>(size)) {
-        throw SegmentError(no_room_message(shm_free, g.nranks, size));
-    }
-    const std::size_t private_rings = g.private_ring_bytes();
-    if (memory >= 0 && memory < static_cast<double>(size) + static_cast<double>(private_rings)) {
-        throw SegmentError(no_memory_message(memory, g.nranks, size, private_rings));
-    }
+    if (!g.fits(shm_free, -1)) throw SegmentError(no_room_message(shm_free, g.nranks, size));
+    if (!g.fits(-1, memory)) throw SegmentError(no_memory_message(memory, g.nranks, size, g.private_ring_bytes()));
 
     // 2. Exclusive creation under an unguessable name, mode 0600.
     Segment seg;

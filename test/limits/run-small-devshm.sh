@@ -26,13 +26,21 @@ fi
 
 out=$(mktemp)
 trap 'rm -f -- "$out"' EXIT
-# Inside the namespace: a tiny /dev/shm, then the job.  A mount failure is a
-# skip (status 77 from inside), not a failure of shmpi.
-unshare -m --propagation private sh -c '
-    mount -t tmpfs -o size=1m,mode=1777 tmpfs /dev/shm || exit 77
-    exec timeout -k 5 60 "$0" -n 8 "$1"' "$mpirun" "$prog" >"$out" 2>&1
-rc=$?
-sed 's/^/    | /' "$out"
+# run_in_devshm SIZE COMMAND...: COMMAND in a private mount namespace whose
+# /dev/shm is a tmpfs of SIZE, its output in $out (and shown), its exit
+# status in $rc.  A mount failure is status 77 from inside.
+run_in_devshm() {
+    local size=$1
+    shift
+    unshare -m --propagation private sh -c '
+        mount -t tmpfs -o size="$0",mode=1777 tmpfs /dev/shm || exit 77
+        exec timeout -k 5 60 "$@"' "$size" "$@" >"$out" 2>&1
+    rc=$?
+    sed 's/^/    | /' "$out"
+}
+
+# A tiny /dev/shm: a mount failure is a skip, not a failure of shmpi.
+run_in_devshm 1m "$mpirun" -n 8 "$prog"
 if [[ $rc -eq 77 ]]; then
     echo "run-small-devshm.sh: SKIP: cannot mount a tmpfs on /dev/shm here"
     exit 77
@@ -56,23 +64,14 @@ echo "run-small-devshm.sh: too small: PASS (exit status $rc)"
 # MiB with 1 MiB a rank), so in 20 MiB mpirun shrinks them to 1 MiB, says
 # so, and the job runs.  Wide cells the user asked for are not shrunk.
 cpu=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*\([0-9]*\).*/\1/p' /proc/self/status)
-unshare -m --propagation private sh -c '
-    mount -t tmpfs -o size=20m,mode=1777 tmpfs /dev/shm || exit 77
-    exec timeout -k 5 60 "$0" -n 4 --cpu-list "$2" "$1"' "$mpirun" "$prog" "$cpu" >"$out" 2>&1
-rc=$?
-sed 's/^/    | /' "$out"
+run_in_devshm 20m "$mpirun" -n 4 --cpu-list "$cpu" "$prog"
 [[ $rc -eq 0 ]] || fail "the job did not run with its wide cells shrunk (exit status $rc)"
 grep -q 'no room for 4 MiB of wide collective cells a rank.*so there are 1 MiB a rank' "$out" ||
     fail "mpirun did not say that the wide cells shrank to 1 MiB a rank"
 grep -q 'many_ranks: 4 ranks' "$out" || fail "the program did not finish"
 echo "run-small-devshm.sh: shrunk wide cells: PASS"
 
-unshare -m --propagation private sh -c '
-    mount -t tmpfs -o size=20m,mode=1777 tmpfs /dev/shm || exit 77
-    SHMPI_COLL_WIDE_BYTES=4194304 exec timeout -k 5 60 "$0" -n 4 --cpu-list "$2" "$1"' \
-    "$mpirun" "$prog" "$cpu" >"$out" 2>&1
-rc=$?
-sed 's/^/    | /' "$out"
+run_in_devshm 20m env SHMPI_COLL_WIDE_BYTES=4194304 "$mpirun" -n 4 --cpu-list "$cpu" "$prog"
 [[ $rc -ne 0 && $rc -lt 124 ]] || fail "SHMPI_COLL_WIDE_BYTES=4194304 in 20 MiB: exit status $rc, not a failure"
 grep -q '/dev/shm has [0-9.]* MiB free' "$out" || fail "SHMPI_COLL_WIDE_BYTES=4194304 in 20 MiB: no message"
 ! grep -q 'wide collective cells' "$out" || fail "mpirun shrank the wide cells the user set"
