@@ -58,8 +58,12 @@
 // block above the `direct` bound stays in the sender's memory for one
 // process_vm_readv; a smaller one goes into the cells after the table while
 // they hold it; the rest are sent as point-to-point messages, which each
-// reader receives once it has read the sender's table.  Only a table too
-// large for the cells declines, the same on every member.  Two members
+// reader receives once it has read the sender's table.  Where ranks
+// outnumber CPUs, each reader takes its blocks from whichever senders have
+// released first, as `direct`'s readers do, and a sender whose wide cells
+// hold all its blocks puts them all there (no reader then reads its
+// memory, so it need not wait for them).  Only a table too large for the
+// cells declines, the same on every member.  Two members
 // with a CPU each whose blocks for each other both stay in their memory,
 // and whose receive blocks are one run each, write them instead, as
 // `direct`'s pairs do (offers in their lines; each still reads the other's
@@ -160,6 +164,38 @@ void read_block(ShmTeam& shm, PeerBlocks recv, int m, const std::byte* from, std
     }
 }
 
+/// Calls visit(k) once for each round k from 1 to n - 1, once member
+/// of(k) has released step s.  In round order, unless `as_released`:
+/// then, of the rounds left, the first whose member has released (ranks
+/// outnumbering CPUs: member of(k) may not have run since the call began,
+/// and waiting for it is a context switch; 8 and 16 ranks on 2 CPUs, 1-4
+/// MiB blocks: 0.85-0.98 of the time; docs/BENCHMARKS.md, session 56).
+template <class Of, class Visit>
+void each_released(ShmTeam& shm, std::uint64_t s, bool as_released, Of&& of, Visit&& visit) {
+    const int n = shm.size();
+    if (!as_released) {
+        for (int k = 1; k < n; ++k) {
+            shm.wait_release(of(k), s);
+            visit(k);
+        }
+        return;
+    }
+    std::vector<int> pending;
+    for (int k = 1; k < n; ++k) pending.push_back(k);
+    const auto ready = [&] {
+        return std::find_if(pending.begin(), pending.end(), [&](int k) { return shm.has_released(of(k), s); });
+    };
+    while (!pending.empty()) {
+        auto it = ready();
+        if (it == pending.end()) {
+            shm.wait([&] { return ready() != pending.end(); });
+            it = ready();
+        }
+        visit(*it);
+        pending.erase(it);
+    }
+}
+
 /// Steps 2 to 4 of both algorithms, after this member released step s:
 /// take(m, got) copies block `me` of member m's published n blocks (`got`
 /// bytes in all) into our receive block m.  With `wait_readers`, returns
@@ -188,35 +224,11 @@ void take_all(ShmTeam& shm, const Team& team, std::uint64_t s, std::int64_t bloc
         }
         if (block > 0) take(m, got);
     };
-    if (wait_readers && shm.crowded()) {
-        // Ranks outnumber CPUs: member me + k may not have run since the
-        // call began, and waiting for it is a context switch, so take the
-        // single copies of whichever members have released, in round order
-        // among them (8 and 16 ranks on 2 CPUs, 1-4 MiB blocks: 0.85-0.98 of
-        // the time; docs/BENCHMARKS.md, session 56).  No more readers run at
-        // once than there are CPUs, so the rounds' one reader per memory
-        // matters less there.
-        std::vector<int> pending;
-        for (int k = 1; k < n; ++k) pending.push_back(k);
-        while (!pending.empty()) {
-            const auto ready = [&] {
-                return std::find_if(pending.begin(), pending.end(),
-                                    [&](int k) { return shm.has_released((me + k) % n, s); });
-            };
-            auto it = ready();
-            if (it == pending.end()) {
-                shm.wait([&] { return ready() != pending.end(); });
-                it = ready();
-            }
-            take_from(*it);
-            pending.erase(it);
-        }
-    } else {
-        for (int k = 1; k < n; ++k) {
-            shm.wait_release((me + k) % n, s);
-            take_from(k);
-        }
-    }
+    // Where ranks outnumber CPUs, the single copies come from whichever
+    // members have released: no more readers run at once than there are
+    // CPUs, so the rounds' one reader per memory matters less there.
+    each_released(
+        shm, s, wait_readers && shm.crowded(), [&](int k) { return (me + k) % n; }, take_from);
 
     // 3.
     const std::unique_ptr<MpiError> own = copy_own_block(team, me, send, recv);
@@ -344,16 +356,25 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
     };
     // Where our block for r goes: single copies above the bound, else in
     // our cells after the ones before it (at `end`, which it moves) while
-    // they hold it, else a message.  With wide cells the cells come first
-    // while they hold it: there a sender that lends its memory waits for
-    // its readers, a context switch each.
-    auto where_of = [&](std::uint64_t bytes, std::uint64_t& end) {
-        if (bytes > above && single && !wide) return kInMemory;
+    // they hold it, else a message.  With wide cells, all in the cells when
+    // they hold them all: a sender that lends its memory waits for its
+    // readers, a context switch each.  When they do not, lending some
+    // blocks makes us wait all the same, and each block put in the cells
+    // instead is one more copy (8 and 16 ranks, 1 MiB blocks: see
+    // docs/BENCHMARKS.md, session 57).
+    const auto fits_from = [&](std::uint64_t bytes, std::uint64_t& end) {
         const std::uint64_t at = round_up(end, 64);
-        if (at <= room && bytes <= room - at) {
-            end = at + bytes;
-            return kInCells | at;
-        }
+        if (at > room || bytes > room - at) return false;
+        end = at + bytes;
+        return true;
+    };
+    bool all_in_cells = wide;
+    std::uint64_t all_end = table_bytes;
+    for (int r = 0; r < n && all_in_cells; ++r) all_in_cells = r == me || fits_from(bytes_of(send, r), all_end);
+    auto where_of = [&](std::uint64_t bytes, std::uint64_t& end) {
+        if (bytes > above && single && !all_in_cells) return kInMemory;
+        const std::uint64_t at = round_up(end, 64);
+        if (fits_from(bytes, end)) return kInCells | at;
         return bytes > above && single ? kInMemory : kByMessage;
     };
 
@@ -452,35 +473,39 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
             if (e.where == kByMessage) ex.send(to, block_at(send, to), send.counts[to], *send.types[to]);
         }
     }
-    int bad = -1;
+    // Where ranks outnumber CPUs, from whichever members have released
+    // first, as `direct` does (8 and 16 ranks on 2 CPUs, 1-4 MiB blocks:
+    // see docs/BENCHMARKS.md, session 57).
+    int bad = -1, bad_k = n;
     std::uint64_t bad_bytes = 0;
     std::uint64_t bad_want = 0;
-    for (int k = 1; k < n; ++k) {
-        const int m = (me - k + n) % n;
-        shm->wait_release(m, s);
+    const auto sender = [&](int k) { return (me - k + n) % n; };
+    each_released(*shm, s, shm->crowded(), sender, [&](int k) {
+        const int m = sender(k);
         const std::byte* theirs = shm->published(m, s, shm->line(m, s).bytes);
         TableEntry e{};
         std::memcpy(&e, theirs + static_cast<std::size_t>(me) * sizeof(TableEntry), sizeof e);
         if (e.where == kByMessage) {
             // (A size that differs from ours is reported by the exchange.)
             ex.recv(m, block_at(recv, m), recv.counts[m], *recv.types[m]);
-            continue;
+            return;
         }
         const std::uint64_t want = bytes_of(recv, m);
         if (e.bytes != want) {
-            if (bad < 0) {
+            if (k < bad_k) {
                 bad = m;
+                bad_k = k;
                 bad_bytes = e.bytes;
                 bad_want = want;
             }
-            continue;
+            return;
         }
         if ((e.where & kInCells) != 0) {
             store_block(recv, m, theirs + (e.where & ~kInCells), want);
         } else {
             read_block(*shm, recv, m, reinterpret_cast<const std::byte*>(e.where), want);
         }
-    }
+    });
 
     // 3.
     const std::unique_ptr<MpiError> own = copy_own_block(team, me, send, recv);
