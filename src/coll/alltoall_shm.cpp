@@ -54,7 +54,8 @@
 // Alltoallv and Alltoallw (`shm`): the members' block sizes differ, and no
 // member knows whether another's blocks fit its cells, so each sender
 // chooses per block and says so in a table at the head of its cells
-// (TableEntry: for each reader, where its block lies and its size).  A
+// (TableEntry: for each reader, where its block lies and its size), or
+// inline in its line when the table and the blocks fit there.  A
 // block above the `direct` bound stays in the sender's memory for one
 // process_vm_readv; a smaller one goes into the cells after the table while
 // they hold it; the rest are sent as point-to-point messages, which each
@@ -345,7 +346,6 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
     // Our cells, and the wide cells after them where there are some (ranks
     // outnumbering CPUs): one run of memory (ShmTeam::claim_cells()).
     const bool wide = shm->wide_slot_bytes() > 0;
-    const std::uint64_t room = shm->cell_bytes() + shm->wide_slot_bytes() * ShmTeam::kSlots;
     const std::uint64_t table_bytes = static_cast<std::uint64_t>(n) * sizeof(TableEntry);
     // (The same on every member: all decline together.)
     if (table_bytes > shm->cell_bytes()) return false;
@@ -354,6 +354,22 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
     auto bytes_of = [](PeerBlocks side, int r) {
         return static_cast<std::uint64_t>(side.counts[r] * side.types[r]->size);
     };
+    // A table and blocks that fit the inline bytes of our line, each block
+    // 8-byte aligned, go there (Carry::Inline): a reader then finds them in
+    // the line it reads for our release, not in two more lines of our cells
+    // (2 ranks, 8-byte blocks: see docs/BENCHMARKS.md, session 57).  That
+    // takes 2 ranks' blocks of up to 32 bytes, or 3 ranks' of 8.
+    bool in_line = true;
+    std::uint64_t line_end = table_bytes;
+    for (int r = 0; r < n && in_line; ++r) {
+        if (r == me) continue;
+        const std::uint64_t b = bytes_of(send, r);
+        line_end = round_up(line_end, 8) + b;
+        in_line = line_end <= shm::kCollInline && (b <= above || !single);
+    }
+    const std::uint64_t room =
+        in_line ? shm::kCollInline : shm->cell_bytes() + shm->wide_slot_bytes() * ShmTeam::kSlots;
+    const std::uint64_t align = in_line ? 8 : 64;
     // Where our block for r goes: single copies above the bound, else in
     // our cells after the ones before it (at `end`, which it moves) while
     // they hold it, else a message.  With wide cells, all in the cells when
@@ -363,7 +379,7 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
     // instead is one more copy (8 and 16 ranks, 1 MiB blocks: see
     // docs/BENCHMARKS.md, session 57).
     const auto fits_from = [&](std::uint64_t bytes, std::uint64_t& end) {
-        const std::uint64_t at = round_up(end, 64);
+        const std::uint64_t at = round_up(end, align);
         if (at > room || bytes > room - at) return false;
         end = at + bytes;
         return true;
@@ -373,7 +389,7 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
     for (int r = 0; r < n && all_in_cells; ++r) all_in_cells = r == me || fits_from(bytes_of(send, r), all_end);
     auto where_of = [&](std::uint64_t bytes, std::uint64_t& end) {
         if (bytes > above && single && !all_in_cells) return kInMemory;
-        const std::uint64_t at = round_up(end, 64);
+        const std::uint64_t at = round_up(end, align);
         if (fits_from(bytes, end)) return kInCells | at;
         return bytes > above && single ? kInMemory : kByMessage;
     };
@@ -389,9 +405,12 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
         if (where_of(b, used) == kInMemory && !send.types[r]->is_run(send.counts[r])) packed_bytes += b;
     }
     const std::uint64_t s = shm->begin_call();
-    shm->put_line(s, ShmTeam::Readers::all(), used, static_cast<std::uint64_t>(ShmTeam::Carry::Cells));
-    shm->claim_cells(s, ShmTeam::Readers::all(), used);
-    std::byte* cells = shm->my_cells();
+    alignas(8) std::byte line_bytes[shm::kCollInline] = {};
+    if (!in_line) {
+        shm->put_line(s, ShmTeam::Readers::all(), used, static_cast<std::uint64_t>(ShmTeam::Carry::Cells));
+        shm->claim_cells(s, ShmTeam::Readers::all(), used);
+    }
+    std::byte* cells = in_line ? line_bytes : shm->my_cells();
     std::uint64_t end = table_bytes;
     bool lent = false;  // some block of ours is read straight out of our memory
     int lent_to = -1;   // the last member whose block is, where it lies, its size
@@ -432,6 +451,7 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
             lent_bytes = e.bytes;
         }
     }
+    if (in_line) shm->put_block(s, line_bytes, used, ShmTeam::Readers::all());
     // 1a.
     const int other = 1 - me;
     const bool offer = n == 2 && !shm->crowded() && lent_to == other && bytes_of(recv, other) > 0 &&
