@@ -85,7 +85,8 @@ constexpr std::int64_t kExchangeMin = 512;
 /// (reduce_scatter_shm_rsag).  `coll_bench --ops reduce_scatter_block`,
 /// exchange / single copies, us: 2 ranks, 32 KiB blocks 8.8-18 / 10-17,
 /// 64 KiB 34-61 / 19-32; 4 ranks on 2 CPUs, 32 KiB 66-143 / 120-180, 64 KiB
-/// 295-540 / 225-286 (docs/BENCHMARKS.md).
+/// 295-540 / 225-286 (docs/BENCHMARKS.md; before the wide cells of
+/// session 56, where such exchanges now go: see reduce_scatter_any()).
 constexpr std::int64_t kSingleCopyMin = 64 * 1024;
 
 /// Reduce_scatter(_block) by an exchange: member m's block r goes to member
@@ -120,7 +121,18 @@ bool reduce_scatter_any(const Team& team, const void* send, void* recv, const st
     const std::int64_t first = std::accumulate(counts, counts + team.rank, std::int64_t{0});
     const std::int64_t total = std::accumulate(counts, counts + team.size, std::int64_t{0});
     const std::int64_t mean_block = total * red.elem_bytes / team.size;
-    if (mean_block >= kSingleCopyMin && reduce_scatter_shm_rsag(team, send, recv, counts, red)) return true;
+    // Where ranks outnumber CPUs, the exchange while every member's n
+    // blocks fit its cells or wide cells: no member then waits for the
+    // readers of its memory, a context switch each (4 ranks on 2 CPUs,
+    // 64 KiB-512 KiB blocks 0.48-0.64 of the time, 8 ranks 64 KiB-512 KiB
+    // 0.49-0.87; docs/BENCHMARKS.md, session 57).  The same on every member:
+    // counts, the team and its cells are.
+    const ShmTeam* shm = ready(team);
+    const std::int64_t max_block = *std::max_element(counts, counts + team.size) * red.elem_bytes;
+    const bool cells_first = shm != nullptr && shm->crowded() && alltoall_fits_cells(*shm, max_block);
+    if (mean_block >= kSingleCopyMin && !cells_first && reduce_scatter_shm_rsag(team, send, recv, counts, red)) {
+        return true;
+    }
     if (mean_block >= kExchangeMin && exchange_then_fold(team, send, recv, counts, red)) return true;
     return reduce_then_keep(team, send, recv, total, first, counts[team.rank], red);
 }
