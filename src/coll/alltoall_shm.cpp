@@ -55,7 +55,8 @@
 // member knows whether another's blocks fit its cells, so each sender
 // chooses per block and says so in a table at the head of its cells
 // (TableEntry: for each reader, where its block lies and its size), or
-// inline in its line when the table and the blocks fit there.  A
+// inline in its line (the table without the sender's own entry) when the
+// table and the blocks fit there.  A
 // block above the `direct` bound stays in the sender's memory for one
 // process_vm_readv; a smaller one goes into the cells after the table while
 // they hold it; the rest are sent as point-to-point messages, which each
@@ -346,27 +347,28 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
     // Our cells, and the wide cells after them where there are some (ranks
     // outnumbering CPUs): one run of memory (ShmTeam::claim_cells()).
     const bool wide = shm->wide_slot_bytes() > 0;
-    const std::uint64_t table_bytes = static_cast<std::uint64_t>(n) * sizeof(TableEntry);
     // (The same on every member: all decline together.)
-    if (table_bytes > shm->cell_bytes()) return false;
+    if (static_cast<std::uint64_t>(n) * sizeof(TableEntry) > shm->cell_bytes()) return false;
     const bool single = shm->single_copy();
     const auto above = static_cast<std::uint64_t>(shm->tuning().alltoall_direct(n));
     auto bytes_of = [](PeerBlocks side, int r) {
         return static_cast<std::uint64_t>(side.counts[r] * side.types[r]->size);
     };
-    // A table and blocks that fit the inline bytes of our line, each block
-    // 8-byte aligned, go there (Carry::Inline): a reader then finds them in
-    // the line it reads for our release, not in two more lines of our cells
-    // (2 ranks, 8-byte blocks: see docs/BENCHMARKS.md, session 57).  That
-    // takes 2 ranks' blocks of up to 32 bytes, or 3 ranks' of 8.
+    // A table (without our own entry: table_at()) and blocks that fit the
+    // inline bytes of our line, each block 8-byte aligned, go there
+    // (Carry::Inline): a reader then finds them in the line it reads for
+    // our release, not in two more lines of our cells (2 ranks, 8-byte
+    // blocks: see docs/BENCHMARKS.md, session 57).  That takes 2 ranks'
+    // blocks of up to 48 bytes, 3 ranks' of 16.
     bool in_line = true;
-    std::uint64_t line_end = table_bytes;
+    std::uint64_t line_end = static_cast<std::uint64_t>(n - 1) * sizeof(TableEntry);
     for (int r = 0; r < n && in_line; ++r) {
         if (r == me) continue;
         const std::uint64_t b = bytes_of(send, r);
         line_end = round_up(line_end, 8) + b;
         in_line = line_end <= shm::kCollInline && (b <= above || !single);
     }
+    const std::uint64_t table_bytes = static_cast<std::uint64_t>(in_line ? n - 1 : n) * sizeof(TableEntry);
     const std::uint64_t room =
         in_line ? shm::kCollInline : shm->cell_bytes() + shm->wide_slot_bytes() * ShmTeam::kSlots;
     const std::uint64_t align = in_line ? 8 : 64;
@@ -406,11 +408,7 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
     }
     const std::uint64_t s = shm->begin_call();
     alignas(8) std::byte line_bytes[shm::kCollInline] = {};
-    if (!in_line) {
-        shm->put_line(s, ShmTeam::Readers::all(), used, static_cast<std::uint64_t>(ShmTeam::Carry::Cells));
-        shm->claim_cells(s, ShmTeam::Readers::all(), used);
-    }
-    std::byte* cells = in_line ? line_bytes : shm->my_cells();
+    std::byte* cells = shm->table_area(s, in_line, used, line_bytes);
     std::uint64_t end = table_bytes;
     bool lent = false;  // some block of ours is read straight out of our memory
     int lent_to = -1;   // the last member whose block is, where it lies, its size
@@ -444,7 +442,7 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
                 lent = true;
             }
         }
-        std::memcpy(cells + static_cast<std::size_t>(r) * sizeof(TableEntry), &e, sizeof e);
+        if (r != me || !in_line) std::memcpy(cells + table_at(r, me, in_line), &e, sizeof e);
         if (r != me && e.where != kByMessage && (e.where & kInCells) == 0 && e.bytes > 0) {
             lent_to = r;
             lent_at = e.where;
@@ -469,7 +467,7 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
             }
             const std::byte* theirs = shm->published(other, s, shm->line(other, s).bytes);
             TableEntry e{};
-            std::memcpy(&e, theirs + static_cast<std::size_t>(me) * sizeof(TableEntry), sizeof e);
+            std::memcpy(&e, theirs + table_at(me, other, inline_at(*shm, other, s)), sizeof e);
             std::unique_ptr<MpiError> own;
             PairOffer::finish(*shm, other, s, [&] { own = copy_own_block(team, me, send, recv); });
             const std::uint64_t want = bytes_of(recv, other);
@@ -489,7 +487,7 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
         for (int k = 1; k < n; ++k) {
             const int to = (me + k) % n;
             TableEntry e{};
-            std::memcpy(&e, cells + static_cast<std::size_t>(to) * sizeof(TableEntry), sizeof e);
+            std::memcpy(&e, cells + table_at(to, me, in_line), sizeof e);
             if (e.where == kByMessage) ex.send(to, block_at(send, to), send.counts[to], *send.types[to]);
         }
     }
@@ -504,7 +502,7 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
         const int m = sender(k);
         const std::byte* theirs = shm->published(m, s, shm->line(m, s).bytes);
         TableEntry e{};
-        std::memcpy(&e, theirs + static_cast<std::size_t>(me) * sizeof(TableEntry), sizeof e);
+        std::memcpy(&e, theirs + table_at(me, m, inline_at(*shm, m, s)), sizeof e);
         if (e.where == kByMessage) {
             // (A size that differs from ours is reported by the exchange.)
             ex.recv(m, block_at(recv, m), recv.counts[m], *recv.types[m]);

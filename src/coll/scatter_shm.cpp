@@ -53,6 +53,9 @@
 // TableEntry per member: its block's size and where it lies), followed by
 // the blocks of up to ShmTuning::alltoall_direct() bytes while the cells
 // hold them; the others stay in the root's buffer for single copies.
+// Table (without the root's entry) and blocks go inline in the root's line
+// instead when they fit its 64 bytes (2 ranks' blocks of up to 48 bytes, 3
+// ranks' of 16).
 //   1. The root writes the table and the blocks, stores release = s, wakes
 //      everyone and copies its own block.
 //   2. Every other member waits for the root's release, reads its entry
@@ -310,22 +313,37 @@ bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
         if (n > 1) {
             // 1.
             const auto above = static_cast<std::uint64_t>(shm->tuning().alltoall_direct(n));
-            // Where block r goes: in the cells at the first line from `end`
+            // A table (without our own entry: table_at()) and blocks that
+            // fit the inline bytes of our line, each block 8-byte aligned, go
+            // there (Carry::Inline), as Alltoallv's do: a member then finds its entry and its block in the line it
+            // reads for our release (2 ranks, 8 B: see docs/BENCHMARKS.md,
+            // session 57).
+            bool in_line = true;
+            std::uint64_t line_end = table_bytes - sizeof(TableEntry);  // none for us (table_at())
+            for (int r = 0; r < n && in_line; ++r) {
+                if (r == me) continue;
+                const auto b = static_cast<std::uint64_t>(blocks.bytes[r]);
+                line_end = round_up(line_end, 8) + b;
+                in_line = line_end <= shm::kCollInline && b <= above;
+            }
+            const std::uint64_t area = in_line ? shm::kCollInline : room;
+            const std::uint64_t align = in_line ? 8 : 64;
+            // Where block r goes: in the cells (or the line) from `end`
             // (which it moves) while they hold it, else left in our buffer.
             auto where_of = [&](int r, std::uint64_t& end) {
                 const auto b = static_cast<std::uint64_t>(blocks.bytes[r]);
-                const std::uint64_t at = round_up(end, 64);
-                if (r == me || b > above || at > room || b > room - at) return kInMemory;
+                const std::uint64_t at = round_up(end, align);
+                if (r == me || b > above || at > area || b > area - at) return kInMemory;
                 end = at + b;
                 return kInCells | at;
             };
-            std::uint64_t used = table_bytes;
+            const std::uint64_t head = in_line ? table_bytes - sizeof(TableEntry) : table_bytes;
+            std::uint64_t used = head;
             for (int r = 0; r < n; ++r) where_of(r, used);
             const std::uint64_t s = shm->begin_call();
-            shm->put_line(s, ShmTeam::Readers::all(), used, static_cast<std::uint64_t>(ShmTeam::Carry::Cells));
-            shm->claim_cells(s, ShmTeam::Readers::all(), used);
-            std::byte* cells = shm->my_cells();
-            std::uint64_t end = table_bytes;
+            alignas(8) std::byte line_bytes[shm::kCollInline] = {};
+            std::byte* cells = shm->table_area(s, in_line, used, line_bytes);
+            std::uint64_t end = head;
             bool lent = false;  // some block is read straight out of our buffer
             for (int r = 0; r < n; ++r) {
                 TableEntry e{where_of(r, end), static_cast<std::uint64_t>(blocks.bytes[r])};
@@ -338,8 +356,9 @@ bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
                     e.where = reinterpret_cast<std::uint64_t>(static_cast<const std::byte*>(send) + blocks.offsets[r]);
                     lent = true;
                 }
-                std::memcpy(cells + static_cast<std::size_t>(r) * sizeof(TableEntry), &e, sizeof e);
+                if (r != me || !in_line) std::memcpy(cells + table_at(r, me, in_line), &e, sizeof e);
             }
+            if (in_line) shm->put_block(s, line_bytes, used, ShmTeam::Readers::all());
             shm->release(s);
             shm->notify_all();
             if (lent && split_direct(*shm)) {
@@ -366,7 +385,7 @@ bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
     shm->wait_release(root, s);
     const std::byte* theirs = shm->published(root, s, shm->line(root, s).bytes);
     TableEntry e{};
-    std::memcpy(&e, theirs + static_cast<std::size_t>(me) * sizeof(TableEntry), sizeof e);
+    std::memcpy(&e, theirs + table_at(me, root, inline_at(*shm, root, s)), sizeof e);
     const std::uint64_t take = std::min(e.bytes, static_cast<std::uint64_t>(recv_bytes));
     if (e.bytes > 0 && (e.where & kInCells) == 0 && split_direct(*shm)) {
         // 2a.

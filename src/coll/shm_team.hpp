@@ -469,6 +469,17 @@ public:
         for (int a = 0; a < static_cast<int>(chunks(in_cells)); ++a) claim(a, step, readers);
         if (bytes > cell_bytes_) claim_wide(step, readers, bytes - cell_bytes_);
     }
+    /// Where a sender writes its table and the blocks after it (`bytes` in
+    /// all: Alltoallv/w, Scatterv) for `step`: into `line`, a private
+    /// buffer it then publishes inline with put_block(), when `in_line`;
+    /// else into its cells, claimed for everyone once its line says how
+    /// much of them it uses.
+    std::byte* table_area(std::uint64_t step, bool in_line, std::uint64_t bytes, std::byte* line) {
+        if (in_line) return line;
+        put_line(step, Readers::all(), bytes, static_cast<std::uint64_t>(Carry::Cells));
+        claim_cells(step, Readers::all(), bytes);
+        return my_cells();
+    }
     /// claim() for the wide slots the first `bytes` of this member's wide
     /// cells cover.
     void claim_wide(std::uint64_t step, Readers readers, std::uint64_t bytes) {
@@ -824,6 +835,17 @@ struct TableEntry {
     std::uint64_t where;
     std::uint64_t bytes;
 };
+/// Where reader r's entry lies in a table that member `owner` published:
+/// entry r, or, in a table inline in the owner's line (Carry::Inline),
+/// which has no entry for the owner itself, entry r - 1 past it (a 2-rank
+/// reader's entry and block then share the line's first cache line).
+inline std::size_t table_at(int r, int owner, bool in_line) {
+    return static_cast<std::size_t>(in_line && r > owner ? r - 1 : r) * sizeof(TableEntry);
+}
+/// Whether member m published its data for `step` inline in its line.
+inline bool inline_at(const ShmTeam& shm, int m, std::uint64_t step) {
+    return static_cast<ShmTeam::Carry>(shm.line(m, step).aux) == ShmTeam::Carry::Inline;
+}
 constexpr std::uint64_t kByMessage = ~std::uint64_t{0};
 constexpr std::uint64_t kInCells = std::uint64_t{1} << 63;  // above every user address
 /// A sender's placement of a block that stays in its memory for a single
