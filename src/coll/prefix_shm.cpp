@@ -123,10 +123,10 @@ bool reduce_scatter_any(const Team& team, const void* send, void* recv, const st
     const std::int64_t mean_block = total * red.elem_bytes / team.size;
     // Where ranks outnumber CPUs, the exchange while every member's n
     // blocks fit its cells or wide cells: no member then waits for the
-    // readers of its memory, a context switch each (4 ranks on 2 CPUs,
-    // 64 KiB-512 KiB blocks 0.48-0.64 of the time, 8 ranks 64 KiB-512 KiB
-    // 0.49-0.87; docs/BENCHMARKS.md, session 57).  The same on every member:
-    // counts, the team and its cells are.
+    // readers of its memory, a context switch each (3 and 4 ranks on 2
+    // CPUs, 64 and 256 KiB blocks: 0.43-0.66 of the time, 8 and 16 ranks
+    // 0.46-0.81; docs/BENCHMARKS.md, session 57).  The same on every
+    // member: so are the counts, the team and its cells.
     const ShmTeam* shm = ready(team);
     const std::int64_t max_block = *std::max_element(counts, counts + team.size) * red.elem_bytes;
     const bool cells_first = shm != nullptr && shm->crowded() && alltoall_fits_cells(*shm, max_block);

@@ -315,11 +315,12 @@ bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
             const auto above = static_cast<std::uint64_t>(shm->tuning().alltoall_direct(n));
             // A table (without our own entry: table_at()) and blocks that
             // fit the inline bytes of our line, each block 8-byte aligned, go
-            // there (Carry::Inline), as Alltoallv's do: a member then finds its entry and its block in the line it
-            // reads for our release (2 ranks, 8 B: see docs/BENCHMARKS.md,
-            // session 57).
+            // there (Carry::Inline), as Alltoallv's do: a member then finds
+            // its entry and its block in the line it reads for our release
+            // (2 ranks, 8 B: see docs/BENCHMARKS.md, session 57).
+            const std::uint64_t line_table = table_bytes - sizeof(TableEntry);
             bool in_line = true;
-            std::uint64_t line_end = table_bytes - sizeof(TableEntry);  // none for us (table_at())
+            std::uint64_t line_end = line_table;
             for (int r = 0; r < n && in_line; ++r) {
                 if (r == me) continue;
                 const auto b = static_cast<std::uint64_t>(blocks.bytes[r]);
@@ -337,7 +338,7 @@ bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
                 end = at + b;
                 return kInCells | at;
             };
-            const std::uint64_t head = in_line ? table_bytes - sizeof(TableEntry) : table_bytes;
+            const std::uint64_t head = in_line ? line_table : table_bytes;
             std::uint64_t used = head;
             for (int r = 0; r < n; ++r) where_of(r, used);
             const std::uint64_t s = shm->begin_call();
