@@ -360,18 +360,12 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
     // our release, not in two more lines of our cells (2 ranks, 8-byte
     // blocks: see docs/BENCHMARKS.md, session 57).  That takes 2 ranks'
     // blocks of up to 48 bytes, 3 ranks' of 16.
-    bool in_line = true;
-    std::uint64_t line_end = static_cast<std::uint64_t>(n - 1) * sizeof(TableEntry);
-    for (int r = 0; r < n && in_line; ++r) {
-        if (r == me) continue;
-        const std::uint64_t b = bytes_of(send, r);
-        line_end = round_up(line_end, 8) + b;
-        in_line = line_end <= shm::kCollInline && (b <= above || !single);
-    }
+    const bool in_line = table_fits_line(
+        n, me, [&](int r) { return bytes_of(send, r); }, [&](std::uint64_t b) { return b <= above || !single; });
     const std::uint64_t table_bytes = static_cast<std::uint64_t>(in_line ? n - 1 : n) * sizeof(TableEntry);
     const std::uint64_t room =
         in_line ? shm::kCollInline : shm->cell_bytes() + shm->wide_slot_bytes() * ShmTeam::kSlots;
-    const std::uint64_t align = in_line ? 8 : 64;
+    const std::uint64_t align = in_line ? kInlineBlockAlign : 64;
     // Where our block for r goes: single copies above the bound, else in
     // our cells after the ones before it (at `end`, which it moves) while
     // they hold it, else a message.  With wide cells, all in the cells when

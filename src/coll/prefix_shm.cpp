@@ -127,10 +127,12 @@ bool reduce_scatter_any(const Team& team, const void* send, void* recv, const st
     // CPUs, 64 and 256 KiB blocks: 0.43-0.66 of the time, 8 and 16 ranks
     // 0.46-0.81; docs/BENCHMARKS.md, session 57).  The same on every
     // member: so are the counts, the team and its cells.
-    const ShmTeam* shm = ready(team);
-    const std::int64_t max_block = *std::max_element(counts, counts + team.size) * red.elem_bytes;
-    const bool cells_first = shm != nullptr && shm->crowded() && alltoall_fits_cells(*shm, max_block);
-    if (mean_block >= kSingleCopyMin && !cells_first && reduce_scatter_shm_rsag(team, send, recv, counts, red)) {
+    const auto cells_first = [&] {
+        const ShmTeam* shm = ready(team);
+        return shm != nullptr && shm->crowded() &&
+               alltoall_fits_cells(*shm, *std::max_element(counts, counts + team.size) * red.elem_bytes);
+    };
+    if (mean_block >= kSingleCopyMin && !cells_first() && reduce_scatter_shm_rsag(team, send, recv, counts, red)) {
         return true;
     }
     if (mean_block >= kExchangeMin && exchange_then_fold(team, send, recv, counts, red)) return true;

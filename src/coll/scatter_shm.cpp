@@ -318,17 +318,11 @@ bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
             // there (Carry::Inline), as Alltoallv's do: a member then finds
             // its entry and its block in the line it reads for our release
             // (2 ranks, 8 B: see docs/BENCHMARKS.md, session 57).
-            const std::uint64_t line_table = table_bytes - sizeof(TableEntry);
-            bool in_line = true;
-            std::uint64_t line_end = line_table;
-            for (int r = 0; r < n && in_line; ++r) {
-                if (r == me) continue;
-                const auto b = static_cast<std::uint64_t>(blocks.bytes[r]);
-                line_end = round_up(line_end, 8) + b;
-                in_line = line_end <= shm::kCollInline && b <= above;
-            }
+            const bool in_line = table_fits_line(
+                n, me, [&](int r) { return static_cast<std::uint64_t>(blocks.bytes[r]); },
+                [&](std::uint64_t b) { return b <= above; });
             const std::uint64_t area = in_line ? shm::kCollInline : room;
-            const std::uint64_t align = in_line ? 8 : 64;
+            const std::uint64_t align = in_line ? kInlineBlockAlign : 64;
             // Where block r goes: in the cells (or the line) from `end`
             // (which it moves) while they hold it, else left in our buffer.
             auto where_of = [&](int r, std::uint64_t& end) {
@@ -338,7 +332,7 @@ bool scatterv_shm(const Team& team, const void* send, Blocks blocks, void* recv,
                 end = at + b;
                 return kInCells | at;
             };
-            const std::uint64_t head = in_line ? line_table : table_bytes;
+            const std::uint64_t head = in_line ? table_bytes - sizeof(TableEntry) : table_bytes;
             std::uint64_t used = head;
             for (int r = 0; r < n; ++r) where_of(r, used);
             const std::uint64_t s = shm->begin_call();

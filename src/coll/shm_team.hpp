@@ -60,6 +60,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "arith.hpp"
 #include "coll/coll.hpp"
 #include "coll/fold_shm.hpp"
 #include "coll/tree_shm.hpp"
@@ -841,6 +842,23 @@ struct TableEntry {
 /// reader's entry and block then share the line's first cache line).
 inline std::size_t table_at(int r, int owner, bool in_line) {
     return static_cast<std::size_t>(in_line && r > owner ? r - 1 : r) * sizeof(TableEntry);
+}
+/// How the blocks after a table inline in a line are aligned.
+constexpr std::uint64_t kInlineBlockAlign = 8;
+/// Whether a table inline in `owner`'s line (n - 1 entries, table_at())
+/// and, after it, the blocks of bytes(r) for every other member r, each
+/// kInlineBlockAlign-aligned, fit the line's inline bytes, every block
+/// being one that `may(b)` lets go there (Alltoallv/w, Scatterv).
+template <class Bytes, class May>
+bool table_fits_line(int n, int owner, Bytes&& bytes, May&& may) {
+    std::uint64_t end = static_cast<std::uint64_t>(n - 1) * sizeof(TableEntry);
+    for (int r = 0; r < n; ++r) {
+        if (r == owner) continue;
+        const std::uint64_t b = bytes(r);
+        end = round_up(end, kInlineBlockAlign) + b;
+        if (end > shm::kCollInline || !may(b)) return false;
+    }
+    return true;
 }
 /// Whether member m published its data for `step` inline in its line.
 inline bool inline_at(const ShmTeam& shm, int m, std::uint64_t step) {
