@@ -872,26 +872,33 @@ constexpr std::uint64_t kInMemory = 0;
 
 /// Where a member of a pair with a CPU each takes the other's block, which
 /// the other writes there (process_vm_writev: Allgather, Alltoall
-/// `direct`): in the member's line for the call's step s, in its inline
-/// bytes (unused by a Direct block), with the step, so that an offer left
-/// from an earlier call never counts.  Written by the owner before its
-/// release of s, read by the other after it.
+/// `direct`, Alltoallv): in the member's line for the call's step s, the
+/// address and size in its inline bytes (unused by a block that stays in
+/// its memory), and s in the line's `offer`, which nothing but an offer
+/// writes.  So neither an offer left from an earlier call nor inline data
+/// (an Alltoallv's table and blocks, an earlier call's bytes) counts as
+/// one, as bytes equal to the step once did (test/coll/pair_data.c).
+/// Written by the owner before its release of s, read by the other after
+/// it.
 struct PairOffer {
     std::uint64_t to;    ///< the address of the other's block in our receive buffer
     std::uint64_t room;  ///< the bytes we take there
-    std::uint64_t step;  ///< s
+    std::uint64_t step;  ///< s (CollLine::offer)
 
     /// Puts the offer in our line for `step` (after put_line()/put_block(),
     /// before release()).
     static void make(ShmTeam& shm, std::uint64_t step, const void* to, std::uint64_t room) {
-        const PairOffer o{reinterpret_cast<std::uint64_t>(to), room, step};
-        std::memcpy(shm.my_line(step).data, &o, sizeof o);
+        shm::CollLine& line = shm.my_line(step);
+        const std::uint64_t where[2] = {reinterpret_cast<std::uint64_t>(to), room};
+        std::memcpy(line.data, where, sizeof where);
+        line.offer = step;
     }
     /// Member m's offer for `step` (after its release of it), or an offer
     /// whose `step` is not `step` when it made none.
     static PairOffer of(const ShmTeam& shm, int m, std::uint64_t step) {
-        PairOffer o{};
-        std::memcpy(&o, shm.line(m, step).data, sizeof o);
+        const shm::CollLine& line = shm.line(m, step);
+        PairOffer o{0, 0, line.offer};
+        if (o.step == step) std::memcpy(&o, line.data, 2 * sizeof(std::uint64_t));
         return o;
     }
     /// The rest of a pair's exchange once we have written our block into
@@ -909,6 +916,6 @@ struct PairOffer {
         shm.notify(other);
     }
 };
-static_assert(sizeof(PairOffer) <= shm::kCollInline);
+static_assert(2 * sizeof(std::uint64_t) <= shm::kCollInline);
 
 }  // namespace shmpi::coll

@@ -48,8 +48,9 @@ inline constexpr std::uint64_t kMagic = 0x47455349504d4853ull;  // "SHMPISEG"
 // 6: the header's awake line; 8: next_shared_context; 9: shared_context_users;
 // 10: RankSlot::appnum; 11: RankSlot's park line; 12: RankSlot::send_claims;
 // 13: init_failure; 14: kernel_copies_slow; 15: wide_cell_bytes; 16: cpus;
-// 17: 64 release lines and 128 call signatures per collective member
-inline constexpr std::uint32_t kLayoutVersion = 17;
+// 17: 64 release lines and 128 call signatures per collective member;
+// 18: CollLine::offer
+inline constexpr std::uint32_t kLayoutVersion = 18;
 
 /// Context ids: those below kSharedContextBase are agreed on by the members
 /// of a new communicator (ContextIds, comm_create.cpp); those from
@@ -327,6 +328,13 @@ struct CollLine {
     std::uint64_t aux;
     /// Published with `release`: up to kCollInline bytes of data.
     std::byte data[kCollInline];
+    /// Published with `release`: the step for which the owner offers to
+    /// take a pair's block by a write into its receive buffer (PairOffer in
+    /// src/coll/shm_team.hpp; where and how much in `data`).  Only an offer
+    /// writes it, and steps never repeat, so what an earlier call left here
+    /// never matches a later step, and `data`, which also carries blocks,
+    /// cannot pass for an offer.
+    std::uint64_t offer;
 };
 
 /// Calls whose signatures a member keeps published (CollMember::calls):
