@@ -21,11 +21,15 @@
 //      once every member has taken what it held (claim()).
 //   3. Member by member, it copies the blocks that were not streamed, as
 //      the member published them.
-//   4. It stores gather = s (s + K after rounds) and wakes everyone; then it
-//      copies its own block into its typed buffer (or, from `mine`, into
-//      the dense one), unless it streamed it: then each chunk went there
-//      from the bounce buffer it was packed in.  If its own block stayed in
-//      its buffer, it waits until everyone has gathered s.
+//   4. It stores gather = s (s + K + 1 after rounds: past every round's
+//      step) and wakes everyone; then it copies its own block into its
+//      typed buffer (or, from `mine`, into the dense one), unless it
+//      streamed it: then each chunk went there from the bounce buffer it
+//      was packed in.  If its own block stayed in its buffer, it waits
+//      until everyone has gathered that: a streaming member stores each
+//      round's gather before its step 3 reads the block (waiting for s
+//      alone once let a contiguous sender return, and reuse its buffer,
+//      while a member whose send type was not contiguous still read it).
 //   5. It reports the first member whose size disagreed with its table.
 // Two members with a CPU each whose blocks both stay in their buffers
 // (Direct) write them into each other's receive buffers instead of reading
@@ -182,8 +186,11 @@ void allgather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, voi
         check(m, shm.get_block(m, s, out + lay.offset(m), static_cast<std::uint64_t>(lay.size(m)), land,
                                static_cast<std::uint64_t>(lay.offset(m))));
     }
-    // 4.
-    shm.gather(rounds > 0 ? s + rounds : s);
+    // 4.  (After rounds, one step past the last round's: a member whose
+    // block stayed in its buffer must not take a streaming member's round
+    // for this, which comes before that member's step 3 reads the block.)
+    const std::uint64_t done = rounds > 0 ? s + rounds + 1 : s;
+    shm.gather(done);
     shm.notify_all();
     if (stream) {
         // (Our block went to its place round by round.)
@@ -196,7 +203,7 @@ void allgather_core(ShmTeam& shm, const void* send, std::int64_t send_bytes, voi
         land_at(*land, static_cast<std::uint64_t>(lay.offset(me)), own_at, own_bytes);
     }
     if (land != nullptr) land->filled = true;
-    if (carry == ShmTeam::Carry::Direct) shm.wait_gather_all(s);
+    if (carry == ShmTeam::Carry::Direct) shm.wait_gather_all(done);
     // 5.
     if (bad >= 0) throw_size_mismatch(bad, bad_bytes, my_rank, static_cast<std::uint64_t>(lay.size(bad)));
 }

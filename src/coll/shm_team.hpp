@@ -259,13 +259,15 @@ public:
     /// whole (Carry::Wide), in areas of their own (wide_area()).
     std::size_t wide_slot_bytes() const { return wide_bytes_ / kSlots; }
     /// Whether `count` elements of `elem_bytes` each (0 < elem_bytes <=
-    /// slot_bytes()) pass through the slots in fewer than kMaxSteps steps.
+    /// slot_bytes()) pass through the slots in at most kMaxSteps - 2
+    /// chunks: steps s + 1 .. s + K for K chunks, and s + K + 1 after them
+    /// (an Allgather's last gather), all below the next call's first step.
     /// A payload of one slot, the common case, is answered without the two
     /// 64-bit divisions (tens of cycles on the path of every small call).
     bool steps_fit(std::uint64_t count, std::size_t elem_bytes) const {
         std::uint64_t bytes = 0;
         if (!__builtin_mul_overflow(count, elem_bytes, &bytes) && bytes <= slot_bytes()) return true;
-        return count / (slot_bytes() / elem_bytes) < kMaxSteps;
+        return count / (slot_bytes() / elem_bytes) < kMaxSteps - 2;
     }
     std::size_t cell_bytes() const { return cell_bytes_; }
 
