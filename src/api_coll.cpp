@@ -51,6 +51,10 @@ typed::Call call(Communicator& c, const char* fn) {
         fail(MPI_ERR_COUNT, "{}: {} holds {} elements of {} (size {} bytes): the byte count overflows 64 bits", fn,
              arg, count, t.name, t.size);
     }
+    if (!t.span_fits(count)) [[unlikely]] {
+        fail(MPI_ERR_COUNT, "{}: {} holds {} elements of {} (extent {} bytes): they span more memory than MPI_Aint "
+             "can address", fn, arg, count, t.name, t.extent);
+    }
     if (buf == nullptr && count > 0 && t.size > 0 && t.predefined) [[unlikely]] {
         fail(MPI_ERR_BUFFER, "{}: {} is NULL but holds {} elements of {}", fn, arg, count, t.name);
     }

@@ -147,6 +147,11 @@ void check_buffer(const void* buf, int count, const dtype::Datatype& t, const ch
         throw MpiError(MPI_ERR_COUNT, fmt::format("{}: count {} of {} (size {} bytes) overflows a 64-bit byte count",
                                                   fn, count, t.name, t.size));
     }
+    if (!t.span_fits(count)) {
+        throw MpiError(MPI_ERR_COUNT, fmt::format("{}: count {} of {} (extent {} bytes) spans more memory than "
+                                                  "MPI_Aint can address",
+                                                  fn, count, t.name, t.extent));
+    }
     if (buf == nullptr && count > 0 && t.size > 0 && t.predefined) {
         throw MpiError(MPI_ERR_BUFFER,
                        fmt::format("{}: buffer is NULL but count is {} of {}", fn, count, t.name));

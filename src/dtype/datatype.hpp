@@ -119,6 +119,16 @@ struct Datatype : HandleStorage {
 
     std::int64_t ub() const { return lb + extent; }
     std::int64_t true_ub() const { return true_lb + true_extent; }
+    /// Whether `n` elements (n >= 0) lie within what MPI_Aint can address:
+    /// the last one starts (n - 1) * extent bytes after the first and
+    /// reaches true_extent past that.  (A buffer of INT_MAX elements of a
+    /// type resized to a 2^40-byte extent does not; packing it would run
+    /// off the address space.)
+    bool span_fits(std::int64_t n) const {
+        std::int64_t reach = 0;
+        return n <= 1 || (!__builtin_mul_overflow(n - 1, extent, &reach) &&
+                          !__builtin_add_overflow(reach, true_extent, &reach));
+    }
     /// `n` elements form one run of n * size bytes at true_lb.
     bool is_run(std::int64_t n) const { return dense && (n == 1 || size == extent); }
 

@@ -75,6 +75,19 @@ int main(int argc, char **argv)
     MPI_Aint far[2] = {0, (MPI_Aint)(((unsigned long)1 << 63) - 1)};
     rc = MPI_Type_create_hindexed(2, bl, far, MPI_DOUBLE, &u);
     CHECKF(check_error_class(rc) == MPI_ERR_ARG, "overflowing displacement: class %d", check_error_class(rc));
+    /* A buffer of elements that reach past what MPI_Aint addresses: an
+     * error, not a pack that runs off the address space. */
+    MPI_Datatype far_apart;
+    CHECK_MPI(MPI_Type_create_resized(MPI_DOUBLE, 0, (MPI_Aint)1 << 40, &far_apart));
+    CHECK_MPI(MPI_Type_commit(&far_apart));
+    rc = MPI_Isend(buf, 1 << 30, far_apart, rank, 0, MPI_COMM_WORLD, &r);
+    CHECKF(check_error_class(rc) == MPI_ERR_COUNT, "Isend spanning 2^70 bytes: class %d", check_error_class(rc));
+    expect_text(rc, "MPI_Isend: count 1073741824");
+    expect_text(rc, "spans more memory than MPI_Aint can address");
+    rc = MPI_Bcast(buf, 1 << 30, far_apart, 0, MPI_COMM_WORLD);
+    CHECKF(check_error_class(rc) == MPI_ERR_COUNT, "Bcast spanning 2^70 bytes: class %d", check_error_class(rc));
+    expect_text(rc, "MPI_Bcast: buffer holds 1073741824 elements");
+    CHECK_MPI(MPI_Type_free(&far_apart));
     rc = MPI_Send(buf, 1, MPI_UB, rank, 0, MPI_COMM_WORLD);
     CHECKF(check_error_class(rc) == MPI_ERR_TYPE, "MPI_UB as a data type: class %d", check_error_class(rc));
     rc = MPI_Send(buf, 1, t, rank, 0, MPI_COMM_NULL);
