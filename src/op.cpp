@@ -102,6 +102,7 @@ private:
 /// pieces of at most INT_MAX elements (its length is an int).
 void call_user(const Binding::User& u, void* in, void* inout, std::int64_t count) {
     MPI_Datatype h = u.handle;
+    const dtype::UserFnType in_fn(u.type);
     const std::int64_t step = u.type->extent;
     while (count > 0) {
         int len = static_cast<int>(std::min<std::int64_t>(count, INT_MAX));

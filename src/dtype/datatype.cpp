@@ -53,8 +53,10 @@ const Datatype* lookup(MPI_Datatype handle) {
     if (!HandleStorage::may_read_as<Datatype>(handle)) return nullptr;
     const auto* d = reinterpret_cast<const Datatype*>(handle);
     if (d->magic != Datatype::kMagic) return nullptr;
-    return d->handles.load(std::memory_order_relaxed) > 0 ? d : nullptr;
+    return d->handles.load(std::memory_order_relaxed) > 0 || d == UserFnType::current() ? d : nullptr;
 }
+
+thread_local const Datatype* UserFnType::current_ = nullptr;
 
 bool freed(MPI_Datatype handle) {
     const auto v = reinterpret_cast<std::uintptr_t>(handle);

@@ -196,8 +196,28 @@ const Datatype* predefined(MPI_Datatype handle);
 const Datatype& byte_type();
 
 /// The Datatype behind any handle, or nullptr when it is not a valid
-/// datatype handle or the user has freed it.
+/// datatype handle or the user has freed it (but see UserFnType).
 const Datatype* lookup(MPI_Datatype handle);
+
+/// While a user reduction function runs on this thread (op.cpp's
+/// call_user()), the type whose handle it was given: lookup() accepts that
+/// handle even when the user freed it after starting the operation.  The
+/// operation completes normally then (MPI-3.1 4.1.9), and its function may
+/// ask about the datatype it receives (an MPI_Iallreduce whose type was
+/// freed before MPI_Wait once made the function's MPI_Type_get_extent fail).
+/// Restores the previous one when it ends (a function may reduce, too).
+class UserFnType {
+public:
+    explicit UserFnType(const Datatype* t) : saved_(current_) { current_ = t; }
+    ~UserFnType() { current_ = saved_; }
+    UserFnType(const UserFnType&) = delete;
+    UserFnType& operator=(const UserFnType&) = delete;
+    static const Datatype* current() { return current_; }
+
+private:
+    static thread_local const Datatype* current_;
+    const Datatype* saved_;
+};
 
 /// True when `handle` names a type the user has freed (MPI_Type_free) that
 /// still lives inside other types or pending requests: lookup() refuses it,

@@ -31,6 +31,20 @@ static void mat_op(void *in, void *inout, int *len, MPI_Datatype *type)
         y[i] = mat_mul(x[i], y[i]);
 }
 
+/* mat_op that first asks about the datatype it is given: a freed type's
+ * pending operation completes normally (MPI-3.1 4.1.9), and the handle it
+ * passes its function is as good as when the operation began. */
+static void mat_op_asking(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    MPI_Aint lb = -1, extent = -1;
+    int bytes = -1;
+    CHECK_MPI(MPI_Type_get_extent(*type, &lb, &extent));
+    CHECK_MPI(MPI_Type_size(*type, &bytes));
+    CHECKF(lb == 0 && extent == (MPI_Aint)sizeof(mat) && bytes == (int)sizeof(mat),
+           "the user function's datatype: lb %ld, extent %ld, size %d", (long)lb, (long)extent, bytes);
+    mat_op(in, inout, len, type);
+}
+
 static mat mat_of(int r, int i)
 {
     mat m = {(unsigned)(r + 2), (unsigned)(i + 1), (unsigned)(3 * r + i), 1u};
@@ -466,6 +480,29 @@ static void test_derived(void)
     wait1(&req);
     for (int i = 0; i < 2 * n; ++i)
         CHECKF(buf[i] == (i % 2 == 0 || rank == 0 ? value(0, i, 31) : -1), "Ibcast (vector) [%d] = %d", i, buf[i]);
+
+    /* A non-commutative user operation on a type freed while its
+     * Iallreduce is pending, whose function asks about that type.  The other
+     * ranks start only once rank 0 has freed it, so rank 0 combines after. */
+    MPI_Datatype asked;
+    MPI_Op asking;
+    CHECK_MPI(MPI_Type_contiguous(4, MPI_UNSIGNED, &asked));
+    CHECK_MPI(MPI_Type_commit(&asked));
+    CHECK_MPI(MPI_Op_create(mat_op_asking, 0, &asking));
+    mat mats[3], prods[3];
+    for (int i = 0; i < 3; ++i)
+        mats[i] = mat_of(rank, i);
+    if (rank != 0)
+        CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, 0, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Iallreduce(mats, prods, 3, asked, asking, MPI_COMM_WORLD, &req));
+    CHECK_MPI(MPI_Type_free(&asked));
+    CHECK_MPI(MPI_Op_free(&asking));
+    if (rank == 0)
+        for (int r = 1; r < size; ++r)
+            CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, r, 77, MPI_COMM_WORLD));
+    wait1(&req);
+    for (int i = 0; i < 3; ++i)
+        CHECKF(mat_eq(prods[i], mat_prod(0, size, i)), "Iallreduce (freed type, asking op) [%d]", i);
 
 #ifdef SHMPI
     /* Iallreduce on a vector type: the sums land in every other int.  (A
