@@ -42,15 +42,15 @@ static void small_beside_large(int rank, int size, int count)
     unsigned char *recv = check_malloc((size_t)kBig * (size_t)size);
     int *sc = check_malloc(sizeof(int) * (size_t)size), *sd = check_malloc(sizeof(int) * (size_t)size);
     int *rc = check_malloc(sizeof(int) * (size_t)size), *rd = check_malloc(sizeof(int) * (size_t)size);
+    for (int r = 0; r < size; ++r) {
+        sd[r] = rd[r] = r * kBig;
+        /* Rank 0 sends kBig to each other rank and gets 8 bytes back. */
+        sc[r] = rank == 0 ? (r == 0 ? 0 : kBig) : (r == 0 ? 8 : 0);
+        rc[r] = rank == 0 ? (r == 0 ? 0 : 8) : (r == 0 ? kBig : 0);
+    }
     for (int k = 0; k < count; ++k, ++calls) {
         const int call = calls;
         const uint64_t word = ((uint64_t)call + (uint64_t)(call % 64)) << 24;
-        for (int r = 0; r < size; ++r) {
-            sd[r] = rd[r] = r * kBig;
-            /* Rank 0 sends kBig to each other rank and gets 8 bytes back. */
-            sc[r] = rank == 0 ? (r == 0 ? 0 : kBig) : (r == 0 ? 8 : 0);
-            rc[r] = rank == 0 ? (r == 0 ? 0 : 8) : (r == 0 ? kBig : 0);
-        }
         for (int r = 0; r < size; ++r) {
             unsigned char *at = send + (size_t)r * kBig;
             if (rank == 0) {
@@ -123,21 +123,24 @@ static void large_call(int alltoall, int rank, int size, int call, unsigned char
                      alltoall ? "Alltoall" : "Allgather");
 }
 
+/* `bytes` bytes, each followed by a gap of one, as one element. */
+static MPI_Datatype gapped_bytes(int bytes)
+{
+    MPI_Datatype gaps, gapped;
+    CHECK_MPI(MPI_Type_vector(bytes, 1, 2, MPI_BYTE, &gaps));
+    CHECK_MPI(MPI_Type_create_resized(gaps, 0, 2 * (MPI_Aint)bytes, &gapped));
+    CHECK_MPI(MPI_Type_commit(&gapped));
+    CHECK_MPI(MPI_Type_free(&gaps));
+    return gapped;
+}
+
 /* B: `rounds` rounds of small, small, Alltoall, small, small, Allgather. */
 static void large_after_small(int rank, int size, int rounds)
 {
     unsigned char *send = check_malloc((size_t)kGather * (size_t)size);
     unsigned char *recv = check_malloc(2 * (size_t)kGather * (size_t)size);
-    /* kBlock (kGather) bytes, each followed by a gap of one, as one element. */
-    MPI_Datatype gaps, block_gaps, gather_gaps;
-    CHECK_MPI(MPI_Type_vector(kBlock, 1, 2, MPI_BYTE, &gaps));
-    CHECK_MPI(MPI_Type_create_resized(gaps, 0, 2 * (MPI_Aint)kBlock, &block_gaps));
-    CHECK_MPI(MPI_Type_commit(&block_gaps));
-    CHECK_MPI(MPI_Type_free(&gaps));
-    CHECK_MPI(MPI_Type_vector(kGather, 1, 2, MPI_BYTE, &gaps));
-    CHECK_MPI(MPI_Type_create_resized(gaps, 0, 2 * (MPI_Aint)kGather, &gather_gaps));
-    CHECK_MPI(MPI_Type_commit(&gather_gaps));
-    CHECK_MPI(MPI_Type_free(&gaps));
+    MPI_Datatype block_gaps = gapped_bytes(kBlock), gather_gaps = gapped_bytes(kGather);
+    uint64_t *all = check_malloc(3 * sizeof(uint64_t) * (size_t)size);
     for (int round = 0; round < rounds; ++round) {
         for (int pos = 0; pos < 6; ++pos, ++calls) {
             const int call = calls;
@@ -149,17 +152,16 @@ static void large_after_small(int rank, int size, int rounds)
                  * d below 64 has its round. */
                 const uint64_t ahead = ((uint64_t)call + 64 + (uint64_t)(round % 64)) << 24;
                 uint64_t mine[3] = {ahead, ahead, ahead};
-                uint64_t *all = check_malloc(sizeof mine * (size_t)size);
                 CHECK_MPI(MPI_Allgather(mine, 3, MPI_UINT64_T, all, 3, MPI_UINT64_T, MPI_COMM_WORLD));
                 for (int r = 0; r < 3 * size; ++r)
                     CHECKF(all[r] == ahead, "small Allgather call %d: word %d is %#llx", call, r,
                            (unsigned long long)all[r]);
-                free(all);
             }
         }
     }
     CHECK_MPI(MPI_Type_free(&block_gaps));
     CHECK_MPI(MPI_Type_free(&gather_gaps));
+    free(all);
     free(send);
     free(recv);
 }
