@@ -183,6 +183,7 @@ Binding::Binding(const Op& op, MPI_Datatype handle, const dtype::Datatype& type,
         red_.state = &user_;
         red_.commutative = op.commutative;
         red_.elem_bytes = type.size;
+        red_.user = true;
         dense_count_ = count;
         factor_ = 1;
         return;

@@ -56,6 +56,9 @@ struct Reduction {
     const void* state = nullptr;
     bool commutative = true;
     std::int64_t elem_bytes = 0;  ///< bytes of one element in dense form
+    /// An MPI_Op_create operation: `combine` calls the user's function on
+    /// whole elements of the caller's datatype (op.cpp).
+    bool user = false;
 };
 
 /// A receive buffer that is not dense (a derived datatype's), which an

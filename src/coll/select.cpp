@@ -302,16 +302,23 @@ void say_declined(Kind k, const char* name, const Team& team) {
 /// Runs the forced or automatically chosen algorithm of `k`, and the linear
 /// one when it declines.
 ///
-/// `root` (-1 if none) and `bytes` (what every member must agree on, 0 if
-/// nothing) make the call's signature: on a team with shared-memory state
-/// every member publishes it first, whatever algorithm then runs, so that a
-/// member left waiting by a peer that made another call ends the job with
-/// an error instead of hanging (ShmTeam::check_calls).
+/// What the members of a call must agree on besides the collective: with
+/// it, the call's signature (ShmTeam::CallSignature).
+struct Agreed {
+    int root;            ///< -1 if none
+    std::int64_t bytes;  ///< what every member must agree on, 0 if nothing
+    std::int64_t unit = 0;  ///< a reduction's element bytes
+};
+
+/// `sig` and `k` make the call's signature: on a team with shared-memory
+/// state every member publishes it first, whatever algorithm then runs, so
+/// that a member left waiting by a peer that made another call ends the job
+/// with an error instead of hanging (ShmTeam::check_calls).
 template <class Fn, std::size_t N, class... Args>
 void run(const Selection& s, Kind k, const Algorithm<Fn> (&table)[N], int automatic, const Team& team,
-         int root, std::int64_t bytes, const Args&... args) {
+         const Agreed& sig, const Args&... args) {
     if (team.shm != nullptr) {
-        team.shm->note_call({static_cast<int>(k), root, bytes});
+        team.shm->note_call({static_cast<int>(k), sig.root, sig.bytes, sig.unit});
         // The team's first call probes single copies (one collective step):
         // here every member makes it at the same call, whatever algorithm
         // then runs; the "shm" rows (select_shm.cpp) rely on it.
@@ -330,6 +337,18 @@ void run(const Selection& s, Kind k, const Algorithm<Fn> (&table)[N], int automa
         if (forced >= 0) say_declined(k, table[i].name, team);
     }
     table[0].run(team, args...);
+}
+
+/// run() for a reduction of elements of `red`.  With a user operation
+/// (whose function sees whole elements of each caller's datatype), members
+/// whose elements differ in size cut the data at different places: where
+/// that made nobody wait, the result holds misaligned folds, so the member
+/// compares the signatures of the members it heard from before it returns.
+template <class Fn, std::size_t N, class... Args>
+void run_reduction(const Selection& s, Kind k, const Algorithm<Fn> (&table)[N], int automatic, const Team& team,
+                   int root, std::int64_t count, const Reduction& red, const Args&... args) {
+    run(s, k, table, automatic, team, Agreed{root, count * red.elem_bytes, red.elem_bytes}, args...);
+    if (red.user && team.shm != nullptr) team.shm->check_call();
 }
 
 }  // namespace
@@ -428,89 +447,88 @@ Selection Selection::from_environment(bool report) {
 }
 
 void barrier(const Selection& s, const Team& team) {
-    run(s, Kind::Barrier, kBarrier, choose_shm(team), team, -1, 0);
+    run(s, Kind::Barrier, kBarrier, choose_shm(team), team, {-1, 0});
 }
 
 void bcast(const Selection& s, const Team& team, void* buf, std::int64_t bytes, int root, Landing* land,
            Source* src) {
-    run(s, Kind::Bcast, kBcast, choose_shm(team), team, root, bytes, buf, bytes, root, land, src);
+    run(s, Kind::Bcast, kBcast, choose_shm(team), team, {root, bytes}, buf, bytes, root, land, src);
 }
 
 void reduce(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t count,
             const Reduction& red, int root) {
-    run(s, Kind::Reduce, kReduce, choose_shm(team), team, root, count * red.elem_bytes, send, recv, count,
-        red, root);
+    run_reduction(s, Kind::Reduce, kReduce, choose_shm(team), team, root, count, red, send, recv, count, red,
+                  root);
 }
 
 void allreduce(const Selection& s, const Team& team, const void* send, void* recv,
                std::int64_t count, const Reduction& red) {
-    run(s, Kind::Allreduce, kAllreduce, choose_shm(team), team, -1, count * red.elem_bytes, send, recv,
-        count, red);
+    run_reduction(s, Kind::Allreduce, kAllreduce, choose_shm(team), team, -1, count, red, send, recv, count, red);
 }
 
 void gather(const Selection& s, const Team& team, const void* send, std::int64_t block, void* recv, int root,
             Landing* land) {
-    run(s, Kind::Gather, kGather, choose_shm(team), team, root, block, send, block, recv, root, land);
+    run(s, Kind::Gather, kGather, choose_shm(team), team, {root, block}, send, block, recv, root, land);
 }
 
 void gatherv(const Selection& s, const Team& team, const void* send, std::int64_t send_bytes,
              void* recv, Blocks blocks, int root) {
-    run(s, Kind::Gatherv, kGatherv, choose_shm(team), team, root, 0, send, send_bytes, recv, blocks, root);
+    run(s, Kind::Gatherv, kGatherv, choose_shm(team), team, {root, 0}, send, send_bytes, recv, blocks, root);
 }
 
 void scatter(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t block, int root,
              Landing* land, Source* src) {
-    run(s, Kind::Scatter, kScatter, choose_shm(team), team, root, block, send, recv, block, root, land, src);
+    run(s, Kind::Scatter, kScatter, choose_shm(team), team, {root, block}, send, recv, block, root, land, src);
 }
 
 void scatterv(const Selection& s, const Team& team, const void* send, Blocks blocks, void* recv,
               std::int64_t recv_bytes, int root) {
-    run(s, Kind::Scatterv, kScatterv, choose_shm(team), team, root, 0, send, blocks, recv, recv_bytes,
+    run(s, Kind::Scatterv, kScatterv, choose_shm(team), team, {root, 0}, send, blocks, recv, recv_bytes,
         root);
 }
 
 void allgather(const Selection& s, const Team& team, const void* send, std::int64_t block, void* recv,
                Landing* land, Source* mine) {
-    run(s, Kind::Allgather, kAllgather, choose_shm(team), team, -1, block, send, block, recv, land, mine);
+    run(s, Kind::Allgather, kAllgather, choose_shm(team), team, {-1, block}, send, block, recv, land, mine);
 }
 
 void allgatherv(const Selection& s, const Team& team, const void* send, std::int64_t send_bytes,
                 void* recv, Blocks blocks) {
-    run(s, Kind::Allgatherv, kAllgatherv, choose_shm(team), team, -1, 0, send, send_bytes, recv, blocks);
+    run(s, Kind::Allgatherv, kAllgatherv, choose_shm(team), team, {-1, 0}, send, send_bytes, recv, blocks);
 }
 
 void alltoall(const Selection& s, const Team& team, std::int64_t block, PeerBlocks send, PeerBlocks recv) {
-    run(s, Kind::Alltoall, kAlltoall, choose_alltoall(team, block), team, -1, block, block, send, recv);
+    run(s, Kind::Alltoall, kAlltoall, choose_alltoall(team, block), team, {-1, block}, block, send, recv);
 }
 
 void alltoallv(const Selection& s, const Team& team, PeerBlocks send, PeerBlocks recv) {
-    run(s, Kind::Alltoallv, kAlltoallv, choose_shm(team), team, -1, 0, send, recv);
+    run(s, Kind::Alltoallv, kAlltoallv, choose_shm(team), team, {-1, 0}, send, recv);
 }
 
 void reduce_scatter(const Selection& s, const Team& team, const void* send, void* recv,
                     const std::int64_t* counts, const Reduction& red) {
     std::int64_t total = 0;
     for (int r = 0; r < team.size; ++r) total += counts[r];
-    run(s, Kind::ReduceScatter, kReduceScatter, choose_shm(team), team, -1, total * red.elem_bytes, send, recv, counts,
-        red);
+    run_reduction(s, Kind::ReduceScatter, kReduceScatter, choose_shm(team), team, -1, total, red, send, recv,
+                  counts, red);
 }
 
 void reduce_scatter_block(const Selection& s, const Team& team, const void* send, void* recv,
                           std::int64_t count, const Reduction& red) {
-    run(s, Kind::ReduceScatterBlock, kReduceScatterBlock, choose_shm(team), team, -1, count * red.elem_bytes, send,
-        recv, count, red);
+    run_reduction(s, Kind::ReduceScatterBlock, kReduceScatterBlock, choose_shm(team), team, -1, count, red, send,
+                  recv, count, red);
 }
 
 void scan(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t count,
           const Reduction& red) {
-    run(s, Kind::Scan, kScan, choose_scan(team, count * red.elem_bytes), team, -1,
-        count * red.elem_bytes, send, recv, count, red);
+    run_reduction(s, Kind::Scan, kScan, choose_scan(team, count * red.elem_bytes), team, -1, count, red, send,
+                  recv, count, red);
 }
 
 void exscan(const Selection& s, const Team& team, const void* send, void* recv, std::int64_t count,
             const Reduction& red) {
-    run(s, Kind::Exscan, kExscan, choose_scan(team, count * red.elem_bytes), team, -1,
-        count * red.elem_bytes, send, recv, count, red);
+    run_reduction(s, Kind::Exscan, kExscan, choose_scan(team, count * red.elem_bytes), team, -1, count, red,
+                  send, recv, count, red);
 }
 
 }  // namespace shmpi::coll

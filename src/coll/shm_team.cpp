@@ -159,27 +159,37 @@ std::uint64_t ShmTeam::last_call_in(const shm::CollRegion& region, std::uint32_t
     return last;
 }
 
+void ShmTeam::check_entry(int m, const shm::CollCall& e) const {
+    // Acquire: pairs with note_call()'s release store of `call`.
+    const std::uint64_t call = e.call.load(std::memory_order_acquire);
+    if (call == 0) return;
+    const Noted theirs{call, e.what.load(std::memory_order_relaxed), e.bytes.load(std::memory_order_relaxed),
+                       e.unit.load(std::memory_order_relaxed)};
+    // Acquire fence: the loads above happen before the second look at
+    // `call`; if it still holds the same number they read one entry.
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (e.call.load(std::memory_order_relaxed) != call) return;
+    const Noted& mine = history_[call % shm::kCollCalls];
+    if (mine.call != call || (mine.what == theirs.what && mine.bytes == theirs.bytes && mine.unit == theirs.unit)) {
+        return;
+    }
+    report_mismatch(m, mine, theirs);
+}
+
 void ShmTeam::check_calls() const {
     for (int m = 0; m < n_; ++m) {
         if (m == me_) continue;
-        for (const shm::CollCall& e : members_[m].calls) {
-            // Acquire: pairs with note_call()'s release store of `call`.
-            const std::uint64_t call = e.call.load(std::memory_order_acquire);
-            if (call == 0) continue;
-            const std::uint64_t what = e.what.load(std::memory_order_relaxed);
-            const std::uint64_t bytes = e.bytes.load(std::memory_order_relaxed);
-            // Acquire fence: the loads above happen before the second look
-            // at `call`; if it still holds the same number they read one entry.
-            std::atomic_thread_fence(std::memory_order_acquire);
-            if (e.call.load(std::memory_order_relaxed) != call) continue;
-            const Noted& mine = history_[call % shm::kCollCalls];
-            if (mine.call != call || (mine.what == what && mine.bytes == bytes)) continue;
-            report_mismatch(m, mine, what, bytes);
-        }
+        for (const shm::CollCall& e : members_[m].calls) check_entry(m, e);
     }
 }
 
-void ShmTeam::report_mismatch(int m, const Noted& mine, std::uint64_t what, std::uint64_t bytes) const {
+void ShmTeam::check_call() const {
+    for (int m = 0; m < n_; ++m) {
+        if (m != me_) check_entry(m, members_[m].calls[noted_ % shm::kCollCalls]);
+    }
+}
+
+void ShmTeam::report_mismatch(int m, const Noted& mine, const Noted& theirs) const {
     auto kind = [](std::uint64_t w) { return static_cast<Kind>(w >> 32); };
     auto root = [](std::uint64_t w) { return static_cast<int>(w & 0xffffffffu) - 1; };
     auto call_name = [&](std::uint64_t w) {
@@ -187,22 +197,29 @@ void ShmTeam::report_mismatch(int m, const Noted& mine, std::uint64_t what, std:
         name[0] = static_cast<char>(name[0] - 'a' + 'A');
         return "MPI_" + name;
     };
-    if (kind(what) != kind(mine.what)) {
+    if (kind(theirs.what) != kind(mine.what)) {
         throw MpiError(MPI_ERR_OTHER,
                        fmt::format("rank {} made another collective call ({}) where rank {} called {}: "
                                    "every rank must make the same collective calls in the same order",
-                                   m, call_name(what), me_, call_name(mine.what)));
+                                   m, call_name(theirs.what), me_, call_name(mine.what)));
     }
-    if (root(what) != root(mine.what)) {
+    if (root(theirs.what) != root(mine.what)) {
         throw MpiError(MPI_ERR_ROOT,
                        fmt::format("rank {} called {} with root {} where rank {} gave root {}: the "
                                    "root must be the same on every rank",
-                                   m, call_name(what), root(what), me_, root(mine.what)));
+                                   m, call_name(theirs.what), root(theirs.what), me_, root(mine.what)));
     }
-    throw MpiError(bytes > mine.bytes ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT,
-                   fmt::format("rank {} called {} with {} bytes where rank {} has {}: the datatype "
-                               "signatures of the calls differ",
-                               m, call_name(what), bytes, me_, mine.bytes));
+    if (theirs.bytes != mine.bytes) {
+        throw MpiError(theirs.bytes > mine.bytes ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT,
+                       fmt::format("rank {} called {} with {} bytes where rank {} has {}: the datatype "
+                                   "signatures of the calls differ",
+                                   m, call_name(theirs.what), theirs.bytes, me_, mine.bytes));
+    }
+    throw MpiError(MPI_ERR_TYPE,
+                   fmt::format("rank {} called {} with elements of {} bytes where rank {} has {}: "
+                               "a reduction with a user operation needs elements of the same size on "
+                               "every rank (the same datatype, not only the same type signature)",
+                               m, call_name(theirs.what), theirs.unit, me_, mine.unit));
 }
 
 void ShmTeam::notify(std::span<const int> members) {

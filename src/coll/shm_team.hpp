@@ -283,6 +283,13 @@ public:
         int kind;  ///< a coll::Kind (select.hpp)
         int root;  ///< -1 for collectives without one
         std::int64_t bytes;
+        /// A reduction's element bytes (Reduction::elem_bytes), 0 for the
+        /// other collectives: algorithms cut a reduction into chunks of
+        /// whole elements, so members that disagree on the element cut
+        /// differently (the same signature in other datatypes, with a user
+        /// operation) and wait for steps that never come or fold
+        /// misaligned bytes.
+        std::int64_t unit = 0;
     };
     /// Numbers one collective call, whatever algorithm runs it (a count of
     /// its own: the steps of begin_call() do not move), and publishes its
@@ -296,8 +303,9 @@ public:
         const std::uint64_t what = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(sig.kind)) << 32) |
                                    static_cast<std::uint32_t>(sig.root + 1);
         const auto bytes = static_cast<std::uint64_t>(sig.bytes);
+        const auto unit = static_cast<std::uint64_t>(sig.unit);
         const std::size_t i = call % shm::kCollCalls;
-        history_[i] = Noted{call, what, bytes};
+        history_[i] = Noted{call, what, bytes, unit};
         shm::CollCall& e = members_[me_].calls[i];
         // Seqlock write (see shm::CollCall): a reader that sees `call` before
         // and after reading the rest has read one entry, not a mix of two.
@@ -306,12 +314,18 @@ public:
         std::atomic_thread_fence(std::memory_order_release);
         e.what.store(what, std::memory_order_relaxed);
         e.bytes.store(bytes, std::memory_order_relaxed);
+        e.unit.store(unit, std::memory_order_relaxed);
         // Release: the fields above are visible to a reader that acquires `call`.
         e.call.store(call, std::memory_order_release);
     }
     /// Throws MpiError when a member published another signature than ours
     /// for a call number we both noted.  wait() calls it before each sleep.
     void check_calls() const;
+    /// check_calls() for our latest call only: the members that have
+    /// published it.  A reduction with a user operation calls it when done,
+    /// to report members whose elements differ even where the algorithm
+    /// did not wait (it then folded misaligned bytes).
+    void check_call() const;
     /// Makes the next call number `call` + 1.  For a region whose flags
     /// already hold steps (one reused from a pool): every member passes the
     /// same value before its first call, and every flag in the region must
@@ -745,9 +759,12 @@ private:
         std::uint64_t call = 0;
         std::uint64_t what = 0;
         std::uint64_t bytes = 0;
+        std::uint64_t unit = 0;
     };
     std::array<Noted, shm::kCollCalls> history_{};
-    [[noreturn]] void report_mismatch(int m, const Noted& mine, std::uint64_t what, std::uint64_t bytes) const;
+    /// Compares member m's entry e with our signature of the same call.
+    void check_entry(int m, const shm::CollCall& e) const;
+    [[noreturn]] void report_mismatch(int m, const Noted& mine, const Noted& theirs) const;
     std::vector<std::uint64_t> seen_gather_;  ///< last gather value read from each member
     bool light_notify_ = false;  ///< sleepers use membarrier: notify() needs no fence
     bool crowded_ = false;       ///< more members than CPUs the job may use

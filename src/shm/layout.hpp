@@ -49,8 +49,8 @@ inline constexpr std::uint64_t kMagic = 0x47455349504d4853ull;  // "SHMPISEG"
 // 10: RankSlot::appnum; 11: RankSlot's park line; 12: RankSlot::send_claims;
 // 13: init_failure; 14: kernel_copies_slow; 15: wide_cell_bytes; 16: cpus;
 // 17: 64 release lines and 128 call signatures per collective member;
-// 18: CollLine::offer
-inline constexpr std::uint32_t kLayoutVersion = 18;
+// 18: CollLine::offer; 19: CollCall::unit
+inline constexpr std::uint32_t kLayoutVersion = 19;
 
 /// Context ids: those below kSharedContextBase are agreed on by the members
 /// of a new communicator (ContextIds, comm_create.cpp); those from
@@ -344,8 +344,10 @@ inline constexpr std::size_t kCollCalls = 128;
 
 /// What one collective call was, as its caller saw it: published so that a
 /// member stuck in a wait can tell a peer that made another call (another
-/// collective, root or size: an erroneous program) from a slow one, and end
-/// the job instead of hanging (ShmTeam::note_call, check_calls).  Written by
+/// collective, root, size or reduction element: an erroneous program) from
+/// a slow one, and end the job instead of hanging (ShmTeam::note_call,
+/// check_calls); a reduction with a user operation also compares, once it
+/// is done, the entries of the members it heard from (check_call).  Written by
 /// the owner only, as a seqlock on `call`: the owner zeroes `call`, writes
 /// the rest, then stores `call` with release; a reader loads `call`
 /// (acquire), the rest, then `call` again after an acquire fence, and
@@ -354,7 +356,7 @@ struct CollCall {
     std::atomic<std::uint64_t> call;   ///< the call number; 0: none yet
     std::atomic<std::uint64_t> what;   ///< (kind << 32) | (root + 1)
     std::atomic<std::uint64_t> bytes;  ///< bytes every member must agree on
-    std::uint64_t unused;
+    std::atomic<std::uint64_t> unit;   ///< a reduction's element bytes; 0 otherwise
 };
 
 /// One member's flags in a collective region.

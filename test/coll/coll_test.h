@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const size_t coll_sizes_all[] = {0, 1, 8, 1024, 65536, 4u << 20};
 enum { COLL_NSIZES = sizeof coll_sizes_all / sizeof coll_sizes_all[0] };
@@ -129,5 +130,38 @@ static inline void errors_fatal(MPI_Comm comm) { CHECK_MPI(MPI_Comm_set_errhandl
         CHECKF(cc_cls_ == (cls), "%s returned class %d (%s), expected %s (%d)", #call,      \
                cc_cls_, cc_msg_, #cls, (cls));                                              \
     } while (0)
+
+/* For programs that make one erroneous collective call under
+ * MPI_ERRORS_RETURN, where some rank must report it (shmpi only).
+ * expect_reported(): `rc` is that call's result; a failure must be of
+ * class `cls_a` or `cls_b` with a message that names the call `name` and
+ * contains `text` (when not NULL); the rank prints it and ends the job with
+ * MPI_Abort(..., 0), the job's exit status 0.  A rank whose call
+ * succeeded then calls await_report(), which waits up to 30 s for that
+ * end and returns 2: no rank reported the error. */
+static inline void expect_reported(int rc, int rank, const char *name, int cls_a, int cls_b, const char *text)
+{
+    if (rc == MPI_SUCCESS)
+        return;
+    int cls = 0;
+    int len = 0;
+    char msg[MPI_MAX_ERROR_STRING];
+    MPI_Error_class(rc, &cls);
+    MPI_Error_string(rc, msg, &len);
+    CHECKF(cls == cls_a || cls == cls_b, "rank %d: %s gave class %d: %s", rank, name, cls, msg);
+    CHECKF(strstr(msg, name) != NULL, "rank %d: the message does not name %s: %s", rank, name, msg);
+    CHECKF(text == NULL || strstr(msg, text) != NULL, "rank %d: the message does not say '%s': %s", rank, text,
+           msg);
+    printf("rank %d: %s: %s\n", rank, name, msg);
+    fflush(stdout);
+    MPI_Abort(MPI_COMM_WORLD, 0);
+}
+
+static inline int await_report(int rank, const char *name)
+{
+    sleep(30);
+    fprintf(stderr, "rank %d: no rank reported the erroneous %s\n", rank, name);
+    return 2;
+}
 
 #endif /* SHMPI_TEST_COLL_TEST_H */
