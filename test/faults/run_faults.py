@@ -94,7 +94,7 @@ class Launch:
     exit status.  Output is read as it comes, so a case can wait for a line
     before it acts."""
 
-    def __init__(self, mpirun, args, stdin_data=None, env_extra=None, env_remove=()):
+    def __init__(self, mpirun, args, stdin_data=None, env_extra=None, env_remove=(), stdout_to=None):
         self.tag = uuid.uuid4().hex
         env = dict(os.environ)
         for k in env_remove:
@@ -110,13 +110,14 @@ class Launch:
         self.proc = subprocess.Popen(
             self.argv, env=env,
             stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            stdout=stdout_to if stdout_to is not None else subprocess.PIPE, stderr=subprocess.PIPE)
         self.lines = []  # (time, bytes) per stdout line
         self.cond = threading.Condition()
         self.stderr = b""
         self.ended = None
-        self._threads = [threading.Thread(target=self._read_stdout, daemon=True),
-                         threading.Thread(target=self._read_stderr, daemon=True)]
+        self._threads = [threading.Thread(target=self._read_stderr, daemon=True)]
+        if stdout_to is None:
+            self._threads.insert(0, threading.Thread(target=self._read_stdout, daemon=True))
         for t in self._threads:
             t.start()
         if stdin_data is not None:
@@ -467,9 +468,74 @@ def sh_lines(m, _):
 
 
 def sh_untagged_last_line(m, _):
+    # Untagged output is passed on byte for byte: no newline is added.
     launch = Launch(m, ["-n", "1", "printf", "no newline"])
     expect(launch, launch.wait(), 0, stderr_lines=0)
-    check(launch.output() == b"no newline\n", f"got {launch.output()!r}")
+    check(launch.output() == b"no newline", f"got {launch.output()!r}")
+    launch.check_nothing_left()
+    # Tagged, the last line gets one, so that the next rank's tag starts a line.
+    launch = Launch(m, ["-n", "2", "--tag-output", "printf", "a\\nno newline"])
+    expect(launch, launch.wait(), 0, stderr_lines=0)
+    got = sorted(launch.output().split(b"\n"))
+    check(got == [b"", b"[0] a", b"[0] no newline", b"[1] a", b"[1] no newline"], f"got {launch.output()!r}")
+    launch.check_nothing_left()
+
+
+def sh_binary_output(m, _):
+    # 9 MB with newlines only in its first few KB: more than the 8 MiB an
+    # unfinished line may grow to before mpirun writes it, which must not
+    # add or change a byte.
+    data = bytearray(os.urandom(9_000_000))
+    for i in range(4096, len(data)):
+        if data[i] == 0x0A:
+            data[i] = 0x0B
+    with tempfile.NamedTemporaryFile(prefix="shmpi-bin-") as f:
+        f.write(data)
+        f.flush()
+        launch = Launch(m, ["-n", "1", "cat", f.name])
+        expect(launch, launch.wait(60), 0, stderr_lines=0)
+    out = launch.output()
+    check(out == bytes(data), f"{len(data)} bytes in, {len(out)} out, first difference at "
+          f"{next((i for i, (a, b) in enumerate(zip(out, data)) if a != b), min(len(out), len(data)))}")
+    launch.check_nothing_left()
+
+
+def first_output(m, args, within):
+    """Runs mpirun with `args`; returns (seconds to its first stdout bytes,
+    those bytes, all of stdout, exit status)."""
+    start = time.monotonic()
+    proc = subprocess.Popen([m] + args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=dict(os.environ, **{TAG_VAR: uuid.uuid4().hex}))
+    first = os.read(proc.stdout.fileno(), 4096)
+    took = time.monotonic() - start
+    rest, err = proc.communicate(timeout=within)
+    check(proc.returncode == 0, f"exit status {proc.returncode}: {err.decode(errors='replace')}")
+    return took, first, first + rest
+
+
+def sh_partial_line(m, _):
+    # A prompt without a newline shows while the rank waits (mpirun holds
+    # an unfinished line 0.2 s for its rest, then writes it as it is).
+    prog = 'printf "prompt: "; sleep 3; echo done'
+    took, first, out = first_output(m, ["-n", "1", "sh", "-c", prog], 30)
+    check(first == b"prompt: " and out == b"prompt: done\n", f"got {first!r}, then {out!r}")
+    if took > 2.0:
+        raise TooSlow(f"the prompt came after {took:.2f} s, with the rest of its line")
+    # Tagged: the tag comes once, before the first part.
+    took, first, out = first_output(m, ["-n", "1", "--tag-output", "sh", "-c", prog], 30)
+    check(first == b"[0] prompt: " and out == b"[0] prompt: done\n", f"got {first!r}, then {out!r}")
+    if took > 2.0:
+        raise TooSlow(f"the tagged prompt came after {took:.2f} s, with the rest of its line")
+
+
+def sh_stdout_write_error(m, _):
+    # A standard output that fails (a full disk) ends the job, and says why.
+    with open("/dev/full", "wb") as full:
+        launch = Launch(m, ["-n", "2", "sh", "-c", "echo hello; sleep 5"], stdout_to=full)
+        rc = launch.wait()
+    expect(launch, rc, 1, stderr_has=["cannot write to standard output: No space left on device"],
+           stderr_lines=1)
+    check(launch.ended - launch.started < 4, "the job ran on after its output failed")
     launch.check_nothing_left()
 
 

@@ -134,7 +134,17 @@ int Job::run() {
             fds[kFirstPipe + 2 * r].fd = ranks_[r].out.get();
             fds[kFirstPipe + 2 * r + 1].fd = ranks_[r].err.get();
         }
-        if (poll(fds.data(), fds.size(), -1) < 0) {
+        // Unfinished lines held for their rest are written once they have
+        // waited LineRelay::kHold: poll() wakes up for the first of them.
+        int wait_ms = -1;
+        const auto before = LineRelay::Clock::now();
+        for (const Rank& r : ranks_) {
+            for (const LineRelay* relay_to : {&r.out_relay, &r.err_relay}) {
+                const int due = relay_to->due_in(before);
+                if (due >= 0 && (wait_ms < 0 || due < wait_ms)) wait_ms = due;
+            }
+        }
+        if (poll(fds.data(), fds.size(), wait_ms) < 0) {
             if (errno == EINTR) continue;
             // Cannot happen with valid descriptors; leave no rank behind
             // all the same.
@@ -149,11 +159,24 @@ int Job::run() {
         // the deaths.
         if (fds[kSignals].revents != 0) handle_signals();
         // Output before exits, so a rank's last lines come before the cause.
+        // A held line goes out only from a pipe that had nothing more.
+        const auto now = wait_ms >= 0 ? LineRelay::Clock::now() : before;
         for (std::size_t r = 0; r < ranks_.size(); ++r) {
-            if (fds[kFirstPipe + 2 * r].revents != 0) relay(ranks_[r].out, ranks_[r].out_relay);
-            if (fds[kFirstPipe + 2 * r + 1].revents != 0) relay(ranks_[r].err, ranks_[r].err_relay);
+            Rank& k = ranks_[r];
+            if (fds[kFirstPipe + 2 * r].revents != 0) {
+                relay(k.out, k.out_relay);
+            } else if (wait_ms >= 0) {
+                k.out_relay.flush_if_due(now);
+            }
+            if (fds[kFirstPipe + 2 * r + 1].revents != 0) {
+                relay(k.err, k.err_relay);
+            } else if (wait_ms >= 0) {
+                k.err_relay.flush_if_due(now);
+            }
         }
-        if (stdout_sink_.broken()) begin_end({EndCause::Kind::kOutputClosed});
+        if (stdout_sink_.broken()) {
+            begin_end({EndCause::Kind::kOutputClosed, 0, -1, stdout_sink_.error()});
+        }
         if (fds[kExecErrors].revents != 0) read_exec_errors();
         if (fds[kTimeout].revents != 0) begin_end({EndCause::Kind::kTimeout});
         if (fds[kGrace].revents != 0) on_grace();
@@ -179,6 +202,10 @@ int Job::run() {
             }
             relay_to->finish();
         }
+    }
+    // A write error in that last output fails the job too.
+    if (cause_.kind == EndCause::Kind::kNone && stdout_sink_.broken()) {
+        cause_ = {EndCause::Kind::kOutputClosed, 0, -1, stdout_sink_.error()};
     }
     return report();
 }
@@ -365,7 +392,11 @@ bool Job::relay(UniqueFd& fd, LineRelay& to) {
         to.feed({buffer_.data(), static_cast<std::size_t>(n)});
         return true;
     }
-    if (n == 0 || (errno != EAGAIN && errno != EINTR)) fd.reset();
+    if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+        // The stream has ended: its unfinished line is its last.
+        to.finish();
+        fd.reset();
+    }
     return false;
 }
 
@@ -493,7 +524,13 @@ int Job::report() {
                             args_.deadlock_after_s, deadlock_calls_));
             return 1;
         case EndCause::Kind::kOutputClosed:
-            return 128 + SIGPIPE;
+            // The reader went away (mpirun ... | head): quietly, as a
+            // program killed by SIGPIPE would.
+            if (c.value == EPIPE) return 128 + SIGPIPE;
+            say(fmt::format("cannot write to standard output: {}; the rest of the job's output is lost, "
+                            "and the job ends",
+                            std::strerror(c.value)));
+            return 1;
     }
     return 1;  // unreachable: every kind is handled above
 }

@@ -62,7 +62,7 @@ struct EndCause {
         kSignal,        ///< value: the signal mpirun received
         kTimeout,
         kDeadlock,  ///< the ranks' calls are in Job::deadlock_calls_
-        kOutputClosed,
+        kOutputClosed,  ///< value: errno of the failed write to stdout
     };
     Kind kind = Kind::kNone;
     std::uint32_t rank = 0;

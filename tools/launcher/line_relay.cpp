@@ -60,15 +60,17 @@ void OutputSink::write_all(std::string_view data) {
             room = false;
         } else if (errno != EINTR) {
             broken_ = true;  // EPIPE (SIGPIPE is ignored in mpirun), EIO, ENOSPC...
+            error_ = errno;
         }
     }
 }
 
-void LineRelay::feed(std::string_view bytes) {
+void LineRelay::feed(std::string_view bytes, Clock::time_point now) {
     const std::size_t last_nl = bytes.rfind('\n');
     if (last_nl == std::string_view::npos) {
+        if (pending_.empty()) held_since_ = now;
         pending_.append(bytes);
-        if (pending_.size() >= kMaxLine) finish();
+        if (pending_.size() >= kMaxLine) flush_partial();
         return;
     }
     const std::string_view complete = bytes.substr(0, last_nl + 1);
@@ -86,7 +88,7 @@ void LineRelay::feed(std::string_view bytes) {
         bool first = true;
         while (start < complete.size()) {
             const std::size_t nl = complete.find('\n', start);
-            out_ += prefix_;
+            if (!first || !mid_line_) out_ += prefix_;
             if (first) out_ += pending_;
             first = false;
             out_.append(complete.substr(start, nl + 1 - start));
@@ -94,18 +96,36 @@ void LineRelay::feed(std::string_view bytes) {
         }
         sink_->write_all(out_);
     }
+    mid_line_ = false;
     pending_.assign(bytes.substr(last_nl + 1));
-    if (pending_.size() >= kMaxLine) finish();
+    held_since_ = now;
+    if (pending_.size() >= kMaxLine) flush_partial();
+}
+
+int LineRelay::due_in(Clock::time_point now) const {
+    if (pending_.empty()) return -1;
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(held_since_ + kHold - now);
+    return static_cast<int>(std::max<std::chrono::milliseconds::rep>(left.count(), 0));
+}
+
+void LineRelay::flush_partial() {
+    if (pending_.empty()) return;
+    if (mid_line_ || prefix_.empty()) {
+        sink_->write_all(pending_);
+    } else {
+        out_.clear();
+        out_ += prefix_;
+        out_ += pending_;
+        sink_->write_all(out_);
+    }
+    pending_.clear();
+    mid_line_ = true;
 }
 
 void LineRelay::finish() {
-    if (pending_.empty()) return;
-    out_.clear();
-    out_ += prefix_;
-    out_ += pending_;
-    out_ += '\n';
-    pending_.clear();
-    sink_->write_all(out_);
+    flush_partial();
+    if (mid_line_ && !prefix_.empty()) sink_->write_all("\n");
+    mid_line_ = false;
 }
 
 }  // namespace shmpi::launcher

@@ -4,8 +4,11 @@
 // mpirun is single-threaded and writes each batch of complete lines with one
 // uninterrupted write_all(), so a line from one rank is never split by or
 // mixed with another rank's output, however much the ranks print at once.
+// Only a line that stays unfinished for LineRelay::kHold (a prompt that
+// waits for input) is written in parts.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -31,6 +34,9 @@ public:
     /// write error) it discards everything and broken() turns true.
     void write_all(std::string_view data);
     bool broken() const { return broken_; }
+    /// Why it broke: EPIPE when the reader went away, else the write's
+    /// error (ENOSPC, EIO, ...).
+    int error() const { return error_; }
 
     /// While write_all() waits for room it also watches `fds` (mpirun's
     /// signals and timers): when one turns readable it calls `serve`, which
@@ -52,35 +58,63 @@ private:
     Kind kind_ = Kind::Unknown;
     int own_fd_ = -1;  ///< the non-blocking reopened pipe, if any
     bool broken_ = false;
+    int error_ = 0;
     bool abandoned_ = false;
     std::vector<int> wake_;
     std::function<bool()> serve_;
 };
 
 /// Cuts one rank's stream into lines and writes them to a sink, each with
-/// `prefix` in front ("[R] " for --tag-output, or nothing).
+/// `prefix` in front ("[R] " for --tag-output, or nothing).  The bytes go
+/// out as the rank wrote them, nothing added or changed (binary output
+/// too), except the prefixes and a newline that ends a tagged stream's
+/// last line.
 class LineRelay {
 public:
-    /// A line that grows past this many bytes without a newline is written
-    /// out as a line of its own (with a newline added), so that one rank
-    /// cannot make mpirun buffer without limit.  This is the only case in
-    /// which a line is split.
+    using Clock = std::chrono::steady_clock;
+    /// An unfinished line is held back in the hope of the rest for this
+    /// long, then written as it is (a prompt, a progress dot): the rest
+    /// continues it when it comes, though another rank's line may come
+    /// between.
+    static constexpr std::chrono::milliseconds kHold{200};
+    /// An unfinished line that grows to this many bytes is written at once,
+    /// so that one rank cannot make mpirun buffer without limit.
     static constexpr std::size_t kMaxLine = std::size_t{8} << 20;
 
     LineRelay(OutputSink& sink, std::string prefix) : sink_(&sink), prefix_(std::move(prefix)) {}
 
     /// Takes the next bytes of the stream and writes every line they
-    /// complete; keeps the unfinished tail for later.
-    void feed(std::string_view bytes);
-    /// At the end of the stream: writes an unfinished last line, adding the
-    /// newline it lacks so the next rank's line does not continue it.
+    /// complete; keeps the unfinished tail for later.  `now`: when they
+    /// came (the hold of a new tail starts then).
+    void feed(std::string_view bytes, Clock::time_point now = Clock::now());
+    /// How long the held tail still has to wait by `now` (0: its kHold is
+    /// over), or -1 if nothing is held: the longest poll() may sleep for
+    /// this relay.
+    int due_in(Clock::time_point now) const;
+    /// Writes the held tail if its kHold is over by `now`.  The caller
+    /// calls it only when the rank's pipe had nothing more to read, so
+    /// that a tail whose rest already waits there (mpirun was busy
+    /// elsewhere) is not split from it.
+    void flush_if_due(Clock::time_point now) {
+        if (due_in(now) == 0) flush_partial();
+    }
+    /// At the end of the stream: writes an unfinished last line, with the
+    /// newline it lacks when lines are tagged, so that the next rank's tag
+    /// starts a line.
     void finish();
 
 private:
+    /// Writes the held tail as it is; the next bytes continue its line.
+    void flush_partial();
+
     OutputSink* sink_;
     std::string prefix_;
-    std::string pending_;  ///< the current unfinished line
-    std::string out_;      ///< scratch for prefixed batches
+    std::string pending_;  ///< the current unfinished line, not written yet
+    Clock::time_point held_since_{};  ///< when pending_ turned non-empty
+    /// Part of the current line has been written (with its prefix), so the
+    /// next bytes continue it without one.
+    bool mid_line_ = false;
+    std::string out_;  ///< scratch for prefixed batches
 };
 
 }  // namespace shmpi::launcher
