@@ -1027,21 +1027,21 @@ void put_probe_status(MPI_Status& status, const Unexpected& u) {
 }  // namespace
 
 Unexpected* Engine::poll_unexpected(std::uint32_t context, std::int32_t src, std::int32_t tag,
-                                    MPI_Status& status) {
+                                    MPI_Status& status, bool take) {
     progress();
-    Unexpected* u = wanted_unexpected(context, src, tag);
+    Unexpected* u = wanted_unexpected(context, src, tag, nullptr, take);
     if (u != nullptr) put_probe_status(status, *u);
     return u;
 }
 
 Unexpected* Engine::wait_unexpected(std::uint32_t context, std::int32_t src, std::int32_t tag,
-                                    MPI_Status& status) {
+                                    MPI_Status& status, bool take) {
     // Each poll looks only at what arrived since the last (a rank waiting
     // in MPI_Probe while 200,000 other messages piled up took 4-20 s).
     std::uint64_t seen = 0;
     Unexpected* u = nullptr;
     wait_until([&] {
-        if (u == nullptr) u = wanted_unexpected(context, src, tag, &seen);
+        if (u == nullptr) u = wanted_unexpected(context, src, tag, &seen, take);
         return u != nullptr;
     });
     put_probe_status(status, *u);
@@ -1049,24 +1049,24 @@ Unexpected* Engine::wait_unexpected(std::uint32_t context, std::int32_t src, std
 }
 
 bool Engine::iprobe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status) {
-    return poll_unexpected(context, src, tag, status) != nullptr;
+    return poll_unexpected(context, src, tag, status, false) != nullptr;
 }
 
 void Engine::probe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status) {
-    wait_unexpected(context, src, tag, status);
+    wait_unexpected(context, src, tag, status, false);
 }
 
 // The matched probes take the message out, so that no receive but the
 // matching one can have it.
 
 Unexpected* Engine::improbe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status) {
-    Unexpected* u = poll_unexpected(context, src, tag, status);
+    Unexpected* u = poll_unexpected(context, src, tag, status, true);
     if (u != nullptr) forget(u);
     return u;
 }
 
 Unexpected* Engine::mprobe(std::uint32_t context, std::int32_t src, std::int32_t tag, MPI_Status& status) {
-    Unexpected* u = wait_unexpected(context, src, tag, status);
+    Unexpected* u = wait_unexpected(context, src, tag, status, true);
     forget(u);
     return u;
 }
@@ -1104,10 +1104,11 @@ bool Engine::cancel(Request* r) {
 // each (shm::Transport::claim_cancel, claim_match).  If MPI_Cancel wins,
 // the send is over at once, and the receiver, when it comes to the
 // message, drops it; if the receiver wins, the send goes on as usual.  A
-// probe that reports the message also takes it (the receive after it must
-// get that message).  With all kSendClaims slots in use, a send gets none
-// and is not cancelled once its first cell is out; a blocking send never
-// takes one.
+// matched probe (MPI_Mprobe) takes the message too (its MPI_Mrecv must get
+// it); a plain probe only looks (claim_peek): the receive after it gets the
+// probed message unless the send was cancelled first (MPI-3.1 3.8.1).
+// With all kSendClaims slots in use, a send gets none and is not cancelled
+// once its first cell is out; a blocking send never takes one.
 
 void Engine::open_claim(Request* s, Wire& w) {
     // A blocking send has no request the program could cancel: no claim,
@@ -1127,10 +1128,13 @@ void Engine::close_claim(Request* s) {
     s->claim_slot = -1;
 }
 
-bool Engine::still_wanted(const Wire& w, std::uint32_t src_world) {
+bool Engine::still_wanted(const Wire& w, std::uint32_t src_world, bool take) {
     if (w.kind == Kind::Eager || w.claim == 0) return true;
     if (w.claim > shm::kSendClaims) corrupt(src_world, fmt::format("claim slot {}", w.claim - 1));
-    switch (transport_.claim_match(src_world, w.claim - 1, w.sender_token)) {
+    const std::uint32_t slot = w.claim - 1;
+    switch (take ? transport_.claim_match(src_world, slot, w.sender_token)
+                 : transport_.claim_peek(src_world, slot, w.sender_token)) {
+    case shm::Transport::Claim::Pending:
     case shm::Transport::Claim::Matched: return true;
     case shm::Transport::Claim::Cancelled: return false;
     case shm::Transport::Claim::Later: return false;  // cancelled, and the slot reused since
@@ -1146,12 +1150,13 @@ void Engine::discard(Unexpected* u) {
     delete u;
 }
 
-Unexpected* Engine::wanted_unexpected(std::uint32_t context, std::int32_t src, std::int32_t tag, std::uint64_t* seen) {
+Unexpected* Engine::wanted_unexpected(std::uint32_t context, std::int32_t src, std::int32_t tag, std::uint64_t* seen,
+                                      bool take) {
     const std::uint64_t from = seen != nullptr ? *seen : 0;
     for (;;) {
         if (seen != nullptr) *seen = from;  // look again at what came after the last look
         Unexpected* u = first_unexpected(context, src, tag, seen);
-        if (u == nullptr || still_wanted(u->wire, u->src_world)) return u;
+        if (u == nullptr || still_wanted(u->wire, u->src_world, take)) return u;
         discard(u);
     }
 }

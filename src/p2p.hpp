@@ -243,10 +243,12 @@ private:
                                  std::uint64_t* seen = nullptr);
     /// Probing, once (poll: progress, then look; nullptr when nothing fits)
     /// or until a message fits (wait); `status` describes the message found.
+    /// `take`: the probe takes the message (a matched probe), so that its
+    /// sender can no longer cancel it; a plain probe leaves that open.
     Unexpected* poll_unexpected(std::uint32_t context, std::int32_t src, std::int32_t tag,
-                                MPI_Status& status);
+                                MPI_Status& status, bool take);
     Unexpected* wait_unexpected(std::uint32_t context, std::int32_t src, std::int32_t tag,
-                                MPI_Status& status);
+                                MPI_Status& status, bool take);
 
     struct Outgoing {
         Wire wire;
@@ -291,17 +293,19 @@ private:
     /// The earliest posted receive that fits `w`, left in the queue.
     Request* first_posted(const Wire& w);
     /// The first waiting message that fits, as first_unexpected(), leaving
-    /// out (and deleting) cancelled ones.
+    /// out (and deleting) cancelled ones; with `take`, as still_wanted().
     Unexpected* wanted_unexpected(std::uint32_t context, std::int32_t src, std::int32_t tag,
-                                  std::uint64_t* seen = nullptr);
+                                  std::uint64_t* seen = nullptr, bool take = true);
     /// Cancelling sends: a send whose EagerSync or Rts is out is cancelled
     /// only if no receive matched it first; the claim slot it names in our
     /// RankSlot decides (shm::RankSlot::send_claims).
     void open_claim(Request* s, Wire& w);
     void close_claim(Request* s);
-    /// A receive or probe takes `w` from `src_world`: false when its sender
-    /// cancelled it (then nothing may take it), true when it is ours now.
-    bool still_wanted(const Wire& w, std::uint32_t src_world);
+    /// A receive or matched probe takes `w` from `src_world` (`take`), or a
+    /// plain probe looks at it: false when its sender cancelled it (then
+    /// nothing may take it), true when it is ours now (with `take`) or
+    /// still to be had.
+    bool still_wanted(const Wire& w, std::uint32_t src_world, bool take = true);
     /// Drops a waiting message whose send was cancelled.
     void discard(Unexpected* u);
     bool cancel_send(Request* s);

@@ -49,8 +49,8 @@ inline constexpr std::uint64_t kMagic = 0x47455349504d4853ull;  // "SHMPISEG"
 // 10: RankSlot::appnum; 11: RankSlot's park line; 12: RankSlot::send_claims;
 // 13: init_failure; 14: kernel_copies_slow; 15: wide_cell_bytes; 16: cpus;
 // 17: 64 release lines and 128 call signatures per collective member;
-// 18: CollLine::offer; 19: CollCall::unit
-inline constexpr std::uint32_t kLayoutVersion = 19;
+// 18: CollLine::offer; 19: CollCall::unit; 20: 4096 send claims
+inline constexpr std::uint32_t kLayoutVersion = 20;
 
 /// Context ids: those below kSharedContextBase are agreed on by the members
 /// of a new communicator (ContextIds, comm_create.cpp); those from
@@ -185,7 +185,7 @@ struct alignas(kLine) SegmentHeader {
 
 /// Sends of one rank that MPI_Cancel can still cancel once their first cell
 /// is out (RankSlot::send_claims); more pending at once are not cancellable.
-inline constexpr std::size_t kSendClaims = 256;
+inline constexpr std::size_t kSendClaims = 4096;
 /// The low two bits of a RankSlot::send_claims word.
 enum class SendClaim : std::uint64_t { Pending = 1, Matched = 2, Cancelled = 3 };
 

@@ -300,6 +300,17 @@ Transport::Claim Transport::claim_match(std::uint32_t src, std::uint32_t slot, s
     return Claim::Stale;
 }
 
+Transport::Claim Transport::claim_peek(std::uint32_t src, std::uint32_t slot, std::uint64_t token) const {
+    // Acquire: pairs with the sender's CAS to Cancelled (acq_rel), like
+    // claim_match()'s failed CAS; nothing else is read on its strength.
+    const std::uint64_t seen = slots_[src].send_claims[slot].load(std::memory_order_acquire);
+    if (seen == claim_word(token, SendClaim::Pending)) return Claim::Pending;
+    if (seen == claim_word(token, SendClaim::Matched)) return Claim::Matched;
+    if (seen == claim_word(token, SendClaim::Cancelled)) return Claim::Cancelled;
+    if ((seen >> 2) > token) return Claim::Later;
+    return Claim::Stale;
+}
+
 void Transport::after_release(std::uint32_t src) {
     if (src == rank_) return;
     // No fence here, to keep the common path (nobody stalled) at one load of

@@ -179,8 +179,14 @@ public:
     /// Later when the slot names a later send of `src` (so ours was
     /// cancelled: a send not cancelled holds its slot until we answer it),
     /// and Stale otherwise (a corrupted message).
-    enum class Claim { Matched, Cancelled, Later, Stale };
+    enum class Claim { Matched, Cancelled, Later, Stale, Pending };
     Claim claim_match(std::uint32_t src, std::uint32_t slot, std::uint64_t token);
+    /// claim_match() for a probe that does not take the message
+    /// (MPI_Probe, MPI_Iprobe): reads the slot and changes nothing, so the
+    /// sender can still cancel the send until a receive takes it (MPI-3.1
+    /// 3.8.1: the receive after a probe gets the probed message unless the
+    /// send is cancelled first).  Pending when nobody has decided yet.
+    Claim claim_peek(std::uint32_t src, std::uint32_t slot, std::uint64_t token) const;
 
     /// The job's segment, or nullptr for a 1-rank job; the shared-memory
     /// collectives (coll/shm_team.hpp) find their region and the peers'

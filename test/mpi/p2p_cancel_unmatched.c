@@ -11,6 +11,19 @@
  * barrier that rank 0 enters only after their waits returned; they must
  * be cancelled.  Rank 1 then receives exactly A and E, in that order,
  * intact, and nothing else is left (MPI_Iprobe after a final ping).
+ *
+ * Then, on another tag: rank 0 sends P (16 B, MPI_Issend) and Q (1 MiB,
+ * MPI_Isend); rank 1 finds each with MPI_Probe (which does not receive
+ * it: MPI-3.1 3.8.1, the receive after a probe gets the probed message
+ * unless the send is cancelled first) and tells rank 0, which cancels
+ * both while rank 1 waits in a barrier: they must be cancelled, and rank 1
+ * then finds neither.
+ *
+ * Last, rank 0 has MANY sends out at once (MPI_Issend of 16 B and
+ * MPI_Isend of 100 KiB, alternating, from one buffer) and cancels them
+ * all while rank 1 waits in a barrier: every one must be cancelled, and
+ * rank 1 then finds none.
+ *
  * Pairs (0,1), (2,3), ...; a last odd rank sits out.
  *
  * shmpi only: under MPICH 4.0.2 rank 0's MPI_Wait on B never returns while
@@ -22,8 +35,12 @@
 enum {
     TAG = 5,
     TAG_TOLD = 6,
+    TAG_PROBED = 7,
+    TAG_PROBED_BIG = 8,
+    TAG_MANY = 9,
     SMALL = 100 * 1024,
     BIG = 1 << 20,
+    MANY = 600,
 };
 
 /* Step 1 on the sender of a pair. */
@@ -80,6 +97,85 @@ static void cancelled_in_a_row_recv(int peer, MPI_Comm comm)
     free(buf);
 }
 
+/* After the sender's final ping on TAG_TOLD (which no message sent before
+ * it can overtake): nothing is left. */
+static void expect_none_left(int peer, MPI_Comm comm, const char *what)
+{
+    CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_TOLD, comm, MPI_STATUS_IGNORE));
+    int left = 1;
+    MPI_Status st;
+    CHECK_MPI(MPI_Iprobe(peer, MPI_ANY_TAG, comm, &left, &st));
+    CHECKF(!left, "%s: a message with tag %d is left over", what, st.MPI_TAG);
+}
+
+/* Step 2: sends the receiver has probed, then cancelled. */
+static void probed_send(int peer, MPI_Comm comm)
+{
+    unsigned char *p = malloc(16), *q = malloc(BIG);
+    fill(p, 16, 6);
+    fill(q, BIG, 7);
+    MPI_Request r[2];
+    CHECK_MPI(MPI_Issend(p, 16, MPI_BYTE, peer, TAG_PROBED, comm, &r[0]));
+    CHECK_MPI(MPI_Isend(q, BIG, MPI_BYTE, peer, TAG_PROBED_BIG, comm, &r[1]));
+    CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_TOLD, comm, MPI_STATUS_IGNORE));  /* both probed */
+    expect_cancelled(&r[0], "probed 16-byte MPI_Issend");
+    expect_cancelled(&r[1], "probed 1 MiB MPI_Isend");
+    CHECK_MPI(MPI_Barrier(comm));
+    CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, peer, TAG_TOLD, comm));
+    CHECK_MPI(MPI_Barrier(comm));
+    free(p), free(q);
+}
+
+static void probed_recv(int peer, MPI_Comm comm)
+{
+    MPI_Status st;
+    int n = -1;
+    CHECK_MPI(MPI_Probe(peer, TAG_PROBED, comm, &st));
+    CHECK_MPI(MPI_Get_count(&st, MPI_BYTE, &n));
+    CHECKF(n == 16, "the first probed message has %d bytes, not 16", n);
+    /* The same message again: the probe took nothing. */
+    CHECK_MPI(MPI_Probe(peer, TAG_PROBED, comm, &st));
+    CHECK_MPI(MPI_Get_count(&st, MPI_BYTE, &n));
+    CHECKF(n == 16, "the second probe found %d bytes, not the same 16", n);
+    CHECK_MPI(MPI_Probe(peer, TAG_PROBED_BIG, comm, &st));
+    CHECK_MPI(MPI_Get_count(&st, MPI_BYTE, &n));
+    CHECKF(n == BIG, "the big probed message has %d bytes, not %d", n, BIG);
+    CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, peer, TAG_TOLD, comm));
+    CHECK_MPI(MPI_Barrier(comm));  /* the sender cancels meanwhile */
+    expect_none_left(peer, comm, "after the probed sends were cancelled");
+    CHECK_MPI(MPI_Barrier(comm));
+}
+
+/* Step 3: many cancellable sends out at once. */
+static void many_send(int peer, MPI_Comm comm)
+{
+    unsigned char *b = malloc(SMALL);
+    fill(b, SMALL, 8);
+    MPI_Request *r = malloc(sizeof(MPI_Request) * MANY);
+    for (int i = 0; i < MANY; ++i) {
+        if (i % 2 == 0)
+            CHECK_MPI(MPI_Issend(b, 16, MPI_BYTE, peer, TAG_MANY, comm, &r[i]));
+        else
+            CHECK_MPI(MPI_Isend(b, SMALL, MPI_BYTE, peer, TAG_MANY, comm, &r[i]));
+    }
+    for (int i = 0; i < MANY; ++i) {
+        char what[64];
+        snprintf(what, sizeof what, "send %d of %d out at once", i, MANY);
+        expect_cancelled(&r[i], what);
+    }
+    CHECK_MPI(MPI_Barrier(comm));
+    CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, peer, TAG_TOLD, comm));
+    CHECK_MPI(MPI_Barrier(comm));
+    free(r), free(b);
+}
+
+static void many_recv(int peer, MPI_Comm comm)
+{
+    CHECK_MPI(MPI_Barrier(comm));
+    expect_none_left(peer, comm, "after the many sends were cancelled");
+    CHECK_MPI(MPI_Barrier(comm));
+}
+
 int main(int argc, char **argv)
 {
     CHECK_MPI(MPI_Init(&argc, &argv));
@@ -88,8 +184,12 @@ int main(int argc, char **argv)
     if (pair != MPI_COMM_NULL) {
         if (me == 0) {
             cancelled_in_a_row_send(1, pair);
+            probed_send(1, pair);
+            many_send(1, pair);
         } else {
             cancelled_in_a_row_recv(0, pair);
+            probed_recv(0, pair);
+            many_recv(0, pair);
         }
         CHECK_MPI(MPI_Comm_free(&pair));
     }
