@@ -137,6 +137,8 @@ std::unique_ptr<MpiError> copy_own_block(const Team& team, int me, PeerBlocks se
 /// Copies `bytes` at `from` (published in our reach: inline or in cells)
 /// into our receive block m, unpacked when its type is not one run.
 void store_block(PeerBlocks recv, int m, const std::byte* from, std::uint64_t bytes) {
+    // An empty block may have no buffer at all (count 0, NULL).
+    if (bytes == 0) return;
     const dtype::Datatype& type = *recv.types[m];
     std::byte* to = block_at(recv, m);
     if (type.is_run(recv.counts[m])) {
@@ -421,7 +423,9 @@ bool alltoallv_shm(const Team& team, PeerBlocks send, PeerBlocks recv) {
                 messages = true;
             } else if ((e.where & kInCells) != 0) {
                 std::byte* to = cells + (e.where & ~kInCells);
-                if (type.is_run(count)) {
+                if (e.bytes == 0) {
+                    // Nothing to copy, from a buffer that may be NULL.
+                } else if (type.is_run(count)) {
                     std::memcpy(to, block_at(send, r) + type.true_lb, static_cast<std::size_t>(e.bytes));
                 } else {
                     dtype::pack(type, block_at(send, r), count, to);
