@@ -30,6 +30,13 @@ int create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler* er
     });
 }
 
+/// An error handler argument for a message: MPI_ERRHANDLER_NULL by name,
+/// anything else as its value.
+std::string errhandler_text(MPI_Errhandler h) {
+    if (h == MPI_ERRHANDLER_NULL) return "MPI_ERRHANDLER_NULL";
+    return fmt::format("{:#x}", reinterpret_cast<std::uintptr_t>(h));
+}
+
 }  // namespace
 
 extern "C" {
@@ -39,8 +46,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         if (!valid_handler(errhandler)) {
-            throw MpiError(MPI_ERR_ARG, fmt::format("{}: invalid error handler {:#x}", fn,
-                                                    reinterpret_cast<std::uintptr_t>(errhandler)));
+            throw MpiError(MPI_ERR_ARG, fmt::format("{}: invalid error handler {}", fn, errhandler_text(errhandler)));
         }
         retain(errhandler);
         release(c.errhandler());
@@ -73,8 +79,9 @@ SHMPI_WEAK_ALIAS(Errhandler_get);
 int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
     const char* fn = "MPI_Errhandler_free";
     return guard(MPI_COMM_WORLD, fn, [&] {
-        if (errhandler == nullptr || !valid_handler(*errhandler)) {
-            throw MpiError(MPI_ERR_ARG, "MPI_Errhandler_free: invalid error handler");
+        if (errhandler == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: errhandler is NULL", fn));
+        if (!valid_handler(*errhandler)) {
+            throw MpiError(MPI_ERR_ARG, fmt::format("{}: invalid error handler {}", fn, errhandler_text(*errhandler)));
         }
         // Drops the caller's reference; communicators keep theirs.
         release(*errhandler);

@@ -93,7 +93,8 @@ const Info& env_info() {
     const bool running_now = phase() == Phase::Running;
     if (running_now) {
         add("maxprocs", std::to_string(runtime().world().size()));
-        add("thread_level", thread_level_name(runtime().thread_level()));
+        // MPI-3.1 8.7.2: the level the program required, not the one provided.
+        add("thread_level", thread_level_name(runtime().required_thread_level()));
     }
     char host[256] = {};
     if (gethostname(host, sizeof host - 1) == 0) add("host", host);

@@ -29,7 +29,7 @@ int init(const char* fn, int required, int* provided) {
     // MPI_Init waits for the other ranks: named, as guard() names the others.
     const CallName call_name(fn);
     try {
-        set_runtime(new Runtime(level));
+        set_runtime(new Runtime(level, required));
     } catch (const shm::ReportedInitFailure&) {
         exit_flushed(1);  // printed once for the job
     } catch (const std::exception& e) {

@@ -8,9 +8,10 @@
 
 namespace shmpi {
 
-Runtime::Runtime(int thread_level)
+Runtime::Runtime(int thread_level, int required)
     : transport_(shm::Transport::from_environment()),
       thread_level_(thread_level),
+      required_thread_level_(std::clamp(required, int{MPI_THREAD_SINGLE}, int{MPI_THREAD_MULTIPLE})),
       main_thread_(std::this_thread::get_id()) {
     // The settings read from here on are the same in every rank: a bad one
     // is reported once for the job (rethrow_init_failure()).

@@ -23,9 +23,10 @@ enum : std::uint32_t { kContextWorld = 0, kContextSelf = 1, kContextInternal = 2
 class Runtime {
 public:
     /// Attaches to the job (or makes a 1-rank job) and builds MPI_COMM_WORLD
-    /// and MPI_COMM_SELF.  `thread_level` is what MPI_Init_thread provides.
+    /// and MPI_COMM_SELF.  `thread_level` is what MPI_Init_thread provides,
+    /// `required` what its caller asked for (MPI_THREAD_SINGLE for MPI_Init).
     /// Throws shm::SegmentError or MpiError (also for a bad SHMPI_COLL*).
-    Runtime(int thread_level);
+    Runtime(int thread_level, int required);
     ~Runtime();
 
     shm::Transport& transport() { return *transport_; }
@@ -38,6 +39,8 @@ public:
     /// without a segment).  comm_create.cpp reuses its single-copy probe.
     coll::ShmTeam* world_shm() { return world_shm_.get(); }
     int thread_level() const { return thread_level_; }
+    /// The level MPI_Init_thread was asked for (MPI_INFO_ENV's "thread_level").
+    int required_thread_level() const { return required_thread_level_; }
     bool is_main_thread() const { return std::this_thread::get_id() == main_thread_; }
     /// Which algorithm each collective runs (SHMPI_COLL*, read at MPI_Init).
     const coll::Selection& coll_selection() const { return coll_selection_; }
@@ -69,6 +72,7 @@ private:
     /// without a segment); declared after world_ so it goes first.
     std::unique_ptr<coll::ShmTeam> world_shm_;
     int thread_level_;
+    int required_thread_level_;
     std::thread::id main_thread_;
     coll::Selection coll_selection_;
 };

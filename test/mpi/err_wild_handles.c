@@ -12,8 +12,8 @@
  *   communicator -> MPI_ERR_COMM, datatype -> MPI_ERR_TYPE,
  *   group -> MPI_ERR_GROUP, operation -> MPI_ERR_OP,
  *   request and message -> MPI_ERR_REQUEST, info -> MPI_ERR_INFO,
- *   error handler -> MPI_ERR_ARG,
- * and the message holds the value in hex.  Then the live objects the wild
+ *   error handler -> MPI_ERR_ARG (also MPI_Errhandler_free),
+ * and the message holds the value in hex (MPI_ERRHANDLER_NULL by name).  Then the live objects the wild
  * values were made from still work.
  */
 #include <stdint.h>
@@ -118,9 +118,19 @@ int main(int argc, char **argv)
     MPI_Errhandler eh;
     CHECK_MPI(MPI_Comm_create_errhandler(quiet_handler, &eh));
     wild_values((void *)eh, w);
-    for (int i = 0; i < kWild; ++i)
+    for (int i = 0; i < kWild; ++i) {
         expect_wild(MPI_Comm_set_errhandler(dup, (MPI_Errhandler)w[i]), MPI_ERR_ARG,
                     "MPI_Comm_set_errhandler", w[i]);
+        MPI_Errhandler wild = (MPI_Errhandler)w[i];
+        expect_wild(MPI_Errhandler_free(&wild), MPI_ERR_ARG, "MPI_Errhandler_free", w[i]);
+    }
+    /* The null handle is named as such. */
+    check_error_says(MPI_Comm_set_errhandler(dup, MPI_ERRHANDLER_NULL), MPI_ERR_ARG,
+                     "MPI_Comm_set_errhandler(MPI_ERRHANDLER_NULL)", "MPI_ERRHANDLER_NULL");
+    MPI_Errhandler none = MPI_ERRHANDLER_NULL;
+    check_error_says(MPI_Errhandler_free(&none), MPI_ERR_ARG, "MPI_Errhandler_free(MPI_ERRHANDLER_NULL)",
+                     "MPI_ERRHANDLER_NULL");
+    check_error_says(MPI_Errhandler_free(NULL), MPI_ERR_ARG, "MPI_Errhandler_free(NULL)", "errhandler is NULL");
 
     /* A message handle: probe a message to oneself. */
     int seven = 77;
@@ -133,7 +143,7 @@ int main(int argc, char **argv)
         MPI_Message m = (MPI_Message)w[i];
         expect_wild(MPI_Mrecv(buf, 1, MPI_INT, &m, MPI_STATUS_IGNORE), MPI_ERR_REQUEST, "MPI_Mrecv", w[i]);
     }
-    CHECKF(checked == 11 * kWild, "%d wild calls checked", checked);
+    CHECKF(checked == 12 * kWild, "%d wild calls checked", checked);
 
     /* The live objects are untouched. */
     int eight = -1;
