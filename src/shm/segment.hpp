@@ -52,6 +52,12 @@ public:
 inline constexpr const char* kEnvFd = "SHMPI_SEGMENT_FD";
 inline constexpr const char* kEnvRank = "SHMPI_RANK";
 inline constexpr const char* kEnvSize = "SHMPI_SIZE";
+/// Set by MPI_Init in each rank of an mpirun job to the job's size, which a
+/// program the rank starts (a singleton) inherits with mpirun's PMI_SIZE and
+/// OMPI_COMM_WORLD_SIZE: those are then shmpi's own, not another MPI's
+/// launcher's.  (mpirun removes it, like every SHMPI_ variable, from the
+/// environment of a job started inside a rank.)
+inline constexpr const char* kEnvJobSize = "SHMPI_PARENT_JOB_SIZE";
 
 /// How big the pieces of the segment are.  Chosen by the launcher from the
 /// rank count (and SHMPI_RING_CELLS / SHMPI_CELL_BYTES for experiments).

@@ -58,9 +58,12 @@ int usable_cpus(std::int64_t launcher_pid) {
 /// singleton, as MPICH and Open MPI programs do under each other's
 /// launchers.
 void warn_if_foreign_launcher() {
+    const char* ours = std::getenv(kEnvJobSize);
     for (const char* var : {"PMI_SIZE", "OMPI_COMM_WORLD_SIZE"}) {
         const char* v = std::getenv(var);
         if (v == nullptr || std::strtol(v, nullptr, 10) <= 1) continue;
+        // Inherited from a rank of shmpi's own job (system("./tool")).
+        if (ours != nullptr && std::strcmp(ours, v) == 0) continue;
         std::fprintf(stderr,
                      "shmpi: MPI_Init: %s=%s: this process was started by another MPI's launcher, not by "
                      "shmpi's mpirun, so it runs alone (rank 0 of 1); start shmpi programs with shmpi's "
@@ -110,6 +113,10 @@ std::unique_ptr<Transport> Transport::from_environment() {
     unsetenv(kEnvFd);
     unsetenv(kEnvRank);
     unsetenv(kEnvSize);
+    // What the programs this rank starts inherit instead: not a job to join
+    // (they run as singletons), but the size that mpirun's PMI_SIZE and
+    // OMPI_COMM_WORLD_SIZE, which they inherit too, come from.
+    if (t->segment_) setenv(kEnvJobSize, std::to_string(t->segment_->layout().geometry.nranks).c_str(), 1);
 
     // Sizes from the layout Segment checked and copied at attach, which no
     // peer can change afterwards (the header stays writable by every rank).

@@ -858,7 +858,7 @@ def mpi_env(m, d):
     launch.check_nothing_left()
 
 
-def mpi_foreign_launcher(_, d):
+def mpi_foreign_launcher(m, d):
     """A program started by another MPI's launcher (its variables say a
     job of 2) runs alone and says so once on stderr; a job of 1, or no such
     variable, says nothing."""
@@ -876,6 +876,14 @@ def mpi_foreign_launcher(_, d):
                 "shmpi's mpirun, so it runs alone (rank 0 of 1); start shmpi programs with shmpi's mpirun\n"
                 ).encode() if warned else b""
         check(p.stderr == want, f"{var}={size}: stderr {p.stderr!r}")
+    # A singleton that a rank of shmpi's own job starts (system()) inherits
+    # mpirun's PMI_SIZE and OMPI_COMM_WORLD_SIZE: no warning for those.
+    launch = Launch(m, ["-n", "2", prog(d, "print_env"), "--child", "X_UNSET"])
+    expect(launch, launch.wait(), 0, stderr_lines=0)
+    want = [b"", b"rank 0 X_UNSET unset", b"rank 0 X_UNSET unset", b"rank 1 X_UNSET unset"]
+    check(sorted(launch.output().split(b"\n")) == want, f"output {launch.output()!r}")
+    check(b"another MPI's launcher" not in launch.stderr, "the child was warned" + launch.stderr_text())
+    launch.check_nothing_left()
 
 
 def run_deadlock(m, d, nranks, how, calls, after, slack=1.0):

@@ -194,12 +194,17 @@ TEST(LauncherArgs, DeadlockAfter) {
     EXPECT_EQ(run_args({"--deadlock-after", "0.5", "./a"}).deadlock_after_s, 0.5);
     EXPECT_EQ(run_args({"-deadlock-after=10", "./a"}).deadlock_after_s, 10.0);
     EXPECT_EQ(run_args({"--deadlock-after", "0", "./a"}).deadlock_after_s, 0.0) << "0 turns it off";
+    EXPECT_EQ(run_args({"--deadlock-after", "0.0", "./a"}).deadlock_after_s, 0.0) << "0 written another way";
+    EXPECT_EQ(run_args({"--deadlock-after", "00", "./a"}).deadlock_after_s, 0.0) << "0 written another way";
 }
 
 TEST(LauncherArgs, BadDeadlockAfter) {
-    for (const char* v : {"-1", "abc", "", "inf", "nan", "3s", "0x"}) {
+    for (const char* v : {"-1", "abc", "", "inf", "nan", "3s", "0x", "1e10"}) {
         const std::string m = error_of({"--deadlock-after", v, "./a"});
         EXPECT_NE(m.find(std::string("--deadlock-after '") + v + "'"), std::string::npos) << m;
+        if (*v != '\0') {
+            EXPECT_NE(m.find("from 0 (never) to 1e+09"), std::string::npos) << m;
+        }
     }
 }
 
@@ -415,9 +420,12 @@ TEST(LauncherArgs, UnknownOption) {
 }
 
 TEST(LauncherArgs, BadTimeout) {
-    for (const char* v : {"0", "-1", "abc", "", "inf", "nan", "3s"}) {
+    for (const char* v : {"0", "-1", "abc", "", "inf", "nan", "3s", "1e10"}) {
         const std::string m = error_of({"--timeout", v, "./a"});
         EXPECT_NE(m.find(std::string("--timeout '") + v + "'"), std::string::npos) << m;
+        if (*v != '\0') {
+            EXPECT_NE(m.find("at most 1e+09"), std::string::npos) << m << ": the limit is named";
+        }
     }
 }
 

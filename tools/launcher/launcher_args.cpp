@@ -224,12 +224,18 @@ std::optional<HostSlots> parse_host(std::string_view word) {
     return h;
 }
 
-/// Seconds, or nothing if `text` is not a finite positive number.
-std::optional<double> to_seconds(const std::string& text) {
+/// The most seconds --timeout and --deadlock-after take (about 31 years).
+constexpr double kMaxSeconds = 1e9;
+
+/// Seconds, or nothing if `text` is not a number in (0, kMaxSeconds], or
+/// [0, kMaxSeconds] with `zero_ok` (written any way: 0, 0.0, 00).
+std::optional<double> to_seconds(const std::string& text, bool zero_ok = false) {
     if (text.empty()) return std::nullopt;
     char* end = nullptr;
     const double s = std::strtod(text.c_str(), &end);
-    if (*end != '\0' || !std::isfinite(s) || s <= 0 || s > 1e9) return std::nullopt;
+    if (*end != '\0' || !std::isfinite(s) || s < 0 || (s == 0 && !zero_ok) || s > kMaxSeconds) {
+        return std::nullopt;
+    }
     return s;
 }
 
@@ -534,18 +540,18 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, cons
         args.nranks = *n;
     }
     if (app.count("--deadlock-after") > 0) {
-        const auto s = raw.deadlock_after == "0" ? std::optional<double>(0) : to_seconds(raw.deadlock_after);
+        const auto s = to_seconds(raw.deadlock_after, true);
         if (!s) {
-            return error(fmt::format("--deadlock-after '{}': expected a number of seconds (0: never)",
-                                     raw.deadlock_after));
+            return error(fmt::format("--deadlock-after '{}': expected a number of seconds from 0 (never) to {:g}",
+                                     raw.deadlock_after, kMaxSeconds));
         }
         args.deadlock_after_s = *s;
     }
     if (app.count("--timeout") > 0) {
         const auto s = to_seconds(raw.timeout);
         if (!s) {
-            return error(fmt::format("{} '{}': expected a positive number of seconds",
-                                     timeout_spelled, raw.timeout));
+            return error(fmt::format("{} '{}': expected a positive number of seconds, at most {:g}",
+                                     timeout_spelled, raw.timeout, kMaxSeconds));
         }
         args.timeout_s = *s;
     }
