@@ -98,6 +98,15 @@ check_info() {
     expect "$name --showme:incdirs" "$inc" "$("$w" --showme:incdirs)"
     expect "$name --showme:libdirs" "$lib" "$("$w" --showme:libdirs)"
     expect "$name --showme:libs" "shmpi" "$("$w" --showme:libs)"
+    expect "$name --showme:link_static" "$lflags" "$("$w" --showme:link_static)"
+    expect "$name --showme:libdirs_static" "$lib" "$("$w" --showme:libdirs_static)"
+    expect "$name --showme:libs_static" "shmpi" "$("$w" --showme:libs_static)"
+    # MPICH's options that must not reach the compiler.
+    expect "$name -static-mpi" "$comp a.c $cflags $lflags" "$("$w" -static-mpi -show a.c 2>/dev/null)"
+    expect "$name -profile=mpe" "$comp a.c $cflags $lflags" "$("$w" -profile=mpe -show a.c 2>/dev/null)"
+    expect "$name -profile=mpe says so" "$name: -profile=mpe: shmpi has no profiling libraries; ignored" \
+        "$("$w" -profile=mpe -show a.c 2>&1 >/dev/null)"
+    expect "$name -echo" "$comp a.c $cflags $lflags" "$("$w" -echo -show a.c 2>/dev/null)"
     expect "$name --showme:version" "$name: shmpi $version (Language: $lang)" \
         "$("$w" --showme:version)"
 }
