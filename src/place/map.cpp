@@ -163,10 +163,10 @@ RankMap compute_map(std::span<const Pu> all_pus, const MapRequest& req) {
         case Bind::kPackage: widen = Level::kPackage; widen_to_level = true; break;
         default: break;
     }
+    bool level_somewhere = false;  // some usable PU has the level to widen to
     if (widen_to_level) {
-        bool any = false;
-        for (const Pu& p : pus) any = any || level_of(p, widen) >= 0;
-        if (!any) {
+        for (const Pu& p : pus) level_somewhere = level_somewhere || level_of(p, widen) >= 0;
+        if (!level_somewhere) {
             map.notes.push_back(fmt::format(
                 "--bind-to {}: the topology has no {}; binding each rank to every usable PU",
                 bind_name(map.bind), level_words(widen)));
@@ -174,24 +174,37 @@ RankMap compute_map(std::span<const Pu> all_pus, const MapRequest& req) {
     }
     map.ranks.resize(req.nranks);
     const Place anywhere = common_place(pus);
+    std::vector<int> bare;  // ranks on PUs that lack the level where others have it
     for (std::uint32_t r = 0; r < req.nranks; ++r) {
         RankPlacement& rp = map.ranks[r];
         if (map.bind == Bind::kNone) {
             rp.place = anywhere;  // no copy of every PU per rank: jobs may be large
         } else {
             const Slot& slot = slots[order[r % order.size()]];
-            if (widen_to_level) {
-                const int obj = level_of(slot.pus.front(), widen);
+            const int obj = widen_to_level ? level_of(slot.pus.front(), widen) : -1;
+            if (widen_to_level && (obj >= 0 || !level_somewhere)) {
+                // Its object's PUs; where the topology has no such level
+                // at all, every usable PU (-1 == -1), as noted above.
                 for (const Pu& p : pus) {
                     if (level_of(p, widen) == obj) rp.pus.push_back(p);
                 }
             } else {
+                // Only some PUs lack the level, this slot's among them: the
+                // rank keeps its core, not every PU that also lacks the
+                // level, which may span packages.
+                if (widen_to_level) bare.push_back(static_cast<int>(r));
                 rp.pus = slot.pus;
             }
             for (const Pu& p : rp.pus) rp.cpus.push_back(p.os);
             std::sort(rp.cpus.begin(), rp.cpus.end());
             rp.place = common_place(rp.pus);
         }
+    }
+    if (!bare.empty()) {
+        map.notes.push_back(fmt::format("--bind-to {}: the PUs of rank{} {} have no {}; bound to {} core{} instead",
+                                        bind_name(map.bind), bare.size() == 1 ? "" : "s", format_list(bare),
+                                        level_words(widen), bare.size() == 1 ? "its" : "their",
+                                        bare.size() == 1 ? "" : "s"));
     }
     map.usable = pus;
     return map;

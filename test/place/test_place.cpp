@@ -316,6 +316,24 @@ TEST(Map, MissingLevelsFallBackWithANote) {
     EXPECT_EQ(m.ranks[1].cpus, (std::vector<int>{0, 1, 2, 3}));
 }
 
+TEST(Map, PusWithoutTheLevelKeepTheirCore) {
+    // 3 packages of 2 cores; only package 0 has an L3 (an XML topology
+    // can say that).  Before, the L3-less PUs counted as one L3 and ranks
+    // 1 and 2 were bound across packages 1 and 2.
+    const std::vector<Pu> pus = {Pu{0, 0, 0, 0, 0}, Pu{1, 1, 0, 0, 0},  Pu{2, 2, -1, 0, 1},
+                                 Pu{3, 3, -1, 0, 1}, Pu{4, 4, -1, 0, 2}, Pu{5, 5, -1, 0, 2}};
+    MapRequest req;
+    req.nranks = 3;
+    req.bind = Bind::kL3;
+    req.map_by = {Level::kPackage, true};
+    const RankMap m = compute_map(pus, req);
+    EXPECT_EQ(m.ranks[0].cpus, (std::vector<int>{0, 1})) << "its L3";
+    EXPECT_EQ(m.ranks[1].cpus, (std::vector<int>{2})) << "its core";
+    EXPECT_EQ(m.ranks[2].cpus, (std::vector<int>{4})) << "its core";
+    ASSERT_EQ(m.notes.size(), 1u);
+    EXPECT_EQ(m.notes[0], "--bind-to l3cache: the PUs of ranks 1-2 have no L3 caches; bound to their cores instead");
+}
+
 // ---- the report ----
 
 TEST(Report, ExactText) {

@@ -105,7 +105,7 @@ void print_tree(int members, int band, const std::vector<place::Place>& places, 
 
 int main(int argc, char** argv) {
     CLI::App app{"shmpi-topo: the topology, the rank map for a policy, and the collective tree"};
-    std::string topology_spec, bind = "auto", map_by = "core", cpu_list;
+    std::string topology_spec, bind, map_by = "core", cpu_list;
     std::uint32_t nranks = 0;
     int tree_members = 0, band = 0;
     bool oversubscribe = false;
@@ -122,12 +122,12 @@ int main(int argc, char** argv) {
     app.add_option("--map-by", map_by, "As mpirun: core, l3cache, numa or package, with :compact or :spread")
         ->type_name("LEVEL[:MODE]")
         ->needs(np);
-    app.add_option("--bind-to", bind, "As mpirun: none, hwthread, core, l3cache, numa, package")
-        ->type_name("WHAT")
-        ->needs(np);
-    app.add_option("--cpu-list", cpu_list, "As mpirun: use only these CPUs (0,2,4-7)")
-        ->type_name("LIST")
-        ->needs(np);
+    CLI::Option* bind_opt = app.add_option("--bind-to", bind, "As mpirun: none, hwthread, core, l3cache, numa, package")
+                                ->type_name("WHAT")
+                                ->needs(np);
+    CLI::Option* cpu_opt = app.add_option("--cpu-list", cpu_list, "As mpirun: use only these CPUs (0,2,4-7)")
+                               ->type_name("LIST")
+                               ->needs(np);
     app.add_flag("--oversubscribe", oversubscribe, "As mpirun")->needs(np);
     app.add_option("--tree", tree_members,
                    "Print the collective tree for this many members (default: -n)")
@@ -166,7 +166,8 @@ int main(int argc, char** argv) {
         place::MapRequest req;
         req.nranks = nranks;
         req.oversubscribe = oversubscribe;
-        if (bind != "auto") {
+        // Given or not, not by a value: mpirun has no word for its default.
+        if (bind_opt->count() > 0) {
             const auto b = place::parse_bind(bind);
             if (!b) {
                 fmt::print(stderr, "shmpi-topo: --bind-to '{}': expected {}\n", bind, place::kBindWords);
@@ -180,7 +181,11 @@ int main(int argc, char** argv) {
             return 2;
         }
         req.map_by = *m;
-        if (!cpu_list.empty()) {
+        if (cpu_opt->count() > 0) {
+            if (cpu_list.empty()) {
+                fmt::print(stderr, "shmpi-topo: --cpu-list '': the value is empty\n");
+                return 2;
+            }
             const auto c = place::parse_cpu_list(cpu_list);
             if (!c) {
                 fmt::print(stderr, "shmpi-topo: --cpu-list '{}': expected CPU numbers and ranges "
