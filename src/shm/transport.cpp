@@ -279,6 +279,15 @@ std::uint64_t claim_word(std::uint64_t token, SendClaim state) {
     return (token << 2) | static_cast<std::uint64_t>(state);
 }
 
+/// What a claim slot holding `seen` says of send `token`.
+Transport::Claim claim_of(std::uint64_t seen, std::uint64_t token) {
+    if (seen == claim_word(token, SendClaim::Pending)) return Transport::Claim::Pending;
+    if (seen == claim_word(token, SendClaim::Matched)) return Transport::Claim::Matched;
+    if (seen == claim_word(token, SendClaim::Cancelled)) return Transport::Claim::Cancelled;
+    if ((seen >> 2) > token) return Transport::Claim::Later;
+    return Transport::Claim::Stale;
+}
+
 }  // namespace
 
 void Transport::claim_open(std::uint32_t slot, std::uint64_t token) {
@@ -301,21 +310,15 @@ Transport::Claim Transport::claim_match(std::uint32_t src, std::uint32_t slot, s
                                                               std::memory_order_acq_rel, std::memory_order_acquire)) {
         return Claim::Matched;
     }
-    if (seen == claim_word(token, SendClaim::Matched)) return Claim::Matched;  // a probe of ours took it
-    if (seen == claim_word(token, SendClaim::Cancelled)) return Claim::Cancelled;
-    if ((seen >> 2) > token) return Claim::Later;
-    return Claim::Stale;
+    // Not Pending (the exchange would have won): Matched when a matched
+    // probe of ours took it, else the sender's decision.
+    return claim_of(seen, token);
 }
 
 Transport::Claim Transport::claim_peek(std::uint32_t src, std::uint32_t slot, std::uint64_t token) const {
     // Acquire: pairs with the sender's CAS to Cancelled (acq_rel), like
     // claim_match()'s failed CAS; nothing else is read on its strength.
-    const std::uint64_t seen = slots_[src].send_claims[slot].load(std::memory_order_acquire);
-    if (seen == claim_word(token, SendClaim::Pending)) return Claim::Pending;
-    if (seen == claim_word(token, SendClaim::Matched)) return Claim::Matched;
-    if (seen == claim_word(token, SendClaim::Cancelled)) return Claim::Cancelled;
-    if ((seen >> 2) > token) return Claim::Later;
-    return Claim::Stale;
+    return claim_of(slots_[src].send_claims[slot].load(std::memory_order_acquire), token);
 }
 
 void Transport::after_release(std::uint32_t src) {

@@ -161,18 +161,16 @@ int Job::run() {
         // Output before exits, so a rank's last lines come before the cause.
         // A held line goes out only from a pipe that had nothing more.
         const auto now = wait_ms >= 0 ? LineRelay::Clock::now() : before;
+        auto serve = [&](const pollfd& p, UniqueFd& fd, LineRelay& to) {
+            if (p.revents != 0) {
+                relay(fd, to);
+            } else if (wait_ms >= 0) {
+                to.flush_if_due(now);
+            }
+        };
         for (std::size_t r = 0; r < ranks_.size(); ++r) {
-            Rank& k = ranks_[r];
-            if (fds[kFirstPipe + 2 * r].revents != 0) {
-                relay(k.out, k.out_relay);
-            } else if (wait_ms >= 0) {
-                k.out_relay.flush_if_due(now);
-            }
-            if (fds[kFirstPipe + 2 * r + 1].revents != 0) {
-                relay(k.err, k.err_relay);
-            } else if (wait_ms >= 0) {
-                k.err_relay.flush_if_due(now);
-            }
+            serve(fds[kFirstPipe + 2 * r], ranks_[r].out, ranks_[r].out_relay);
+            serve(fds[kFirstPipe + 2 * r + 1], ranks_[r].err, ranks_[r].err_relay);
         }
         if (stdout_sink_.broken()) {
             begin_end({EndCause::Kind::kOutputClosed, 0, -1, stdout_sink_.error()});
