@@ -38,28 +38,6 @@ typed::Call call(Communicator& c, const char* fn) {
     if (count < 0) [[unlikely]] fail(MPI_ERR_COUNT, "{}: {} {} is negative", fn, arg, count);
 }
 
-/// A buffer that must hold data: not NULL when it holds any (derived types
-/// may address absolute memory from MPI_BOTTOM), and not MPI_IN_PLACE
-/// unless the caller has dealt with that.
-[[gnu::always_inline]] inline void check_buf(const void* buf, std::int64_t count, const dtype::Datatype& t,
-                                             const char* arg, const char* fn) {
-    if (buf == MPI_IN_PLACE) [[unlikely]] {
-        fail(MPI_ERR_BUFFER, "{}: {} is MPI_IN_PLACE, which {} does not allow here", fn, arg, fn);
-    }
-    std::int64_t bytes = 0;
-    if (__builtin_mul_overflow(count, t.size, &bytes)) [[unlikely]] {
-        fail(MPI_ERR_COUNT, "{}: {} holds {} elements of {} (size {} bytes): the byte count overflows 64 bits", fn,
-             arg, count, t.name, t.size);
-    }
-    if (!t.span_fits(count)) [[unlikely]] {
-        fail(MPI_ERR_COUNT, "{}: {} holds {} elements of {} (extent {} bytes): they span more memory than MPI_Aint "
-             "can address", fn, arg, count, t.name, t.extent);
-    }
-    if (buf == nullptr && count > 0 && t.size > 0 && t.predefined) [[unlikely]] {
-        fail(MPI_ERR_BUFFER, "{}: {} is NULL but holds {} elements of {}", fn, arg, count, t.name);
-    }
-}
-
 /// The argument names of one side of a collective, for messages.
 struct Side {
     const char* count;
@@ -77,7 +55,7 @@ constexpr Side kRecv{"recvcount", "recvtype", "recvbuf"};
                                                                 MPI_Datatype type, const Side& side, const char* fn) {
     check_count_arg(count, side.count, fn);
     const dtype::Datatype& t = type_arg(type, side.type, fn);
-    check_buf(buf, elems, t, side.buf, fn);
+    check_buffer(buf, elems, t, side.buf, fn);
     return t;
 }
 
@@ -189,7 +167,7 @@ const dtype::Datatype& blocks_arg(const void* buf, const int* counts, const int*
     check_counts(counts, n, side.counts, fn);
     check_array(displs, side.displs, fn);
     const dtype::Datatype& t = type_arg(type, side.type, fn);
-    check_buf(buf, total_of(counts, n), t, side.buf, fn);
+    check_buffer(buf, total_of(counts, n), t, side.buf, fn);
     return t;
 }
 
@@ -216,7 +194,7 @@ nbc::Binding shared_binding(MPI_Op op, MPI_Datatype datatype, const dtype::Datat
 // take MPI_ROOT at the root, MPI_PROC_NULL at the rest of its group and the
 // root's rank in the other group; the arrays of counts and displacements
 // that describe the other group's blocks have one entry per remote rank;
-// MPI_IN_PLACE is not allowed (check_buf() refuses it).  Each builds one
+// MPI_IN_PLACE is not allowed (check_buffer() refuses it).  Each builds one
 // schedule of coll/nonblocking.hpp; the blocking form waits for it at once.
 
 /// What a rank does in a rooted call on an intercommunicator.
@@ -330,7 +308,7 @@ void inter_bcast(Communicator& c, void* buffer, int count, MPI_Datatype datatype
     if (role != Role::Idle) {
         check_count_arg(count, "count", fn);
         const dtype::Datatype& t = type_arg(datatype, "datatype", fn);
-        check_buf(buffer, count, t, "buffer", fn);
+        check_buffer(buffer, count, t, "buffer", fn);
         if (role == Role::Root) {
             sends = same_piece(c, buffer, count, t);
         } else {
@@ -349,9 +327,9 @@ void inter_reduce(Communicator& c, const void* sendbuf, void* recvbuf, int count
     }
     const ReductionArgs a(count, datatype, op, fn);
     if (role == Role::Root) {
-        check_buf(recvbuf, count, a.type, "recvbuf", fn);
+        check_buffer(recvbuf, count, a.type, "recvbuf", fn);
     } else {
-        check_buf(sendbuf, count, a.type, "sendbuf", fn);
+        check_buffer(sendbuf, count, a.type, "sendbuf", fn);
     }
     inter_finish(c, comm, form, fn, [&] {
         return nbc::inter_reduce(c, sendbuf, recvbuf, count, a.type,
@@ -362,8 +340,8 @@ void inter_reduce(Communicator& c, const void* sendbuf, void* recvbuf, int count
 void inter_allreduce(Communicator& c, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                      MPI_Op op, MPI_Comm comm, Form form, const char* fn) {
     const ReductionArgs a(count, datatype, op, fn);
-    check_buf(sendbuf, count, a.type, "sendbuf", fn);
-    check_buf(recvbuf, count, a.type, "recvbuf", fn);
+    check_buffer(sendbuf, count, a.type, "sendbuf", fn);
+    check_buffer(recvbuf, count, a.type, "recvbuf", fn);
     check_alias({sendbuf, 0, count, a.type}, {recvbuf, 0, count, a.type}, fn);
     inter_finish(c, comm, form, fn, [&] {
         return nbc::inter_allreduce(c, sendbuf, recvbuf, count, a.type,
@@ -377,8 +355,8 @@ void inter_reduce_scatter(Communicator& c, const void* sendbuf, void* recvbuf, c
     const std::int64_t total = total_of(counts, c.size());
     const dtype::Datatype& t = type_arg(datatype, "datatype", fn);
     const op::Binding b(op::op_of(op, fn), datatype, t, total, fn);
-    check_buf(sendbuf, total, t, "sendbuf", fn);
-    check_buf(recvbuf, counts[c.rank()], t, "recvbuf", fn);
+    check_buffer(sendbuf, total, t, "sendbuf", fn);
+    check_buffer(recvbuf, counts[c.rank()], t, "recvbuf", fn);
     check_alias({sendbuf, 0, total, t}, {recvbuf, 0, counts[c.rank()], t}, fn);
     inter_finish(c, comm, form, fn, [&] {
         return nbc::inter_reduce_scatter(c, sendbuf, recvbuf, counts, t,
@@ -398,9 +376,9 @@ int everyone_reduces(const void* sendbuf, void* recvbuf, int count, MPI_Datatype
             return;
         }
         const ReductionArgs a(count, datatype, op, fn);
-        check_buf(recvbuf, count, a.type, "recvbuf", fn);
+        check_buffer(recvbuf, count, a.type, "recvbuf", fn);
         if (sendbuf != MPI_IN_PLACE) {
-            check_buf(sendbuf, count, a.type, "sendbuf", fn);
+            check_buffer(sendbuf, count, a.type, "sendbuf", fn);
             check_alias({sendbuf, 0, count, a.type}, {recvbuf, 0, count, a.type}, fn);
         }
         finish(
@@ -435,7 +413,7 @@ int bcast_call(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
         check_count_arg(count, "count", fn);
         const dtype::Datatype& t = type_arg(datatype, "datatype", fn);
         check_root(c, root, fn);
-        check_buf(buffer, count, t, "buffer", fn);
+        check_buffer(buffer, count, t, "buffer", fn);
         finish(
             form, comm, fn, [&] { typed::bcast(call(c, fn), buffer, count, t, root); },
             [&] { return nbc::bcast(c, buffer, count, t, root); });
@@ -453,13 +431,13 @@ int reduce_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         const ReductionArgs a(count, datatype, op, fn);
         check_root(c, root, fn);
         if (c.rank() == root) {
-            check_buf(recvbuf, count, a.type, "recvbuf", fn);
+            check_buffer(recvbuf, count, a.type, "recvbuf", fn);
             if (sendbuf != MPI_IN_PLACE) {
-                check_buf(sendbuf, count, a.type, "sendbuf", fn);
+                check_buffer(sendbuf, count, a.type, "sendbuf", fn);
                 check_alias({sendbuf, 0, count, a.type}, {recvbuf, 0, count, a.type}, fn);
             }
         } else {
-            check_buf(sendbuf, count, a.type, "sendbuf", fn);
+            check_buffer(sendbuf, count, a.type, "sendbuf", fn);
         }
         finish(
             form, comm, fn,
@@ -501,10 +479,10 @@ int reduce_scatter_call(const void* sendbuf, void* recvbuf, const int recvcounts
         const dtype::Datatype& t = type_arg(datatype, "datatype", fn);
         const op::Binding b(op::op_of(op, fn), datatype, t, total, fn);
         if (sendbuf == MPI_IN_PLACE) {
-            check_buf(recvbuf, total, t, "recvbuf", fn);
+            check_buffer(recvbuf, total, t, "recvbuf", fn);
         } else {
-            check_buf(recvbuf, recvcounts[c.rank()], t, "recvbuf", fn);
-            check_buf(sendbuf, total, t, "sendbuf", fn);
+            check_buffer(recvbuf, recvcounts[c.rank()], t, "recvbuf", fn);
+            check_buffer(sendbuf, total, t, "sendbuf", fn);
             check_alias({sendbuf, 0, total, t}, {recvbuf, 0, recvcounts[c.rank()], t}, fn);
         }
         finish(
@@ -530,10 +508,10 @@ int reduce_scatter_block_call(const void* sendbuf, void* recvbuf, int recvcount,
         const dtype::Datatype& t = type_arg(datatype, "datatype", fn);
         const op::Binding b(op::op_of(op, fn), datatype, t, total, fn);
         if (sendbuf == MPI_IN_PLACE) {
-            check_buf(recvbuf, total, t, "recvbuf", fn);
+            check_buffer(recvbuf, total, t, "recvbuf", fn);
         } else {
-            check_buf(recvbuf, recvcount, t, "recvbuf", fn);
-            check_buf(sendbuf, total, t, "sendbuf", fn);
+            check_buffer(recvbuf, recvcount, t, "recvbuf", fn);
+            check_buffer(sendbuf, total, t, "sendbuf", fn);
             check_alias({sendbuf, 0, total, t}, {recvbuf, 0, recvcount, t}, fn);
         }
         finish(
@@ -823,7 +801,7 @@ int alltoallw_call(const void* sendbuf, const int sendcounts[], const int sdispl
             for (std::size_t r = 0; r < n; ++r) {
                 const std::string arg = fmt::format("{}[{}]", types_arg, r);
                 types[r] = &block_type_arg(handles[r], counts[r], arg.c_str(), fn);
-                check_buf(buf, counts[r], *types[r], buf_arg, fn);
+                check_buffer(buf, counts[r], *types[r], buf_arg, fn);
             }
             return types;
         };
@@ -972,8 +950,8 @@ int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype
     return guard(MPI_COMM_WORLD, fn, [&] {
         running(fn);
         const ReductionArgs a(count, datatype, op, fn);
-        check_buf(inbuf, count, a.type, "inbuf", fn);
-        check_buf(inoutbuf, count, a.type, "inoutbuf", fn);
+        check_buffer(inbuf, count, a.type, "inbuf", fn);
+        check_buffer(inoutbuf, count, a.type, "inoutbuf", fn);
         check_alias({inbuf, 0, count, a.type}, {inoutbuf, 0, count, a.type}, fn,
                     {"inbuf", "inoutbuf", "MPI arguments that a call writes must not alias others"});
         op::reduce_local(a.binding, inbuf, inoutbuf, count, a.type);

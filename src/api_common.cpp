@@ -141,23 +141,6 @@ void check_source(const Communicator& c, int rank, const char* fn) {
     check_dest(c, rank, fn);
 }
 
-void check_buffer(const void* buf, int count, const dtype::Datatype& t, const char* fn) {
-    std::int64_t bytes = 0;
-    if (__builtin_mul_overflow(static_cast<std::int64_t>(count), t.size, &bytes)) {
-        throw MpiError(MPI_ERR_COUNT, fmt::format("{}: count {} of {} (size {} bytes) overflows a 64-bit byte count",
-                                                  fn, count, t.name, t.size));
-    }
-    if (!t.span_fits(count)) {
-        throw MpiError(MPI_ERR_COUNT, fmt::format("{}: count {} of {} (extent {} bytes) spans more memory than "
-                                                  "MPI_Aint can address",
-                                                  fn, count, t.name, t.extent));
-    }
-    if (buf == nullptr && count > 0 && t.size > 0 && t.predefined) {
-        throw MpiError(MPI_ERR_BUFFER,
-                       fmt::format("{}: buffer is NULL but count is {} of {}", fn, count, t.name));
-    }
-}
-
 UserErrhandler* user_errhandler(MPI_Errhandler e) {
     const auto v = reinterpret_cast<std::uintptr_t>(e);
     if (v < kPredefinedLimit || !HandleStorage::may_read_as<UserErrhandler>(e)) return nullptr;

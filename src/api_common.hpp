@@ -122,8 +122,30 @@ void check_recv_tag(int tag, const char* fn);
 void check_dest(const Communicator& c, int rank, const char* fn);
 /// `rank` must be a rank of `c`, MPI_PROC_NULL or MPI_ANY_SOURCE.
 void check_source(const Communicator& c, int rank, const char* fn);
-/// A null buffer is an error when it should hold data.
-void check_buffer(const void* buf, int count, const dtype::Datatype& t, const char* fn);
+/// The buffer argument `arg` of `fn`, holding `count` elements of `t`:
+/// not MPI_IN_PLACE (a caller that allows it deals with it first), its
+/// byte count fits 64 bits, its span fits MPI_Aint, and it is not NULL
+/// when it holds data of a predefined type (a derived type may address
+/// absolute memory from MPI_BOTTOM).  Inline: collectives call it on
+/// their fast path.
+[[gnu::always_inline]] inline void check_buffer(const void* buf, std::int64_t count, const dtype::Datatype& t,
+                                                const char* arg, const char* fn) {
+    if (buf == MPI_IN_PLACE) [[unlikely]] {
+        fail(MPI_ERR_BUFFER, "{}: {} is MPI_IN_PLACE, which {} does not allow here", fn, arg, fn);
+    }
+    std::int64_t bytes = 0;
+    if (__builtin_mul_overflow(count, t.size, &bytes)) [[unlikely]] {
+        fail(MPI_ERR_COUNT, "{}: {} holds {} elements of {} (size {} bytes): the byte count overflows 64 bits", fn,
+             arg, count, t.name, t.size);
+    }
+    if (!t.span_fits(count)) [[unlikely]] {
+        fail(MPI_ERR_COUNT, "{}: {} holds {} elements of {} (extent {} bytes): they span more memory than MPI_Aint "
+             "can address", fn, arg, count, t.name, t.extent);
+    }
+    if (buf == nullptr && count > 0 && t.size > 0 && t.predefined) [[unlikely]] {
+        fail(MPI_ERR_BUFFER, "{}: {} is NULL but holds {} elements of {}", fn, arg, count, t.name);
+    }
+}
 
 /// A handler made by MPI_Comm_create_errhandler.  Reference counted: each
 /// communicator using it and each handle the user holds is one reference.

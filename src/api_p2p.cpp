@@ -206,7 +206,7 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_
         Communicator& c = comm_of(comm, fn);
         check_count(count, fn);
         const dtype::Datatype& t = type_of(type, fn);
-        check_buffer(buf, count, t, fn);
+        check_buffer(buf, count, t, "buf", fn);
         check_recv_tag(tag, fn);
         check_source(c, source, fn);
         MPI_Status st;
@@ -230,7 +230,7 @@ int PMPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI
         Communicator& c = comm_of(comm, fn);
         check_count(count, fn);
         const dtype::Datatype& t = type_of(type, fn);
-        check_buffer(buf, count, t, fn);
+        check_buffer(buf, count, t, "buf", fn);
         check_recv_tag(tag, fn);
         check_source(c, source, fn);
         if (request == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Irecv: request is NULL");
@@ -252,8 +252,8 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
         check_count(recvcount, fn);
         const dtype::Datatype& st = type_of(sendtype, fn);
         const dtype::Datatype& rt = type_of(recvtype, fn);
-        check_buffer(sendbuf, sendcount, st, fn);
-        check_buffer(recvbuf, recvcount, rt, fn);
+        check_buffer(sendbuf, sendcount, st, "sendbuf", fn);
+        check_buffer(recvbuf, recvcount, rt, "recvbuf", fn);
         check_send_tag(sendtag, fn);
         check_recv_tag(recvtag, fn);
         check_dest(c, dest, fn);
@@ -277,7 +277,7 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int
         Communicator& c = comm_of(comm, fn);
         check_count(count, fn);
         const dtype::Datatype& t = type_of(type, fn);
-        check_buffer(buf, count, t, fn);
+        check_buffer(buf, count, t, "buf", fn);
         check_send_tag(sendtag, fn);
         check_recv_tag(recvtag, fn);
         check_dest(c, dest, fn);

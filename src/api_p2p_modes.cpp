@@ -56,7 +56,7 @@ const dtype::Datatype& check_send(Communicator& c, const void* buf, int count, M
                                   int dest, int tag, const char* fn) {
     check_count(count, fn);
     const dtype::Datatype& t = type_of(type, fn);
-    check_buffer(buf, count, t, fn);
+    check_buffer(buf, count, t, "buf", fn);
     check_send_tag(tag, fn);
     check_dest(c, dest, fn);
     return t;
@@ -79,7 +79,7 @@ int init_persistent(Persistent::Op op, const void* buf, int count, MPI_Datatype 
         if (op == Persistent::Op::Recv) {
             check_count(count, fn);
             t = &type_of(type, fn);
-            check_buffer(buf, count, *t, fn);
+            check_buffer(buf, count, *t, "buf", fn);
             check_recv_tag(tag, fn);
             check_source(c, peer, fn);
         } else {
@@ -200,7 +200,7 @@ Request* receive_message(void* buf, int count, MPI_Datatype type, MPI_Message* m
                                                     : comm_of(m != nullptr ? m->comm : MPI_COMM_SELF, fn);
     check_count(count, fn);
     const dtype::Datatype& t = type_of(type, fn);
-    check_buffer(buf, count, t, fn);
+    check_buffer(buf, count, t, "buf", fn);
     Request* r = c.imrecv(m != nullptr ? m->message : nullptr, buf, count, t);
     if (m != nullptr) {
         // The message's hold becomes the request's.

@@ -14,6 +14,8 @@
  *        communicator to take the handler from: MPI-3.1 raises such errors
  *        on MPI_COMM_WORLD, MPI-4 on MPI_COMM_SELF; both return here)
  *      MPI_DATATYPE_NULL                        -> MPI_ERR_TYPE
+ *      MPI_IN_PLACE as the buffer of Send, Recv -> MPI_ERR_BUFFER (shmpi
+ *        only: MPICH 4.0.2 dereferences it)
  *    Each code has a non-empty MPI_Error_string.
  *    The other send modes and request calls:
  *      MPI_Start of a request that is not persistent, or already active,
@@ -190,6 +192,14 @@ static void check_argument_errors(int size)
                 "Send of MPI_DATATYPE_NULL");
     CHECK_ERROR(MPI_Recv(buf, 1, MPI_DATATYPE_NULL, 0, 0, w, MPI_STATUS_IGNORE), MPI_ERR_TYPE,
                 "Recv of MPI_DATATYPE_NULL");
+
+#ifdef SHMPI
+    /* MPI_IN_PLACE is a collective's marker, not a buffer (MPICH 4.0.2
+     * dereferences it). */
+    CHECK_ERROR(MPI_Send(MPI_IN_PLACE, 1, MPI_INT, 0, 0, w), MPI_ERR_BUFFER, "Send from MPI_IN_PLACE");
+    CHECK_ERROR(MPI_Recv(MPI_IN_PLACE, 1, MPI_INT, 0, 0, w, MPI_STATUS_IGNORE), MPI_ERR_BUFFER,
+                "Recv into MPI_IN_PLACE");
+#endif
 
     /* MPI_COMM_SELF got MPI_ERRORS_RETURN in step 1: its own errors return. */
     CHECK_ERROR(MPI_Send(buf, 1, MPI_INT, 1, 0, MPI_COMM_SELF), MPI_ERR_RANK,
