@@ -185,9 +185,7 @@ bool reduce_shm_tree(const Team& team, const void* send, void* recv, std::int64_
                      const Reduction& red, int root) {
     ShmTeam* shm = ready(team);
     if (shm == nullptr) return false;
-    if (red.elem_bytes <= 0 || static_cast<std::size_t>(red.elem_bytes) > shm->slot_bytes()) return false;
-    if (!shm->steps_fit(static_cast<std::uint64_t>(count), static_cast<std::size_t>(red.elem_bytes)))
-        return false;
+    if (!shm->reduction_fits(count, red.elem_bytes)) return false;
     const auto bytes = static_cast<std::size_t>(count * red.elem_bytes);
     if (reduction_needs_nobody(*shm, send, recv, bytes)) return true;
     const std::uint64_t s = shm->begin_call();

@@ -269,6 +269,13 @@ public:
         if (!__builtin_mul_overflow(count, elem_bytes, &bytes) && bytes <= slot_bytes()) return true;
         return count / (slot_bytes() / elem_bytes) < kMaxSteps - 2;
     }
+    /// Whether a tree reduction of `count` elements of `elem_bytes` each
+    /// can run in the slots: an element fits one slot and the chunks fit
+    /// the steps (steps_fit).
+    bool reduction_fits(std::int64_t count, std::int64_t elem_bytes) const {
+        return elem_bytes > 0 && static_cast<std::size_t>(elem_bytes) <= slot_bytes() &&
+               steps_fit(static_cast<std::uint64_t>(count), static_cast<std::size_t>(elem_bytes));
+    }
     std::size_t cell_bytes() const { return cell_bytes_; }
 
     // ---- steps ----
