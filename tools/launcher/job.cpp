@@ -12,9 +12,7 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
-#include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 
 #include "place/policy.hpp"
 #include "shm/futex.hpp"
@@ -41,18 +39,6 @@ constexpr std::size_t kFinalDrainBytes = std::size_t{64} << 20;
 
 UniqueFd make_timer() {
     return UniqueFd(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
-}
-
-/// This process's children, from /proc/self/task/*/children (empty where
-/// the kernel has no such file).
-std::vector<pid_t> children_of_self() {
-    std::vector<pid_t> out;
-    std::error_code ec;
-    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
-        std::ifstream in(task.path() / "children");
-        for (pid_t pid = 0; in >> pid;) out.push_back(pid);
-    }
-    return out;
 }
 
 /// "rank 3", "ranks 0-2", "ranks 1,4-6": sorted rank numbers, runs joined.
@@ -93,11 +79,7 @@ Job::Job(const LaunchArgs& args, shm::Segment& seg, StartedRanks started, int si
                               LineRelay(stdout_sink_, prefix), LineRelay(stderr_sink_, prefix)});
     }
     live_ = static_cast<std::uint32_t>(ranks_.size());
-    for (const pid_t pid : children_of_self()) {
-        if (std::none_of(ranks_.begin(), ranks_.end(), [&](const Rank& r) { return r.pid == pid; })) {
-            inherited_.push_back(pid);
-        }
-    }
+    inherited_ = std::move(started.inherited_children);
     if (args.timeout_s > 0) arm(timeout_timer_, args.timeout_s);
     if (args.deadlock_after_s > 0) arm(deadlock_timer_, deadlock_period());
     // A reader that stops reading must not keep the job from ending.

@@ -152,7 +152,7 @@ private:
     int early_exit_ = -1;
     Grace grace_ = Grace::kIdle;
     std::uint32_t live_ = 0;
-    /// mpirun's children that are not ranks, when the job started.
+    /// mpirun's children before the ranks were forked (StartedRanks).
     std::vector<pid_t> inherited_;
     bool ending_ = false;
     EndCause cause_;

@@ -9,7 +9,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -215,6 +217,16 @@ void kill_started(const std::vector<RankProcess>& ranks) {
 
 }  // namespace
 
+std::vector<pid_t> children_of_self() {
+    std::vector<pid_t> out;
+    std::error_code ec;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+        std::ifstream in(task.path() / "children");
+        for (pid_t pid = 0; in >> pid;) out.push_back(pid);
+    }
+    return out;
+}
+
 StartedRanks start_ranks(const LaunchArgs& args, shm::Segment& seg, const InheritedState& inherited,
                          const std::vector<std::vector<int>>& bindings, bool avoid_rep_movsb) {
     RankEnvironment env(args, seg.fd(), avoid_rep_movsb);
@@ -249,6 +261,7 @@ StartedRanks start_ranks(const LaunchArgs& args, shm::Segment& seg, const Inheri
                    &bound};
 
     StartedRanks started;
+    started.inherited_children = children_of_self();
     started.ranks.reserve(args.nranks);
     for (std::uint32_t r = 0; r < args.nranks; ++r) {
         Pipe out, err;

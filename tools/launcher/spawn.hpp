@@ -69,7 +69,16 @@ struct RankProcess {
 struct StartedRanks {
     std::vector<RankProcess> ranks;  ///< indexed by rank
     UniqueFd exec_errors;            ///< read end of the exec-error pipe, non-blocking
+    /// mpirun's children before the first fork: those it inherited through
+    /// exec, which the job leaves alone (Job::end_leftovers()).  Read before
+    /// any rank exists, because a rank that exits at once hands the children
+    /// it leaves to mpirun, the job's subreaper, before the job can look.
+    std::vector<pid_t> inherited_children;
 };
+
+/// This process's children, from /proc/self/task/*/children (empty where
+/// the kernel has no such file).
+std::vector<pid_t> children_of_self();
 
 /// Forks args.nranks ranks that run args.command.  Rank r binds itself to
 /// `bindings[r]` (OS CPU indexes) before exec; an empty `bindings`, or an
