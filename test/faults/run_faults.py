@@ -553,6 +553,79 @@ def sh_stdout_write_error(m, _):
     launch.check_nothing_left()
 
 
+# A rank that leaves a process behind which holds its stdout and stderr and
+# writes to them after the rank has exited.
+SH_LATE = '(sleep {delay}; echo late $SHMPI_RANK; echo late-err $SHMPI_RANK >&2) & echo early $SHMPI_RANK'
+
+
+def sh_background_output(m, _):
+    """After ranks that all exit 0, mpirun relays until their pipes close,
+    as MPICH's and Open MPI's do: what a process the rank left running
+    writes later is not lost, and that process does not outlive mpirun."""
+    launch = Launch(m, ["-n", "2", "--tag-output", "sh", "-c", SH_LATE.format(delay=1)])
+    rc = launch.wait()
+    expect(launch, rc, 0, stderr_has=["[0] late-err 0", "[1] late-err 1"], stderr_lines=0)
+    lines = sorted(launch.output().decode().split("\n")[:-1])
+    check(lines == ["[0] early 0", "[0] late 0", "[1] early 1", "[1] late 1"], f"got {lines}")
+    launch.check_nothing_left()
+
+
+def sh_background_output_wait(m, _):
+    """The wait for those pipes lasts SHMPI_OUTPUT_WAIT seconds at most:
+    then mpirun says which pipes are still open and exits 0, leaving those
+    processes alone; with 0 it does not wait (nor say anything)."""
+    for wait, note in (("0.5", True), ("0", False)):
+        launch = Launch(m, ["-n", "2", "sh", "-c", "[ $SHMPI_RANK = 0 ] && exec >/dev/null; " + SH_LATE.format(delay=30)],
+                        env_extra={"SHMPI_OUTPUT_WAIT": wait})
+        rc = launch.wait()
+        try:
+            want = ["every rank has exited, but processes they started have held the stdout and stderr of "
+                    "rank 1, the stderr of rank 0 open for 0.5 s more"]
+            expect(launch, rc, 0, stderr_has=want if note else [], stderr_lines=1 if note else 0)
+            lines = sorted(launch.output().decode().split("\n")[:-1])
+            check(lines == ["early 1"], f"got {lines}")
+            took = launch.ended - launch.started
+            check(took >= float(wait), f"SHMPI_OUTPUT_WAIT={wait}: mpirun ended after {took:.3f} s")
+            check_soon(took < float(wait) + GONE_WITHIN_S, f"SHMPI_OUTPUT_WAIT={wait}: mpirun ended after {took:.3f} s")
+            check(tagged_live_pids(launch.tag), f"SHMPI_OUTPUT_WAIT={wait}: the ranks' background processes were ended")
+        finally:
+            for pid in tagged_live_pids(launch.tag):
+                os.kill(pid, signal.SIGKILL)
+    launch = Launch(m, ["-n", "1", "true"], env_extra={"SHMPI_OUTPUT_WAIT": "-1"})
+    expect(launch, launch.wait(), 2, ["SHMPI_OUTPUT_WAIT='-1': expected a number of seconds"], stderr_lines=1)
+
+
+def sh_background_output_ended(m, _):
+    """While mpirun waits for the pipes of ranks that have exited, SIGINT
+    and --timeout end the wait at once, and the processes that hold them;
+    a rank that fails while another's background process holds its pipes
+    ends the job at once too."""
+    for how in ("sigint", "timeout", "rank fails"):
+        args = ["-n", "2", "sh", "-c", SH_LATE.format(delay=30)]
+        if how == "timeout":
+            args = ["--timeout", "1"] + args
+        if how == "rank fails":
+            args[-1] = "[ $SHMPI_RANK = 1 ] && { sleep 0.5; echo dying 1; exit 3; }; " + args[-1]
+        launch = Launch(m, args)
+        launch.wait_for_lines(lambda l: l.startswith(b"early "), 1 if how == "rank fails" else 2)
+        if how == "sigint":
+            time.sleep(0.2)  # both ranks have exited by now, or nearly
+            sent = time.monotonic()
+            os.kill(launch.proc.pid, signal.SIGINT)
+            expect(launch, launch.wait(), 128 + signal.SIGINT, ["received signal 2 (Interrupt)"], stderr_lines=1)
+        elif how == "timeout":
+            expect(launch, launch.wait(), 124, ["--timeout 1 s"], stderr_lines=1)
+            sent = launch.started + 1
+        else:
+            sent = launch.wait_for_lines(is_dying, 1)
+            expect(launch, launch.wait(), 3, ["rank 1 exited with code 3"], stderr_lines=1)
+        check_soon(launch.ended - sent < GONE_WITHIN_S, f"{how}: mpirun ended {launch.ended - sent:.3f} s after it")
+        try:
+            launch.check_nothing_left(since=sent)
+        except CaseFailed as e:
+            raise type(e)(f"{how}: {e}")
+
+
 def sh_env(m, _):
     launch = Launch(m, ["-n", "2", "-x", "FWD_A=1", "-x", "FWD_B", "-x", "FWD_C=x=y", "--tag-output",
                         "sh", "-c", 'echo "A=$FWD_A B=$FWD_B C=$FWD_C D=$FWD_D R=$SHMPI_RANK S=$SHMPI_SIZE"'],

@@ -469,6 +469,18 @@ TEST(LauncherArgs, FlagWithBadValue) {
     EXPECT_NE(m.find("tag-output"), std::string::npos) << m;
 }
 
+// SHMPI_OUTPUT_WAIT (job.hpp): seconds from 0, as --deadlock-after takes them.
+TEST(OutputWait, Seconds) {
+    EXPECT_EQ(parse_output_wait(nullptr), kDefaultOutputWait_s);
+    EXPECT_EQ(parse_output_wait("0"), 0.0);
+    EXPECT_EQ(parse_output_wait("0.0"), 0.0);
+    EXPECT_EQ(parse_output_wait("2.5"), 2.5);
+    EXPECT_EQ(parse_output_wait("1e9"), 1e9);
+    for (const char* bad : {"", "-1", "1e10", "inf", "nan", "10s", "1 s"}) {
+        EXPECT_FALSE(parse_output_wait(bad).has_value()) << bad;
+    }
+}
+
 }  // namespace
 }  // namespace shmpi::launcher
 

@@ -62,7 +62,8 @@ std::string parked_call(const shm::RankSlot& slot) {
 
 }  // namespace
 
-Job::Job(const LaunchArgs& args, shm::Segment& seg, StartedRanks started, int signal_fd)
+Job::Job(const LaunchArgs& args, shm::Segment& seg, StartedRanks started, int signal_fd,
+         double output_wait_s)
     : args_(args),
       seg_(seg),
       exec_errors_(std::move(started.exec_errors)),
@@ -70,7 +71,9 @@ Job::Job(const LaunchArgs& args, shm::Segment& seg, StartedRanks started, int si
       timeout_timer_(make_timer()),
       grace_timer_(make_timer()),
       check_timer_(make_timer()),
-      deadlock_timer_(make_timer()) {
+      deadlock_timer_(make_timer()),
+      output_wait_s_(output_wait_s),
+      output_wait_timer_(make_timer()) {
     ranks_.reserve(started.ranks.size());
     for (std::uint32_t r = 0; r < started.ranks.size(); ++r) {
         RankProcess& p = started.ranks[r];
@@ -101,17 +104,22 @@ void Job::arm(const UniqueFd& timer, double seconds) {
 int Job::run() {
     // Fixed slots in the poll set; a closed descriptor stays as -1, which
     // poll() skips.
-    enum : std::size_t { kSignals, kExecErrors, kTimeout, kGrace, kCheck, kDeadlock, kFirstPipe };
+    enum : std::size_t { kSignals, kExecErrors, kTimeout, kGrace, kCheck, kDeadlock, kOutputWait, kFirstPipe };
     std::vector<pollfd> fds(kFirstPipe + 2 * ranks_.size());
     for (pollfd& p : fds) p.events = POLLIN;
 
-    while (live_ > 0) {
+    while (live_ > 0 || waits_for_output()) {
+        if (live_ == 0 && !output_wait_armed_) {
+            arm(output_wait_timer_, output_wait_s_);
+            output_wait_armed_ = true;
+        }
         fds[kSignals].fd = signal_fd_;
         fds[kExecErrors].fd = exec_errors_.get();
         fds[kTimeout].fd = args_.timeout_s > 0 && !ending_ ? timeout_timer_.get() : -1;
         fds[kGrace].fd = grace_ != Grace::kIdle ? grace_timer_.get() : -1;
         fds[kCheck].fd = early_exit_ >= 0 && !ending_ ? check_timer_.get() : -1;
         fds[kDeadlock].fd = args_.deadlock_after_s > 0 && !ending_ ? deadlock_timer_.get() : -1;
+        fds[kOutputWait].fd = output_wait_armed_ ? output_wait_timer_.get() : -1;
         for (std::size_t r = 0; r < ranks_.size(); ++r) {
             fds[kFirstPipe + 2 * r].fd = ranks_[r].out.get();
             fds[kFirstPipe + 2 * r + 1].fd = ranks_[r].err.get();
@@ -170,10 +178,12 @@ int Job::run() {
             [[maybe_unused]] ssize_t n = read(deadlock_timer_.get(), &expirations, sizeof expirations);
             check_deadlock();
         }
+        if (fds[kOutputWait].revents != 0) output_wait_over_ = true;
     }
 
     if (ending_) end_leftovers();
-    // Every rank is gone: what is in the pipes is all they wrote.
+    // Every rank is gone: what is in the pipes is all they wrote, unless
+    // the output wait ran out.
     for (Rank& r : ranks_) {
         for (auto [fd, relay_to] : {std::pair{&r.out, &r.out_relay}, std::pair{&r.err, &r.err_relay}}) {
             std::size_t drained = 0;
@@ -187,7 +197,41 @@ int Job::run() {
     if (cause_.kind == EndCause::Kind::kNone && stdout_sink_.broken()) {
         cause_ = {EndCause::Kind::kOutputClosed, 0, -1, stdout_sink_.error()};
     }
+    if (output_wait_over_ && !ending_) note_open_pipes();
     return report();
+}
+
+bool Job::waits_for_output() const {
+    if (ending_ || output_wait_s_ <= 0 || output_wait_over_) return false;
+    return std::any_of(ranks_.begin(), ranks_.end(), [](const Rank& r) { return r.out || r.err; });
+}
+
+void Job::note_open_pipes() {
+    // "the stdout of ranks 0-2, the stderr of rank 5": by which pipes are open.
+    std::vector<int> out_only, err_only, both;
+    for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
+        const auto rank = static_cast<int>(r);
+        if (ranks_[r].out && ranks_[r].err) {
+            both.push_back(rank);
+        } else if (ranks_[r].out) {
+            out_only.push_back(rank);
+        } else if (ranks_[r].err) {
+            err_only.push_back(rank);
+        }
+    }
+    std::string held;
+    for (const auto& [which, ranks] : {std::pair{"stdout and stderr", &both}, std::pair{"stdout", &out_only},
+                                       std::pair{"stderr", &err_only}}) {
+        if (!ranks->empty()) {
+            held += (held.empty() ? "the " : ", the ") + std::string(which) + " of " + rank_list(*ranks);
+        }
+    }
+    if (held.empty()) return;  // closed during the last drain after all
+    stderr_sink_.write_all(
+        fmt::format("shmpi: mpirun: note: every rank has exited, but processes they started have held {} open "
+                    "for {:g} s more; mpirun stops relaying here, and what those processes write from now on "
+                    "is lost (SHMPI_OUTPUT_WAIT sets the wait)\n",
+                    held, output_wait_s_));
 }
 
 void Job::on_grace() {

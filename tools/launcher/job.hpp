@@ -6,6 +6,15 @@
 // grace period of an ending job, the exec-error pipe, and each rank's stdout
 // and stderr pipe.  Ranks are reaped with waitpid(WNOHANG) after each SIGCHLD.
 //
+// When every rank has exited with nothing wrong, mpirun goes on relaying
+// until every rank's stdout and stderr pipe is closed, as MPICH's and Open
+// MPI's do: a process that a rank started in the background and that still
+// holds the rank's output (`sh -c 'late_job & ...'`) keeps its output.  It
+// waits at most SHMPI_OUTPUT_WAIT seconds for that (Job::Job()), then stops
+// relaying, names the pipes still open in a note and exits 0, leaving those
+// processes alone; --timeout and the signals that end a job still end the
+// wait at once, and end those processes too (end_leftovers()).
+//
 // The job ends early on the first of these causes:
 //   - a rank is killed by a signal, exits with a nonzero code, or exits with
 //     code 0 while its slot still says kAttached (MPI_Init without
@@ -14,7 +23,7 @@
 //     turned kAborting by a rank; abort_rank/code/kind say who and why);
 //   - exec of the program fails;
 //   - mpirun gets SIGINT, SIGTERM or SIGHUP;
-//   - --timeout expires;
+//   - --timeout expires (also while mpirun waits for output after the ranks);
 //   - every rank waits in MPI and nothing has moved for --deadlock-after
 //     seconds (check_deadlock());
 //   - mpirun's stdout is closed by its reader (EPIPE; silently, like SIGPIPE).
@@ -74,11 +83,16 @@ class Job {
 public:
     /// Takes over the started ranks.  `signal_fd` is a signalfd for SIGCHLD,
     /// SIGINT, SIGTERM and SIGHUP (blocked in mpirun since before the fork).
-    Job(const LaunchArgs& args, shm::Segment& seg, StartedRanks started, int signal_fd);
+    /// `output_wait_s`: how long run() relays output after
+    /// the last rank has exited, while processes the ranks started still
+    /// hold their pipes (SHMPI_OUTPUT_WAIT; 0: not at all).
+    Job(const LaunchArgs& args, shm::Segment& seg, StartedRanks started, int signal_fd,
+        double output_wait_s);
 
-    /// Runs the loop until every rank has been reaped and its output relayed,
-    /// prints the cause line if the job ended early, and returns mpirun's
-    /// exit status.
+    /// Runs the loop until every rank has been reaped and its output relayed
+    /// (until its pipes close, or for at most `output_wait_s` after the last
+    /// rank when the job did not end early), prints the cause line if the
+    /// job ended early, and returns mpirun's exit status.
     int run();
 
 private:
@@ -120,6 +134,12 @@ private:
     bool relay(UniqueFd& fd, LineRelay& relay);
     void begin_end(EndCause cause);
     void signal_live_ranks(int sig);
+    /// Whether run() goes on after the last rank has exited: the job did not
+    /// end early, a rank's pipe is still open, and `output_wait_s_` has not
+    /// run out (output_wait_over_).
+    bool waits_for_output() const;
+    /// After the output wait ran out: one note naming the pipes still open.
+    void note_open_pipes();
     /// After a job that ended early: kills what the ranks left behind (a
     /// shell's pipeline, a sleep it started), which mpirun, the job's child
     /// subreaper (main.cpp), has adopted; children mpirun had before the
@@ -140,6 +160,12 @@ private:
     UniqueFd grace_timer_;
     UniqueFd check_timer_;
     UniqueFd deadlock_timer_;
+    /// The output wait (waits_for_output()): its length, its timer (armed
+    /// when the last rank has been reaped), and whether it has run out.
+    double output_wait_s_;
+    UniqueFd output_wait_timer_;
+    bool output_wait_armed_ = false;
+    bool output_wait_over_ = false;
     /// check_deadlock(): whether the last look found every rank stuck, the
     /// segment's digest then, and since when (CLOCK_MONOTONIC, ns) the looks
     /// have found that same digest.

@@ -243,6 +243,11 @@ std::optional<double> to_seconds(const std::string& text, bool zero_ok = false) 
 
 std::string usage_error(std::string text) { return error(std::move(text)).message; }
 
+std::optional<double> parse_output_wait(const char* value) {
+    if (value == nullptr) return kDefaultOutputWait_s;
+    return to_seconds(value, true);
+}
+
 std::uint32_t LaunchArgs::appnum_of(std::uint32_t rank) const {
     std::uint32_t first = nranks;
     for (const AppContext& a : more_apps) first -= a.nranks;  // the first program's ranks

@@ -82,6 +82,15 @@ struct AppContext {
 /// --deadlock-after when not given, in seconds.
 inline constexpr double kDefaultDeadlockAfter_s = 3;
 
+/// SHMPI_OUTPUT_WAIT when not set: how many seconds mpirun goes on relaying
+/// after the last rank has exited, while processes the ranks started still
+/// hold their stdout or stderr (job.hpp).
+inline constexpr double kDefaultOutputWait_s = 10;
+
+/// SHMPI_OUTPUT_WAIT's `value` in seconds (nullptr, not set: the default): a
+/// number from 0 (no wait) to 1e9; nullopt when it is not one.
+std::optional<double> parse_output_wait(const char* value);
+
 /// A job to run, as the command line describes it.
 struct LaunchArgs {
     std::uint32_t nranks = 1;               ///< every rank of the job: the first program's -n/-np/-c/--np

@@ -181,10 +181,11 @@ std::string apply_hostfile(LaunchArgs& args, const std::vector<std::string>& loc
                        local_names);
 }
 
-/// The copy setting `name` (copy_probe.hpp) as `parse` reads it; when it
-/// reads nothing, prints which values `name` takes and returns nullopt.
+/// The environment setting `name` that mpirun reads (the copy settings of
+/// copy_probe.hpp, SHMPI_OUTPUT_WAIT) as `parse` reads it; when it reads
+/// nothing, prints which values `name` takes and returns nullopt.
 template <class Parse>
-auto copy_setting(const char* name, Parse parse, std::string_view values) {
+auto env_setting(const char* name, Parse parse, std::string_view values) {
     const char* value = std::getenv(name);
     auto mode = parse(value);
     if (!mode) fmt::print(stderr, "shmpi: mpirun: {}='{}': expected {}\n", name, value, values);
@@ -232,10 +233,12 @@ int main(int argc, char** argv) {
             return kUsageError;
         }
     }
-    const std::optional<RepMovsb> rep_movsb = copy_setting("SHMPI_REP_MOVSB", parse_rep_movsb, "auto, keep or avoid");
+    const std::optional<RepMovsb> rep_movsb = env_setting("SHMPI_REP_MOVSB", parse_rep_movsb, "auto, keep or avoid");
     const std::optional<KernelCopies> kernel_copies =
-        copy_setting("SHMPI_KERNEL_COPIES", parse_kernel_copies, "auto, fast or slow");
-    if (!rep_movsb || !kernel_copies) return kUsageError;
+        env_setting("SHMPI_KERNEL_COPIES", parse_kernel_copies, "auto, fast or slow");
+    const std::optional<double> output_wait =
+        env_setting("SHMPI_OUTPUT_WAIT", parse_output_wait, "a number of seconds from 0 to 1e9");
+    if (!rep_movsb || !kernel_copies || !output_wait) return kUsageError;
     const bool avoid_rep_movsb =
         *rep_movsb == RepMovsb::Avoid || (*rep_movsb == RepMovsb::Auto && short_distance_copies_slow());
     // (One rank has no one to copy to: its launch skips the race, 3-4 ms.)
@@ -304,7 +307,7 @@ int main(int argc, char** argv) {
 
         // 5.
         Job job(args, seg, start_ranks(args, seg, inherited, bindings_of(map, *topology, args), avoid_rep_movsb),
-                signal_fd);
+                signal_fd, *output_wait);
         return job.run();
     } catch (const shm::SegmentError& e) {
         fmt::print(stderr, "{}\n", e.what());
