@@ -365,6 +365,42 @@ def sh_sigkill(m, _):
     run_signal_to_mpirun(m, 3, ["sh", "-c", SH_WAIT], signal.SIGKILL)
 
 
+# Ranks that take SIGUSR1 and SIGUSR2 from sigwait() and say so.
+PY_SIGWAIT = r'''
+import os, signal
+r = os.environ["SHMPI_RANK"]; sigs = {signal.SIGUSR1, signal.SIGUSR2}
+signal.pthread_sigmask(signal.SIG_BLOCK, sigs)
+print("ready", r, os.getpid(), flush=True)
+for _ in range(2):
+    print("got", r, signal.Signals(signal.sigwait(sigs)).name, flush=True)
+'''
+
+
+def sh_sigusr_forwarded(m, _):
+    """SIGUSR1 and SIGUSR2 to mpirun go on to every rank, as Open MPI's
+    mpirun does, and the job goes on; a rank that does not handle one dies
+    of it, which ends the job like any killed rank."""
+    launch = Launch(m, ["-n", "3", sys.executable, "-c", PY_SIGWAIT])
+    launch.wait_for_lines(is_ready, 3)
+    for sig in (signal.SIGUSR1, signal.SIGUSR2):
+        os.kill(launch.proc.pid, sig)
+        launch.wait_for_lines(lambda l, name=sig.name.encode(): l.startswith(b"got ") and l.split()[2] == name, 3)
+    expect(launch, launch.wait(), 0, stderr_lines=0)
+    got = {r: [l.split()[2].decode() for _, l in launch.lines if l.startswith(b"got %d " % r)] for r in range(3)}
+    check(all(names == ["SIGUSR1", "SIGUSR2"] for names in got.values()), f"signals each rank got: {got}")
+    launch.check_nothing_left()
+
+    launch = Launch(m, ["-n", "2", "sh", "-c", SH_WAIT])
+    launch.wait_for_lines(is_ready, 2)
+    sent = time.monotonic()
+    os.kill(launch.proc.pid, signal.SIGUSR1)
+    rc = launch.wait()
+    expect(launch, rc, 128 + signal.SIGUSR1, ["was killed by signal 10 (User defined signal 1); ending the job"],
+           stderr_lines=1)
+    check_soon(launch.ended - sent < GONE_WITHIN_S, f"mpirun ended {launch.ended - sent:.3f} s after SIGUSR1")
+    launch.check_nothing_left(since=sent)
+
+
 def sh_timeout(m, _):
     run_timeout(m, 2, ["sh", "-c", SH_WAIT])
 

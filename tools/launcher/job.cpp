@@ -267,6 +267,9 @@ void Job::handle_signals() {
         const int sig = static_cast<int>(info.ssi_signo);
         if (sig == SIGCHLD) {
             child_exited = true;
+        } else if (sig == SIGUSR1 || sig == SIGUSR2) {
+            // For the ranks, not for mpirun; an ending job has no use for them.
+            if (!ending_) signal_live_ranks(sig);
         } else if (!ending_) {
             begin_end({EndCause::Kind::kSignal, 0, -1, sig});
         } else {

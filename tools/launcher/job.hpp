@@ -1,10 +1,14 @@
 // Supervising a started job: relaying output, reaping ranks, ending the job
 // on the first fault, and choosing mpirun's exit status.
 //
-// One thread and one poll() loop watch everything: a signalfd (SIGCHLD and
-// the signals that end the job), a timerfd for --timeout, a timerfd for the
-// grace period of an ending job, the exec-error pipe, and each rank's stdout
-// and stderr pipe.  Ranks are reaped with waitpid(WNOHANG) after each SIGCHLD.
+// One thread and one poll() loop watch everything: a signalfd (SIGCHLD, the
+// signals that end the job and the two it forwards), a timerfd for
+// --timeout, a timerfd for the grace period of an ending job, the exec-error
+// pipe, and each rank's stdout and stderr pipe.  Ranks are reaped with
+// waitpid(WNOHANG) after each SIGCHLD.  SIGUSR1 and SIGUSR2 to mpirun go on
+// to every live rank, as Open MPI's mpirun does (MPICH's forwards SIGUSR1):
+// a rank that does not handle one dies of it, which ends the job like any
+// killed rank.
 //
 // When every rank has exited with nothing wrong, mpirun goes on relaying
 // until every rank's stdout and stderr pipe is closed, as MPICH's and Open
@@ -82,8 +86,8 @@ struct EndCause {
 class Job {
 public:
     /// Takes over the started ranks.  `signal_fd` is a signalfd for SIGCHLD,
-    /// SIGINT, SIGTERM and SIGHUP (blocked in mpirun since before the fork).
-    /// `output_wait_s`: how long run() relays output after
+    /// SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 (blocked in mpirun since
+    /// before the fork).  `output_wait_s`: how long run() relays output after
     /// the last rank has exited, while processes the ranks started still
     /// hold their pipes (SHMPI_OUTPUT_WAIT; 0: not at all).
     Job(const LaunchArgs& args, shm::Segment& seg, StartedRanks started, int signal_fd,

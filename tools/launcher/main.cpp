@@ -7,8 +7,9 @@
 //      whether the ranks' memcpy avoids `rep movsb` (copy_probe.hpp);
 //   2. make sure fds 0-2 are open, so no pipe lands on them;
 //   3. ignore SIGPIPE (a closed stdout shows up as EPIPE), put SIGCHLD at its
-//      default, block SIGCHLD/SIGINT/SIGTERM/SIGHUP and read them from a
-//      signalfd; a signal that arrives from here on is handled by the loop;
+//      default, block SIGCHLD/SIGINT/SIGTERM/SIGHUP and the SIGUSR1/SIGUSR2
+//      that go on to the ranks, and read them from a signalfd; a signal
+//      that arrives from here on is handled by the loop;
 //   4. create the segment, its name unlinked as soon as the object is open
 //      (before it is sized): from then on nothing in /dev/shm can outlive
 //      mpirun, whatever happens; write each rank's
@@ -273,7 +274,7 @@ int main(int argc, char** argv) {
     sigaction(SIGCHLD, &dfl, &inherited.sigchld);
     sigset_t handled;
     sigemptyset(&handled);
-    for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) sigaddset(&handled, sig);
+    for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2}) sigaddset(&handled, sig);
     sigprocmask(SIG_BLOCK, &handled, nullptr);
     const int signal_fd = signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
     if (signal_fd < 0) {
