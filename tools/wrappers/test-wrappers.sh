@@ -107,6 +107,12 @@ check_info() {
     expect "$name -profile=mpe says so" "$name: -profile=mpe: shmpi has no profiling libraries; ignored" \
         "$("$w" -profile=mpe -show a.c 2>&1 >/dev/null)"
     expect "$name -echo" "$comp a.c $cflags $lflags" "$("$w" -echo -show a.c 2>/dev/null)"
+    expect "$name -config=foo" "$comp a.c $cflags $lflags" "$("$w" -config=foo -show a.c 2>/dev/null)"
+    expect "$name -config=foo says so" "$name: -config=foo: shmpi has no compiler configuration files; ignored" \
+        "$("$w" -config=foo -show a.c 2>&1 >/dev/null)"
+    # MPICH's -nativelinking links without the MPI library, and says nothing.
+    expect "$name -nativelinking" "$comp a.c -o a $cflags" "$("$w" -nativelinking -show a.c -o a 2>&1)"
+    expect "$name -nativelinking -c" "$comp -c a.c $cflags" "$("$w" -nativelinking -show -c a.c 2>&1)"
     expect "$name --showme:version" "$name: shmpi $version (Language: $lang)" \
         "$("$w" --showme:version)"
 }
