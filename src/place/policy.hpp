@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace shmpi::place {
@@ -105,31 +106,63 @@ inline std::string map_by_name(const MapBy& m) {
     return std::string(level_name(m.level)) + (m.spread ? ":spread" : ":compact");
 }
 
+/// The most CPUs one --cpu-list may name: far beyond any machine's, and a
+/// bound on what a list such as "0-2000000000" would allocate.
+inline constexpr long long kMaxCpuListCpus = 65536;
+
 /// Parses a CPU list such as "0,2,4-7" (OS indexes) into a sorted list
-/// without duplicates; nothing if the text is malformed or empty.
-inline std::optional<std::vector<int>> parse_cpu_list(std::string_view text) {
-    std::vector<int> cpus;
-    auto number = [](std::string_view s) -> std::optional<int> {
+/// without duplicates.  Nothing if the text is empty, malformed, names a
+/// number beyond int, or names more than kMaxCpuListCpus CPUs (each range
+/// counted whole); `problem`, when given, then says why, in words that
+/// follow "--cpu-list 'TEXT': " ("the value is empty", "70001 CPUs, but a
+/// CPU list may name at most 65536").
+inline std::optional<std::vector<int>> parse_cpu_list(std::string_view text, std::string* problem = nullptr) {
+    auto fail = [&](std::string why) -> std::optional<std::vector<int>> {
+        if (problem != nullptr) *problem = std::move(why);
+        return std::nullopt;
+    };
+    if (text.empty()) return fail("the value is empty");
+    const std::string malformed = "expected CPU numbers and ranges such as 0,2,4-7";
+    // 1. The ranges, each checked; a number too large for int is named.
+    std::vector<std::pair<int, int>> ranges;
+    std::string too_large;
+    auto number = [&](std::string_view s) -> std::optional<int> {
         int v = 0;
         const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-        if (ec != std::errc{} || p != s.data() + s.size() || v < 0 || v > (1 << 20)) {
-            return std::nullopt;
+        if (ec == std::errc::result_out_of_range && p == s.data() + s.size() && too_large.empty()) {
+            too_large = std::string(s);
         }
+        if (ec != std::errc{} || p != s.data() + s.size() || v < 0) return std::nullopt;
         return v;
     };
-    while (!text.empty()) {
+    long long count = 0;
+    while (true) {
         const std::size_t comma = text.find(',');
         const std::string_view item = text.substr(0, comma);
         const std::size_t dash = item.find('-');
         const auto lo = number(item.substr(0, dash));
         const auto hi = dash == std::string_view::npos ? lo : number(item.substr(dash + 1));
-        if (!lo || !hi || *hi < *lo || *hi - *lo > (1 << 16)) return std::nullopt;
-        for (int c = *lo; c <= *hi; ++c) cpus.push_back(c);
+        if (!too_large.empty()) return fail(too_large + " is too large for a CPU number");
+        if (!lo || !hi || *hi < *lo) return fail(malformed);
+        ranges.emplace_back(*lo, *hi);
+        count += static_cast<long long>(*hi) - *lo + 1;
         if (comma == std::string_view::npos) break;
         text.remove_prefix(comma + 1);
-        if (text.empty()) return std::nullopt;  // trailing comma
+        if (text.empty()) return fail(malformed);  // trailing comma
     }
-    if (cpus.empty()) return std::nullopt;
+    // 2. Only then the CPUs, so that a huge range allocates nothing.
+    if (count > kMaxCpuListCpus) {
+        return fail(std::to_string(count) + " CPUs, but a CPU list may name at most " +
+                    std::to_string(kMaxCpuListCpus));
+    }
+    std::vector<int> cpus;
+    cpus.reserve(static_cast<std::size_t>(count));
+    for (const auto& [lo, hi] : ranges) {
+        for (int c = lo;; ++c) {
+            cpus.push_back(c);
+            if (c == hi) break;  // not c <= hi: hi may be INT_MAX
+        }
+    }
     std::sort(cpus.begin(), cpus.end());
     cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
     return cpus;

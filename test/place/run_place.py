@@ -251,7 +251,9 @@ def topo_tool_errors(mpirun, topo, probe):
             (["--topology", "core:2 pu:1", "-n", "2", "--cpu-list", ""], {},
              "shmpi-topo: --cpu-list '': the value is empty"),
             (["--topology", "core:2 pu:1", "-n", "2", "--bind-to", "auto"], {},
-             "shmpi-topo: --bind-to 'auto': expected none, hwthread, core")):
+             "shmpi-topo: --bind-to 'auto': expected none, hwthread, core"),
+            (["--topology", "core:2 pu:1", "-n", "2", "--cpu-list", "0-70000"], {},
+             "shmpi-topo: --cpu-list '0-70000': 70001 CPUs, but a CPU list may name at most 65536\n")):
         rc, out, err = run([topo] + args, env)
         check(rc == 2 and needle in err and out == "", f"{args} {env}: rc {rc}: {out!r} {err!r}")
 
@@ -263,7 +265,8 @@ def bad_requests(mpirun, topo, probe):
             (["--cpu-list", "1-"], {}, "--cpu-list '1-': expected CPU numbers and ranges"),
             ([], {"SHMPI_TOPOLOGY": "pack:2 fish:3"}, "SHMPI_TOPOLOGY='pack:2 fish:3': neither an XML file nor"),
             ([], {"SHMPI_TOPOLOGY": "/nonexistent/t.xml"}, "SHMPI_TOPOLOGY='/nonexistent/t.xml': cannot read the XML file"),
-            (["--cpu-list", "0,100000"], {}, "--cpu-list '0,100000': CPU 100000 is not one of the PUs the job may use")):
+            (["--cpu-list", "0,100000"], {}, "--cpu-list '0,100000': CPU 100000 is not one of the PUs the job may use"),
+            (["--cpu-list", "0-70000"], {}, "--cpu-list '0-70000': 70001 CPUs, but a CPU list may name at most 65536")):
         rc, out, err = run([mpirun] + args + ["-n", "1", "true"], env)
         # One line, in mpirun's name.
         check(rc == 2 and err.startswith("shmpi: mpirun: ") and needle in err and len(err.splitlines()) == 1,

@@ -83,6 +83,23 @@ TEST(Policy, CpuLists) {
     EXPECT_EQ(format_list({5}), "5");
 }
 
+TEST(Policy, CpuListProblemsNameTheValueAndTheLimit) {
+    std::string why;
+    EXPECT_FALSE(parse_cpu_list("0-70000", &why));
+    EXPECT_EQ(why, "70001 CPUs, but a CPU list may name at most 65536");
+    // The limit is on the whole list, not on each range.
+    EXPECT_FALSE(parse_cpu_list("0-40000,50000-80000", &why));
+    EXPECT_EQ(why, "70002 CPUs, but a CPU list may name at most 65536");
+    EXPECT_EQ(parse_cpu_list("0-65535")->size(), 65536u);
+    EXPECT_EQ(parse_cpu_list("1048577"), (std::vector<int>{1048577}));  // not ours, but a CPU number
+    EXPECT_FALSE(parse_cpu_list("3,99999999999", &why));
+    EXPECT_EQ(why, "99999999999 is too large for a CPU number");
+    EXPECT_FALSE(parse_cpu_list("1-", &why));
+    EXPECT_EQ(why, "expected CPU numbers and ranges such as 0,2,4-7");
+    EXPECT_FALSE(parse_cpu_list("", &why));
+    EXPECT_EQ(why, "the value is empty");
+}
+
 // ---- topologies ----
 
 TEST(Topology, Synthetic) {

@@ -65,7 +65,13 @@ TEST(PlaceArgs, CpuList) {
     EXPECT_EQ(run_args({"--cpu-list", "4-5,0", "./a"}).cpu_list, (std::vector<int>{0, 4, 5}));
     EXPECT_EQ(error_of({"--cpu-list", "0,,1", "./a"}),
               "shmpi: mpirun: --cpu-list '0,,1': expected CPU numbers and ranges such as 0,2,4-7");
-    EXPECT_NE(error_of({"--cpu-list", "", "./a"}).find("--cpu-list ''"), std::string::npos);
+    EXPECT_EQ(error_of({"--cpu-list", "", "./a"}), "shmpi: mpirun: --cpu-list '': the value is empty");
+    // Before, these were "expected CPU numbers and ranges": the value was
+    // well formed, only too large.
+    EXPECT_EQ(error_of({"--cpu-list", "0-70000", "./a"}),
+              "shmpi: mpirun: --cpu-list '0-70000': 70001 CPUs, but a CPU list may name at most 65536");
+    EXPECT_EQ(error_of({"--cpu-list", "0,99999999999", "./a"}),
+              "shmpi: mpirun: --cpu-list '0,99999999999': 99999999999 is too large for a CPU number");
 }
 
 TEST(PlaceArgs, Flags) {

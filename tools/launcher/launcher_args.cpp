@@ -589,11 +589,9 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, cons
         args.map_by = *m;
     }
     if (app.count("--cpu-list") > 0) {
-        const auto c = place::parse_cpu_list(raw.cpu_list);
-        if (!c) {
-            return error(fmt::format(
-                "--cpu-list '{}': expected CPU numbers and ranges such as 0,2,4-7", raw.cpu_list));
-        }
+        std::string why;
+        const auto c = place::parse_cpu_list(raw.cpu_list, &why);
+        if (!c) return error(fmt::format("--cpu-list '{}': {}", raw.cpu_list, why));
         args.cpu_list = *c;
     }
     for (const std::string& g : raw.genv) {  // NAME=VALUE, NAME non-empty (the walk checked)

@@ -182,14 +182,10 @@ int main(int argc, char** argv) {
         }
         req.map_by = *m;
         if (cpu_opt->count() > 0) {
-            if (cpu_list.empty()) {
-                fmt::print(stderr, "shmpi-topo: --cpu-list '': the value is empty\n");
-                return 2;
-            }
-            const auto c = place::parse_cpu_list(cpu_list);
+            std::string why;
+            const auto c = place::parse_cpu_list(cpu_list, &why);
             if (!c) {
-                fmt::print(stderr, "shmpi-topo: --cpu-list '{}': expected CPU numbers and ranges "
-                                   "such as 0,2,4-7\n", cpu_list);
+                fmt::print(stderr, "shmpi-topo: --cpu-list '{}': {}\n", cpu_list, why);
                 return 2;
             }
             req.cpu_list = *c;
