@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <map>
+#include <set>
+#include <utility>
 
 namespace shmpi::place {
 namespace {
@@ -47,26 +49,33 @@ std::vector<Slot> make_slots(const std::vector<Pu>& pus, bool per_pu) {
     return slots;
 }
 
-/// Step 3.  Spread by core matters only for slots of one PU (hwthread):
-/// the first PU of every core, then the second of every core, ...
-std::vector<std::size_t> order_slots(const std::vector<Slot>& slots, const MapBy& by) {
+/// Step 3.  Spread deals over the objects of the --map-by level, in order of
+/// first appearance.  A slot whose PUs lack the level while others have it
+/// (an XML topology whose second package has no L3) is an object of its own
+/// core (its PU, without a core), as --bind-to binds a rank there to its core
+/// (step 5); where no usable PU has the level (`level_somewhere` false) all
+/// slots are one object, which is compact order.  Spread by core matters only
+/// for slots of one PU (hwthread): the first PU of every core, then the
+/// second of every core, ...
+std::vector<std::size_t> order_slots(const std::vector<Slot>& slots, const MapBy& by, bool level_somewhere) {
     std::vector<std::size_t> order;
     if (!by.spread) {
         for (std::size_t i = 0; i < slots.size(); ++i) order.push_back(i);
         return order;
     }
-    // Objects of the level in order of first appearance, each with its slots.
-    std::vector<int> objects;
+    // Each object with its slots.  An object is {0, its index} for the
+    // level's own, {1, core} or {2, PU} for a slot that lacks the level.
+    std::map<std::pair<int, int>, std::size_t> index;  // object -> position in members
     std::vector<std::vector<std::size_t>> members;
     for (std::size_t i = 0; i < slots.size(); ++i) {
-        const int obj = level_of(slots[i].pus.front(), by.level);
-        auto it = std::find(objects.begin(), objects.end(), obj);
-        if (it == objects.end()) {
-            objects.push_back(obj);
-            members.emplace_back();
-            it = objects.end() - 1;
+        const Pu& first = slots[i].pus.front();
+        std::pair<int, int> obj{0, level_of(first, by.level)};
+        if (obj.second < 0 && level_somewhere) {
+            obj = first.core >= 0 ? std::pair{1, first.core} : std::pair{2, first.os};
         }
-        members[static_cast<std::size_t>(it - objects.begin())].push_back(i);
+        const auto [it, fresh] = index.emplace(obj, members.size());
+        if (fresh) members.emplace_back();
+        members[it->second].push_back(i);
     }
     for (std::size_t round = 0; order.size() < slots.size(); ++round) {
         for (const auto& m : members) {
@@ -74,6 +83,17 @@ std::vector<std::size_t> order_slots(const std::vector<Slot>& slots, const MapBy
         }
     }
     return order;
+}
+
+/// "L3 cache", "NUMA node": one object of the level.
+std::string_view level_noun(Level l) {
+    switch (l) {
+        case Level::kCore: return "core";
+        case Level::kL3: return "L3 cache";
+        case Level::kNuma: return "NUMA node";
+        case Level::kPackage: return "package";
+    }
+    return "?";
 }
 
 std::string_view level_words(Level l) {
@@ -141,18 +161,40 @@ RankMap compute_map(std::span<const Pu> all_pus, const MapRequest& req) {
             }(),
             pu ? "PUs" : "cores"));
     }
+    bool map_level_somewhere = false;  // some usable PU has the --map-by level
+    for (const Pu& p : pus) map_level_somewhere = map_level_somewhere || level_of(p, req.map_by.level) >= 0;
     if (req.map_by.level != Level::kCore && req.map_by.spread) {
-        bool any = false;
-        for (const Pu& p : pus) any = any || level_of(p, req.map_by.level) >= 0;
-        if (!any) {
+        if (!map_level_somewhere) {
             map.notes.push_back(fmt::format(
                 "--map-by {}: the topology has no {}; mapping by core instead",
                 map_by_name(req.map_by), level_words(req.map_by.level)));
+        } else {
+            // Only some PUs lack the level: name them (step 3).
+            std::set<int> cores, os;
+            for (const Pu& p : pus) {
+                if (level_of(p, req.map_by.level) >= 0) continue;
+                if (p.core >= 0) cores.insert(p.core);
+                os.insert(p.os);
+            }
+            if (!os.empty()) {
+                const std::vector<int> c(cores.begin(), cores.end()), o(os.begin(), os.end());
+                const bool by_core = !c.empty();
+                const bool one = by_core ? c.size() == 1 : o.size() == 1;
+                const std::string pu_words = fmt::format("PU{} {}", o.size() == 1 ? "" : "s", format_list(o));
+                const std::string what =
+                    by_core ? fmt::format("core{} {} ({})", one ? "" : "s", format_list(c), pu_words) : pu_words;
+                const std::string_view noun = level_noun(req.map_by.level);
+                map.notes.push_back(fmt::format(
+                    "--map-by {}: {} {} no {}; {} counts as {} {} of its own", map_by_name(req.map_by), what,
+                    one ? "has" : "have", one ? noun : level_words(req.map_by.level),
+                    one ? "it" : (by_core ? "each of those cores" : "each of those PUs"),
+                    req.map_by.level == Level::kL3 ? "an" : "a", noun));
+            }
         }
     }
 
     // 3.
-    const std::vector<std::size_t> order = order_slots(slots, req.map_by);
+    const std::vector<std::size_t> order = order_slots(slots, req.map_by, map_level_somewhere);
 
     // 5. and 6.
     Level widen = Level::kCore;

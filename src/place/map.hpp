@@ -9,7 +9,10 @@
 //   3. Order the slots by --map-by: compact keeps hwloc's logical order, so
 //      consecutive ranks fill one object of the level before the next;
 //      spread deals the slots round-robin over the level's objects (the
-//      first slot of each object, then the second of each, ...).
+//      first slot of each object, then the second of each, ...).  Where
+//      only some PUs have the level, a core without it counts as an object
+//      of its own (as in step 5), with a note; where none has it, spread is
+//      compact, with a note.
 //   4. Rank r takes slot r mod slots.  More ranks than slots is
 //      oversubscription: with --bind-to core or hwthread it is an error
 //      unless --oversubscribe allows it (ranks then share slots); with the

@@ -231,6 +231,31 @@ def topo_tool_matches_mpirun(mpirun, topo, probe):
         check(rc == 0 and out.splitlines()[-1].startswith(want), f"{spec}: rc {rc}: {out}{terr}")
 
 
+def partial_levels(mpirun, topo, probe):
+    """An XML topology whose package 0 has an L3 and packages 1 and 2 have
+    none (one_l3_of_three.xml, 6 cores, one NUMA node over all three
+    packages), through mpirun and shmpi-topo."""
+    xml = os.path.join(os.path.dirname(os.path.abspath(__file__)), "one_l3_of_three.xml")
+    summary = "3 packages, 1 NUMA node, 1 L3 cache, 6 cores, 6 PUs"
+    # Each L3-less core counts as an L3 of its own, as --bind-to l3cache
+    # binds a rank there to its core (before, they were one L3 together:
+    # rank 2 went to core 1).
+    args = ["--map-by", "l3cache:spread", "-n", "6"]
+    rc, _, err = run([mpirun, "--report-bindings"] + args + ["true"], {"SHMPI_TOPOLOGY": xml})
+    check(rc == 0, f"rc {rc}: {err}")
+    want = [f"shmpi: 6 ranks on XML file '{xml}' ({summary}): map-by l3cache:spread, bind-to core "
+            "(default; not bound: the topology is not this machine's)",
+            "shmpi: note: --map-by l3cache:spread: cores 2-5 (PUs 2-5) have no L3 caches; each of those "
+            "cores counts as an L3 cache of its own"]
+    for r, (core, pkg) in enumerate(((0, 0), (2, 1), (3, 1), (4, 2), (5, 2), (1, 0))):
+        l3 = ", L3 0" if pkg == 0 else ""
+        want.append(f"shmpi: rank {r} mapped to core {core} (PU {core}){l3}, NUMA node 0, package {pkg}")
+    check(err.splitlines() == want, f"mpirun:\n{err}\nwanted:\n" + "\n".join(want))
+    rc, out, terr = run([topo, "--topology", xml] + args)
+    check(rc == 0, f"shmpi-topo rc {rc}: {terr}")
+    check([l for l in out.splitlines() if l.startswith("shmpi: ")] == want, out)
+
+
 def topo_tool_errors(mpirun, topo, probe):
     """shmpi-topo's mistakes exit 2, as mpirun's, in its own name; it reads
     the collectives' settings as MPI_Init does."""
@@ -285,7 +310,8 @@ def memory(mpirun, topo, probe):
 
 CASES = {f.__name__: f for f in (report_this_machine, bind_none, oversubscribed_default,
                                  impossible_core_binding, cpu_list, synthetic_places,
-                                 topo_tool_matches_mpirun, topo_tool_errors, bad_requests, memory)}
+                                 topo_tool_matches_mpirun, partial_levels, topo_tool_errors, bad_requests,
+                                 memory)}
 
 
 def main():

@@ -351,6 +351,37 @@ TEST(Map, PusWithoutTheLevelKeepTheirCore) {
     EXPECT_EQ(m.notes[0], "--bind-to l3cache: the PUs of ranks 1-2 have no L3 caches; bound to their cores instead");
 }
 
+TEST(Map, SpreadCountsACoreWithoutTheLevelAsItsOwnObject) {
+    // The topology above: only package 0 has an L3.  Before, the four
+    // L3-less cores counted as one L3, so l3cache:spread put rank 2 beside
+    // rank 0 in L3 0 while cores 3-5 were still empty.  Now each of them
+    // counts as an L3 of its own, as --bind-to l3cache binds a rank there to
+    // its core.
+    const std::vector<Pu> pus = {Pu{0, 0, 0, 0, 0}, Pu{1, 1, 0, 0, 0},  Pu{2, 2, -1, 0, 1},
+                                 Pu{3, 3, -1, 0, 1}, Pu{4, 4, -1, 0, 2}, Pu{5, 5, -1, 0, 2}};
+    MapRequest req;
+    req.nranks = 6;
+    req.bind = Bind::kCore;
+    req.map_by = {Level::kL3, true};
+    const RankMap m = compute_map(pus, req);
+    EXPECT_EQ(cores_of(m), (std::vector<int>{0, 2, 3, 4, 5, 1}));
+    ASSERT_EQ(m.notes.size(), 1u);
+    EXPECT_EQ(m.notes[0],
+              "--map-by l3cache:spread: cores 2-5 (PUs 2-5) have no L3 caches; each of those cores counts "
+              "as an L3 cache of its own");
+    // Compact mapping does not look at the level: no note.
+    req.map_by = {Level::kL3, false};
+    EXPECT_TRUE(compute_map(pus, req).notes.empty());
+    // One slot per PU: the PUs of an L3-less core are one object.
+    const std::vector<Pu> ht = {Pu{0, 0, 0, 0, 0},  Pu{1, 0, 0, 0, 0},  Pu{2, 1, -1, 0, 1},
+                                Pu{3, 1, -1, 0, 1}, Pu{4, 2, -1, 0, 2}, Pu{5, 2, -1, 0, 2}};
+    req.bind = Bind::kHwthread;
+    req.map_by = {Level::kL3, true};
+    std::vector<int> order;
+    for (const RankPlacement& r : compute_map(ht, req).ranks) order.push_back(r.cpus.at(0));
+    EXPECT_EQ(order, (std::vector<int>{0, 2, 4, 1, 3, 5}));
+}
+
 // ---- the report ----
 
 TEST(Report, ExactText) {
