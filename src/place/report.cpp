@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <map>
 #include <set>
 #include <string>
-#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace shmpi::place {
@@ -51,6 +52,45 @@ std::string numa_objects(const std::vector<Pu>& pus, const Topology* topology) {
         list += plus_list(g);
     }
     return "NUMA nodes " + list;
+}
+
+/// "package 1", "L3 2", "NUMA node 0", "NUMA nodes 0+1": a heading of
+/// the tree.
+std::string object_name(Level level, int index, const Topology& topology) {
+    switch (level) {
+        case Level::kPackage: return fmt::format("package {}", index);
+        case Level::kL3: return fmt::format("L3 {}", index);
+        case Level::kNuma: {
+            const std::vector<int> nodes = topology.numa_nodes(index);
+            return fmt::format("NUMA node{} {}", nodes.size() > 1 ? "s" : "", plus_list(nodes));
+        }
+        case Level::kCore: return fmt::format("core {}", index);
+    }
+    return "?";
+}
+
+/// Where a rank bound to more than one core is bound, for the tree: the
+/// object of the --bind-to level when the rank may run on all of its PUs
+/// ("NUMA node 1"), else its cores ("cores 0-3": the topology lacks the
+/// level, or --cpu-list leaves part of the object).
+std::string bound_object(const RankPlacement& rp, Bind bind, const Topology& topology) {
+    Level level = Level::kCore;
+    switch (bind) {
+        case Bind::kL3: level = Level::kL3; break;
+        case Bind::kNuma: level = Level::kNuma; break;
+        case Bind::kPackage: level = Level::kPackage; break;
+        default: break;
+    }
+    const int obj = level == Level::kCore ? -1 : level_of(rp.pus.front(), level);
+    if (obj >= 0) {
+        std::size_t whole = 0;  // PUs of the object
+        for (const Pu& p : topology.pus()) whole += level_of(p, level) == obj ? 1 : 0;
+        const bool all =
+            std::all_of(rp.pus.begin(), rp.pus.end(), [&](const Pu& p) { return level_of(p, level) == obj; });
+        if (all && whole == rp.pus.size()) return object_name(level, obj, topology);
+    }
+    const std::string cores = objects(rp.pus, &Pu::core, "core", "cores");
+    return cores.empty() ? objects(rp.pus, &Pu::os, "PU", "PUs") : cores;
 }
 
 }  // namespace
@@ -117,76 +157,80 @@ std::string format_report(const Topology& topology, const MapRequest& request, c
 }
 
 std::string format_layout(const Topology& topology, const RankMap* map) {
-    // Cores (or PUs without a core) in (package, NUMA, L3, core) order, with
-    // their PUs and ranks.
+    // 1. Rows: cores (PUs without a core) in hwloc's logical order, which is
+    //    depth-first, so the objects over them come in the tree's order.
     struct Row {
-        int package, numa, l3, core;
+        std::vector<std::pair<Level, int>> over;  // the objects over it, outermost first
+        int core = -1;
         std::vector<int> pus;
-        std::set<std::uint32_t> ranks;
+        std::set<std::uint32_t> own;                          // ranks bound to it (or a PU of it)
+        std::map<std::string, std::set<std::uint32_t>> wide;  // ranks bound to more, by where
     };
     std::vector<Row> rows;
-    auto find_row = [&](const Pu& p) -> Row& {
-        for (Row& r : rows) {
-            if (p.core >= 0 ? r.core == p.core : (r.core < 0 && r.pus.front() == p.os)) return r;
+    std::map<int, std::size_t> row_of_core, row_of_pu;  // core, PU -> index in rows
+    const std::vector<Pu>& pus = topology.pus();
+    for (std::size_t i = 0; i < pus.size(); ++i) {
+        const Pu& p = pus[i];
+        const auto known = p.core >= 0 ? row_of_core.find(p.core) : row_of_core.end();
+        std::size_t r = known != row_of_core.end() ? known->second : rows.size();
+        if (r == rows.size()) {
+            Row row;
+            row.core = p.core;
+            for (const Level l : topology.nesting(i)) row.over.emplace_back(l, level_of(p, l));
+            rows.push_back(std::move(row));
+            if (p.core >= 0) row_of_core[p.core] = r;
         }
-        rows.push_back(Row{p.package, p.numa, p.l3, p.core, {}, {}});
-        return rows.back();
-    };
-    for (const Pu& p : topology.pus()) find_row(p).pus.push_back(p.os);
+        rows[r].pus.push_back(p.os);
+        row_of_pu[p.os] = r;
+    }
     for (Row& r : rows) std::sort(r.pus.begin(), r.pus.end());
-    if (map != nullptr && map->bound()) {
+    // 2. Each bound rank on every core it may run on.
+    const bool ranks = map != nullptr && map->bound();
+    if (ranks) {
         for (std::uint32_t r = 0; r < map->ranks.size(); ++r) {
             const RankPlacement& rp = map->ranks[r];
-            // A rank shows on its core only when bound to one core (or PU).
-            if (rp.place.core < 0 && rp.place.pu < 0) continue;
-            for (Row& row : rows) {
-                const bool hit = rp.place.core >= 0 ? row.core == rp.place.core
-                                                    : std::find(row.pus.begin(), row.pus.end(),
-                                                                rp.place.pu) != row.pus.end();
-                if (hit) row.ranks.insert(r);
+            std::set<std::size_t> on;
+            for (const Pu& p : rp.pus) {
+                const auto it = row_of_pu.find(p.os);
+                if (it != row_of_pu.end()) on.insert(it->second);
             }
+            if (on.size() == 1) {
+                rows[*on.begin()].own.insert(r);
+                continue;
+            }
+            const std::string where = bound_object(rp, map->bind, topology);
+            for (const std::size_t row : on) rows[row].wide[where].insert(r);
         }
     }
-    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
-        return std::tie(a.package, a.numa, a.l3) < std::tie(b.package, b.numa, b.l3);
-    });
+    // 3. Each row under the objects the previous row is not in.
+    auto rank_list = [](const std::set<std::uint32_t>& rs) {
+        std::string out = rs.size() == 1 ? "rank" : "ranks";
+        for (const std::uint32_t r : rs) out += fmt::format(" {}", r);
+        return out;
+    };
     std::string out;
-    int package = -2, numa = -2, l3 = -2;
+    const std::vector<std::pair<Level, int>>* previous = nullptr;
     for (const Row& row : rows) {
-        int indent = 0;
-        if (row.package >= 0) {
-            if (row.package != package) out += fmt::format("package {}\n", row.package);
-            indent += 2;
+        std::size_t same = 0;
+        while (previous != nullptr && same < row.over.size() && same < previous->size() &&
+               row.over[same] == (*previous)[same]) {
+            ++same;
         }
-        if (row.numa >= 0) {
-            if (row.numa != numa || row.package != package) {
-                const std::vector<int> nodes = topology.numa_nodes(row.numa);
-                out += fmt::format("{:{}}NUMA node{} {}\n", "", indent, nodes.size() > 1 ? "s" : "", plus_list(nodes));
-            }
-            indent += 2;
+        for (std::size_t k = same; k < row.over.size(); ++k) {
+            out += fmt::format("{:{}}{}\n", "", 2 * k, object_name(row.over[k].first, row.over[k].second, topology));
         }
-        if (row.l3 >= 0) {
-            if (row.l3 != l3 || row.numa != numa || row.package != package) {
-                out += fmt::format("{:{}}L3 {}\n", "", indent, row.l3);
-            }
-            indent += 2;
-        }
-        package = row.package;
-        numa = row.numa;
-        l3 = row.l3;
-        std::string line = row.core >= 0 ? fmt::format("core {} (PU{} {})", row.core,
-                                                       row.pus.size() == 1 ? "" : "s",
+        previous = &row.over;
+        std::string line = row.core >= 0 ? fmt::format("core {} (PU{} {})", row.core, row.pus.size() == 1 ? "" : "s",
                                                        format_list(row.pus))
                                          : fmt::format("PU {}", row.pus.front());
-        if (map != nullptr && map->bound()) {
-            if (row.ranks.empty()) {
-                line += ": -";
-            } else {
-                line += row.ranks.size() == 1 ? ": rank" : ": ranks";
-                for (std::uint32_t r : row.ranks) line += fmt::format(" {}", r);
+        if (ranks) {
+            std::string who = row.own.empty() ? "" : rank_list(row.own);
+            for (const auto& [where, rs] : row.wide) {
+                who += fmt::format("{}{} (bound to {})", who.empty() ? "" : "; ", rank_list(rs), where);
             }
+            line += ": " + (who.empty() ? std::string("-") : who);
         }
-        out += fmt::format("{:{}}{}\n", "", indent, line);
+        out += fmt::format("{:{}}{}\n", "", 2 * row.over.size(), line);
     }
     return out;
 }

@@ -40,16 +40,21 @@ std::string format_rank(std::uint32_t rank, const RankPlacement& placement, bool
 std::string format_where(const RankPlacement& placement, bool bound, bool this_system,
                          const Topology* topology = nullptr);
 
-/// The topology as an indented tree (package, NUMA node, L3 cache, core),
-/// one line per core with its PUs and, when `map` is given, the ranks bound
-/// to it (or "-"):
+/// The topology as an indented tree of packages, NUMA nodes and L3 caches,
+/// nested as hwloc nests them (Topology::nesting()), one line per core with
+/// its PUs and, when `map` is given and binds, the ranks that may run there
+/// (or "-").  A rank bound to more than one core shows on each of them, with
+/// where it is bound:
 ///
-///   package 0
-///     NUMA node 0
-///       L3 0
-///         core 0 (PU 0): ranks 0 4
+///   package 0                              package 0
+///     NUMA node 0                              NUMA node 0
+///       L3 0                                     L3 0
+///         core 0 (PU 0): ranks 0 4                 core 0 (PU 0): ranks 0 4 (bound to L3 0)
+///         core 1 (PU 1): -                         core 1 (PU 1): ranks 0 4 (bound to L3 0)
+///   (--bind-to core --oversubscribe)         (--bind-to l3cache)
 ///
-/// ("NUMA nodes 0+1" where nodes of two kinds of memory share the PUs.)
+/// ("NUMA nodes 0+1" where nodes of two kinds of memory share the PUs; a
+/// level the topology lacks has no line.)
 std::string format_layout(const Topology& topology, const RankMap* map);
 
 }  // namespace shmpi::place

@@ -66,6 +66,7 @@ Topology Topology::this_machine() {
             }
         }
         if (t.pus_.empty()) t.pus_.push_back(Pu{0, 0, -1, -1, -1});
+        t.nesting_.resize(t.pus_.size());
         return t;
     }
     t.this_system_ = hwloc_topology_is_thissystem(t.topo_) != 0;
@@ -146,12 +147,40 @@ void Topology::load_table(bool restrict_to_affinity) {
             if (std::find(all.begin(), all.end(), n) == all.end()) all.push_back(n);
         }
         pus_.push_back(row);
+        nesting_.push_back(nesting_of(pu, row));
     }
+}
+
+std::vector<Level> Topology::nesting_of(hwloc_obj_t pu, const Pu& row) const {
+    // The PU's NUMA node (row.numa) is a memory child of a normal object,
+    // perhaps below memory-side caches: it sits inside that object.
+    hwloc_obj_t numa_parent = nullptr;
+    if (row.numa >= 0) {
+        numa_parent = hwloc_get_obj_by_type(topo_, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(row.numa))->parent;
+        while (numa_parent != nullptr && numa_parent->type == HWLOC_OBJ_MEMCACHE) numa_parent = numa_parent->parent;
+    }
+    std::vector<hwloc_obj_t> up;  // the PU's ancestors, innermost first
+    for (hwloc_obj_t o = pu->parent; o != nullptr; o = o->parent) up.push_back(o);
+    std::vector<Level> out;
+    for (auto it = up.rbegin(); it != up.rend(); ++it) {
+        if ((*it)->type == HWLOC_OBJ_PACKAGE && row.package >= 0) out.push_back(Level::kPackage);
+        if ((*it)->type == HWLOC_OBJ_L3CACHE && row.l3 >= 0) out.push_back(Level::kL3);
+        if (*it == numa_parent) out.push_back(Level::kNuma);
+    }
+    // A node attached to the PU itself: innermost.
+    if (row.numa >= 0 && std::find(out.begin(), out.end(), Level::kNuma) == out.end()) out.push_back(Level::kNuma);
+    return out;
+}
+
+const std::vector<Level>& Topology::nesting(std::size_t i) const {
+    static const std::vector<Level> kNone;
+    return i < nesting_.size() ? nesting_[i] : kNone;
 }
 
 Topology::Topology(Topology&& o) noexcept
     : topo_(std::exchange(o.topo_, nullptr)),
       pus_(std::move(o.pus_)),
+      nesting_(std::move(o.nesting_)),
       numa_nodes_(std::move(o.numa_nodes_)),
       this_system_(o.this_system_),
       source_(std::move(o.source_)) {}
@@ -161,6 +190,7 @@ Topology& Topology::operator=(Topology&& o) noexcept {
         if (topo_ != nullptr) hwloc_topology_destroy(topo_);
         topo_ = std::exchange(o.topo_, nullptr);
         pus_ = std::move(o.pus_);
+        nesting_ = std::move(o.nesting_);
         numa_nodes_ = std::move(o.numa_nodes_);
         this_system_ = o.this_system_;
         source_ = std::move(o.source_);

@@ -80,6 +80,14 @@ public:
     /// Every usable PU, in hwloc's logical order (cores of one L3 together,
     /// L3s of one NUMA node together, and so on).
     const std::vector<Pu>& pus() const { return pus_; }
+    /// The levels over pus()[i] that it has (package, NUMA node, L3 cache),
+    /// outermost first, as hwloc nests them: {kPackage, kNuma, kL3} on most
+    /// machines, {kPackage, kL3, kNuma} where one L3 holds several NUMA
+    /// nodes (sub-NUMA clustering), {kNuma, kPackage} where one NUMA node
+    /// holds several packages.  A NUMA node sits inside the object hwloc
+    /// attaches it to (its PUs are that object's).  Empty without hwloc, or
+    /// for an `i` out of range.
+    const std::vector<Level>& nesting(std::size_t i) const;
     /// True when the PUs are this machine's, so ranks can really be bound
     /// and memory placed; false for synthetic descriptions and XML files.
     bool is_this_system() const { return this_system_; }
@@ -105,9 +113,12 @@ public:
 private:
     Topology() = default;
     void load_table(bool restrict_to_affinity);
+    /// nesting() of `pu`, whose row is `row`.
+    std::vector<Level> nesting_of(hwloc_obj_t pu, const Pu& row) const;
 
     hwloc_topology_t topo_ = nullptr;
     std::vector<Pu> pus_;
+    std::vector<std::vector<Level>> nesting_;  ///< parallel to pus_ (nesting())
     /// Pu::numa -> every NUMA node over its PUs, itself first (numa_nodes()).
     std::map<int, std::vector<int>> numa_nodes_;
     bool this_system_ = false;

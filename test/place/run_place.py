@@ -213,7 +213,8 @@ def topo_tool_matches_mpirun(mpirun, topo, probe):
     check(mine == err.splitlines(), f"shmpi-topo:\n{mine}\nmpirun:\n{err}")
     check("Collective tree for 6 members" in out, out)
     check(re.search(r"^5 edges: \d+ cross packages", out, re.M), out)
-    check("  NUMA node 1\n    L3 2\n      core 8 (PU 8): -" in out, out)
+    # A rank bound wider than a core shows on each core it may run on.
+    check("  NUMA node 1\n    L3 2\n      core 8 (PU 8): ranks 2 3 (bound to NUMA node 1)\n" in out, out)
     # Trees over members sorted by place cross fewer NUMA nodes.
     spread = ["--topology", BIG, "-n", "32", "--map-by", "numa"]
     _, by_rank, _ = run([topo] + spread + ["--tree-order", "rank"])
@@ -254,6 +255,20 @@ def partial_levels(mpirun, topo, probe):
     rc, out, terr = run([topo, "--topology", xml] + args)
     check(rc == 0, f"shmpi-topo rc {rc}: {terr}")
     check([l for l in out.splitlines() if l.startswith("shmpi: ")] == want, out)
+    # The tree nests as hwloc does: the one NUMA node holds the packages
+    # (before, each package showed a NUMA node 0 of its own).
+    tree = ("NUMA node 0\n"
+            "  package 0\n"
+            "    L3 0\n"
+            "      core 0 (PU 0): rank 0\n"
+            "      core 1 (PU 1): rank 5\n"
+            "  package 1\n"
+            "    core 2 (PU 2): rank 1\n"
+            "    core 3 (PU 3): rank 2\n"
+            "  package 2\n"
+            "    core 4 (PU 4): rank 3\n"
+            "    core 5 (PU 5): rank 4\n")
+    check(out.startswith(f"Topology: XML file '{xml}' ({summary})\n" + tree), out)
 
 
 def topo_tool_errors(mpirun, topo, probe):

@@ -449,6 +449,84 @@ TEST(Report, LayoutShowsRanksOnCores) {
               "    core 3 (PU 3): -\n");
 }
 
+TEST(Report, LayoutFollowsHwlocNesting) {
+    // Sub-NUMA clustering: one L3 over two NUMA nodes (lstopo shows
+    // Package > L3 > NUMA node).  Before, the tree put each node above
+    // the L3 and showed L3 0 twice.
+    EXPECT_EQ(format_layout(synthetic("pack:2 l3:1 numa:2 core:1 pu:1"), nullptr),
+              "package 0\n"
+              "  L3 0\n"
+              "    NUMA node 0\n"
+              "      core 0 (PU 0)\n"
+              "    NUMA node 1\n"
+              "      core 1 (PU 1)\n"
+              "package 1\n"
+              "  L3 1\n"
+              "    NUMA node 2\n"
+              "      core 2 (PU 2)\n"
+              "    NUMA node 3\n"
+              "      core 3 (PU 3)\n");
+    // A NUMA node over two packages.  Before, each package showed its own
+    // copy of the node.
+    EXPECT_EQ(format_layout(synthetic("numa:2 pack:2 core:1 pu:1"), nullptr),
+              "NUMA node 0\n"
+              "  package 0\n"
+              "    core 0 (PU 0)\n"
+              "  package 1\n"
+              "    core 1 (PU 1)\n"
+              "NUMA node 1\n"
+              "  package 2\n"
+              "    core 2 (PU 2)\n"
+              "  package 3\n"
+              "    core 3 (PU 3)\n");
+    // The common shape is unchanged: package > NUMA node > L3.
+    EXPECT_EQ(format_layout(synthetic("pack:1 numa:1 l3:2 core:1 pu:1"), nullptr),
+              "package 0\n"
+              "  NUMA node 0\n"
+              "    L3 0\n"
+              "      core 0 (PU 0)\n"
+              "    L3 1\n"
+              "      core 1 (PU 1)\n");
+}
+
+TEST(Report, LayoutShowsRanksBoundWiderOnEachOfTheirCores) {
+    // Before, every core read "-" although two ranks may run on each.
+    const Topology t = synthetic("pack:2 numa:2 core:2 pu:1");
+    const RankMap m = map_of(t, 8, Bind::kNuma, {Level::kNuma, true});
+    EXPECT_EQ(format_layout(t, &m),
+              "package 0\n"
+              "  NUMA node 0\n"
+              "    core 0 (PU 0): ranks 0 4 (bound to NUMA node 0)\n"
+              "    core 1 (PU 1): ranks 0 4 (bound to NUMA node 0)\n"
+              "  NUMA node 1\n"
+              "    core 2 (PU 2): ranks 1 5 (bound to NUMA node 1)\n"
+              "    core 3 (PU 3): ranks 1 5 (bound to NUMA node 1)\n"
+              "package 1\n"
+              "  NUMA node 2\n"
+              "    core 4 (PU 4): ranks 2 6 (bound to NUMA node 2)\n"
+              "    core 5 (PU 5): ranks 2 6 (bound to NUMA node 2)\n"
+              "  NUMA node 3\n"
+              "    core 6 (PU 6): ranks 3 7 (bound to NUMA node 3)\n"
+              "    core 7 (PU 7): ranks 3 7 (bound to NUMA node 3)\n");
+    // Only cores the binding leaves out read "-"; a level the topology
+    // lacks binds to every usable PU.
+    const Topology flat = synthetic("core:3 pu:1");
+    const RankMap one = map_of(flat, 1, Bind::kPackage, {}, {0, 1});
+    EXPECT_EQ(format_layout(flat, &one),
+              "NUMA node 0\n"
+              "  core 0 (PU 0): rank 0 (bound to cores 0-1)\n"
+              "  core 1 (PU 1): rank 0 (bound to cores 0-1)\n"
+              "  core 2 (PU 2): -\n");
+    // Bound to one core, or one PU of it: as before.
+    const Topology ht = synthetic("pack:1 core:2 pu:2");
+    const RankMap hw = map_of(ht, 3, Bind::kHwthread);
+    EXPECT_EQ(format_layout(ht, &hw),
+              "package 0\n"
+              "  NUMA node 0\n"
+              "    core 0 (PUs 0-1): ranks 0 1\n"
+              "    core 1 (PUs 2-3): rank 2\n");
+}
+
 // ---- places in the segment ----
 
 TEST(Places, RoundTripThroughRankSlots) {

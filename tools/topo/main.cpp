@@ -2,8 +2,9 @@
 //
 // Prints, for this machine or any topology described by SHMPI_TOPOLOGY or
 // --topology (an hwloc synthetic description or an XML file):
-//   1. the topology: packages, NUMA nodes, L3 caches and cores, with the
-//      ranks each core gets under the chosen policy;
+//   1. the topology: packages, NUMA nodes, L3 caches and cores, nested as
+//      hwloc nests them, with the ranks that may run on each core under the
+//      chosen policy;
 //   2. the rank map, exactly as `mpirun --report-bindings` prints it for
 //      the same options (src/place/report.hpp);
 //   3. the shared-memory collectives' tree for a communicator size
