@@ -41,6 +41,33 @@ bool looks_like_file(std::string_view spec) {
            (spec.size() > 4 && spec.substr(spec.size() - 4) == ".xml");
 }
 
+/// What hwloc's default topology is when hwloc says it is not this
+/// machine: the file or description of the one variable that chose it, else
+/// the variables that are set.
+std::string foreign_default_source() {
+    auto value = [](const char* name) {
+        const char* v = std::getenv(name);
+        return std::string(v != nullptr ? v : "");
+    };
+    const std::string xml = value("HWLOC_XMLFILE"), synthetic = value("HWLOC_SYNTHETIC");
+    if (!xml.empty() && synthetic.empty()) return fmt::format("XML file '{}' from HWLOC_XMLFILE", xml);
+    if (xml.empty() && !synthetic.empty()) {
+        return fmt::format("synthetic topology '{}' from HWLOC_SYNTHETIC", synthetic);
+    }
+    std::vector<std::string> set;
+    for (const char* name : {"HWLOC_XMLFILE", "HWLOC_SYNTHETIC", "HWLOC_FSROOT", "HWLOC_CPUID_PATH", "HWLOC_THISSYSTEM",
+                             "HWLOC_COMPONENTS"}) {
+        if (!value(name).empty()) set.emplace_back(name);
+    }
+    if (set.empty()) return "hwloc's default topology, which hwloc says is not this machine";
+    std::string names;
+    for (std::size_t i = 0; i < set.size(); ++i) {
+        names += (i == 0 ? "" : i + 1 == set.size() ? " and " : ", ") + set[i];
+    }
+    return fmt::format("hwloc's default topology, which {} make{} another machine's", names,
+                       set.size() == 1 ? "s" : "");
+}
+
 }  // namespace
 
 Topology Topology::from_environment() {
@@ -57,7 +84,7 @@ Topology Topology::this_machine() {
         if (t.topo_ != nullptr) hwloc_topology_destroy(t.topo_);
         t.topo_ = nullptr;
         t.this_system_ = true;
-        t.source_ = "this machine (CPU affinity only: hwloc could not read the topology)";
+        t.source_ = "this machine, seen only through its CPU affinity as hwloc could not read it";
         cpu_set_t set;
         CPU_ZERO(&set);
         if (sched_getaffinity(0, sizeof set, &set) == 0) {
@@ -72,9 +99,7 @@ Topology Topology::this_machine() {
     t.this_system_ = hwloc_topology_is_thissystem(t.topo_) != 0;
     // hwloc's own variables (HWLOC_XMLFILE, HWLOC_SYNTHETIC, ...) can make
     // its default topology another machine's.
-    t.source_ = t.this_system_ ? "this machine"
-                               : "hwloc's default topology, which is not this machine "
-                                 "(HWLOC_XMLFILE, HWLOC_SYNTHETIC or the like is set)";
+    t.source_ = t.this_system_ ? "this machine" : foreign_default_source();
     t.load_table(t.this_system_);
     return t;
 }

@@ -91,7 +91,9 @@ public:
     /// True when the PUs are this machine's, so ranks can really be bound
     /// and memory placed; false for synthetic descriptions and XML files.
     bool is_this_system() const { return this_system_; }
-    /// "this machine", "synthetic topology 'pack:2 core:2'", "XML file 'a.xml'".
+    /// "this machine", "synthetic topology 'pack:2 core:2'", "XML file 'a.xml'",
+    /// "XML file 'a.xml' from HWLOC_XMLFILE": a name without parentheses, as
+    /// the reports follow it with the summary in parentheses.
     const std::string& source() const { return source_; }
     /// "2 packages, 4 NUMA nodes, 8 L3 caches, 32 cores, 32 PUs".
     std::string summary() const;

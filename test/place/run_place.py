@@ -196,10 +196,10 @@ def synthetic_places(mpirun, topo, probe):
         check(ranks[r][0] == f"PU {core}, core {core}, NUMA node {nodes[0]}, package {pkg}",
               f"rank {r} read {ranks[r]}")
     # hwloc's own variable makes its default topology another machine's:
-    # the report must not call it this machine.
+    # the report must not call it this machine, and names the variable.
     rc, out, err = run([mpirun, "--report-bindings", "-n", "2", probe], {"HWLOC_SYNTHETIC": BIG})
     check(rc == 0, f"rc {rc}: {err}")
-    check(err.startswith("shmpi: 2 ranks on hwloc's default topology, which is not this machine") and
+    check(err.startswith(f"shmpi: 2 ranks on synthetic topology '{BIG}' from HWLOC_SYNTHETIC (2 packages,") and
           "not bound: the topology is not this machine's" in err.splitlines()[0], err)
 
 
@@ -235,7 +235,8 @@ def topo_tool_matches_mpirun(mpirun, topo, probe):
 def partial_levels(mpirun, topo, probe):
     """An XML topology whose package 0 has an L3 and packages 1 and 2 have
     none (one_l3_of_three.xml, 6 cores, one NUMA node over all three
-    packages), through mpirun and shmpi-topo."""
+    packages), through mpirun and shmpi-topo, as SHMPI_TOPOLOGY, --topology
+    and hwloc's own HWLOC_XMLFILE."""
     xml = os.path.join(os.path.dirname(os.path.abspath(__file__)), "one_l3_of_three.xml")
     summary = "3 packages, 1 NUMA node, 1 L3 cache, 6 cores, 6 PUs"
     # Each L3-less core counts as an L3 of its own, as --bind-to l3cache
@@ -269,6 +270,17 @@ def partial_levels(mpirun, topo, probe):
             "    core 4 (PU 4): rank 3\n"
             "    core 5 (PU 5): rank 4\n")
     check(out.startswith(f"Topology: XML file '{xml}' ({summary})\n" + tree), out)
+    # hwloc's HWLOC_XMLFILE: the header names the file and the variable, in
+    # one parenthesis (before: "hwloc's default topology, which is not this
+    # machine (HWLOC_XMLFILE, ...) (3 packages, ...)").
+    rc, _, err = run([mpirun, "--report-bindings", "-n", "2", "true"], {"HWLOC_XMLFILE": xml})
+    check(rc == 0, f"rc {rc}: {err}")
+    check(err.splitlines()[0] ==
+          f"shmpi: 2 ranks on XML file '{xml}' from HWLOC_XMLFILE ({summary}): map-by core:compact, "
+          "bind-to core (default; not bound: the topology is not this machine's)", err)
+    rc, out, terr = run([topo], {"HWLOC_XMLFILE": xml})
+    check(rc == 0 and out.splitlines()[0] == f"Topology: XML file '{xml}' from HWLOC_XMLFILE ({summary})",
+          f"rc {rc}: {out}{terr}")
 
 
 def topo_tool_errors(mpirun, topo, probe):
