@@ -84,6 +84,15 @@ inline void release(Keyval& k) {
 /// owners run clear() where MPI says callbacks run (MPI_Comm_free,
 /// MPI_Type_free).
 ///
+/// Callbacks may call MPI on the same object (MPI-3.1 6.7 does not forbid
+/// it): a delete callback may set or delete other attributes, a copy
+/// callback may set attributes on the object being copied.  So no
+/// reference, iterator or position into the entries is held across a
+/// callback: each operation finds its entry again afterwards.  While an
+/// attribute's delete callback runs, that attribute is marked, and setting
+/// or deleting it from inside the callback is an error (it would run the
+/// same callback on the same value again, without end).
+///
 /// Inline, as the datatype engine carries a Store in every type; the
 /// keyvals behind it live in attributes.cpp, which every target that
 /// builds the engine links (fuzz/ lists it).
@@ -93,16 +102,14 @@ public:
     Store(const Store&) = delete;
     Store& operator=(const Store&) = delete;
     ~Store() {
-        for (auto& e : entries_) release(*e.first);
+        for (auto& e : entries_) release(*e.key);
     }
 
     /// The value stored under `k`, if any: returns false when there is none.
     bool get(const Keyval& k, void** value) const {
-        for (const auto& e : entries_) {
-            if (e.first == &k) {
-                *value = e.second;
-                return true;
-            }
+        if (const Entry* e = find(k)) {
+            *value = e->value;
+            return true;
         }
         return false;
     }
@@ -112,15 +119,16 @@ public:
     /// MpiError is thrown naming `fn`).  Handle: MPI_Comm or MPI_Datatype.
     template <class Handle>
     void set(Handle self, Keyval& k, void* value, const char* fn) {
-        for (auto& e : entries_) {
-            if (e.first == &k) {
-                call_delete(self, k, e.second, fn);
-                e.second = value;
+        if (Entry* e = find(k)) {
+            delete_value(self, k, e->value, fn);
+            // The callback may have deleted k's attribute: store anew.
+            e = find(k);
+            if (e != nullptr) {
+                e->value = value;
                 return;
             }
         }
-        entries_.emplace_back(&k, value);
-        retain(k);
+        add(k, value);
     }
 
     /// Runs the delete callback and removes the attribute; returns false when
@@ -128,41 +136,48 @@ public:
     /// callback fails.
     template <class Handle>
     bool erase(Handle self, Keyval& k, const char* fn) {
-        auto it = std::find_if(entries_.begin(), entries_.end(), [&](const auto& e) { return e.first == &k; });
-        if (it == entries_.end()) return false;
-        call_delete(self, k, it->second, fn);
-        entries_.erase(it);
-        release(k);
+        Entry* e = find(k);
+        if (e == nullptr) return false;
+        delete_value(self, k, e->value, fn);
+        remove(k);
         return true;
     }
 
-    /// Deletes every attribute, the last set first.  Stops at the first
-    /// delete callback that fails (throws MpiError; the rest stay).
+    /// Deletes every attribute, the last set first, and those the delete
+    /// callbacks set meanwhile.  Stops at the first delete callback that
+    /// fails (throws MpiError; the rest stay).
     template <class Handle>
     void clear(Handle self, const char* fn) {
         while (!entries_.empty()) {
-            auto [k, v] = entries_.back();
-            call_delete(self, *k, v, fn);
-            entries_.pop_back();
-            release(*k);
+            Keyval& k = *entries_.back().key;
+            delete_value(self, k, entries_.back().value, fn);
+            remove(k);
         }
     }
 
     /// MPI_Comm_dup / MPI_Type_dup: runs each copy callback (with `self`, the
     /// old object) and stores what they ask for in `out`, which must be
-    /// empty.  On a failing callback, `out` is cleared (running the delete
-    /// callbacks with `out_handle`) and MpiError is thrown.
+    /// empty.  The attributes copied are those present when the call began
+    /// and still present when their turn comes (a copy callback may change
+    /// `self`'s).  On a failing callback, `out` is cleared (running the
+    /// delete callbacks with `out_handle`) and MpiError is thrown.
     template <class Handle>
     void copy_into(Handle self, Store& out, Handle out_handle, const char* fn) const {
+        std::vector<Keyval*> keys;
+        keys.reserve(entries_.size());
+        for (const Entry& e : entries_) {
+            keys.push_back(e.key);
+            retain(*e.key);  // a callback may delete the attribute and free the keyval
+        }
         try {
-            for (const auto& [k, v] : entries_) {
+            for (Keyval* k : keys) {
+                const Entry* e = find(*k);
+                if (e == nullptr) continue;
                 void* copy = nullptr;
-                if (call_copy(self, *k, v, &copy, fn)) {
-                    out.entries_.emplace_back(k, copy);
-                    retain(*k);
-                }
+                if (call_copy(self, *k, e->value, &copy, fn)) out.add(*k, copy);
             }
         } catch (const MpiError&) {
+            for (Keyval* k : keys) release(*k);
             try {
                 out.clear(out_handle, fn);
             } catch (const MpiError&) {
@@ -170,11 +185,61 @@ public:
             }
             throw;
         }
+        for (Keyval* k : keys) release(*k);
     }
 
     bool empty() const { return entries_.empty(); }
 
 private:
+    struct Entry {
+        Keyval* key;
+        void* value;
+        bool deleting;  ///< its delete callback is running (see the class comment)
+    };
+
+    Entry* find(const Keyval& k) {
+        for (Entry& e : entries_) {
+            if (e.key == &k) return &e;
+        }
+        return nullptr;
+    }
+    const Entry* find(const Keyval& k) const { return const_cast<Store*>(this)->find(k); }
+
+    /// Runs k's delete callback on `value`, the attribute stored under k,
+    /// with the attribute marked meanwhile.
+    template <class Handle>
+    void delete_value(Handle self, Keyval& k, void* value, const char* fn) {
+        Entry* e = find(k);
+        if (e->deleting) {
+            throw MpiError(MPI_ERR_OTHER, fmt::format("{}: the delete callback of keyval {} is running on this "
+                                                      "object, and its attribute cannot be set or deleted from "
+                                                      "there", fn, k.id));
+        }
+        e->deleting = true;
+        try {
+            call_delete(self, k, value, fn);
+        } catch (...) {
+            if ((e = find(k)) != nullptr) e->deleting = false;
+            throw;
+        }
+        if ((e = find(k)) != nullptr) e->deleting = false;
+    }
+
+    /// Drops k's attribute, if any, and its keyval reference.
+    void remove(const Keyval& k) {
+        auto it = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.key == &k; });
+        if (it == entries_.end()) return;
+        Keyval* key = it->key;
+        entries_.erase(it);
+        release(*key);
+    }
+
+    /// Stores a new attribute: `k` has none here yet.
+    void add(Keyval& k, void* value) {
+        entries_.push_back(Entry{&k, value, false});
+        retain(k);
+    }
+
     [[noreturn]] static void failed(const char* fn, const char* which, const Keyval& k, int code) {
         // A callback may return any error code.  A predefined class gets a
         // code of that class that says which callback failed; any other
@@ -210,7 +275,7 @@ private:
         return run_copy(k.type_copy, h, k, in, out, fn);
     }
 
-    std::vector<std::pair<Keyval*, void*>> entries_;
+    std::vector<Entry> entries_;
 };
 
 }  // namespace shmpi::attr
