@@ -442,6 +442,7 @@ int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype type, void* outbuf, i
         comm_of(comm, fn);
         check_count(incount, fn);
         const dtype::Datatype& t = type_of(type, fn);
+        check_buffer(inbuf, incount, t, "inbuf", fn);
         need(position, "position", fn);
         if (outsize < 0 || *position < 0 || *position > outsize) {
             throw MpiError(MPI_ERR_ARG, fmt::format("{}: position {} is not within outsize {}", fn, *position, outsize));
@@ -466,6 +467,7 @@ int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int 
         comm_of(comm, fn);
         check_count(outcount, fn);
         const dtype::Datatype& t = type_of(type, fn);
+        check_buffer(outbuf, outcount, t, "outbuf", fn);
         need(position, "position", fn);
         if (insize < 0 || *position < 0 || *position > insize) {
             throw MpiError(MPI_ERR_ARG, fmt::format("{}: position {} is not within insize {}", fn, *position, insize));
@@ -519,6 +521,7 @@ int PMPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_
         check_datarep(datarep, fn);
         check_count(incount, fn);
         const dtype::Datatype& t = type_of(type, fn);
+        check_buffer(inbuf, incount, t, "inbuf", fn);
         need(position, "position", fn);
         if (outsize < 0 || *position < 0 || *position > outsize) {
             throw MpiError(MPI_ERR_ARG, fmt::format("{}: position {} is not within outsize {}", fn, *position, outsize));
@@ -543,6 +546,7 @@ int PMPI_Unpack_external(const char* datarep, const void* inbuf, MPI_Aint insize
         check_datarep(datarep, fn);
         check_count(outcount, fn);
         const dtype::Datatype& t = type_of(type, fn);
+        check_buffer(outbuf, outcount, t, "outbuf", fn);
         need(position, "position", fn);
         if (insize < 0 || *position < 0 || *position > insize) {
             throw MpiError(MPI_ERR_ARG, fmt::format("{}: position {} is not within insize {}", fn, *position, insize));

@@ -2,8 +2,13 @@
  * must produce (MPI_ERR_TYPE for MPI_DATATYPE_NULL, uncommitted types and
  * freeing predefined types, MPI_ERR_COUNT for negative counts, MPI_ERR_ARG
  * for negative block lengths), and that the job carries on afterwards.
+ * MPI_Pack and MPI_Unpack of nothing with a NULL buffer work.
  * Under #ifdef SHMPI, what shmpi adds: extents overflowing MPI_Aint, freed
- * handles, markers as data types, and messages that name the function, the
+ * handles, markers as data types, MPI_Pack from MPI_BOTTOM with a type of
+ * absolute addresses (MPICH 4.0.2 refuses it), a NULL or MPI_IN_PLACE
+ * typed buffer of MPI_Pack, MPI_Unpack and their external32 forms
+ * (MPI_ERR_BUFFER, not a crash; MPICH 4.0.2 says MPI_ERR_ARG, and
+ * dereferences MPI_IN_PLACE), and messages that name the function, the
  * argument and the bad value. */
 #include "../mpi/check.h"
 
@@ -63,7 +68,32 @@ int main(int argc, char **argv)
     CHECKF(recv[0] == 1 && recv[1] == 3 && recv[2] == 5 && recv[3] == 7, "strided ints %d %d %d %d", recv[0],
            recv[1], recv[2], recv[3]);
 
+    /* Packing nothing from NULL, and unpacking nothing into it. */
+    char packed[64] = {0};
+    int at = 0;
+    CHECK_MPI(MPI_Pack(NULL, 0, MPI_INT, packed, 64, &at, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Unpack(packed, 64, &at, NULL, 0, MPI_INT, MPI_COMM_WORLD));
+    CHECKF(at == 0, "packing nothing moved the position to %d", at);
+
 #ifdef SHMPI
+    /* Packing from MPI_BOTTOM with absolute addresses (MPICH 4.0.2 refuses
+     * it: "Null pointer in parameter inbuf"). */
+    int a = 7;
+    double b = 2.5;
+    MPI_Aint abs_d[2];
+    CHECK_MPI(MPI_Get_address(&a, &abs_d[0]));
+    CHECK_MPI(MPI_Get_address(&b, &abs_d[1]));
+    MPI_Datatype abs_ty[2] = {MPI_INT, MPI_DOUBLE}, abs;
+    CHECK_MPI(MPI_Type_create_struct(2, bl, abs_d, abs_ty, &abs));
+    CHECK_MPI(MPI_Type_commit(&abs));
+    int back_at = 0, x = 0;
+    double y = 0;
+    CHECK_MPI(MPI_Pack(MPI_BOTTOM, 1, abs, packed, 64, &at, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Unpack(packed, at, &back_at, &x, 1, MPI_INT, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Unpack(packed, at, &back_at, &y, 1, MPI_DOUBLE, MPI_COMM_WORLD));
+    CHECKF(x == 7 && y == 2.5, "packed from MPI_BOTTOM: %d %g", x, y);
+    CHECK_MPI(MPI_Type_free(&abs));
+
     int rc = MPI_Type_contiguous(-1, MPI_INT, &u);
     expect_text(rc, "MPI_Type_contiguous: count -1 is negative");
     rc = MPI_Type_vector(2, -1, 1, MPI_INT, &u);
@@ -110,6 +140,30 @@ int main(int argc, char **argv)
     rc = MPI_Pack(send, 2, MPI_INT, small, 4, &pos, MPI_COMM_WORLD);
     CHECKF(check_error_class(rc) == MPI_ERR_TRUNCATE, "MPI_Pack overflow: class %d", check_error_class(rc));
     CHECKF(pos == 0, "a failed MPI_Pack moved the position to %d", pos);
+    /* The typed buffer of MPI_Pack and MPI_Unpack: NULL with data, or
+     * MPI_IN_PLACE, is MPI_ERR_BUFFER naming the argument. */
+    MPI_Aint apos = 0;
+    rc = MPI_Pack(NULL, 2, MPI_INT, packed, 64, &pos, MPI_COMM_WORLD);
+    CHECKF(check_error_class(rc) == MPI_ERR_BUFFER, "MPI_Pack from NULL: class %d", check_error_class(rc));
+    expect_text(rc, "MPI_Pack: inbuf is NULL but holds 2 elements of MPI_INT");
+    rc = MPI_Unpack(packed, 64, &pos, NULL, 2, MPI_INT, MPI_COMM_WORLD);
+    CHECKF(check_error_class(rc) == MPI_ERR_BUFFER, "MPI_Unpack into NULL: class %d", check_error_class(rc));
+    expect_text(rc, "MPI_Unpack: outbuf is NULL but holds 2 elements of MPI_INT");
+    rc = MPI_Pack_external("external32", NULL, 2, MPI_INT, packed, 64, &apos);
+    CHECKF(check_error_class(rc) == MPI_ERR_BUFFER, "MPI_Pack_external from NULL: class %d", check_error_class(rc));
+    expect_text(rc, "MPI_Pack_external: inbuf is NULL");
+    rc = MPI_Unpack_external("external32", packed, 64, &apos, NULL, 2, MPI_INT);
+    CHECKF(check_error_class(rc) == MPI_ERR_BUFFER, "MPI_Unpack_external into NULL: class %d",
+           check_error_class(rc));
+    expect_text(rc, "MPI_Unpack_external: outbuf is NULL");
+    rc = MPI_Pack(MPI_IN_PLACE, 2, MPI_INT, packed, 64, &pos, MPI_COMM_WORLD);
+    CHECKF(check_error_class(rc) == MPI_ERR_BUFFER, "MPI_Pack from MPI_IN_PLACE: class %d", check_error_class(rc));
+    expect_text(rc, "MPI_Pack: inbuf is MPI_IN_PLACE");
+    rc = MPI_Unpack(packed, 64, &pos, MPI_IN_PLACE, 2, MPI_INT, MPI_COMM_WORLD);
+    CHECKF(check_error_class(rc) == MPI_ERR_BUFFER, "MPI_Unpack into MPI_IN_PLACE: class %d",
+           check_error_class(rc));
+    expect_text(rc, "MPI_Unpack: outbuf is MPI_IN_PLACE");
+    CHECKF(pos == 0 && apos == 0, "failed packs moved the positions to %d, %ld", pos, (long)apos);
 #else
     CHECK_MPI(MPI_Type_free(&t));
 #endif
