@@ -32,11 +32,18 @@ bool Generalized::advance() {
     return true;
 }
 
-int Generalized::query(MPI_Status& status) {
-    // Fields query_fn leaves alone read as for an empty request, not as
-    // whatever the program's status held before.
-    status = empty_status();
-    return query_fn_(extra_state_, &status);
+int Generalized::query(MPI_Status* status) {
+    // query_fn fills a status of our own: fields it leaves alone read as for
+    // an empty request, not as whatever the program's status held before.
+    // Then everything but MPI_ERROR goes to the caller's (put_status()):
+    // MPI-3.1 3.2.5 lets only the calls that return MPI_ERR_IN_STATUS write
+    // that field, and ArrayErrors does it for them.  An MPI_ERROR query_fn
+    // sets is dropped, as MPICH drops it; the call reports query_fn's
+    // return code instead.
+    MPI_Status st = empty_status();
+    const int code = query_fn_(extra_state_, &st);
+    put_status(status, st);
+    return code;
 }
 
 int Generalized::free_state() { return free_fn_(extra_state_); }
@@ -66,9 +73,7 @@ int callback_failed(const Generalized& g, const std::string& what, int code, con
 }
 
 int conclude(Generalized& g, MPI_Status* status, const char* fn, ArrayErrors* errors, int index) {
-    MPI_Status own;
-    MPI_Status& st = status != MPI_STATUS_IGNORE ? *status : own;
-    const int query_code = g.query(st);
+    const int query_code = g.query(status);
     const int free_code = g.free_state();
     int rc = MPI_SUCCESS;
     if (free_code != MPI_SUCCESS) {

@@ -569,8 +569,7 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
         // request's status comes from query_fn, which runs again then;
         // free_fn does not run here.
         if (Generalized* g = generalized_of(r)) {
-            MPI_Status own;
-            const int code = g->query(status != MPI_STATUS_IGNORE ? *status : own);
+            const int code = g->query(status);
             if (code != MPI_SUCCESS) rc = callback_failed(*g, "query_fn", code, fn);
             return;
         }

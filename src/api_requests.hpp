@@ -55,9 +55,11 @@ public:
     /// MPI_Grequest_complete has been called.
     bool completed() const { return completed_; }
 
-    /// Sets `status` to the empty status, then lets query_fn fill it in;
-    /// returns query_fn's code.
-    int query(MPI_Status& status);
+    /// Lets query_fn fill in an empty status (its own one when `status` is
+    /// MPI_STATUS_IGNORE: query_fn always gets a valid status) and copies
+    /// that to `status`, all but MPI_ERROR, which stays the caller's (see
+    /// put_status()).  Returns query_fn's code.
+    int query(MPI_Status* status);
     /// free_fn: the program may let go of `extra_state`; returns its code.
     int free_state();
     /// cancel_fn, told whether MPI_Grequest_complete was called; returns

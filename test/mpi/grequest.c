@@ -38,6 +38,10 @@
  * 9. MPI_Status_set_elements_x with counts above 2^31, read back with
  *    MPI_Get_elements_x (MPI_Get_elements and MPI_Get_count say
  *    MPI_UNDEFINED).
+ * 10. MPI-3.1 3.2.5: the calls that complete one request (MPI_Wait,
+ *    MPI_Test, MPI_Waitany, MPI_Testany, MPI_Request_get_status) leave the
+ *    status's MPI_ERROR as it was, even when query_fn fails or writes
+ *    MPI_ERROR itself (MPICH drops what query_fn writes there too).
  *
  * Checks under #ifdef SHMPI (shmpi's mpi.h defines it) are where MPICH
  * 4.0.2 departs from MPI-3.1 12.2 and 12.3: it calls free_fn in
@@ -60,7 +64,8 @@ typedef struct {
     int query_rc;
     int free_rc;
     int cancel_rc;
-    int null_status; /* query_fn was given NULL */
+    int status_error; /* query_fn writes this to MPI_ERROR when nonzero */
+    int null_status;  /* query_fn was given NULL */
 } state;
 
 static void note(state *s, char c)
@@ -80,6 +85,8 @@ static int query_fn(void *extra, MPI_Status *status)
     }
     status->MPI_SOURCE = s->source;
     status->MPI_TAG = s->tag;
+    if (s->status_error != 0)
+        status->MPI_ERROR = s->status_error;
     if (s->count <= 2147483647)
         CHECK_MPI(MPI_Status_set_elements(status, s->type, (int)s->count));
     else
@@ -145,6 +152,16 @@ static void check_status(const MPI_Status *st, const state *s)
            s->cancelled != 0);
 }
 
+/* 10. A call that completes one request left the MPI_ERROR status_poison()
+ * put in `st`. */
+static void check_error_kept(const MPI_Status *st, const char *call)
+{
+    MPI_Status poisoned;
+    status_poison(&poisoned);
+    CHECKF(st->MPI_ERROR == poisoned.MPI_ERROR, "%s on a generalized request changed MPI_ERROR from %d to %d",
+           call, poisoned.MPI_ERROR, st->MPI_ERROR);
+}
+
 static void wait_after_complete(int me)
 {
     state s;
@@ -160,6 +177,16 @@ static void wait_after_complete(int me)
     CHECK_LOG(s, "qf");
     CHECK(!s.null_status);
     check_status(&st, &s);
+    check_error_kept(&st, "MPI_Wait");
+
+    /* A query_fn that writes MPI_ERROR: the program's value stays. */
+    start(&s, me, 13, 2, &r);
+    s.status_error = MPI_ERR_OTHER;
+    CHECK_MPI(MPI_Grequest_complete(r));
+    status_poison(&st);
+    CHECK_MPI(MPI_Wait(&r, &st));
+    check_status(&st, &s);
+    check_error_kept(&st, "MPI_Wait (query_fn sets MPI_ERROR)");
 
     /* MPI_STATUS_IGNORE: query_fn still runs, on a valid status. */
     start(&s, me, 12, 0, &r);
@@ -191,6 +218,7 @@ static void test_around_complete(int me)
     CHECK(r == MPI_REQUEST_NULL);
     CHECK_LOG(s, "qf");
     check_status(&st, &s);
+    check_error_kept(&st, "MPI_Test");
 
     /* MPI_Testany on a null request and a generalized one. */
     MPI_Request rs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
@@ -206,6 +234,7 @@ static void test_around_complete(int me)
     CHECK(rs[1] == MPI_REQUEST_NULL);
     CHECK_LOG(s, "qf");
     check_status(&st, &s);
+    check_error_kept(&st, "MPI_Testany");
 
     /* MPI_Testall: all or nothing. */
     state a, b;
@@ -357,6 +386,7 @@ static void mixed(int me)
     CHECK_LOG(a, "");
     CHECK_LOG(b, "qf");
     check_status(&sts[0], &b);
+    check_error_kept(&sts[0], "MPI_Waitany");
     /* Then the receive, while `a` stays incomplete. */
     int go = 0, go_in = -1;
     CHECK_MPI(MPI_Sendrecv(&go, 1, MPI_INT, prev, 50, &go_in, 1, MPI_INT, next, 50, MPI_COMM_WORLD,
@@ -427,6 +457,7 @@ static void get_status(int me)
     CHECKF(flag == 1, "MPI_Request_get_status flag %d after complete", flag);
     CHECK_LOG(s, "q");
     check_status(&st, &s);
+    check_error_kept(&st, "MPI_Request_get_status");
     /* The request is still there, and the status may change. */
     s.tag = 62;
     CHECK_MPI(MPI_Request_get_status(r, &flag, MPI_STATUS_IGNORE));
@@ -437,6 +468,7 @@ static void get_status(int me)
     CHECK(r == MPI_REQUEST_NULL);
     CHECK_LOG(s, "qqqf");
     check_status(&st, &s);
+    check_error_kept(&st, "MPI_Wait after MPI_Request_get_status");
 }
 
 static void request_free(int me)
@@ -481,11 +513,13 @@ static void callback_errors(int me)
     start(&s, me, 81, 1, &r);
     s.query_rc = query_err;
     CHECK_MPI(MPI_Grequest_complete(r));
+    status_poison(&st);
     rc = MPI_Wait(&r, &st);
     CHECKF(rc == query_err, "MPI_Wait returned %d, expected query_fn's %d", rc, query_err);
     CHECK(check_error_class(rc) == cls);
     CHECK(r == MPI_REQUEST_NULL);
     CHECK_LOG(s, "qf");
+    check_error_kept(&st, "MPI_Wait (query_fn fails)");
 
     /* free_fn fails. */
     start(&s, me, 82, 1, &r);
