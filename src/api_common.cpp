@@ -88,24 +88,36 @@ const dtype::Datatype& block_type_arg(MPI_Datatype handle, int count, const char
     return type_arg(handle, arg, fn);
 }
 
-p2p::Request& request_of(MPI_Request handle, const char* fn) {
+std::string request_text(MPI_Request handle, int index) {
+    const auto v = reinterpret_cast<std::uintptr_t>(handle);
+    if (index < 0) return fmt::format("request {:#x}", v);
+    return fmt::format("request {:#x} (array_of_requests[{}])", v, index);
+}
+
+p2p::Request& request_of(MPI_Request handle, const char* fn, int index) {
     const auto v = reinterpret_cast<std::uintptr_t>(handle);
     const std::uint32_t magic = v < kPredefinedLimit || !HandleStorage::may_read_as<p2p::Request>(handle)
                                     ? 0
                                     : reinterpret_cast<const p2p::Request*>(handle)->magic;
     if (magic == kFreedMagic) {
-        throw MpiError(
-            MPI_ERR_REQUEST,
-            fmt::format("{}: request {:#x} has been freed (completed, or MPI_Request_free)", fn, v));
+        throw MpiError(MPI_ERR_REQUEST, fmt::format("{}: {} has been freed (completed, or MPI_Request_free)", fn,
+                                                    request_text(handle, index)));
     }
     if (magic != p2p::Request::kMagic) {
-        throw MpiError(MPI_ERR_REQUEST, fmt::format("{}: invalid request {:#x}", fn, v));
+        throw MpiError(MPI_ERR_REQUEST, fmt::format("{}: invalid {}", fn, request_text(handle, index)));
     }
     return *reinterpret_cast<p2p::Request*>(handle);
 }
 
 void need(const void* p, const char* arg, const char* fn) {
     if (p == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: {} is NULL", fn, arg));
+}
+
+void need_status(const MPI_Status* status, const char* fn) {
+    if (status == MPI_STATUS_IGNORE) {
+        throw MpiError(MPI_ERR_ARG, fmt::format("{}: status is NULL (MPI_STATUS_IGNORE), which holds nothing to read",
+                                                fn));
+    }
 }
 
 void check_count(int count, const char* fn) {

@@ -100,11 +100,20 @@ inline const dtype::Datatype& type_of(MPI_Datatype handle, const char* fn) { ret
 /// of count 0 may name MPI_DATATYPE_NULL (as MPICH allows; programs pass it
 /// for peers they exchange nothing with), which stands for no data.
 const dtype::Datatype& block_type_arg(MPI_Datatype handle, int count, const char* arg, const char* fn);
-/// Translates a request handle (not MPI_REQUEST_NULL); throws MPI_ERR_REQUEST.
-p2p::Request& request_of(MPI_Request handle, const char* fn);
+/// How a message names request `handle`: "request 0x1234", or, for entry
+/// `index` of an array argument (index >= 0), "request 0x1234
+/// (array_of_requests[2])".
+std::string request_text(MPI_Request handle, int index = -1);
+/// Translates a request handle (not MPI_REQUEST_NULL); throws
+/// MPI_ERR_REQUEST naming `fn`, and, for index >= 0, the handle as entry
+/// `index` of array_of_requests.
+p2p::Request& request_of(MPI_Request handle, const char* fn, int index = -1);
 
 /// An output or input argument named `arg` must not be NULL (MPI_ERR_ARG).
 void need(const void* p, const char* arg, const char* fn);
+/// need() for a status the call reads (MPI_Get_count and the like): NULL
+/// is MPI_STATUS_IGNORE, which the message names.
+void need_status(const MPI_Status* status, const char* fn);
 /// need() for the handle a constructor returns, which it then sets to
 /// `null`: a call that fails from there on leaves the null handle rather
 /// than whatever the variable held (MPICH does the same for communicators).

@@ -21,9 +21,8 @@ namespace {
 
 int create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler, const char* fn) {
     return guard(MPI_COMM_WORLD, fn, [&] {
-        if (function == nullptr || errhandler == nullptr) {
-            throw MpiError(MPI_ERR_ARG, fmt::format("{}: function or errhandler is NULL", fn));
-        }
+        if (function == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: function is NULL", fn));
+        need(errhandler, "errhandler", fn);
         auto* u = new UserErrhandler();
         u->fn = function;
         *errhandler = reinterpret_cast<MPI_Errhandler>(u);
@@ -129,7 +128,8 @@ SHMPI_WEAK_ALIAS(Error_class);
 int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
     const char* fn = "MPI_Error_string";
     return guard(MPI_COMM_WORLD, fn, [&] {
-        if (string == nullptr || resultlen == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Error_string: string or resultlen is NULL");
+        need(string, "string", fn);
+        need(resultlen, "resultlen", fn);
         if (error_class_of(errorcode) < 0) {
             throw MpiError(MPI_ERR_ARG, fmt::format("{}: invalid error code {}", fn, errorcode));
         }

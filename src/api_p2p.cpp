@@ -114,9 +114,9 @@ int retire(MPI_Request* handle, MPI_Status* status, const char* fn, ArrayErrors*
     return rc;
 }
 
-p2p::Request* active_of(MPI_Request handle, const char* fn) {
+p2p::Request* active_of(MPI_Request handle, const char* fn, int index) {
     if (handle == MPI_REQUEST_NULL) return nullptr;
-    Request& r = request_of(handle, fn);
+    Request& r = request_of(handle, fn, index);
     if (r.type == Request::Type::Persistent) return static_cast<Persistent&>(r).active;
     return &r;
 }
@@ -131,7 +131,7 @@ std::vector<Request*> requests_of(int count, MPI_Request reqs[], const char* fn)
     if (count < 0) throw MpiError(MPI_ERR_COUNT, fmt::format("{}: count {} is negative", fn, count));
     if (count > 0 && reqs == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: array_of_requests is NULL", fn));
     std::vector<Request*> out(static_cast<std::size_t>(count), nullptr);
-    for (int i = 0; i < count; ++i) out[static_cast<std::size_t>(i)] = active_of(reqs[i], fn);
+    for (int i = 0; i < count; ++i) out[static_cast<std::size_t>(i)] = active_of(reqs[i], fn, i);
     return out;
 }
 
@@ -321,7 +321,10 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     int rc = MPI_SUCCESS;
     const int outer = guard(MPI_COMM_WORLD, fn, [&] {
         Runtime& rt = running(fn);
-        if (request == nullptr || flag == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Test: request or flag is NULL");
+        if (request == nullptr || flag == nullptr) [[unlikely]] {  // MPI_Test is polled: no call unless one is NULL
+            need(request, "request", fn);
+            need(flag, "flag", fn);
+        }
         Request* r = active_of(*request, fn);
         if (r == nullptr) {
             *flag = 1;
@@ -434,7 +437,10 @@ int PMPI_Testany(int count, MPI_Request reqs[], int* index, int* flag, MPI_Statu
     int rc = MPI_SUCCESS;
     const int outer = guard(MPI_COMM_WORLD, fn, [&] {
         Runtime& rt = running(fn);
-        if (index == nullptr || flag == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Testany: index or flag is NULL");
+        if (index == nullptr || flag == nullptr) [[unlikely]] {
+            need(index, "index", fn);
+            need(flag, "flag", fn);
+        }
         std::vector<Request*> rs = requests_of(count, reqs, fn);
         int i = first_done(rs);
         if (i == -1) {
@@ -463,8 +469,9 @@ int PMPI_Waitsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
     int rc = MPI_SUCCESS;
     const int outer = guard(MPI_COMM_WORLD, fn, [&] {
         Runtime& rt = running(fn);
-        if (outcount == nullptr || (incount > 0 && indices == nullptr)) {
-            throw MpiError(MPI_ERR_ARG, "MPI_Waitsome: outcount or array_of_indices is NULL");
+        if (outcount == nullptr || (incount > 0 && indices == nullptr)) [[unlikely]] {
+            need(outcount, "outcount", fn);
+            need(indices, "array_of_indices", fn);
         }
         std::vector<Request*> rs = requests_of(incount, reqs, fn);
         int i = first_done(rs);
@@ -484,8 +491,9 @@ int PMPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
     int rc = MPI_SUCCESS;
     const int outer = guard(MPI_COMM_WORLD, fn, [&] {
         Runtime& rt = running(fn);
-        if (outcount == nullptr || (incount > 0 && indices == nullptr)) {
-            throw MpiError(MPI_ERR_ARG, "MPI_Testsome: outcount or array_of_indices is NULL");
+        if (outcount == nullptr || (incount > 0 && indices == nullptr)) [[unlikely]] {
+            need(outcount, "outcount", fn);
+            need(indices, "array_of_indices", fn);
         }
         std::vector<Request*> rs = requests_of(incount, reqs, fn);
         if (first_done(rs) == MPI_UNDEFINED) {
@@ -613,9 +621,8 @@ namespace {
 /// `status` reports, for a receive of `type`.
 int get_elements(const MPI_Status* status, MPI_Datatype type, MPI_Count* count, const char* fn) {
     return guard(MPI_COMM_WORLD, fn, [&] {
-        if (status == nullptr || count == nullptr) {
-            throw MpiError(MPI_ERR_ARG, fmt::format("{}: {} is NULL", fn, status == nullptr ? "status" : "count"));
-        }
+        need_status(status, fn);
+        need(count, "count", fn);
         const dtype::Datatype& t = type_of(type, fn);
         *count = dtype::elements_in(t, static_cast<std::int64_t>(status_bytes(*status)));
     });
@@ -639,7 +646,8 @@ SHMPI_WEAK_ALIAS(Get_elements);
 int PMPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* count) {
     const char* fn = "MPI_Get_count";
     return guard(MPI_COMM_WORLD, fn, [&] {
-        if (status == nullptr || count == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Get_count: status or count is NULL");
+        need_status(status, fn);
+        need(count, "count", fn);
         const dtype::Datatype& t = type_of(type, fn);
         const std::int64_t n = dtype::count_in(t, static_cast<std::int64_t>(status_bytes(*status)));
         *count = n > INT32_MAX ? MPI_UNDEFINED : static_cast<int>(n);

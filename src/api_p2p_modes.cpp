@@ -100,24 +100,27 @@ int init_persistent(Persistent::Op op, const void* buf, int count, MPI_Datatype 
     });
 }
 
-/// The persistent request behind `handle`, which must be inactive.
-Persistent& inactive_persistent(MPI_Request handle, const char* fn) {
+/// The persistent request behind `handle`, which must be inactive.  For
+/// index >= 0 the messages name it as array_of_requests[index].
+Persistent& inactive_persistent(MPI_Request handle, const char* fn, int index = -1) {
     if (handle == MPI_REQUEST_NULL) {
-        throw MpiError(MPI_ERR_REQUEST, fmt::format("{}: request is MPI_REQUEST_NULL", fn));
+        throw MpiError(MPI_ERR_REQUEST, index < 0 ? fmt::format("{}: request is MPI_REQUEST_NULL", fn)
+                                                  : fmt::format("{}: array_of_requests[{}] is MPI_REQUEST_NULL",
+                                                                fn, index));
     }
-    Request& r = request_of(handle, fn);
+    Request& r = request_of(handle, fn, index);
     if (r.type != Request::Type::Persistent) {
         throw MpiError(MPI_ERR_REQUEST,
-                       fmt::format("{}: request {:#x} is not persistent (only requests of "
+                       fmt::format("{}: {} is not persistent (only requests of "
                                    "MPI_Send_init, MPI_Recv_init and the like can be started)",
-                                   fn, reinterpret_cast<std::uintptr_t>(handle)));
+                                   fn, request_text(handle, index)));
     }
     auto& p = static_cast<Persistent&>(r);
     if (p.active != nullptr) {
         throw MpiError(MPI_ERR_REQUEST,
-                       fmt::format("{}: request {:#x} is already active (complete it with a wait "
+                       fmt::format("{}: {} is already active (complete it with a wait "
                                    "or a test before starting it again)",
-                                   fn, reinterpret_cast<std::uintptr_t>(handle)));
+                                   fn, request_text(handle, index)));
     }
     return p;
 }
@@ -271,9 +274,8 @@ int PMPI_Buffer_detach(void* buffer_addr, int* size) {
     const char* fn = "MPI_Buffer_detach";
     return guard(MPI_COMM_WORLD, fn, [&] {
         Runtime& rt = running(fn);
-        if (buffer_addr == nullptr || size == nullptr) {
-            throw MpiError(MPI_ERR_ARG, fmt::format("{}: buffer_addr or size is NULL", fn));
-        }
+        need(buffer_addr, "buffer_addr", fn);
+        need(size, "size", fn);
         p2p::BsendBuffer& bb = rt.bsend_buffer();
         void* base = bb.base();
         const auto bytes = static_cast<int>(bb.size());
@@ -362,7 +364,7 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
         std::vector<Persistent*> ps;
         ps.reserve(static_cast<std::size_t>(count));
         for (int i = 0; i < count; ++i) {
-            Persistent* p = &inactive_persistent(array_of_requests[i], fn);
+            Persistent* p = &inactive_persistent(array_of_requests[i], fn, i);
             for (const Persistent* q : ps) {
                 if (q == p) {
                     throw MpiError(MPI_ERR_REQUEST,
@@ -424,9 +426,8 @@ SHMPI_WEAK_ALIAS(Cancel);
 int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
     const char* fn = "MPI_Test_cancelled";
     return guard(MPI_COMM_WORLD, fn, [&] {
-        if (status == nullptr || flag == nullptr) {
-            throw MpiError(MPI_ERR_ARG, fmt::format("{}: status or flag is NULL", fn));
-        }
+        need_status(status, fn);
+        need(flag, "flag", fn);
         *flag = status->shmpi_cancelled != 0 ? 1 : 0;
     });
 }
@@ -440,9 +441,8 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mes
         Communicator& c = comm_of(comm, fn);
         check_recv_tag(tag, fn);
         check_source(c, source, fn);
-        if (flag == nullptr || message == nullptr) {
-            throw MpiError(MPI_ERR_ARG, fmt::format("{}: flag or message is NULL", fn));
-        }
+        need(flag, "flag", fn);
+        need(message, "message", fn);
         MPI_Status st{};
         p2p::Unexpected* u = nullptr;
         *flag = c.improbe(source, tag, st, u) ? 1 : 0;

@@ -162,8 +162,9 @@ int callback_failed(const Generalized& g, const std::string& what, int code, con
 
 /// The engine request `handle` stands for now: nullptr for MPI_REQUEST_NULL
 /// and for an inactive persistent request.  Throws MPI_ERR_REQUEST naming
-/// `fn` for anything else that is not a request.
-p2p::Request* active_of(MPI_Request handle, const char* fn);
+/// `fn` (and array_of_requests[index] for index >= 0) for anything else
+/// that is not a request.
+p2p::Request* active_of(MPI_Request handle, const char* fn, int index = -1);
 
 /// The checks every send call makes (count, datatype, buffer, tag,
 /// destination, in that order); returns the datatype.

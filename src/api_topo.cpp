@@ -237,11 +237,13 @@ int neighbor_alltoallw_call(const void* sendbuf, const int sendcounts[], const M
         const std::size_t ni = nb.sources.size();
         check_counts(sendcounts, no, "sendcounts", fn);
         check_counts(recvcounts, ni, "recvcounts", fn);
-        if (no > 0 && (sdispls == nullptr || sendtypes == nullptr)) {
-            throw MpiError(MPI_ERR_ARG, fmt::format("{}: sdispls or sendtypes is NULL", fn));
+        if (no > 0) {
+            need(sdispls, "sdispls", fn);
+            need(sendtypes, "sendtypes", fn);
         }
-        if (ni > 0 && (rdispls == nullptr || recvtypes == nullptr)) {
-            throw MpiError(MPI_ERR_ARG, fmt::format("{}: rdispls or recvtypes is NULL", fn));
+        if (ni > 0) {
+            need(rdispls, "rdispls", fn);
+            need(recvtypes, "recvtypes", fn);
         }
         std::vector<topo::Block> send;
         for (std::size_t i = 0; i < no; ++i) {

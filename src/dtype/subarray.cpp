@@ -5,6 +5,8 @@
 // dimension [0, size * extent of the level below).
 #include <fmt/format.h>
 
+#include <initializer_list>
+
 #include "dtype/build.hpp"
 #include "dtype/datatype.hpp"
 #include "errors.hpp"
@@ -69,10 +71,20 @@ void check_order(int order, const char* fn) {
     }
 }
 
-void check_ndims(int ndims, const void* a, const void* b, const void* c, const char* fn) {
+/// An array argument of ndims entries, and its name in the standard.
+struct ArrayArg {
+    const void* p;
+    const char* name;
+};
+
+/// ndims must be positive and each array given; the message names the
+/// first NULL one.
+void check_ndims(int ndims, std::initializer_list<ArrayArg> arrays, const char* fn) {
     if (ndims <= 0) throw MpiError(MPI_ERR_ARG, fmt::format("{}: ndims {} is not positive", fn, ndims));
-    if (a == nullptr || b == nullptr || c == nullptr) {
-        throw MpiError(MPI_ERR_ARG, fmt::format("{}: an array argument is NULL", fn));
+    for (const ArrayArg& a : arrays) {
+        if (a.p == nullptr) {
+            throw MpiError(MPI_ERR_ARG, fmt::format("{}: {} is NULL but ndims is {}", fn, a.name, ndims));
+        }
     }
 }
 
@@ -84,7 +96,8 @@ void check_ndims(int ndims, const void* a, const void* b, const void* c, const c
 
 Datatype* make_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
                         const Datatype& old, const char* fn) {
-    check_ndims(ndims, sizes, subsizes, starts, fn);
+    check_ndims(ndims, {{sizes, "array_of_sizes"}, {subsizes, "array_of_subsizes"}, {starts, "array_of_starts"}},
+                fn);
     check_order(order, fn);
     build::check_old(old, fn);
     for (int i = 0; i < ndims; ++i) {
@@ -119,8 +132,12 @@ Datatype* make_darray(int size, int rank, int ndims, const int gsizes[], const i
     if (rank < 0 || rank >= size) {
         throw MpiError(MPI_ERR_RANK, fmt::format("{}: rank {} is not within [0, {})", fn, rank, size));
     }
-    check_ndims(ndims, gsizes, distribs, dargs, fn);
-    check_ndims(ndims, psizes, psizes, psizes, fn);
+    check_ndims(ndims,
+                {{gsizes, "array_of_gsizes"},
+                 {distribs, "array_of_distribs"},
+                 {dargs, "array_of_dargs"},
+                 {psizes, "array_of_psizes"}},
+                fn);
     check_order(order, fn);
     build::check_old(old, fn);
     std::int64_t grid = 1;

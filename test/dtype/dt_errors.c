@@ -9,7 +9,8 @@
  * typed buffer of MPI_Pack, MPI_Unpack and their external32 forms
  * (MPI_ERR_BUFFER, not a crash; MPICH 4.0.2 says MPI_ERR_ARG, and
  * dereferences MPI_IN_PLACE), and messages that name the function, the
- * argument and the bad value. */
+ * argument (a NULL array of MPI_Type_create_subarray or _darray too) and
+ * the bad value. */
 #include "../mpi/check.h"
 
 #define EXPECT_CLASS(call, cls)                                                                   \
@@ -164,6 +165,21 @@ int main(int argc, char **argv)
            check_error_class(rc));
     expect_text(rc, "MPI_Unpack: outbuf is MPI_IN_PLACE");
     CHECKF(pos == 0 && apos == 0, "failed packs moved the positions to %d, %ld", pos, (long)apos);
+    /* A NULL array of the array constructors is named. */
+    int gsize = 4, subsize = 2, start = 0, distrib = MPI_DISTRIBUTE_BLOCK, darg = MPI_DISTRIBUTE_DFLT_DARG,
+        psize = 1;
+    rc = MPI_Type_create_subarray(1, &gsize, &subsize, NULL, MPI_ORDER_C, MPI_INT, &u);
+    CHECKF(check_error_class(rc) == MPI_ERR_ARG, "subarray with NULL starts: class %d", check_error_class(rc));
+    expect_text(rc, "MPI_Type_create_subarray: array_of_starts is NULL");
+    rc = MPI_Type_create_subarray(1, &gsize, NULL, &start, MPI_ORDER_C, MPI_INT, &u);
+    expect_text(rc, "MPI_Type_create_subarray: array_of_subsizes is NULL");
+    rc = MPI_Type_create_darray(1, 0, 1, &gsize, &distrib, NULL, &psize, MPI_ORDER_C, MPI_INT, &u);
+    CHECKF(check_error_class(rc) == MPI_ERR_ARG, "darray with NULL dargs: class %d", check_error_class(rc));
+    expect_text(rc, "MPI_Type_create_darray: array_of_dargs is NULL");
+    rc = MPI_Type_create_darray(1, 0, 1, &gsize, &distrib, &darg, NULL, MPI_ORDER_C, MPI_INT, &u);
+    expect_text(rc, "MPI_Type_create_darray: array_of_psizes is NULL");
+    rc = MPI_Type_create_darray(1, 0, 1, NULL, NULL, NULL, NULL, MPI_ORDER_C, MPI_INT, &u);
+    expect_text(rc, "MPI_Type_create_darray: array_of_gsizes is NULL");
 #else
     CHECK_MPI(MPI_Type_free(&t));
 #endif

@@ -43,6 +43,13 @@
  *    (shmpi only: MPICH 4.0 writes MPI_SUCCESS there).  MPI_Request_get_status
  *    of a truncated receive returns MPI_ERR_TRUNCATE as MPI_Test would, and
  *    keeps the request.
+ * 8. shmpi only (MPICH words them its own way, and dereferences a wild
+ *    handle): messages name the argument at fault.  A bad handle in a
+ *    request array is named as array_of_requests[i] by MPI_Waitall,
+ *    MPI_Testall, MPI_Waitany, MPI_Testany, MPI_Waitsome, MPI_Testsome and
+ *    MPI_Startall; a NULL output of a call that takes two names the NULL
+ *    one (MPI_Test, MPI_Testany, MPI_Waitsome, MPI_Testsome, MPI_Get_count,
+ *    MPI_Get_elements(_x), MPI_Test_cancelled, MPI_Error_string).
  */
 #include "check.h"
 
@@ -574,6 +581,71 @@ static void check_status_error_kept(void) {
 #endif
 }
 
+#ifdef SHMPI
+/* 8. */
+static void check_messages(void)
+{
+    const int me = world_rank();
+    int x = 0, flag = 0, index = 0, outcount = 0, indices[3], n = 0;
+    MPI_Request good, r[3];
+    MPI_Status st;
+    CHECK_MPI(MPI_Irecv(&x, 1, MPI_INT, me, 800, MPI_COMM_WORLD, &good));
+    r[0] = good;
+    r[1] = MPI_REQUEST_NULL;
+    r[2] = (MPI_Request)(uintptr_t)0x1234;
+    const char *wild = "invalid request 0x1234 (array_of_requests[2])";
+    check_error_says(MPI_Waitall(3, r, MPI_STATUSES_IGNORE), MPI_ERR_REQUEST, "MPI_Waitall", wild);
+    check_error_says(MPI_Testall(3, r, &flag, MPI_STATUSES_IGNORE), MPI_ERR_REQUEST, "MPI_Testall", wild);
+    check_error_says(MPI_Waitany(3, r, &index, &st), MPI_ERR_REQUEST, "MPI_Waitany", wild);
+    check_error_says(MPI_Testany(3, r, &index, &flag, &st), MPI_ERR_REQUEST, "MPI_Testany", wild);
+    check_error_says(MPI_Waitsome(3, r, &outcount, indices, MPI_STATUSES_IGNORE), MPI_ERR_REQUEST,
+                     "MPI_Waitsome", wild);
+    check_error_says(MPI_Testsome(3, r, &outcount, indices, MPI_STATUSES_IGNORE), MPI_ERR_REQUEST,
+                     "MPI_Testsome", wild);
+    check_error_says(MPI_Startall(3, r), MPI_ERR_REQUEST, "MPI_Startall", "(array_of_requests[0]) is not persistent");
+    MPI_Request p[2];
+    CHECK_MPI(MPI_Recv_init(&x, 1, MPI_INT, me, 801, MPI_COMM_WORLD, &p[0]));
+    p[1] = good;
+    check_error_says(MPI_Startall(2, p), MPI_ERR_REQUEST, "MPI_Startall of a non-persistent request",
+                     "(array_of_requests[1]) is not persistent");
+    p[1] = MPI_REQUEST_NULL;
+    check_error_says(MPI_Startall(2, p), MPI_ERR_REQUEST, "MPI_Startall of MPI_REQUEST_NULL",
+                     "MPI_Startall: array_of_requests[1] is MPI_REQUEST_NULL");
+    CHECK_MPI(MPI_Request_free(&p[0]));
+
+    check_error_says(MPI_Test(&good, NULL, &st), MPI_ERR_ARG, "MPI_Test with NULL flag", "MPI_Test: flag is NULL");
+    check_error_says(MPI_Test(NULL, &flag, &st), MPI_ERR_ARG, "MPI_Test with NULL request",
+                     "MPI_Test: request is NULL");
+    check_error_says(MPI_Testany(1, &good, NULL, &flag, &st), MPI_ERR_ARG, "MPI_Testany with NULL index",
+                     "MPI_Testany: index is NULL");
+    check_error_says(MPI_Testany(1, &good, &index, NULL, &st), MPI_ERR_ARG, "MPI_Testany with NULL flag",
+                     "MPI_Testany: flag is NULL");
+    check_error_says(MPI_Waitsome(1, &good, NULL, indices, MPI_STATUSES_IGNORE), MPI_ERR_ARG,
+                     "MPI_Waitsome with NULL outcount", "MPI_Waitsome: outcount is NULL");
+    check_error_says(MPI_Testsome(1, &good, &outcount, NULL, MPI_STATUSES_IGNORE), MPI_ERR_ARG,
+                     "MPI_Testsome with NULL indices", "MPI_Testsome: array_of_indices is NULL");
+    status_poison(&st);
+    check_error_says(MPI_Get_count(MPI_STATUS_IGNORE, MPI_INT, &n), MPI_ERR_ARG,
+                     "MPI_Get_count of MPI_STATUS_IGNORE", "MPI_Get_count: status is NULL (MPI_STATUS_IGNORE)");
+    check_error_says(MPI_Get_count(&st, MPI_INT, NULL), MPI_ERR_ARG, "MPI_Get_count with NULL count",
+                     "MPI_Get_count: count is NULL");
+    check_error_says(MPI_Get_elements(&st, MPI_INT, NULL), MPI_ERR_ARG, "MPI_Get_elements with NULL count",
+                     "MPI_Get_elements: count is NULL");
+    MPI_Count nx = 0;
+    check_error_says(MPI_Get_elements_x(MPI_STATUS_IGNORE, MPI_INT, &nx), MPI_ERR_ARG,
+                     "MPI_Get_elements_x of MPI_STATUS_IGNORE", "MPI_Get_elements_x: status is NULL");
+    check_error_says(MPI_Test_cancelled(NULL, &flag), MPI_ERR_ARG, "MPI_Test_cancelled of NULL",
+                     "MPI_Test_cancelled: status is NULL");
+    check_error_says(MPI_Test_cancelled(&st, NULL), MPI_ERR_ARG, "MPI_Test_cancelled with NULL flag",
+                     "MPI_Test_cancelled: flag is NULL");
+    check_error_says(MPI_Error_string(MPI_ERR_ARG, NULL, &n), MPI_ERR_ARG, "MPI_Error_string with NULL string",
+                     "MPI_Error_string: string is NULL");
+
+    CHECK_MPI(MPI_Cancel(&good));
+    CHECK_MPI(MPI_Wait(&good, MPI_STATUS_IGNORE));
+}
+#endif
+
 int main(int argc, char **argv)
 {
     CHECK_MPI(MPI_Init(&argc, &argv));
@@ -587,6 +659,9 @@ int main(int argc, char **argv)
     check_user_handler(size);
     check_array_errors();
     check_status_error_kept();
+#ifdef SHMPI
+    check_messages();
+#endif
     check_still_works(rank, size);
 
     CHECK_MPI(MPI_Finalize());
