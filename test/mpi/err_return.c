@@ -50,6 +50,9 @@
  *    MPI_Startall; a NULL output of a call that takes two names the NULL
  *    one (MPI_Test, MPI_Testany, MPI_Waitsome, MPI_Testsome, MPI_Get_count,
  *    MPI_Get_elements(_x), MPI_Test_cancelled, MPI_Error_string).
+ *    MPI_Startall of a receive and a buffered send with no buffer attached
+ *    fails with MPI_ERR_BUFFER naming the send, and starts nothing: the
+ *    receive stays inactive (MPICH starts it).
  */
 #include "check.h"
 
@@ -611,7 +614,18 @@ static void check_messages(void)
     p[1] = MPI_REQUEST_NULL;
     check_error_says(MPI_Startall(2, p), MPI_ERR_REQUEST, "MPI_Startall of MPI_REQUEST_NULL",
                      "MPI_Startall: array_of_requests[1] is MPI_REQUEST_NULL");
+
+    /* A buffered send with no buffer: nothing starts, not even the
+     * receive before it. */
+    CHECK_MPI(MPI_Bsend_init(&n, 1, MPI_INT, me, 801, MPI_COMM_WORLD, &p[1]));
+    check_error_says(MPI_Startall(2, p), MPI_ERR_BUFFER, "MPI_Startall of a buffered send with no buffer",
+                     "(array_of_requests[1]) is a buffered send (MPI_Bsend_init) of 4 bytes, and no buffer is "
+                     "attached");
+    flag = 0;
+    CHECK_MPI(MPI_Test(&p[0], &flag, MPI_STATUS_IGNORE));
+    CHECKF(flag == 1, "a failed MPI_Startall started the receive before the buffered send");
     CHECK_MPI(MPI_Request_free(&p[0]));
+    CHECK_MPI(MPI_Request_free(&p[1]));
 
     check_error_says(MPI_Test(&good, NULL, &st), MPI_ERR_ARG, "MPI_Test with NULL flag", "MPI_Test: flag is NULL");
     check_error_says(MPI_Test(NULL, &flag, &st), MPI_ERR_ARG, "MPI_Test with NULL request",
