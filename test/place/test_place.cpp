@@ -333,12 +333,17 @@ TEST(Map, MissingLevelsFallBackWithANote) {
     EXPECT_EQ(m.ranks[1].cpus, (std::vector<int>{0, 1, 2, 3}));
 }
 
+/// 3 packages of 2 cores; only package 0 has an L3 (an XML topology can
+/// say that).
+std::vector<Pu> one_l3_of_three() {
+    return {Pu{0, 0, 0, 0, 0}, Pu{1, 1, 0, 0, 0}, Pu{2, 2, -1, 0, 1},
+            Pu{3, 3, -1, 0, 1}, Pu{4, 4, -1, 0, 2}, Pu{5, 5, -1, 0, 2}};
+}
+
 TEST(Map, PusWithoutTheLevelKeepTheirCore) {
-    // 3 packages of 2 cores; only package 0 has an L3 (an XML topology
-    // can say that).  Before, the L3-less PUs counted as one L3 and ranks
-    // 1 and 2 were bound across packages 1 and 2.
-    const std::vector<Pu> pus = {Pu{0, 0, 0, 0, 0}, Pu{1, 1, 0, 0, 0},  Pu{2, 2, -1, 0, 1},
-                                 Pu{3, 3, -1, 0, 1}, Pu{4, 4, -1, 0, 2}, Pu{5, 5, -1, 0, 2}};
+    // Before, the L3-less PUs counted as one L3 and ranks 1 and 2 were
+    // bound across packages 1 and 2.
+    const std::vector<Pu> pus = one_l3_of_three();
     MapRequest req;
     req.nranks = 3;
     req.bind = Bind::kL3;
@@ -352,13 +357,11 @@ TEST(Map, PusWithoutTheLevelKeepTheirCore) {
 }
 
 TEST(Map, SpreadCountsACoreWithoutTheLevelAsItsOwnObject) {
-    // The topology above: only package 0 has an L3.  Before, the four
-    // L3-less cores counted as one L3, so l3cache:spread put rank 2 beside
-    // rank 0 in L3 0 while cores 3-5 were still empty.  Now each of them
-    // counts as an L3 of its own, as --bind-to l3cache binds a rank there to
-    // its core.
-    const std::vector<Pu> pus = {Pu{0, 0, 0, 0, 0}, Pu{1, 1, 0, 0, 0},  Pu{2, 2, -1, 0, 1},
-                                 Pu{3, 3, -1, 0, 1}, Pu{4, 4, -1, 0, 2}, Pu{5, 5, -1, 0, 2}};
+    // Before, the four L3-less cores counted as one L3, so l3cache:spread
+    // put rank 2 beside rank 0 in L3 0 while cores 3-5 were still empty.
+    // Now each of them counts as an L3 of its own, as --bind-to l3cache
+    // binds a rank there to its core.
+    const std::vector<Pu> pus = one_l3_of_three();
     MapRequest req;
     req.nranks = 6;
     req.bind = Bind::kCore;
