@@ -42,11 +42,9 @@ std::uint64_t eager_limit_from_env(std::uint64_t fallback) {
 /// SHMPI_STAGED_PIECES: 0 or 1 fixes how non-contiguous stream pieces are
 /// filled (PieceWays); unset, empty or "auto" leaves it to their timing.
 std::optional<PieceWays::Way> staged_pieces_from_env() {
-    const char* v = std::getenv("SHMPI_STAGED_PIECES");
-    if (v == nullptr || *v == '\0' || std::strcmp(v, "auto") == 0) return std::nullopt;
-    if (std::strcmp(v, "0") == 0) return PieceWays::Way::Direct;
-    if (std::strcmp(v, "1") == 0) return PieceWays::Way::Staged;
-    throw MpiError(MPI_ERR_ARG, fmt::format("MPI_Init: SHMPI_STAGED_PIECES={} is not 0, 1 or auto", v));
+    const auto v = shm::choice_setting("SHMPI_STAGED_PIECES", {"0", "1", "auto"});
+    if (!v || *v == "auto") return std::nullopt;
+    return *v == "0" ? PieceWays::Way::Direct : PieceWays::Way::Staged;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <numeric>
 
+#include "dtype/wide_copy.hpp"
 #include "errors.hpp"
 
 namespace shmpi {
@@ -16,6 +17,7 @@ Runtime::Runtime(int thread_level, int required)
     // The settings read from here on are the same in every rank: a bad one
     // is reported once for the job (rethrow_init_failure()).
     try {
+        dtype::check_copy_settings();
         engine_ = std::make_unique<p2p::Engine>(*transport_);
         coll_selection_ = coll::Selection::from_environment(transport_->rank() == 0);
         build_communicators();

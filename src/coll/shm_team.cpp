@@ -47,10 +47,10 @@ ShmTuning tuning_from_environment() {
         static_cast<int>(shm::integer_setting("SHMPI_COLL_SHM_PIPELINE_BAND", 1, 30).value_or(t.pipeline_band));
     t.direct_min = shm::integer_setting("SHMPI_COLL_SHM_DIRECT", 0, 1L << 40).value_or(t.direct_min);
     t.rsag_min = shm::integer_setting("SHMPI_COLL_SHM_RSAG", 0, 1L << 40).value_or(t.rsag_min);
-    t.stream = static_cast<int>(shm::integer_setting("SHMPI_COLL_SHM_STREAM", -1, 1).value_or(t.stream));
+    t.stream = static_cast<int>(shm::integer_or_auto_setting("SHMPI_COLL_SHM_STREAM", -1, 1).value_or(t.stream));
     t.spread_max = shm::integer_setting("SHMPI_COLL_SHM_SPREAD", 0, 1L << 40).value_or(t.spread_max);
     t.alltoall_direct_above =
-        shm::integer_setting("SHMPI_COLL_SHM_ALLTOALL", -1, 1L << 40).value_or(t.alltoall_direct_above);
+        shm::integer_or_auto_setting("SHMPI_COLL_SHM_ALLTOALL", -1, 1L << 40).value_or(t.alltoall_direct_above);
     return t;
 }
 

@@ -14,6 +14,8 @@
 
 #include <fmt/format.h>
 
+#include "shm/settings.hpp"
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define SHMPI_WIDE_COPIES 1
 #include <immintrin.h>
@@ -583,6 +585,12 @@ std::int64_t cache_bytes(int level) {
 bool env_is(const char* var, const char* value) {
     const char* env = std::getenv(var);
     return env != nullptr && std::strcmp(env, value) == 0;
+}
+
+void check_copy_settings() {
+    shm::choice_setting("SHMPI_WIDE_COPIES", {"0", "1", "256", "512"});
+    shm::choice_setting("SHMPI_ALIGNED_STORES", {"0", "1", "auto"});
+    shm::choice_setting("SHMPI_STREAMED_PACKS", {"0", "1", "auto"});
 }
 
 bool wide_copies() {

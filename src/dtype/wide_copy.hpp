@@ -71,9 +71,15 @@ namespace shmpi::dtype {
 
 /// True when the environment variable `var` holds exactly `value`: the
 /// switches (SHMPI_WIDE_COPIES, SHMPI_ALIGNED_STORES, SHMPI_STREAMED_PACKS)
-/// that pick one of the engine's loops, to compare them in one binary;
-/// other values are ignored.
+/// that pick one of the engine's loops, to compare them in one binary.
+/// The engine reads them when it first needs them; MPI_Init checks their
+/// values first (check_copy_settings()).
 bool env_is(const char* var, const char* value);
+
+/// Throws shm::SegmentError naming a switch of env_is() whose value is not
+/// one the engine knows (a typo such as SHMPI_WIDE_COPIES=off would
+/// otherwise leave the default in force without a word).
+void check_copy_settings();
 
 /// Bytes of the level-`level` data (or unified) cache of the CPU this
 /// process first asked from, or -1 when neither the kernel nor the C

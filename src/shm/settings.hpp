@@ -7,7 +7,9 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <initializer_list>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "shm/segment.hpp"
@@ -41,6 +43,37 @@ inline std::optional<long long> integer_setting(const char* name, long long lo, 
     const char* v = std::getenv(name);
     if (v == nullptr || *v == '\0') return std::nullopt;
     return integer_setting_value(name, v, lo, hi, who);
+}
+
+/// integer_setting() for a setting whose default is automatic: "auto"
+/// (or unset, or empty) gives nullopt; the error message says that "auto"
+/// is accepted too.
+inline std::optional<long long> integer_or_auto_setting(const char* name, long long lo, long long hi,
+                                                        std::string_view who = kReadInInit) {
+    const char* v = std::getenv(name);
+    if (v == nullptr || *v == '\0' || std::string_view(v) == "auto") return std::nullopt;
+    try {
+        return integer_setting_value(name, v, lo, hi, who);
+    } catch (const SegmentError&) {
+        throw SegmentError(fmt::format("shmpi: {}{}={} is not auto or a number in {}..{}", who, name, v, lo, hi));
+    }
+}
+
+/// The environment variable `name` as one of `choices` (returned as the
+/// choice), or nullopt when it is unset or empty.  Anything else throws
+/// SegmentError "shmpi: <who>NAME=value is not 0, 1 or auto".
+inline std::optional<std::string_view> choice_setting(const char* name, std::initializer_list<std::string_view> choices,
+                                                      std::string_view who = kReadInInit) {
+    const char* v = std::getenv(name);
+    if (v == nullptr || *v == '\0') return std::nullopt;
+    std::string listed;
+    std::size_t i = 0;
+    for (const std::string_view c : choices) {
+        if (c == v) return c;
+        listed += fmt::format("{}{}", i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ", c);
+        ++i;
+    }
+    throw SegmentError(fmt::format("shmpi: {}{}={} is not {}", who, name, v, listed));
 }
 
 }  // namespace shmpi::shm

@@ -834,13 +834,17 @@ def mpi_abort(m, d):
 
 def mpi_unknown_coll_setting(m, d):
     """A SHMPI_COLL_* variable shmpi does not read (a typo) is noted once,
-    by rank 0; known ones are not."""
+    by rank 0; known ones are not, nor "auto" where that is the default."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SHMPI_")}
     for extra, want in (({"SHMPI_COLL_ALLREDUSE": "linear", "SHMPI_COLL_SHM_FLAT": "4"},
                          "shmpi: note: SHMPI_COLL_ALLREDUSE is not a setting of shmpi's collectives, and has no "
                          "effect (docs/COLLECTIVES.md lists SHMPI_COLL_<COLLECTIVE>, README.md the others)\n"),
                         ({"SHMPI_COLL_ALLREDUCE": "linear", "SHMPI_COLL_REGIONS": "2",
-                          "SHMPI_COLL_SHM_ALLTOALL": "0"}, "")):
+                          "SHMPI_COLL_SHM_ALLTOALL": "0"}, ""),
+                        # "auto", the default the README gives, is a value too.
+                        ({"SHMPI_COLL_SHM_ALLTOALL": "auto", "SHMPI_COLL_SHM_STREAM": "auto",
+                          "SHMPI_STAGED_PIECES": "auto", "SHMPI_ALIGNED_STORES": "auto",
+                          "SHMPI_STREAMED_PACKS": "auto", "SHMPI_WIDE_COPIES": "256"}, "")):
         p = subprocess.run([m, "-n", "3", prog(d, "print_env"), "X_UNSET"], env={**env, **extra},
                            capture_output=True, timeout=60)
         check(p.returncode == 0 and p.stderr.decode() == want, f"{extra}: rc {p.returncode}, stderr {p.stderr!r}")
@@ -857,7 +861,11 @@ def mpi_bad_setting(m, d):
             ("SHMPI_STAGED_PIECES", "yes", "SHMPI_STAGED_PIECES=yes is not 0, 1 or auto"),
             ("SHMPI_SPIN_US", "-1", "SHMPI_SPIN_US=-1 is not a number in 0..10000000"),
             ("SHMPI_COLL_SHM_BAND", "0", "SHMPI_COLL_SHM_BAND=0 is not a number in 1..30"),
-            ("SHMPI_COLL_SHM_ALLTOALL", "-2", "SHMPI_COLL_SHM_ALLTOALL=-2 is not a number in -1..1099511627776"),
+            ("SHMPI_COLL_SHM_ALLTOALL", "-2", "SHMPI_COLL_SHM_ALLTOALL=-2 is not auto or a number in -1..1099511627776"),
+            ("SHMPI_COLL_SHM_STREAM", "always", "SHMPI_COLL_SHM_STREAM=always is not auto or a number in -1..1"),
+            ("SHMPI_WIDE_COPIES", "off", "SHMPI_WIDE_COPIES=off is not 0, 1, 256 or 512"),
+            ("SHMPI_ALIGNED_STORES", "2", "SHMPI_ALIGNED_STORES=2 is not 0, 1 or auto"),
+            ("SHMPI_STREAMED_PACKS", "yes", "SHMPI_STREAMED_PACKS=yes is not 0, 1 or auto"),
             ("SHMPI_COLL", "fastest", "SHMPI_COLL=fastest names no collective algorithm")):
         for n in ("4", "8"):
             p = subprocess.run([m, "-n", n, prog(d, "print_env"), "X_UNSET"], env={**env, var: value},
