@@ -143,7 +143,11 @@ void Bounds::add(const Datatype& c, std::int64_t n, std::int64_t dmin, std::int6
     }
     // Copy k of the block sits at d + k * extent: the block spans
     // [d + lo, d + hi] beyond one copy.
-    const std::int64_t span = build::mul(n - 1, c.extent, fn_, "block length * extent");
+    std::int64_t span = 0;
+    if (__builtin_mul_overflow(n - 1, c.extent, &span)) {
+        build::overflow(fn_, fmt::format("the span of a block of {} elements of {} (extent {} bytes)", n, c.name,
+                                         c.extent));
+    }
     const std::int64_t lo = std::min<std::int64_t>(0, span);
     const std::int64_t hi = std::max<std::int64_t>(0, span);
     const std::int64_t lb = build::add(build::add(dmin, c.lb, fn_, "displacement + lb"), lo, fn_,

@@ -12,6 +12,7 @@
 
 #include <boost/interprocess/shared_memory_object.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cassert>
 #include <cerrno>
 #include <cstddef>
@@ -45,21 +46,32 @@ std::uint32_t env_u32(const char* name, std::uint32_t fallback, bool zero_ok = f
     return static_cast<std::uint32_t>(integer_setting(name, zero_ok ? 0 : 1, max, kReadByLauncher).value_or(fallback));
 }
 
+/// The size and the free bytes of /dev/shm, or -1 each when statvfs cannot
+/// tell.
+struct DevShm {
+    double total = -1;
+    double free = -1;
+};
+DevShm dev_shm() {
+    struct statvfs vfs {};
+    if (statvfs("/dev/shm", &vfs) != 0) return {};
+    const auto block = static_cast<double>(vfs.f_frsize);
+    return {static_cast<double>(vfs.f_blocks) * block, static_cast<double>(vfs.f_bavail) * block};
+}
+double dev_shm_free() { return dev_shm().free; }
+
 /// The message for a /dev/shm without room: how much is free, how much the
-/// job needs, and the ways to make room.
+/// job needs, and the ways to make room, with a size that would hold the
+/// segment besides what /dev/shm holds now (whole GiB, 1 at least).
 std::string no_room_message(double avail_bytes, std::uint32_t nranks, std::size_t size) {
+    const DevShm d = dev_shm();
+    const double used = d.total >= 0 && d.free >= 0 ? d.total - d.free : 0;
+    const double gib = std::max(1.0, std::ceil((used + static_cast<double>(size)) / (1024.0 * 1048576.0)));
     return fmt::format(
         "shmpi: /dev/shm has {:.1f} MiB free but the segment for {} ranks needs {:.1f} MiB; "
         "free space there (stale files: ls -l /dev/shm) or enlarge it "
-        "(mount -o remount,size=1G /dev/shm; docker run --shm-size=1g), or run fewer ranks",
-        avail_bytes / 1048576.0, nranks, static_cast<double>(size) / 1048576.0);
-}
-
-/// Free bytes in /dev/shm, or -1 when statvfs cannot tell.
-double dev_shm_free() {
-    struct statvfs vfs {};
-    if (statvfs("/dev/shm", &vfs) != 0) return -1;
-    return static_cast<double>(vfs.f_bavail) * static_cast<double>(vfs.f_frsize);
+        "(mount -o remount,size={:.0f}G /dev/shm; docker run --shm-size={:.0f}g), or run fewer ranks",
+        avail_bytes / 1048576.0, nranks, static_cast<double>(size) / 1048576.0, gib, gib);
 }
 
 /// The first line of `path`, or "" when it cannot be read.

@@ -118,6 +118,11 @@ int main(int argc, char **argv)
     rc = MPI_Bcast(buf, 1 << 30, far_apart, 0, MPI_COMM_WORLD);
     CHECKF(check_error_class(rc) == MPI_ERR_COUNT, "Bcast spanning 2^70 bytes: class %d", check_error_class(rc));
     expect_text(rc, "MPI_Bcast: buffer holds 1073741824 elements");
+    /* A contiguous type whose copies would span more than MPI_Aint: the
+     * message names the count the caller passed. */
+    rc = MPI_Type_contiguous(1 << 24, far_apart, &u);
+    CHECKF(check_error_class(rc) == MPI_ERR_ARG, "contiguous spanning 2^64 bytes: class %d", check_error_class(rc));
+    expect_text(rc, "MPI_Type_contiguous: the span of a block of 16777216 elements");
     CHECK_MPI(MPI_Type_free(&far_apart));
     rc = MPI_Send(buf, 1, MPI_UB, rank, 0, MPI_COMM_WORLD);
     CHECKF(check_error_class(rc) == MPI_ERR_TYPE, "MPI_UB as a data type: class %d", check_error_class(rc));

@@ -59,6 +59,16 @@ grep -q 'shm-size\|remount' "$out" || fail "the message does not say how to enla
 [[ $(grep -c . "$out") -le 2 ]] || fail "more than the one message (did ranks start?)"
 echo "run-small-devshm.sh: too small: PASS (exit status $rc)"
 
+# The size the message suggests holds the segment: a 2 GiB segment (8192
+# cells a ring) wants size=3G, not the 1G once written for every job.
+run_in_devshm 1m env SHMPI_RING_CELLS=8192 "$mpirun" -n 8 "$prog"
+[[ $rc -ne 0 && $rc -lt 124 ]] || fail "a 2 GiB segment in a 1 MiB /dev/shm: exit status $rc"
+need=$(sed -n 's/.* needs \([0-9]*\)\.[0-9]* MiB.*/\1/p' "$out")
+suggested=$(sed -n 's/.*remount,size=\([0-9]*\)G .*/\1/p' "$out")
+[[ -n $need && -n $suggested ]] || fail "no size needed or suggested in the message"
+((suggested * 1024 >= need)) || fail "the message suggests ${suggested}G for a segment of $need MiB"
+echo "run-small-devshm.sh: suggested size: PASS (${suggested}G for $need MiB)"
+
 # Room for the segment only without most of its wide cells: 4 ranks on one
 # CPU get 4 MiB of them a rank by default (a segment of about 27 MiB; 15
 # MiB with 1 MiB a rank), so in 20 MiB mpirun shrinks them to 1 MiB, says
