@@ -37,13 +37,14 @@ inline constexpr const char* kMapWords =
     "core, l3cache, numa or package, optionally followed by :compact or :spread";
 
 /// The Bind that `word` names, or nothing.  "auto" is not a word users type.
+/// "socket", Open MPI's and MPICH's word, is package.
 inline std::optional<Bind> parse_bind(std::string_view word) {
     if (word == "none") return Bind::kNone;
     if (word == "hwthread") return Bind::kHwthread;
     if (word == "core") return Bind::kCore;
     if (word == "l3cache") return Bind::kL3;
     if (word == "numa") return Bind::kNuma;
-    if (word == "package") return Bind::kPackage;
+    if (word == "package" || word == "socket") return Bind::kPackage;
     return std::nullopt;
 }
 
@@ -70,8 +71,9 @@ inline std::string_view level_name(Level l) {
     return "?";
 }
 
-/// Parses LEVEL[:compact|:spread].  Without a modifier, core is compact and
-/// the other levels spread (as Open MPI's --map-by numa does).
+/// Parses LEVEL[:compact|:spread] ("socket" is package, as for
+/// parse_bind()).  Without a modifier, core is compact and the other levels
+/// spread (as Open MPI's --map-by numa does).
 inline std::optional<MapBy> parse_map_by(std::string_view text) {
     const std::size_t colon = text.find(':');
     const std::string_view word = text.substr(0, colon);
@@ -82,7 +84,7 @@ inline std::optional<MapBy> parse_map_by(std::string_view text) {
         m.level = Level::kL3;
     } else if (word == "numa") {
         m.level = Level::kNuma;
-    } else if (word == "package") {
+    } else if (word == "package" || word == "socket") {
         m.level = Level::kPackage;
     } else {
         return std::nullopt;

@@ -312,7 +312,7 @@ def topo_tool_errors(mpirun, topo, probe):
 
 def bad_requests(mpirun, topo, probe):
     for args, env, needle in (
-            (["--bind-to", "socket"], {}, "--bind-to 'socket': expected none, hwthread, core, l3cache, numa or package"),
+            (["--bind-to", "board"], {}, "--bind-to 'board': expected none, hwthread, core, l3cache, numa or package"),
             (["--map-by", "numa:wide"], {}, "--map-by 'numa:wide': expected core, l3cache, numa or package"),
             (["--cpu-list", "1-"], {}, "--cpu-list '1-': expected CPU numbers and ranges"),
             ([], {"SHMPI_TOPOLOGY": "pack:2 fish:3"}, "SHMPI_TOPOLOGY='pack:2 fish:3': neither an XML file nor"),

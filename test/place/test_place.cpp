@@ -56,7 +56,8 @@ TEST(Policy, BindWords) {
     EXPECT_EQ(parse_bind("l3cache"), Bind::kL3);
     EXPECT_EQ(parse_bind("numa"), Bind::kNuma);
     EXPECT_EQ(parse_bind("package"), Bind::kPackage);
-    EXPECT_FALSE(parse_bind("socket"));
+    EXPECT_EQ(parse_bind("socket"), Bind::kPackage) << "Open MPI's and MPICH's word";
+    EXPECT_FALSE(parse_bind("board"));
     EXPECT_FALSE(parse_bind("auto"));
     EXPECT_FALSE(parse_bind(""));
 }
@@ -69,7 +70,9 @@ TEST(Policy, MapByWords) {
     EXPECT_EQ(parse_map_by("package"), (MapBy{Level::kPackage, true}));
     EXPECT_FALSE(parse_map_by("numa:"));
     EXPECT_FALSE(parse_map_by("numa:wide"));
-    EXPECT_FALSE(parse_map_by("socket"));
+    EXPECT_EQ(parse_map_by("socket"), (MapBy{Level::kPackage, true}));
+    EXPECT_EQ(parse_map_by("socket:compact"), (MapBy{Level::kPackage, false}));
+    EXPECT_FALSE(parse_map_by("board"));
     EXPECT_EQ(map_by_name(MapBy{Level::kNuma, true}), "numa:spread");
 }
 

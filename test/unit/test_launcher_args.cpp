@@ -213,8 +213,8 @@ TEST(LauncherArgs, BindTo) {
     EXPECT_EQ(run_args({"--bind-to", "none", "./a"}).bind_to, BindTo::kNone);
     EXPECT_EQ(run_args({"-bind-to", "core", "./a"}).bind_to, BindTo::kCore);
     EXPECT_EQ(run_args({"--bind-to=core", "--bind-to", "none", "./a"}).bind_to, BindTo::kNone);
-    const std::string err = error_of({"--bind-to", "socket", "./a"});
-    EXPECT_NE(err.find("--bind-to 'socket'"), std::string::npos) << err;
+    const std::string err = error_of({"--bind-to", "board", "./a"});
+    EXPECT_NE(err.find("--bind-to 'board'"), std::string::npos) << err;
 }
 
 TEST(LauncherArgs, OpenMpiFlagsAreAcceptedAndIgnored) {
