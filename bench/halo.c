@@ -58,9 +58,9 @@ struct options {
     int spread;   /* --nodes spread:N (rank r on node r % N) or compact:N */
 };
 
-static void usage(void)
+static void usage(FILE *to)
 {
-    fprintf(stderr, "usage: halo [--n SIDE] [--iters N] [--warmup N] [--reorder 0|1|both] "
+    fprintf(to, "usage: halo [--n SIDE] [--iters N] [--warmup N] [--reorder 0|1|both] "
                     "[--mode p2p|neighbor|both] [--nodes spread:N|compact:N] [--csv]\n");
 }
 
@@ -77,7 +77,9 @@ static int parse(int argc, char **argv, struct options *o)
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--csv") == 0) {
+        if (strcmp(a, "--help") == 0) {
+            return 1;
+        } else if (strcmp(a, "--csv") == 0) {
             o->csv = 1;
         } else if (v == NULL) {
             return -1;
@@ -339,11 +341,13 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     struct options o;
-    if (parse(argc, argv, &o) != 0) {
+    const int parsed = parse(argc, argv, &o);
+    if (parsed != 0) {
+        /* --help: the usage on stdout, status 0; a bad option: on stderr, 1. */
         if (wrank == 0)
-            usage();
+            usage(parsed > 0 ? stdout : stderr);
         MPI_Finalize();
-        return 1;
+        return parsed > 0 ? 0 : 1;
     }
     const char *prefix = "#";
     if (wrank == 0) {
