@@ -305,7 +305,12 @@ def topo_tool_errors(mpirun, topo, probe):
             (["--topology", "core:2 pu:1", "-n", "2", "--bind-to", "auto"], {},
              "shmpi-topo: --bind-to 'auto': expected none, hwthread, core"),
             (["--topology", "core:2 pu:1", "-n", "2", "--cpu-list", "0-70000"], {},
-             "shmpi-topo: --cpu-list '0-70000': 70001 CPUs, but a CPU list may name at most 65536\n")):
+             "shmpi-topo: --cpu-list '0-70000': 70001 CPUs, but a CPU list may name at most 65536\n"),
+            # Asked for, locality order needs the places of every member.
+            (["--topology", "core:2 pu:1", "-n", "4", "--tree", "8", "--tree-order", "locality"], {},
+             "shmpi-topo: --tree-order locality needs -n equal to the tree size (-n 4, --tree 8)\n"),
+            (["--tree", "8", "--tree-order", "locality"], {},
+             "shmpi-topo: --tree-order locality needs -n equal to the tree size (-n 0, --tree 8)\n")):
         rc, out, err = run([topo] + args, env)
         check(rc == 2 and needle in err and out == "", f"{args} {env}: rc {rc}: {out!r} {err!r}")
 

@@ -139,7 +139,7 @@ int main(int argc, char** argv) {
                    "small payloads)")
         ->type_name("B")
         ->check(CLI::Range(1, 1 << 20));
-    app.add_option("--tree-order", tree_order,
+    CLI::Option* order_opt = app.add_option("--tree-order", tree_order,
                    "locality (default): members sorted by place (package, NUMA node, L3, core), "
                    "as the broadcast and barrier trees are built (needs -n equal to the tree size); "
                    "rank: tree positions are ranks, as in the reductions")
@@ -155,6 +155,14 @@ int main(int argc, char** argv) {
         // --help and --version exit 0; every mistake exits 2, as mpirun's.
         const int rc = app.exit(e);
         return rc == 0 ? 0 : 2;
+    }
+    if (order_opt->count() > 0 && tree_order == "locality" && tree_members > 0 &&
+        tree_members != static_cast<int>(nranks)) {
+        // Without a rank map of the tree's size there are no places to sort
+        // by: asked for, that is a mistake, not a reason for rank order.
+        fmt::print(stderr, "shmpi-topo: --tree-order locality needs -n equal to the tree size (-n {}, --tree {})\n",
+                   nranks, tree_members);
+        return 2;
     }
 
     try {
