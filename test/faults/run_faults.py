@@ -405,6 +405,27 @@ def sh_timeout(m, _):
     run_timeout(m, 2, ["sh", "-c", SH_WAIT])
 
 
+def sh_mpiexec_timeout(m, _):
+    """MPICH's MPIEXEC_TIMEOUT is --timeout when the command line has none;
+    --timeout wins over it; a bad value is a usage error."""
+    launch = Launch(m, ["-n", "2", "sh", "-c", SH_WAIT], env_extra={"MPIEXEC_TIMEOUT": "0.5"})
+    rc = launch.wait()
+    expect(launch, rc, 124, ["the job ran longer than MPIEXEC_TIMEOUT=0.5 s"], stderr_lines=1)
+    elapsed = launch.ended - launch.started
+    check(0.5 <= elapsed, f"MPIEXEC_TIMEOUT=0.5 ended the job after {elapsed:.3f} s")
+    check_soon(elapsed < 0.5 + GONE_WITHIN_S + 0.5, f"MPIEXEC_TIMEOUT=0.5 ended the job after {elapsed:.3f} s")
+    launch.check_nothing_left()
+    launch = Launch(m, ["-n", "2", "--timeout", "0.5", "sh", "-c", SH_WAIT], env_extra={"MPIEXEC_TIMEOUT": "100"})
+    rc = launch.wait()
+    expect(launch, rc, 124, ["the job ran longer than --timeout 0.5 s"], stderr_lines=1)
+    launch.check_nothing_left()
+    for value in ("0", ""):
+        launch = Launch(m, ["-n", "1", "true"], env_extra={"MPIEXEC_TIMEOUT": value})
+        expect(launch, launch.wait(), 0, stderr_lines=0)
+    launch = Launch(m, ["-n", "1", "true"], env_extra={"MPIEXEC_TIMEOUT": "10s"})
+    expect(launch, launch.wait(), 2, ["MPIEXEC_TIMEOUT='10s': expected a number of seconds"], stderr_lines=1)
+
+
 # Ranks that are shells with children of their own: mpirun (their child
 # subreaper) must end those too when the job ends early.
 SH_FAMILY = 'echo ready $SHMPI_RANK $$; sleep 30 & sleep 30 | cat; wait'

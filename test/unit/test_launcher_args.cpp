@@ -481,6 +481,18 @@ TEST(OutputWait, Seconds) {
     }
 }
 
+// MPIEXEC_TIMEOUT (MPICH's --timeout): unset, empty or 0 is no limit.
+TEST(MpiexecTimeout, Seconds) {
+    EXPECT_EQ(parse_mpiexec_timeout(nullptr), 0.0);
+    EXPECT_EQ(parse_mpiexec_timeout(""), 0.0);
+    EXPECT_EQ(parse_mpiexec_timeout("0"), 0.0);
+    EXPECT_EQ(parse_mpiexec_timeout("30"), 30.0);
+    EXPECT_EQ(parse_mpiexec_timeout("0.5"), 0.5);
+    for (const char* bad : {"-1", "1e10", "inf", "10s", "ten"}) {
+        EXPECT_FALSE(parse_mpiexec_timeout(bad).has_value()) << bad;
+    }
+}
+
 }  // namespace
 }  // namespace shmpi::launcher
 

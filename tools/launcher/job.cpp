@@ -542,7 +542,7 @@ int Job::report() {
             say(fmt::format("received signal {} ({}); ending the job", c.value, strsignal(c.value)));
             return 128 + c.value;
         case EndCause::Kind::kTimeout:
-            say(fmt::format("the job ran longer than --timeout {} s; ending the job", args_.timeout_s));
+            say(fmt::format("the job ran longer than {}{} s; ending the job", args_.timeout_from, args_.timeout_s));
             return 124;
         case EndCause::Kind::kDeadlock:
             say(

@@ -114,7 +114,7 @@ void declare_options(CLI::App& app, RawOptions& raw) {
                    "forwarded anyway); may be repeated")
         ->type_name("VAR[=VALUE]")
         ->allow_extra_args(false);
-    app.add_option("--timeout", raw.timeout, "End the job after S seconds (exit status 124)")
+    app.add_option("--timeout", raw.timeout, "End the job after S seconds (exit status 124); MPICH's MPIEXEC_TIMEOUT=S does the same")
         ->type_name("S")
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     app.add_option("--deadlock-after", raw.deadlock_after,
@@ -245,6 +245,11 @@ std::string usage_error(std::string text) { return error(std::move(text)).messag
 
 std::optional<double> parse_output_wait(const char* value) {
     if (value == nullptr) return kDefaultOutputWait_s;
+    return to_seconds(value, true);
+}
+
+std::optional<double> parse_mpiexec_timeout(const char* value) {
+    if (value == nullptr || *value == '\0') return 0.0;
     return to_seconds(value, true);
 }
 

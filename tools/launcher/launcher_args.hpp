@@ -91,6 +91,11 @@ inline constexpr double kDefaultOutputWait_s = 10;
 /// number from 0 (no wait) to 1e9; nullopt when it is not one.
 std::optional<double> parse_output_wait(const char* value);
 
+/// MPICH's MPIEXEC_TIMEOUT, read when the command line has no --timeout:
+/// `value` (nullptr or "", not set; "0", no limit) in seconds, at most
+/// 1e9; nullopt when it is not such a number.
+std::optional<double> parse_mpiexec_timeout(const char* value);
+
 /// A job to run, as the command line describes it.
 struct LaunchArgs {
     std::uint32_t nranks = 1;               ///< every rank of the job: the first program's -n/-np/-c/--np
@@ -99,6 +104,9 @@ struct LaunchArgs {
     std::vector<AppContext> more_apps;      ///< the programs after `:`, in order (MPMD); usually none
     std::vector<EnvSetting> env;            ///< -x options in command-line order, then -genv/-env ones
     double timeout_s = 0;                   ///< --timeout; 0 means no limit
+    /// Where timeout_s came from, as the timeout message names it:
+    /// "--timeout " or "MPIEXEC_TIMEOUT=" (apply_mpiexec_timeout()).
+    std::string timeout_from = "--timeout ";
     /// --deadlock-after: end the job once every rank has waited this long in
     /// MPI with nothing moving in the segment (job.cpp); 0 turns it off.
     double deadlock_after_s = kDefaultDeadlockAfter_s;

@@ -239,7 +239,14 @@ int main(int argc, char** argv) {
         env_setting("SHMPI_KERNEL_COPIES", parse_kernel_copies, "auto, fast or slow");
     const std::optional<double> output_wait =
         env_setting("SHMPI_OUTPUT_WAIT", parse_output_wait, "a number of seconds from 0 to 1e9");
-    if (!rep_movsb || !kernel_copies || !output_wait) return kUsageError;
+    const std::optional<double> mpiexec_timeout =
+        env_setting("MPIEXEC_TIMEOUT", parse_mpiexec_timeout, "a number of seconds from 0 (no limit) to 1e9");
+    if (!rep_movsb || !kernel_copies || !output_wait || !mpiexec_timeout) return kUsageError;
+    if (cl.args.timeout_s <= 0 && *mpiexec_timeout > 0) {
+        // MPICH's spelling of --timeout; the command line wins.
+        cl.args.timeout_s = *mpiexec_timeout;
+        cl.args.timeout_from = "MPIEXEC_TIMEOUT=";
+    }
     const bool avoid_rep_movsb =
         *rep_movsb == RepMovsb::Avoid || (*rep_movsb == RepMovsb::Auto && short_distance_copies_slow());
     // (One rank has no one to copy to: its launch skips the race, 3-4 ms.)
