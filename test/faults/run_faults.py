@@ -262,13 +262,17 @@ def run_signal_to_mpirun(mpirun, nranks, argv, sig):
     launch.check_nothing_left(since=sent)
 
 
-def run_timeout(mpirun, nranks, argv):
-    launch = Launch(mpirun, ["-n", str(nranks), "--timeout", "0.5"] + argv)
+def run_timeout(mpirun, nranks, argv, via_env=False):
+    """A job of `argv` that --timeout 0.5 (or, `via_env`, MPICH's
+    MPIEXEC_TIMEOUT=0.5) ends with status 124 in time, leaving nothing."""
+    limit = "MPIEXEC_TIMEOUT=0.5" if via_env else "--timeout 0.5"
+    launch = Launch(mpirun, ["-n", str(nranks)] + ([] if via_env else ["--timeout", "0.5"]) + argv,
+                    env_extra={"MPIEXEC_TIMEOUT": "0.5"} if via_env else None)
     rc = launch.wait()
-    expect(launch, rc, 124, ["--timeout 0.5"], stderr_lines=1)
+    expect(launch, rc, 124, [limit], stderr_lines=1)
     elapsed = launch.ended - launch.started
-    check(0.5 <= elapsed, f"--timeout 0.5 ended the job after {elapsed:.3f} s")
-    check_soon(elapsed < 0.5 + GONE_WITHIN_S + 0.5, f"--timeout 0.5 ended the job after {elapsed:.3f} s")
+    check(0.5 <= elapsed, f"{limit} ended the job after {elapsed:.3f} s")
+    check_soon(elapsed < 0.5 + GONE_WITHIN_S + 0.5, f"{limit} ended the job after {elapsed:.3f} s")
     launch.check_nothing_left()
 
 
@@ -408,13 +412,7 @@ def sh_timeout(m, _):
 def sh_mpiexec_timeout(m, _):
     """MPICH's MPIEXEC_TIMEOUT is --timeout when the command line has none;
     --timeout wins over it; a bad value is a usage error."""
-    launch = Launch(m, ["-n", "2", "sh", "-c", SH_WAIT], env_extra={"MPIEXEC_TIMEOUT": "0.5"})
-    rc = launch.wait()
-    expect(launch, rc, 124, ["the job ran longer than MPIEXEC_TIMEOUT=0.5 s"], stderr_lines=1)
-    elapsed = launch.ended - launch.started
-    check(0.5 <= elapsed, f"MPIEXEC_TIMEOUT=0.5 ended the job after {elapsed:.3f} s")
-    check_soon(elapsed < 0.5 + GONE_WITHIN_S + 0.5, f"MPIEXEC_TIMEOUT=0.5 ended the job after {elapsed:.3f} s")
-    launch.check_nothing_left()
+    run_timeout(m, 2, ["sh", "-c", SH_WAIT], via_env=True)
     launch = Launch(m, ["-n", "2", "--timeout", "0.5", "sh", "-c", SH_WAIT], env_extra={"MPIEXEC_TIMEOUT": "100"})
     rc = launch.wait()
     expect(launch, rc, 124, ["the job ran longer than --timeout 0.5 s"], stderr_lines=1)
