@@ -30,7 +30,7 @@ constexpr const char* kBig = "pack:2 numa:2 l3:2 core:4 pu:1";
 
 Topology synthetic(const char* spec) { return Topology::from_spec(spec, "test"); }
 
-RankMap map_of(const Topology& t, std::uint32_t n, Bind bind, MapBy by = {},
+RankMap map_of(const std::vector<Pu>& pus, std::uint32_t n, Bind bind, MapBy by = {},
                std::vector<int> cpu_list = {}, bool oversubscribe = false) {
     MapRequest req;
     req.nranks = n;
@@ -38,7 +38,12 @@ RankMap map_of(const Topology& t, std::uint32_t n, Bind bind, MapBy by = {},
     req.map_by = by;
     req.cpu_list = std::move(cpu_list);
     req.oversubscribe = oversubscribe;
-    return compute_map(t.pus(), req);
+    return compute_map(pus, req);
+}
+
+RankMap map_of(const Topology& t, std::uint32_t n, Bind bind, MapBy by = {},
+               std::vector<int> cpu_list = {}, bool oversubscribe = false) {
+    return map_of(t.pus(), n, bind, by, std::move(cpu_list), oversubscribe);
 }
 
 std::vector<int> cores_of(const RankMap& m) {
@@ -346,12 +351,7 @@ std::vector<Pu> one_l3_of_three() {
 TEST(Map, PusWithoutTheLevelKeepTheirCore) {
     // Before, the L3-less PUs counted as one L3 and ranks 1 and 2 were
     // bound across packages 1 and 2.
-    const std::vector<Pu> pus = one_l3_of_three();
-    MapRequest req;
-    req.nranks = 3;
-    req.bind = Bind::kL3;
-    req.map_by = {Level::kPackage, true};
-    const RankMap m = compute_map(pus, req);
+    const RankMap m = map_of(one_l3_of_three(), 3, Bind::kL3, {Level::kPackage, true});
     EXPECT_EQ(m.ranks[0].cpus, (std::vector<int>{0, 1})) << "its L3";
     EXPECT_EQ(m.ranks[1].cpus, (std::vector<int>{2})) << "its core";
     EXPECT_EQ(m.ranks[2].cpus, (std::vector<int>{4})) << "its core";
@@ -365,26 +365,21 @@ TEST(Map, SpreadCountsACoreWithoutTheLevelAsItsOwnObject) {
     // Now each of them counts as an L3 of its own, as --bind-to l3cache
     // binds a rank there to its core.
     const std::vector<Pu> pus = one_l3_of_three();
-    MapRequest req;
-    req.nranks = 6;
-    req.bind = Bind::kCore;
-    req.map_by = {Level::kL3, true};
-    const RankMap m = compute_map(pus, req);
+    const RankMap m = map_of(pus, 6, Bind::kCore, {Level::kL3, true});
     EXPECT_EQ(cores_of(m), (std::vector<int>{0, 2, 3, 4, 5, 1}));
     ASSERT_EQ(m.notes.size(), 1u);
     EXPECT_EQ(m.notes[0],
               "--map-by l3cache:spread: cores 2-5 (PUs 2-5) have no L3 caches; each of those cores counts "
               "as an L3 cache of its own");
     // Compact mapping does not look at the level: no note.
-    req.map_by = {Level::kL3, false};
-    EXPECT_TRUE(compute_map(pus, req).notes.empty());
+    EXPECT_TRUE(map_of(pus, 6, Bind::kCore, {Level::kL3, false}).notes.empty());
     // One slot per PU: the PUs of an L3-less core are one object.
     const std::vector<Pu> ht = {Pu{0, 0, 0, 0, 0},  Pu{1, 0, 0, 0, 0},  Pu{2, 1, -1, 0, 1},
                                 Pu{3, 1, -1, 0, 1}, Pu{4, 2, -1, 0, 2}, Pu{5, 2, -1, 0, 2}};
-    req.bind = Bind::kHwthread;
-    req.map_by = {Level::kL3, true};
     std::vector<int> order;
-    for (const RankPlacement& r : compute_map(ht, req).ranks) order.push_back(r.cpus.at(0));
+    for (const RankPlacement& r : map_of(ht, 6, Bind::kHwthread, {Level::kL3, true}).ranks) {
+        order.push_back(r.cpus.at(0));
+    }
     EXPECT_EQ(order, (std::vector<int>{0, 2, 4, 1, 3, 5}));
 }
 
