@@ -184,8 +184,14 @@ int error_class_of(int code) {
         return u != nullptr ? u->cls : -1;
     }
     if (code < 0) return -1;
+    // A code below MPI_ERR_LASTCODE is a class, or a class and a slot that
+    // make_error_code() gives out: never a slot past kSlots, and never one
+    // for MPI_SUCCESS.  The slot is not checked against this process's
+    // ring, because a code may come from another rank (sent in a message),
+    // whose ring differs; error_text() then shows the class's description.
     const int cls = code % kStride;
-    if (cls > MPI_ERR_ERRHANDLER) return -1;
+    const int slot = code / kStride;
+    if (cls > MPI_ERR_ERRHANDLER || slot > kSlots || (cls == MPI_SUCCESS && slot != 0)) return -1;
     return cls;
 }
 

@@ -27,7 +27,8 @@
  *      MPI_Startall of count -1                 -> as for MPI_Send/MPI_Recv
  *      MPI_Buffer_attach of size -1             -> MPI_ERR_ARG
  * 3. MPI_Error_class maps every MPI-3.1 error class to itself, and
- *    MPI_Error_string describes each.
+ *    MPI_Error_string describes each.  A value no call returned (negative,
+ *    or of a form shmpi never issues) is MPI_ERR_ARG (shmpi only).
  * 4. A user error handler (MPI_Comm_create_errhandler) is called with the
  *    communicator and the code, the failing call then returns that code,
  *    and MPI_Comm_call_errhandler invokes it too.
@@ -285,6 +286,17 @@ static void check_classes(void)
     int last_len = -1;
     CHECK_MPI(MPI_Error_string(MPI_ERR_LASTCODE, last_text, &last_len));
     CHECK(last_len > 0 && (int)strlen(last_text) == last_len);
+#ifdef SHMPI
+    /* Values no call returns are refused: shmpi's codes are a class plus
+     * 64 times a slot from 1 to 254, and MPI_SUCCESS has none (MPICH's
+     * codes are built another way). */
+    static const int never_codes[] = {-1, 64, 64 * 250, MPI_ERR_TAG + 64 * 255, 62};
+    for (size_t i = 0; i < sizeof never_codes / sizeof never_codes[0]; ++i) {
+        int cls = -7;
+        CHECK_ERROR(MPI_Error_class(never_codes[i], &cls), MPI_ERR_ARG, "Error_class of a code never issued");
+        CHECKF(cls == -7, "MPI_Error_class(%d) wrote class %d", never_codes[i], cls);
+    }
+#endif
     /* The classes are distinct, and MPI_ERR_LASTCODE is at least as large as
      * any of them. */
     for (int i = 0; i < NCLASSES; ++i) {

@@ -124,6 +124,25 @@ TEST(ErrorCodes, ErrorsOfOtherClassesLeaveACodesMessage) {
     EXPECT_EQ(shmpi::error_text(old), message);
 }
 
+TEST(ErrorCodes, OnlyCodesOfTheIssuedFormHaveAClass) {
+    // A class with a slot from 1 to 254 is a code, from this process or
+    // another; MPI_SUCCESS has no codes, and no slot lies past 254.
+    EXPECT_EQ(shmpi::error_class_of(MPI_ERR_TAG + 64), MPI_ERR_TAG);
+    EXPECT_EQ(shmpi::error_class_of(MPI_ERR_TAG + 64 * 254), MPI_ERR_TAG);
+    EXPECT_EQ(shmpi::error_class_of(MPI_ERR_TAG + 64 * 255), -1);
+    EXPECT_EQ(shmpi::error_class_of(64), -1);
+    EXPECT_EQ(shmpi::error_class_of(64 * 250), -1);
+    EXPECT_EQ(shmpi::error_class_of(MPI_ERR_ERRHANDLER + 1), -1);
+    EXPECT_EQ(shmpi::error_class_of(MPI_ERR_LASTCODE - 1), -1);
+    EXPECT_EQ(shmpi::error_class_of(-1), -1);
+    EXPECT_EQ(shmpi::error_text(64 * 250), "");
+    // Every code make_error_code() gives has the form accepted above.
+    for (int i = 0; i < 300; ++i) {
+        const int code = shmpi::make_error_code(MPI_ERR_COUNT, "MPI_Send: invalid count -" + std::to_string(i));
+        ASSERT_EQ(shmpi::error_class_of(code), MPI_ERR_COUNT) << code;
+    }
+}
+
 TEST(ErrorCodes, EveryPredefinedClassHasADescription) {
     for (int cls = MPI_SUCCESS; cls <= MPI_ERR_ERRHANDLER; ++cls) {
         const std::string text = shmpi::error_text(cls);
