@@ -58,11 +58,28 @@ struct Min {
     template <class T>
     static T apply(T a, T b) { return a < b ? a : b; }
 };
+/// Real floating types (a complex one is two of them).
+template <class T>
+constexpr bool kReal = std::is_floating_point_v<T> || std::is_same_v<T, Quad>;
+
+// Real sums and products of two NaNs: IEEE 754 lets the result be either
+// operand's NaN, and x86 gives the one in the instruction's first
+// register, which the compiler picks differently in a loop's vector body
+// and in its scalar remainder.  So an element's NaN depended on where a
+// call's slice began, and an algorithm that cut the vector elsewhere
+// returned other bits.  When `a` is a NaN the result is now `a` quieted
+// (a op a); otherwise at most `b` is a NaN, and a op b is `b` quieted.
+// The choice is of an operand, not of a result, so the loop still
+// vectorises (a compare and a blend before the one add; choosing between
+// a + a and a + b would evaluate both, which -ftrapping-math forbids).
+// (Complex operations run scalar: one code path, the same bits.)
 struct Sum {
     template <class T>
     static T apply(T a, T b) {
         if constexpr (kIntegral<T>) {
             return static_cast<T>(static_cast<Wide<T>>(a) + static_cast<Wide<T>>(b));
+        } else if constexpr (kReal<T>) {
+            return a + (a != a ? a : b);
         } else {
             return a + b;
         }
@@ -73,6 +90,8 @@ struct Prod {
     static T apply(T a, T b) {
         if constexpr (kIntegral<T>) {
             return static_cast<T>(static_cast<Wide<T>>(a) * static_cast<Wide<T>>(b));
+        } else if constexpr (kReal<T>) {
+            return a * (a != a ? a : b);
         } else {
             return a * b;
         }

@@ -90,6 +90,66 @@ TEST(ReduceKernels, MisalignedBuffersGiveTheSameResult) {
     EXPECT_EQ(std::memcmp(ya.data() + 1, want.data(), n * sizeof(double)), 0);
 }
 
+/// The bits of `in` op `inout` where both hold NaNs, element by element,
+/// for every count from 1 to 40 and start from 0 to 3: they must be the
+/// same wherever the element sits in the call (the loop's vector body and
+/// its remainder once chose differently).
+template <class T, class Bits>
+void expect_nan_choice_independent_of_position(OpKind op, MPI_Datatype type, Bits in_nan, Bits inout_nan) {
+    static_assert(sizeof(T) == sizeof(Bits));
+    std::vector<T> in(64), inout(64);
+    for (int start = 0; start < 4; ++start) {
+        for (int count = 1; count <= 40; ++count) {
+            for (int i = 0; i < 64; ++i) {
+                std::memcpy(&in[i], &in_nan, sizeof in_nan);
+                std::memcpy(&inout[i], &inout_nan, sizeof inout_nan);
+            }
+            reduce_kernel(op, type)(in.data() + start, inout.data() + start, count, nullptr);
+            for (int i = start; i < start + count; ++i) {
+                Bits got;
+                std::memcpy(&got, &inout[i], sizeof got);
+                // in (the lower ranks) is the NaN that wins, quieted.
+                ASSERT_EQ(got, in_nan) << "start " << start << " count " << count << " element " << i;
+            }
+        }
+    }
+}
+
+TEST(ReduceKernels, TwoNaNsGiveTheFirstOperandsWhereverTheElementSits) {
+    // Quiet NaNs of different payloads and signs.
+    expect_nan_choice_independent_of_position<float>(OpKind::Sum, MPI_FLOAT, std::uint32_t{0x7fc00001},
+                                                     std::uint32_t{0xffc00002});
+    expect_nan_choice_independent_of_position<float>(OpKind::Prod, MPI_FLOAT, std::uint32_t{0xffc00003},
+                                                     std::uint32_t{0x7fc00004});
+    expect_nan_choice_independent_of_position<double>(OpKind::Sum, MPI_DOUBLE,
+                                                      std::uint64_t{0x7ff8000000000001},
+                                                      std::uint64_t{0xfff8000000000002});
+    expect_nan_choice_independent_of_position<double>(OpKind::Prod, MPI_DOUBLE,
+                                                      std::uint64_t{0xfff8000000000003},
+                                                      std::uint64_t{0x7ff8000000000004});
+}
+
+TEST(ReduceKernels, OneNaNIsTheResultWhicheverSideItIs) {
+    const float nan_bits_in = [] {
+        float f;
+        const std::uint32_t b = 0x7fc00005;
+        std::memcpy(&f, &b, sizeof f);
+        return f;
+    }();
+    for (const OpKind op : {OpKind::Sum, OpKind::Prod}) {
+        std::vector<float> in(19, 2.0f), inout(19, 3.0f);
+        in[3] = nan_bits_in;
+        inout[17] = nan_bits_in;
+        reduce_kernel(op, MPI_FLOAT)(in.data(), inout.data(), 19, nullptr);
+        for (const int i : {3, 17}) {
+            std::uint32_t got;
+            std::memcpy(&got, &inout[i], sizeof got);
+            EXPECT_EQ(got, 0x7fc00005u) << "element " << i;
+        }
+        EXPECT_EQ(inout[0], op == OpKind::Sum ? 5.0f : 6.0f);
+    }
+}
+
 TEST(ReduceKernels, LogicalResultsAreZeroOrOne) {
     int a[4] = {0, 5, -3, 0}, b[4] = {7, 2, 0, 0};
     reduce_kernel(OpKind::Lor, MPI_INT)(a, b, 4, nullptr);
