@@ -54,6 +54,9 @@ Table make_table() {
     Op replace;
     replace.predefined = true;
     replace.one_sided_only = true;
+    // f(a, b) = b (and MPI_NO_OP's f(a, b) = a): neither commutes, as
+    // MPI_Op_commutative says (MPICH too).
+    replace.commutative = false;
     replace.name = "MPI_REPLACE";
     t.put(MPI_REPLACE, replace);
     Op no_op = replace;

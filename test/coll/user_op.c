@@ -10,7 +10,7 @@
  *  - A commutative one (integer maximum) gives the obvious result.
  *  - MPI_Op_commutative reports what MPI_Op_create was told, MPI_Op_free
  *    sets the handle to MPI_OP_NULL, and predefined operations are
- *    commutative.
+ *    commutative, except the one-sided MPI_REPLACE and MPI_NO_OP.
  */
 #include "coll_test.h"
 
@@ -164,6 +164,12 @@ int main(int argc, char **argv)
     CHECK(commute == 1);
     CHECK_MPI(MPI_Op_commutative(MPI_MAXLOC, &commute));
     CHECK(commute == 1);
+    /* Except the one-sided MPI_REPLACE (f(a, b) = b) and MPI_NO_OP
+     * (f(a, b) = a). */
+    CHECK_MPI(MPI_Op_commutative(MPI_REPLACE, &commute));
+    CHECKF(commute == 0, "MPI_Op_commutative(MPI_REPLACE) gave %d", commute);
+    CHECK_MPI(MPI_Op_commutative(MPI_NO_OP, &commute));
+    CHECKF(commute == 0, "MPI_Op_commutative(MPI_NO_OP) gave %d", commute);
 
     /* Freeing a predefined operation is an error. */
     errors_return(MPI_COMM_WORLD);
