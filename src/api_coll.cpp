@@ -364,11 +364,16 @@ void inter_reduce_scatter(Communicator& c, const void* sendbuf, void* recvbuf, c
     });
 }
 
-/// Scan and Exscan are defined on intracommunicators only; Allreduce on
-/// an intercommunicator is inter_allreduce().
+/// Which of the calls everyone_reduces() serves.  Scan and Exscan are
+/// defined on intracommunicators only; Allreduce on an intercommunicator
+/// is inter_allreduce().  MPI_Exscan's receive buffer is not significant
+/// on rank 0 (MPI-3.1 5.11.2) unless it holds the input (MPI_IN_PLACE).
+enum class Everyone { Allreduce, Scan, Exscan };
+
 template <class Now, class Later>
 int everyone_reduces(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                     MPI_Comm comm, Form form, const char* fn, Now now, Later later, bool allreduce = false) {
+                     MPI_Comm comm, Form form, const char* fn, Now now, Later later, Everyone which) {
+    const bool allreduce = which == Everyone::Allreduce;
     return guard(comm, fn, [&] {
         Communicator& c = allreduce ? comm_of(comm, fn) : intracomm_of(comm, fn);
         if (c.inter()) {
@@ -376,10 +381,11 @@ int everyone_reduces(const void* sendbuf, void* recvbuf, int count, MPI_Datatype
             return;
         }
         const ReductionArgs a(count, datatype, op, fn);
-        check_buffer(recvbuf, count, a.type, "recvbuf", fn);
+        const bool recv_unused = which == Everyone::Exscan && c.rank() == 0 && sendbuf != MPI_IN_PLACE;
+        if (!recv_unused) check_buffer(recvbuf, count, a.type, "recvbuf", fn);
         if (sendbuf != MPI_IN_PLACE) {
             check_buffer(sendbuf, count, a.type, "sendbuf", fn);
-            check_alias({sendbuf, 0, count, a.type}, {recvbuf, 0, count, a.type}, fn);
+            if (!recv_unused) check_alias({sendbuf, 0, count, a.type}, {recvbuf, 0, count, a.type}, fn);
         }
         finish(
             form, comm, fn, [&] { now(call(c, fn), sendbuf, recvbuf, count, a.type, a.binding); },
@@ -452,18 +458,19 @@ int reduce_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
 int allreduce_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm, Form form, const char* fn) {
     return everyone_reduces(sendbuf, recvbuf, count, datatype, op, comm, form, fn, typed::allreduce,
-                            nbc::allreduce, true);
+                            nbc::allreduce, Everyone::Allreduce);
 }
 
 int scan_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
               Form form, const char* fn) {
-    return everyone_reduces(sendbuf, recvbuf, count, datatype, op, comm, form, fn, typed::scan, nbc::scan);
+    return everyone_reduces(sendbuf, recvbuf, count, datatype, op, comm, form, fn, typed::scan, nbc::scan,
+                            Everyone::Scan);
 }
 
 int exscan_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm, Form form, const char* fn) {
     return everyone_reduces(sendbuf, recvbuf, count, datatype, op, comm, form, fn, typed::exscan,
-                            nbc::exscan);
+                            nbc::exscan, Everyone::Exscan);
 }
 
 int reduce_scatter_call(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,

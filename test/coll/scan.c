@@ -3,6 +3,9 @@
  * place and with MPI_IN_PLACE, on MPI_COMM_WORLD and MPI_COMM_SELF, with
  * count 0: ints with MPI_SUM and MPI_MAX, checked against prefixes computed
  * by hand.  Exscan's result on rank 0 is undefined and is not checked.
+ * Rank 0 may pass a NULL receive buffer to MPI_Exscan and MPI_Iexscan
+ * (MPI-3.1 5.11.2: not significant there; shmpi only, MPICH 4.0.2 refuses
+ * it with "Null buffer pointer").
  */
 #include "coll_test.h"
 
@@ -40,6 +43,32 @@ static void scan_case(int *send, int *recv, size_t n, int exclusive, int in_plac
     CHECK_GUARD(recv, n * sizeof(int));
 }
 
+#ifdef SHMPI
+/* MPI_Exscan and MPI_Iexscan of n ints where rank 0 passes recvbuf NULL. */
+static void exscan_null_on_rank0(int *send, int *recv, size_t n, uint64_t seed, int rank)
+{
+    for (size_t i = 0; i < n; ++i)
+        send[i] = coll_value(rank, i, seed);
+    for (int nonblocking = 0; nonblocking <= 1; ++nonblocking) {
+        int *out = rank == 0 ? NULL : recv;
+        if (nonblocking) {
+            MPI_Request req;
+            CHECK_MPI(MPI_Iexscan(send, out, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req));
+            CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        } else {
+            CHECK_MPI(MPI_Exscan(send, out, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        }
+        for (size_t i = 0; rank > 0 && i < n; ++i) {
+            int64_t want = 0;
+            for (int r = 0; r < rank; ++r)
+                want += coll_value(r, i, seed);
+            CHECKF(recv[i] == (int)want, "%sexscan with NULL on rank 0: element %zu of %zu is %d, expected %lld",
+                   nonblocking ? "i" : "", i, n, recv[i], (long long)want);
+        }
+    }
+}
+#endif
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -72,6 +101,13 @@ int main(int argc, char **argv)
             scan_case(send, recv, bytes / sizeof(int), k % 2, k % 3 == 1, k % 4 == 3, bytes * 31 + (uint64_t)k, rank);
         }
     }
+
+#ifdef SHMPI
+    static const size_t null_counts[] = {1, 2, 4097, 32769};
+    for (size_t i = 0; i < sizeof null_counts / sizeof null_counts[0]; ++i)
+        if (null_counts[i] * sizeof(int) <= max)
+            exscan_null_on_rank0(send, recv, null_counts[i], 977 + i, rank);
+#endif
 
     /* The last rank's scan is the whole sum. */
     int one = rank + 1, upto = 0;
