@@ -978,16 +978,31 @@ void Engine::on_cts(std::uint32_t src_world, const Wire& w) {
 
 // ---------------------------------------------------------------- probing
 
+/// Whether a waiting message names a claim slot (a cancellable send).
+static bool claimed(const Unexpected& u) { return u.wire.kind != Kind::Eager && u.wire.claim != 0; }
+
 void Engine::unexpected(Unexpected* u) {
+    // Before `u` joins: our caller goes on using it.
+    if (claimed(*u) && claimed_unexpected_ + 1 >= claim_sweep_at_) drop_cancelled_unexpected();
     u->seq = ++unexpected_seq_;
     unexpected_.push_back(*u);
     unexpected_index_.joined(unexpected_, u, [this](Unexpected* v) {
         const MatchKey env{v->wire.context, v->wire.src, v->wire.tag};
         for (int shape = 0; shape < 4; ++shape) unexpected_index_.file(v, shape, env.widened(shape));
     });
+    if (claimed(*u)) ++claimed_unexpected_;
+}
+
+void Engine::drop_cancelled_unexpected() {
+    for (auto it = unexpected_.begin(); it != unexpected_.end();) {
+        Unexpected& u = *it++;
+        if (claimed(u) && !still_wanted(u.wire, u.src_world, false)) discard(&u);
+    }
+    claim_sweep_at_ = std::max(kFirstClaimSweep, 2 * (claimed_unexpected_ + 1));
 }
 
 void Engine::forget(Unexpected* u) {
+    if (claimed(*u)) --claimed_unexpected_;
     unexpected_.erase(unexpected_.iterator_to(*u));
     unexpected_index_.left(unexpected_, u);
 }

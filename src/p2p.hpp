@@ -308,6 +308,16 @@ private:
     bool still_wanted(const Wire& w, std::uint32_t src_world, bool take = true);
     /// Drops a waiting message whose send was cancelled.
     void discard(Unexpected* u);
+    /// Waiting messages that name a claim slot (cancellable sends), and
+    /// how many of them make unexpected() look for cancelled ones among
+    /// all: a cancelled send whose tag no receive asks for again would
+    /// otherwise stay queued, payload and all, for the rest of the job.
+    /// The bound doubles past what stays, so each message is looked at a
+    /// bounded number of times on average.
+    std::size_t claimed_unexpected_ = 0;
+    std::size_t claim_sweep_at_ = kFirstClaimSweep;
+    static constexpr std::size_t kFirstClaimSweep = 64;
+    void drop_cancelled_unexpected();
     bool cancel_send(Request* s);
     std::vector<std::uint16_t> free_claims_;  ///< our unused claim slots
     void post(Request* r);

@@ -24,6 +24,12 @@
  * all while rank 1 waits in a barrier: every one must be cancelled, and
  * rank 1 then finds none.
  *
+ * Last, cancelled sends do not pile up on the receiver: rank 0 sends
+ * FORGOTTEN synchronous messages of 16000 bytes on a tag nobody ever
+ * receives, each cancelled after a ping has shown that rank 1 read it;
+ * rank 1's resident memory grows by far less than their 30 MiB (it grew
+ * by all of it, until a receive on that tag came).
+ *
  * Pairs (0,1), (2,3), ...; a last odd rank sits out.
  *
  * shmpi only: under MPICH 4.0.2 rank 0's MPI_Wait on B never returns while
@@ -31,6 +37,8 @@
  * the cancellations MPICH passes.
  */
 #include "cancel_send.h"
+
+#include <unistd.h>
 
 enum {
     TAG = 5,
@@ -41,6 +49,9 @@ enum {
     SMALL = 100 * 1024,
     BIG = 1 << 20,
     MANY = 600,
+    TAG_FORGOTTEN = 10,
+    FORGOTTEN = 2000,
+    FORGOTTEN_BYTES = 16000,  /* eager at every rank count */
 };
 
 /* Step 1 on the sender of a pair. */
@@ -176,6 +187,43 @@ static void many_recv(int peer, MPI_Comm comm)
     CHECK_MPI(MPI_Barrier(comm));
 }
 
+/* Step 4. */
+static void forgotten_send(int peer, MPI_Comm comm)
+{
+    unsigned char *b = malloc(FORGOTTEN_BYTES);
+    fill(b, FORGOTTEN_BYTES, 9);
+    for (int i = 0; i < FORGOTTEN; ++i) {
+        MPI_Request r;
+        CHECK_MPI(MPI_Issend(b, FORGOTTEN_BYTES, MPI_BYTE, peer, TAG_FORGOTTEN, comm, &r));
+        /* Answered once the receiver has read what came before it. */
+        CHECK_MPI(MPI_Ssend(NULL, 0, MPI_BYTE, peer, TAG_TOLD, comm));
+        expect_cancelled(&r, "a send on a tag nobody receives");
+    }
+    CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, peer, TAG_TOLD, comm));
+    free(b);
+}
+
+static long resident_kib(void)
+{
+    long pages = 0, resident = -1;
+    FILE *f = fopen("/proc/self/statm", "r");
+    CHECK(f != NULL);
+    CHECK(fscanf(f, "%ld %ld", &pages, &resident) == 2);
+    fclose(f);
+    return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+static void forgotten_recv(int peer, MPI_Comm comm)
+{
+    const long before = resident_kib();
+    for (int i = 0; i < FORGOTTEN; ++i)
+        CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_TOLD, comm, MPI_STATUS_IGNORE));
+    expect_none_left(peer, comm, "after the forgotten sends were cancelled");
+    const long grew = resident_kib() - before;
+    CHECKF(grew < 8 * 1024, "%d cancelled sends of %d bytes left the receiver %ld KiB larger", FORGOTTEN,
+           FORGOTTEN_BYTES, grew);
+}
+
 int main(int argc, char **argv)
 {
     CHECK_MPI(MPI_Init(&argc, &argv));
@@ -186,10 +234,12 @@ int main(int argc, char **argv)
             cancelled_in_a_row_send(1, pair);
             probed_send(1, pair);
             many_send(1, pair);
+            forgotten_send(1, pair);
         } else {
             cancelled_in_a_row_recv(0, pair);
             probed_recv(0, pair);
             many_recv(0, pair);
+            forgotten_recv(0, pair);
         }
         CHECK_MPI(MPI_Comm_free(&pair));
     }
