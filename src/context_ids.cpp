@@ -96,7 +96,7 @@ std::uint32_t ContextIds::claim_shared(std::uint32_t count, std::uint32_t users)
 }
 
 void ContextIds::throw_exhausted(const char* fn, std::uint32_t count) {
-    throw MpiError(MPI_ERR_INTERN,
+    throw MpiError(MPI_ERR_OTHER,
                    fmt::format("{}: out of context ids: {} free on every member (ids {:#x} to {:#x}; "
                                "each communicator not yet freed holds one, an intercommunicator two)",
                                fn, count == 1 ? "no id is" : "no two consecutive ids are", kFirst, kEnd - 1));

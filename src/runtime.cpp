@@ -63,10 +63,12 @@ std::uint32_t Runtime::take_shared_context(const char* fn, std::uint32_t count, 
     // kContextEnd - 2 and - 1 are never handed out: an idup's duplicate
     // carries them while it waits for its own (comm_create.cpp).
     if (c < shm::kSharedContextBase + shm::kSharedContextSlots || c + count > shm::kContextEnd - 2) {
-        throw MpiError(MPI_ERR_INTERN,
-                       fmt::format("{}: out of context ids for nonblocking communicator constructions "
-                                   "(all {} are taken)",
-                                   fn, shm::kContextEnd - 2 - shm::kSharedContextBase));
+        throw MpiError(MPI_ERR_OTHER,
+                       fmt::format("{}: out of context ids for nonblocking communicator constructions: "
+                                   "the {} reused ones are all held by communicators not yet freed, and "
+                                   "the {} others, each used once when all of those are held, are spent",
+                                   fn, shm::kSharedContextSlots,
+                                   shm::kContextEnd - 2 - shm::kSharedContextBase - shm::kSharedContextSlots));
     }
     return static_cast<std::uint32_t>(c);
 }

@@ -49,8 +49,9 @@ inline constexpr std::uint64_t kMagic = 0x47455349504d4853ull;  // "SHMPISEG"
 // 10: RankSlot::appnum; 11: RankSlot's park line; 12: RankSlot::send_claims;
 // 13: init_failure; 14: kernel_copies_slow; 15: wide_cell_bytes; 16: cpus;
 // 17: 64 release lines and 128 call signatures per collective member;
-// 18: CollLine::offer; 19: CollCall::unit; 20: 4096 send claims
-inline constexpr std::uint32_t kLayoutVersion = 20;
+// 18: CollLine::offer; 19: CollCall::unit; 20: 4096 send claims;
+// 21: 16384 idup context slots
+inline constexpr std::uint32_t kLayoutVersion = 21;
 
 /// Context ids: those below kSharedContextBase are agreed on by the members
 /// of a new communicator (ContextIds, comm_create.cpp); those from
@@ -59,9 +60,12 @@ inline constexpr std::uint32_t kLayoutVersion = 20;
 /// kSharedContextSlots ids whose users the header counts (reused), then
 /// next_shared_context's (not reused).  Context ids stay below kContextEnd
 /// because the collective contexts set bit 31 and bit 30
-/// (Communicator::coll_context()).
+/// (Communicator::coll_context()).  16384 slots (64 KiB of counts): with
+/// 1024, a program holding about a thousand idup'ed communicators took a
+/// never-reused id on many of its idup calls, since a member's
+/// MPI_Comm_free gives its count back only when that member gets there.
 inline constexpr std::uint32_t kSharedContextBase = 0x20000000u;
-inline constexpr std::uint32_t kSharedContextSlots = 1024;
+inline constexpr std::uint32_t kSharedContextSlots = 16384;
 inline constexpr std::uint32_t kContextEnd = 0x40000000u;
 
 /// Job-wide state values of SegmentHeader::abort_state.
