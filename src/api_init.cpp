@@ -1,9 +1,11 @@
 // C boundary: environment management (MPI_Init ... MPI_Finalize, MPI_Abort,
 // timers, versions).
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
 
@@ -15,6 +17,18 @@ using namespace shmpi;
 using namespace shmpi::api;
 
 namespace {
+
+/// Under mpirun a rank's stdout is a pipe, which stdio buffers fully: what
+/// the rank printed would be lost when the job is ended before an fflush
+/// (a rank's crash, MPI_Abort, --timeout, SIGTERM).  Line-buffered, as on a
+/// terminal, each complete line reaches mpirun when it is printed.  Runs
+/// when the library loads, so before main() prints anything.
+[[gnu::constructor]] void line_buffer_rank_stdout() {
+    struct stat st {};
+    if (std::getenv(shm::kEnvFd) != nullptr && fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode)) {
+        std::setvbuf(stdout, nullptr, _IOLBF, 0);
+    }
+}
 
 /// Shared by MPI_Init and MPI_Init_thread.
 int init(const char* fn, int required, int* provided) {

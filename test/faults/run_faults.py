@@ -5,10 +5,10 @@ input, environment, exit statuses.
 usage: run_faults.py MPIRUN PROGRAM_DIR [CASE...]
 
 MPIRUN is the launcher under test; PROGRAM_DIR holds the MPI test programs of
-this directory (victim, exit_code, read_stdin, many_lines, print_env, appnum, deadlock).  With
-no CASE it runs every case.  Cases named sh_* need only a shell and python3
-and test the launcher alone; cases named mpi_* need the MPI programs and a
-working MPI library (missing programs: exit 77, skip).
+this directory (victim, exit_code, read_stdin, many_lines, print_env, appnum,
+deadlock, unflushed).  With no CASE it runs every case.  Cases named sh_* need
+only a shell and python3 and test the launcher alone; cases named mpi_* need
+the MPI programs and a working MPI library (missing programs: exit 77, skip).
 
 After every case it checks that nothing is left behind:
   - no /dev/shm entry of that mpirun (the segment is named after mpirun's pid);
@@ -917,6 +917,23 @@ def mpi_output_kept(m, d):
     launch.check_nothing_left()
 
 
+def mpi_unflushed_output(m, d):
+    """Complete lines that ranks print without fflush are not lost however
+    the job ends early (under mpirun a rank's stdout is line-buffered)."""
+    want = sorted(b"line %d %s" % (r, x) for r in range(3) for x in (b"a", b"b"))
+    for how, option, rc, message in (
+            ("exit", NO_DEADLOCK_CHECK, 2, "rank 0 exited with code 2"),
+            ("segv", NO_DEADLOCK_CHECK, 139, "rank 0 (pid "),
+            ("abort", NO_DEADLOCK_CHECK, 4, "rank 0 called MPI_Abort with error code 4"),
+            ("deadlock", ["--deadlock-after", "0.5"], 1, "deadlock: every rank waits"),
+            ("sleep", ["--timeout", "1"], 124, "the job ran longer than --timeout 1 s")):
+        launch = Launch(m, ["-n", "3"] + option + [prog(d, "unflushed"), how])
+        expect(launch, launch.wait(), rc, [message], stderr_lines=1)
+        printed = sorted(line.strip() for _, line in launch.lines)
+        check(printed == want, f"{how}: stdout lines {printed}, expected {want}")
+        launch.check_nothing_left()
+
+
 def run_expecting_lines(m, argv, want):
     """mpirun with `argv` exits 0 without a message of its own, its ranks
     print exactly the lines `want` (in any order), and nothing is left."""
@@ -1110,7 +1127,7 @@ def mpi_deadlock_not_stream(m, d):
 
 CASES = {name: fn for name, fn in globals().items()
          if callable(fn) and (name.startswith("sh_") or name.startswith("mpi_"))}
-MPI_PROGRAMS = ("victim", "exit_code", "read_stdin", "many_lines", "print_env", "appnum", "deadlock")
+MPI_PROGRAMS = ("victim", "exit_code", "read_stdin", "many_lines", "print_env", "appnum", "deadlock", "unflushed")
 
 
 def main(argv):
