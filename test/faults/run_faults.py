@@ -29,6 +29,7 @@ import uuid
 SKIP = 77
 GONE_WITHIN_S = 1.0  # every rank must be gone this soon after the fault
 TAG_VAR = "SHMPI_FAULT_TEST_TAG"
+JOB_ENDING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class CaseFailed(Exception):
@@ -94,7 +95,8 @@ class Launch:
     exit status.  Output is read as it comes, so a case can wait for a line
     before it acts."""
 
-    def __init__(self, mpirun, args, stdin_data=None, env_extra=None, env_remove=(), stdout_to=None):
+    def __init__(self, mpirun, args, stdin_data=None, env_extra=None, env_remove=(), stdout_to=None,
+                 ignored=()):
         self.tag = uuid.uuid4().hex
         env = dict(os.environ)
         for k in env_remove:
@@ -107,8 +109,16 @@ class Launch:
         env["ASAN_OPTIONS"] = (asan + ":" if asan else "") + "handle_segv=0"
         self.argv = [mpirun] + list(args)
         self.started = time.monotonic()
+
+        # mpirun leaves a job-ending signal it was started with ignored
+        # alone: these start at their defaults, whatever this harness
+        # inherited (`nohup`, a script's `&`), but for those in `ignored`.
+        def dispositions():
+            for sig in JOB_ENDING_SIGNALS:
+                signal.signal(sig, signal.SIG_IGN if sig in ignored else signal.SIG_DFL)
+
         self.proc = subprocess.Popen(
-            self.argv, env=env,
+            self.argv, env=env, preexec_fn=dispositions,
             stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
             stdout=stdout_to if stdout_to is not None else subprocess.PIPE, stderr=subprocess.PIPE)
         self.lines = []  # (time, bytes) per stdout line
@@ -357,6 +367,25 @@ def sh_sigterm(m, _):
 
 def sh_sighup(m, _):
     run_signal_to_mpirun(m, 3, ["sh", "-c", SH_WAIT], signal.SIGHUP)
+
+
+def sh_ignored_signals_kept(m, _):
+    """A job-ending signal that mpirun was started with ignored (nohup's
+    SIGHUP, the SIGINT of a script's `cmd &`) stays ignored: the job runs
+    on and ends well.  The ranks inherit it ignored, as the shell would
+    give it to any command."""
+    for sigs in ((signal.SIGHUP,), JOB_ENDING_SIGNALS):
+        names = "+".join(s.name for s in sigs)
+        launch = Launch(m, ["-n", "2", "sh", "-c", "echo ready $SHMPI_RANK $$; sleep 1; kill -s HUP $$; echo done"],
+                        ignored=sigs)
+        launch.wait_for_lines(is_ready, 2)
+        for sig in sigs:
+            os.kill(launch.proc.pid, sig)
+        rc = launch.wait()
+        expect(launch, rc, 0, stderr_lines=0)
+        done = [l for _, l in launch.lines if l.startswith(b"done")]
+        check(len(done) == 2, f"{names} ignored: the ranks did not finish; stdout {launch.output()!r}")
+        launch.check_nothing_left()
 
 
 def sh_sigterm_ignored(m, _):

@@ -26,7 +26,8 @@
 //   - a rank calls MPI_Abort or stops on a fatal MPI error (header.abort_state
 //     turned kAborting by a rank; abort_rank/code/kind say who and why);
 //   - exec of the program fails;
-//   - mpirun gets SIGINT, SIGTERM or SIGHUP;
+//   - mpirun gets SIGINT, SIGTERM or SIGHUP (unless it was started with that
+//     signal ignored: then it is not in the signalfd's set, main.cpp);
 //   - --timeout expires (also while mpirun waits for output after the ranks);
 //   - every rank waits in MPI and nothing has moved for --deadlock-after
 //     seconds (check_deadlock());
@@ -87,7 +88,8 @@ class Job {
 public:
     /// Takes over the started ranks.  `signal_fd` is a signalfd for SIGCHLD,
     /// SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 (blocked in mpirun since
-    /// before the fork).  `output_wait_s`: how long run() relays output after
+    /// before the fork; less those of the three first that mpirun was
+    /// started with ignored).  `output_wait_s`: how long run() relays output after
     /// the last rank has exited, while processes the ranks started still
     /// hold their pipes (SHMPI_OUTPUT_WAIT; 0: not at all).
     Job(const LaunchArgs& args, shm::Segment& seg, StartedRanks started, int signal_fd,

@@ -9,7 +9,9 @@
 //   3. ignore SIGPIPE (a closed stdout shows up as EPIPE), put SIGCHLD at its
 //      default, block SIGCHLD/SIGINT/SIGTERM/SIGHUP and the SIGUSR1/SIGUSR2
 //      that go on to the ranks, and read them from a signalfd; a signal
-//      that arrives from here on is handled by the loop;
+//      that arrives from here on is handled by the loop.  Of SIGINT,
+//      SIGTERM and SIGHUP, one that mpirun was started with ignored (nohup,
+//      a script's `cmd &`) is left ignored, as make and sort leave it;
 //   4. create the segment, its name unlinked as soon as the object is open
 //      (before it is sized): from then on nothing in /dev/shm can outlive
 //      mpirun, whatever happens; write each rank's
@@ -281,7 +283,14 @@ int main(int argc, char** argv) {
     sigaction(SIGCHLD, &dfl, &inherited.sigchld);
     sigset_t handled;
     sigemptyset(&handled);
-    for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2}) sigaddset(&handled, sig);
+    for (int sig : {SIGCHLD, SIGUSR1, SIGUSR2}) sigaddset(&handled, sig);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+        // Blocked, an ignored signal would still reach the signalfd.
+        struct sigaction now {};
+        const bool ignored = sigaction(sig, nullptr, &now) == 0 && (now.sa_flags & SA_SIGINFO) == 0 &&
+                             now.sa_handler == SIG_IGN;
+        if (!ignored) sigaddset(&handled, sig);
+    }
     sigprocmask(SIG_BLOCK, &handled, nullptr);
     const int signal_fd = signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
     if (signal_fd < 0) {
