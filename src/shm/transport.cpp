@@ -51,6 +51,14 @@ int usable_cpus(std::int64_t launcher_pid) {
     return CPU_COUNT(&set);
 }
 
+/// Whether this process runs under valgrind, which preloads its
+/// vgpreload_core-*.so into every program it runs (and takes it out of the
+/// environment of children it does not trace).
+bool under_valgrind() {
+    const char* preload = std::getenv("LD_PRELOAD");
+    return preload != nullptr && std::strstr(preload, "/vgpreload_core-") != nullptr;
+}
+
 /// A singleton started by another MPI's launcher (mpirun.mpich,
 /// mpirun.openmpi, ...) is one of N processes that each think they are
 /// alone: say so once, on stderr, so that N copies of a 1-rank job are not
@@ -133,7 +141,11 @@ std::unique_ptr<Transport> Transport::from_environment() {
     t->cpus_ = t->header_->cpus > 0 ? static_cast<int>(t->header_->cpus) : usable_cpus(t->header_->launcher_pid);
     t->oversubscribed_ = static_cast<int>(t->size_) > t->cpus_;
     try {
-        t->cma_enabled_ = integer_setting("SHMPI_CMA", 0, 1).value_or(1) != 0;
+        // Off by default under valgrind: memcheck in this process does not
+        // see what a peer's process_vm_writev puts in its buffers, and
+        // takes those bytes for uninitialised.  Each collective team turns
+        // single copies off when one member has them off (probe_single_copy()).
+        t->cma_enabled_ = integer_setting("SHMPI_CMA", 0, 1).value_or(under_valgrind() ? 0 : 1) != 0;
         t->light_wake_ = integer_setting("SHMPI_MEMBARRIER", 0, 1).value_or(1) != 0 && membarrier_register();
         t->policy_.spin = std::chrono::microseconds(integer_setting("SHMPI_SPIN_US", 0, 10'000'000).value_or(20));
         t->policy_.yield = std::chrono::microseconds(integer_setting("SHMPI_YIELD_US", 0, 100'000'000).value_or(1000));
