@@ -541,6 +541,18 @@ def sh_stalled_reader(m, _):
             proc.stdout.close()
 
 
+def sh_open_files_limit(m, _):
+    """A descriptor limit too low for the job's pipes (`ulimit -n 16`, soft
+    and hard, so mpirun cannot raise it) fails the start with one message
+    that names the limit and what to raise it to."""
+    launch = Launch("sh", ["-c", 'ulimit -S -n 16 && ulimit -H -n 16 && exec "$0" -n 8 true', m])
+    rc = launch.wait()
+    expect(launch, rc, 1, ["shmpi: mpirun: cannot create the ", " pipe for rank ",
+                           ": Too many open files (the limit on open files is 16; a job of 8 ranks needs up to "
+                           "80: raise it, `ulimit -n 80`)\n"], stderr_lines=1)
+    launch.check_nothing_left()
+
+
 def sh_exec_failure(m, _):
     launch = Launch(m, ["-n", "2", "./nope-does-not-exist"])
     rc = launch.wait()

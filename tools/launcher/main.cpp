@@ -77,7 +77,7 @@ void open_standard_fds() {
 void make_room_for_pipes(std::uint32_t nranks) {
     rlimit lim{};
     if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
-    const rlim_t need = 2 * rlim_t{nranks} + 64;
+    const rlim_t need = descriptors_for(nranks);
     if (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < need) {
         lim.rlim_cur = lim.rlim_max == RLIM_INFINITY || lim.rlim_max > need ? need : lim.rlim_max;
         setrlimit(RLIMIT_NOFILE, &lim);
@@ -294,7 +294,8 @@ int main(int argc, char** argv) {
     sigprocmask(SIG_BLOCK, &handled, nullptr);
     const int signal_fd = signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
     if (signal_fd < 0) {
-        fmt::print(stderr, "shmpi: mpirun: signalfd: {}\n", std::strerror(errno));
+        const int e = errno;
+        fmt::print(stderr, "shmpi: mpirun: signalfd: {}{}\n", std::strerror(e), open_files_hint(e, args.nranks));
         return 1;
     }
     // Processes the ranks leave behind come to mpirun rather than to init,

@@ -110,11 +110,12 @@ struct Pipe {
     UniqueFd write;
 };
 
-Pipe make_pipe(const char* what, std::uint32_t rank) {
+Pipe make_pipe(const char* what, std::uint32_t rank, std::uint32_t nranks) {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
-        throw LaunchError(fmt::format("shmpi: mpirun: cannot create the {} pipe for rank {}: {}",
-                                      what, rank, std::strerror(errno)));
+        const int e = errno;
+        throw LaunchError(fmt::format("shmpi: mpirun: cannot create the {} pipe for rank {}: {}{}", what, rank,
+                                      std::strerror(e), open_files_hint(e, nranks)));
     }
     return {UniqueFd(fds[0]), UniqueFd(fds[1])};
 }
@@ -217,6 +218,16 @@ void kill_started(const std::vector<RankProcess>& ranks) {
 
 }  // namespace
 
+rlim_t descriptors_for(std::uint32_t nranks) { return 2 * rlim_t{nranks} + 64; }
+
+std::string open_files_hint(int err, std::uint32_t nranks) {
+    rlimit lim{};
+    if (err != EMFILE || getrlimit(RLIMIT_NOFILE, &lim) != 0) return {};
+    const rlim_t need = descriptors_for(nranks);
+    return fmt::format(" (the limit on open files is {}; a job of {} rank{} needs up to {}: raise it, `ulimit -n {}`)",
+                       lim.rlim_cur, nranks, nranks == 1 ? "" : "s", need, need);
+}
+
 std::vector<pid_t> children_of_self() {
     std::vector<pid_t> out;
     std::error_code ec;
@@ -240,9 +251,11 @@ StartedRanks start_ranks(const LaunchArgs& args, shm::Segment& seg, const Inheri
 
     UniqueFd dev_null(open("/dev/null", O_RDONLY | O_CLOEXEC));
     if (!dev_null) {
-        throw LaunchError(fmt::format("shmpi: mpirun: cannot open /dev/null: {}", std::strerror(errno)));
+        const int e = errno;
+        throw LaunchError(fmt::format("shmpi: mpirun: cannot open /dev/null: {}{}", std::strerror(e),
+                                      open_files_hint(e, args.nranks)));
     }
-    Pipe exec_errors = make_pipe("exec-error", 0);
+    Pipe exec_errors = make_pipe("exec-error", 0, args.nranks);
 
     std::vector<cpu_set_t> cpusets;
     std::vector<char> bound;
@@ -266,8 +279,8 @@ StartedRanks start_ranks(const LaunchArgs& args, shm::Segment& seg, const Inheri
     for (std::uint32_t r = 0; r < args.nranks; ++r) {
         Pipe out, err;
         try {
-            out = make_pipe("stdout", r);
-            err = make_pipe("stderr", r);
+            out = make_pipe("stdout", r, args.nranks);
+            err = make_pipe("stderr", r, args.nranks);
         } catch (...) {
             kill_started(started.ranks);
             throw;

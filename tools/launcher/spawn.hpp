@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "launcher_args.hpp"
@@ -75,6 +76,14 @@ struct StartedRanks {
     /// it leaves to mpirun, the job's subreaper, before the job can look.
     std::vector<pid_t> inherited_children;
 };
+
+/// The descriptor limit mpirun wants for a job of `nranks`: two pipes kept
+/// per rank, and room for its own.
+rlim_t descriptors_for(std::uint32_t nranks);
+
+/// For `err`, the error of a call that opens a descriptor: when it is EMFILE,
+/// " (...)" naming the limit and what to raise it to; else "".
+std::string open_files_hint(int err, std::uint32_t nranks);
 
 /// This process's children, from /proc/self/task/*/children (empty where
 /// the kernel has no such file).
