@@ -470,7 +470,10 @@ void Transport::abort_job(int code, AbortKind kind) {
     }
     std::fflush(stdout);
     std::fflush(stderr);
-    _exit(code & 0xff);
+    // The status mpirun gives (README, exit statuses), which a singleton,
+    // with no mpirun, must give itself: `code` for MPI_Abort, 1 for a fatal
+    // error, whose class may be 0 mod 256 (an added class: 16384).
+    _exit(kind == kAbortFatal ? 1 : code & 0xff);
 }
 
 void Transport::leave_aborted() const {

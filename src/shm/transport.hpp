@@ -203,7 +203,8 @@ public:
     }
     /// Ends the whole job: records `code` and this rank as the cause (unless
     /// another cause was recorded first), wakes every rank, and leaves the
-    /// process with `code`.
+    /// process with status `code` (mod 256) for kAbortCalled, 1 for
+    /// kAbortFatal.
     [[noreturn]] void abort_job(int code, AbortKind kind);
 
     /// True when more ranks of the job are awake than it has CPUs: a rank we

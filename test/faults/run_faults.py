@@ -895,6 +895,7 @@ def mpi_no_finalize(m, d):
 def mpi_abort(m, d):
     run_victim(m, 4, [prog(d, "victim"), "1", "abort7"], 7,
                "shmpi: mpirun: rank 1 called MPI_Abort with error code 7; ending the job", 1)
+    run_singleton(d, ["victim", "0", "abort7"], 7, "shmpi: MPI_Abort called with error code 7\n")
 
 
 def mpi_unknown_coll_setting(m, d):
@@ -945,9 +946,14 @@ def mpi_bad_setting(m, d):
 
 def mpi_fatal_error(m, d):
     """An erroneous call under MPI_ERRORS_ARE_FATAL: the rank prints the
-    error, mpirun names its class (MPI_ERR_RANK, 6) and exits 1."""
+    error, mpirun names its class (MPI_ERR_RANK, 6) and exits 1; so for a
+    class the program added (16384, 0 mod 256).  A singleton exits 1 too."""
     run_victim(m, 3, [prog(d, "victim"), "2", "badrank"], 1,
                "shmpi: mpirun: rank 2 stopped on a fatal MPI error (error class 6); ending the job", 2)
+    run_victim(m, 2, [prog(d, "victim"), "1", "userclass"], 1,
+               "shmpi: mpirun: rank 1 stopped on a fatal MPI error (error class 16384); ending the job", 1)
+    run_singleton(d, ["victim", "0", "badrank"], 1, "shmpi: MPI_Send: ")
+    run_singleton(d, ["victim", "0", "userclass"], 1, "shmpi: MPI_Comm_call_errhandler: victim's own error\n")
 
 
 def mpi_output_kept(m, d):
@@ -1088,12 +1094,26 @@ def mpi_env(m, d):
     launch.check_nothing_left()
 
 
+def singleton_env():
+    """The environment without mpirun's variables, nor another launcher's."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("SHMPI_") and
+            k not in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE")}
+
+
+def run_singleton(d, argv, expected_rc, stderr_has):
+    """Program argv[0] of `d` run without mpirun (a singleton): it exits
+    with `expected_rc`, and its stderr contains `stderr_has`."""
+    p = subprocess.run([prog(d, argv[0])] + argv[1:], env=singleton_env(), capture_output=True, timeout=30)
+    check(p.returncode == expected_rc and stderr_has in p.stderr.decode(errors="replace"),
+          f"singleton {' '.join(argv)}: exit status {p.returncode}, expected {expected_rc}; stderr "
+          f"{p.stderr!r} should contain {stderr_has!r}")
+
+
 def mpi_foreign_launcher(m, d):
     """A program started by another MPI's launcher (its variables say a
     job of 2) runs alone and says so once on stderr; a job of 1, or no such
     variable, says nothing."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SHMPI_") and
-           k not in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE")}
+    env = singleton_env()
     for var, size, warned in (("PMI_SIZE", "2", True), ("OMPI_COMM_WORLD_SIZE", "4", True),
                               ("PMI_SIZE", "1", False), (None, None, False)):
         run_env = dict(env)
