@@ -146,11 +146,12 @@ const dtype::Datatype& attr_type(MPI_Datatype handle, const char* fn) {
 
 }  // namespace
 
-void shmpi::api::finalize_attributes() {
+std::exception_ptr shmpi::api::finalize_attributes() {
     const char* fn = "MPI_Finalize";
     Runtime& rt = runtime();
-    rt.self().attributes().clear(MPI_COMM_SELF, fn);
-    rt.world().attributes().clear(MPI_COMM_WORLD, fn);
+    const std::exception_ptr self_failed = rt.self().attributes().clear_all(MPI_COMM_SELF, fn);
+    const std::exception_ptr world_failed = rt.world().attributes().clear_all(MPI_COMM_WORLD, fn);
+    return self_failed != nullptr ? self_failed : world_failed;
 }
 
 extern "C" {

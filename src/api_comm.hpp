@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <vector>
 
@@ -28,8 +29,9 @@ MPI_Group group_handle(std::vector<std::uint32_t> world);
 
 /// MPI_Finalize's first step (MPI-3.1 8.7.1): deletes the attributes of
 /// MPI_COMM_SELF, then those of MPI_COMM_WORLD, running their delete
-/// callbacks while MPI is still usable.  Throws MpiError when a callback
-/// fails.  Defined in api_attr.cpp.
-void finalize_attributes();
+/// callbacks while MPI is still usable.  Every attribute goes, also when
+/// its callback fails; returns the first failure (an MpiError), null if
+/// none.  Defined in api_attr.cpp.
+std::exception_ptr finalize_attributes();
 
 }  // namespace shmpi::api

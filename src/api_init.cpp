@@ -99,10 +99,13 @@ SHMPI_WEAK_ALIAS(Is_thread_main);
 int PMPI_Finalize(void) {
     Runtime& rt = running("MPI_Finalize");
     // MPI-3.1 8.7.1: MPI_COMM_SELF's attributes are deleted first, so that
-    // libraries can clean up through their delete callbacks.
+    // libraries can clean up through their delete callbacks.  A failed
+    // callback is reported once MPI is finalized: the other ranks wait for
+    // this one in the closing barrier, and mpirun for its finalized state.
     const int rc = guard(MPI_COMM_WORLD, "MPI_Finalize", [&] {
-        finalize_attributes();
+        const std::exception_ptr failed = finalize_attributes();
         rt.finalize();
+        if (failed != nullptr) std::rethrow_exception(failed);
     });
     set_phase(Phase::After);
     // The runtime stays mapped until the process exits: requests the program

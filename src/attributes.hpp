@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <utility>
 #include <vector>
 
@@ -153,6 +154,25 @@ public:
             delete_value(self, k, entries_.back().value, fn);
             remove(k);
         }
+    }
+
+    /// clear() for an object that goes away whatever its callbacks say
+    /// (MPI_Finalize): runs every delete callback and drops every
+    /// attribute, those whose callback fails too; returns the first failure
+    /// (null if none).
+    template <class Handle>
+    std::exception_ptr clear_all(Handle self, const char* fn) {
+        std::exception_ptr first;
+        while (!entries_.empty()) {
+            Keyval& k = *entries_.back().key;
+            try {
+                delete_value(self, k, entries_.back().value, fn);
+            } catch (const MpiError&) {
+                if (first == nullptr) first = std::current_exception();
+            }
+            remove(k);
+        }
+        return first;
     }
 
     /// MPI_Comm_dup / MPI_Type_dup: runs each copy callback (with `self`, the
