@@ -105,10 +105,17 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
     return guard(comm, fn, [&] {
         comm_of(comm, fn);
         const int cls = error_class_of(errorcode);
+        std::string text = error_text(errorcode);
+        if (cls < 0) {
+            text = fmt::format("error code {} (not a valid error code)", errorcode);
+        } else if (text.empty()) {  // an added class or code without MPI_Add_error_string
+            text = cls == errorcode ? fmt::format("error class {} (no text set)", cls)
+                                    : fmt::format("error code {} of class {} (no text set)", errorcode, cls);
+        }
         // The handler sees the code as given; MPI-3.1 has this call return
         // MPI_SUCCESS once the handler returns.
         raise(comm, MpiError(cls < 0 || cls == MPI_ERR_LASTCODE ? MPI_ERR_UNKNOWN : cls,
-                             fmt::format("{}: {}", fn, error_text(errorcode))),
+                             fmt::format("{}: {}", fn, text)),
               errorcode);
     });
 }

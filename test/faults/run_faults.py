@@ -947,13 +947,19 @@ def mpi_bad_setting(m, d):
 def mpi_fatal_error(m, d):
     """An erroneous call under MPI_ERRORS_ARE_FATAL: the rank prints the
     error, mpirun names its class (MPI_ERR_RANK, 6) and exits 1; so for a
-    class the program added (16384, 0 mod 256).  A singleton exits 1 too."""
+    class the program added (16384, 0 mod 256).  A singleton exits 1 too.
+    The message names the code when it has no text."""
     run_victim(m, 3, [prog(d, "victim"), "2", "badrank"], 1,
                "shmpi: mpirun: rank 2 stopped on a fatal MPI error (error class 6); ending the job", 2)
     run_victim(m, 2, [prog(d, "victim"), "1", "userclass"], 1,
                "shmpi: mpirun: rank 1 stopped on a fatal MPI error (error class 16384); ending the job", 1)
     run_singleton(d, ["victim", "0", "badrank"], 1, "shmpi: MPI_Send: ")
     run_singleton(d, ["victim", "0", "userclass"], 1, "shmpi: MPI_Comm_call_errhandler: victim's own error\n")
+    # A code without text still gets a message that says what it is.
+    run_singleton(d, ["victim", "0", "nostring"], 1,
+                  "shmpi: MPI_Comm_call_errhandler: error code 16385 of class 16384 (no text set)\n")
+    run_singleton(d, ["victim", "0", "badcode"], 1,
+                  "shmpi: MPI_Comm_call_errhandler: error code 12345678 (not a valid error code)\n")
 
 
 def mpi_output_kept(m, d):

@@ -16,6 +16,9 @@
  *           userclass  MPI_Comm_call_errhandler on MPI_COMM_WORLD (fatal)
  *                   with a code of a class the program added (16384 & 0xff
  *                   is 0), whose string is "victim's own error"
+ *           nostring   the same with no string set for the code
+ *           badcode    MPI_Comm_call_errhandler on MPI_COMM_WORLD (fatal)
+ *                   with 12345678, a code that was never issued
  *
  * Every rank prints "ready R PID" once MPI_Init has returned.  The victim
  * waits 300 ms, so that the others are asleep in MPI_Recv, then prints
@@ -42,7 +45,8 @@ int main(int argc, char **argv)
     int size = 0;
     int value = 0;
     if (argc != 3) {
-        fprintf(stderr, "usage: victim VICTIM kill|segv|exit3|return|abort7|init2|badrank|userclass\n");
+        fprintf(stderr, "usage: victim VICTIM kill|segv|exit3|return|abort7|init2|badrank|userclass|"
+                        "nostring|badcode\n");
         return 2;
     }
     const int victim = atoi(argv[1]);
@@ -84,12 +88,14 @@ int main(int argc, char **argv)
         MPI_Init(&argc, &argv);
     } else if (strcmp(how, "badrank") == 0) {
         MPI_Send(&value, 1, MPI_INT, size + 5, 0, MPI_COMM_WORLD);
-    } else if (strcmp(how, "userclass") == 0) {
+    } else if (strcmp(how, "userclass") == 0 || strcmp(how, "nostring") == 0) {
         int cls = 0, code = 0;
         MPI_Add_error_class(&cls);
         MPI_Add_error_code(cls, &code);
-        MPI_Add_error_string(code, "victim's own error");
+        if (strcmp(how, "userclass") == 0) MPI_Add_error_string(code, "victim's own error");
         MPI_Comm_call_errhandler(MPI_COMM_WORLD, code);
+    } else if (strcmp(how, "badcode") == 0) {
+        MPI_Comm_call_errhandler(MPI_COMM_WORLD, 12345678);
     }
     fprintf(stderr, "victim: unknown way to fail '%s'\n", how);
     return 2;
