@@ -16,10 +16,21 @@ using namespace shmpi::api;
 
 namespace {
 
-bool predefined_key(int k) {
-    return k == MPI_TAG_UB || k == MPI_HOST || k == MPI_IO || k == MPI_WTIME_IS_GLOBAL || k == MPI_APPNUM ||
-           k == MPI_UNIVERSE_SIZE || k == MPI_LASTUSEDCODE;
+/// The name of a predefined (communicator) keyval; nullptr for others.
+const char* predefined_name(int k) {
+    switch (k) {
+    case MPI_TAG_UB: return "MPI_TAG_UB";
+    case MPI_HOST: return "MPI_HOST";
+    case MPI_IO: return "MPI_IO";
+    case MPI_WTIME_IS_GLOBAL: return "MPI_WTIME_IS_GLOBAL";
+    case MPI_APPNUM: return "MPI_APPNUM";
+    case MPI_UNIVERSE_SIZE: return "MPI_UNIVERSE_SIZE";
+    case MPI_LASTUSEDCODE: return "MPI_LASTUSEDCODE";
+    default: return nullptr;
+    }
 }
+
+bool predefined_key(int k) { return predefined_name(k) != nullptr; }
 
 const char* kind_name(attr::Kind k) { return k == attr::Kind::Comm ? "communicator" : "datatype"; }
 
@@ -27,9 +38,17 @@ const char* kind_name(attr::Kind k) { return k == attr::Kind::Comm ? "communicat
 /// With `freed_ok` (getting and deleting attributes), also a keyval the
 /// user freed while attributes still use it (MPI-3.1 6.7.2).
 attr::Keyval& keyval_of(int id, attr::Kind kind, const char* fn, bool freed_ok = false) {
-    if (predefined_key(id)) {
-        throw MpiError(MPI_ERR_KEYVAL, fmt::format("{}: keyval {} is predefined and read-only", fn, id));
+    if (const char* name = predefined_name(id)) {
+        // (Getting a communicator's predefined attribute does not come here.)
+        if (kind != attr::Kind::Comm) {
+            throw MpiError(MPI_ERR_KEYVAL, fmt::format("{}: keyval {} ({}) is a communicator attribute, not a {} one",
+                                                       fn, id, name, kind_name(kind)));
+        }
+        throw MpiError(MPI_ERR_KEYVAL, fmt::format("{}: keyval {} ({}) is predefined: it cannot be set, deleted "
+                                                   "or freed",
+                                                   fn, id, name));
     }
+    if (id == MPI_KEYVAL_INVALID) throw MpiError(MPI_ERR_KEYVAL, fmt::format("{}: keyval is MPI_KEYVAL_INVALID", fn));
     attr::Keyval* k = attr::find_keyval(id);
     if (k == nullptr) {
         throw MpiError(MPI_ERR_KEYVAL, fmt::format("{}: keyval {} is not a keyval (never made, or freed)", fn, id));

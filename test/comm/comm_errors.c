@@ -118,7 +118,25 @@ int main(int argc, char **argv)
     EXPECT(MPI_Comm_get_attr(MPI_COMM_WORLD, 123456, &v, &x), MPI_ERR_KEYVAL, "MPI_Comm_get_attr", "123456");
     static int val = 1;
     EXPECT(MPI_Comm_set_attr(MPI_COMM_WORLD, MPI_TAG_UB, &val), MPI_ERR_KEYVAL, "MPI_Comm_set_attr",
-           "predefined");
+           "(MPI_TAG_UB) is predefined");
+    EXPECT(MPI_Comm_delete_attr(MPI_COMM_WORLD, MPI_APPNUM), MPI_ERR_KEYVAL, "MPI_Comm_delete_attr",
+           "(MPI_APPNUM) is predefined");
+    EXPECT(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_KEYVAL_INVALID, &v, &x), MPI_ERR_KEYVAL, "MPI_Comm_get_attr",
+           "keyval is MPI_KEYVAL_INVALID");
+    /* The predefined keyvals are communicator keyvals: the datatype calls
+     * say so (MPI_Type_get_attr only reads: "read-only" is no reason). */
+    const int comm_keys[] = {MPI_TAG_UB, MPI_HOST, MPI_WTIME_IS_GLOBAL};
+    const char *const not_for_types[] = {"(MPI_TAG_UB) is a communicator attribute, not a datatype one",
+                                         "(MPI_HOST) is a communicator attribute, not a datatype one",
+                                         "(MPI_WTIME_IS_GLOBAL) is a communicator attribute, not a datatype one"};
+    for (int i = 0; i < 3; ++i) {
+        const int key = comm_keys[i];
+        EXPECT(MPI_Type_get_attr(MPI_INT, key, &v, &x), MPI_ERR_KEYVAL, "MPI_Type_get_attr", not_for_types[i]);
+        EXPECT(MPI_Type_set_attr(MPI_INT, key, &val), MPI_ERR_KEYVAL, "MPI_Type_set_attr", not_for_types[i]);
+        EXPECT(MPI_Type_delete_attr(MPI_INT, key), MPI_ERR_KEYVAL, "MPI_Type_delete_attr", not_for_types[i]);
+    }
+    EXPECT(MPI_Type_get_attr(MPI_INT, MPI_KEYVAL_INVALID, &v, &x), MPI_ERR_KEYVAL, "MPI_Type_get_attr",
+           "keyval is MPI_KEYVAL_INVALID");
     int tk;
     CHECK_MPI(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &tk, NULL));
     EXPECT(MPI_Comm_set_attr(MPI_COMM_WORLD, tk, &val), MPI_ERR_KEYVAL, "MPI_Comm_set_attr", "datatype");
@@ -133,7 +151,7 @@ int main(int argc, char **argv)
 #else
     (void)old_ck;
 #endif
-    EXPECT(MPI_Comm_free_keyval(&ck), MPI_ERR_KEYVAL, "MPI_Comm_free_keyval", "keyval");
+    EXPECT(MPI_Comm_free_keyval(&ck), MPI_ERR_KEYVAL, "MPI_Comm_free_keyval", "keyval is MPI_KEYVAL_INVALID");
 
 #ifdef SHMPI
     /* MPI_Comm_idup whose copy callback fails (where such an error shows is
