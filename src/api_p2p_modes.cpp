@@ -6,6 +6,8 @@
 
 #include <cstdarg>
 #include <cstdlib>
+#include <mutex>
+#include <unordered_set>
 #include <vector>
 
 #include "api_common.hpp"
@@ -515,6 +517,23 @@ SHMPI_WEAK_ALIAS(Imrecv);
 
 // ---- memory for communication: any memory serves, so the heap's ----
 
+namespace {
+
+/// The blocks MPI_Alloc_mem returned that MPI_Free_mem has not taken back:
+/// MPI_Free_mem refuses any other pointer (MPI_ERR_BASE) instead of passing
+/// it to free().
+struct LiveBlocks {
+    std::mutex lock;
+    std::unordered_set<void*> blocks;
+};
+
+LiveBlocks& live_blocks() {
+    static LiveBlocks live;
+    return live;
+}
+
+}  // namespace
+
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
     const char* fn = "MPI_Alloc_mem";
     return guard(MPI_COMM_WORLD, fn, [&] {
@@ -526,6 +545,14 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
         if (p == nullptr) {
             throw MpiError(MPI_ERR_NO_MEM, fmt::format("{}: cannot allocate {} bytes", fn, size));
         }
+        try {
+            LiveBlocks& live = live_blocks();
+            const std::lock_guard hold(live.lock);
+            live.blocks.insert(p);
+        } catch (...) {
+            std::free(p);
+            throw;
+        }
         *static_cast<void**>(baseptr) = p;
     });
 }
@@ -535,6 +562,16 @@ int PMPI_Free_mem(void* base) {
     const char* fn = "MPI_Free_mem";
     return guard(MPI_COMM_WORLD, fn, [&] {
         running(fn);
+        if (base == nullptr) return;  // as free(NULL)
+        {
+            LiveBlocks& live = live_blocks();
+            const std::lock_guard hold(live.lock);
+            if (live.blocks.erase(base) == 0) {
+                throw MpiError(MPI_ERR_BASE, fmt::format("{}: base {:#x} is not a block that MPI_Alloc_mem returned "
+                                                         "(or it was freed already)",
+                                                         fn, reinterpret_cast<std::uintptr_t>(base)));
+            }
+        }
         std::free(base);
     });
 }

@@ -15,6 +15,11 @@
  *   error handler -> MPI_ERR_ARG (also MPI_Errhandler_free),
  * and the message holds the value in hex (MPI_ERRHANDLER_NULL by name).  Then the live objects the wild
  * values were made from still work.
+ *
+ * Memory for MPI_Free_mem likewise: a pointer that MPI_Alloc_mem did not
+ * return (wild values made from a block it did, a stack address, a block
+ * freed already) is MPI_ERR_BASE naming the pointer (MPI-3.1 8.2), not a
+ * free() of it; NULL is accepted and does nothing.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -143,7 +148,18 @@ int main(int argc, char **argv)
         MPI_Message m = (MPI_Message)w[i];
         expect_wild(MPI_Mrecv(buf, 1, MPI_INT, &m, MPI_STATUS_IGNORE), MPI_ERR_REQUEST, "MPI_Mrecv", w[i]);
     }
-    CHECKF(checked == 12 * kWild, "%d wild calls checked", checked);
+
+    void *block = NULL;
+    CHECK_MPI(MPI_Alloc_mem(64, MPI_INFO_NULL, &block));
+    wild_values(block, w);
+    for (int i = 0; i < kWild; ++i)
+        expect_wild(MPI_Free_mem((void *)w[i]), MPI_ERR_BASE, "MPI_Free_mem", w[i]);
+    CHECKF(checked == 13 * kWild, "%d wild calls checked", checked);
+    expect_wild(MPI_Free_mem(buf), MPI_ERR_BASE, "MPI_Free_mem", (uintptr_t)buf);
+    memset(block, 1, 64); /* still ours */
+    CHECK_MPI(MPI_Free_mem(block));
+    expect_wild(MPI_Free_mem(block), MPI_ERR_BASE, "MPI_Free_mem", (uintptr_t)block);
+    CHECK_MPI(MPI_Free_mem(NULL));
 
     /* The live objects are untouched. */
     int eight = -1;
