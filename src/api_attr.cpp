@@ -9,7 +9,6 @@
 #include "api_common.hpp"
 #include "attributes.hpp"
 #include "runtime.hpp"
-#include "shm/segment.hpp"
 
 using namespace shmpi;
 using namespace shmpi::api;
@@ -79,9 +78,7 @@ int* predefined_value(int key) {
     static Predefined p;
     Runtime& rt = runtime();
     p.universe_size = rt.world().size();
-    if (const shm::Segment* seg = rt.transport().segment()) {
-        p.appnum = static_cast<int>(seg->slot(rt.transport().rank()).appnum);
-    }
+    p.appnum = static_cast<int>(rt.transport().appnum());
     p.last_used_code = last_used_code();
     switch (key) {
     case MPI_TAG_UB: return &p.tag_ub;

@@ -92,7 +92,8 @@ const Info& env_info() {
     }
     const bool running_now = phase() == Phase::Running;
     if (running_now) {
-        add("maxprocs", std::to_string(runtime().world().size()));
+        // Like "command" and "argv", the rank's own program's (MPMD).
+        add("maxprocs", std::to_string(runtime().transport().app_size()));
         // MPI-3.1 8.7.2: the level the program required, not the one provided.
         add("thread_level", thread_level_name(runtime().required_thread_level()));
     }

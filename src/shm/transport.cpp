@@ -447,6 +447,17 @@ bool Transport::read_remote_scatter(std::uint32_t src, const void* remote, const
     return true;
 }
 
+std::uint32_t Transport::appnum() const { return segment_ ? segment_->slot(rank_).appnum : 0; }
+
+std::uint32_t Transport::app_size() const {
+    if (!segment_) return size_;
+    // mpirun writes every slot's appnum before it starts the ranks.
+    const std::uint32_t mine = appnum();
+    std::uint32_t n = 0;
+    for (std::uint32_t r = 0; r < size_; ++r) n += segment_->slot(r).appnum == mine ? 1 : 0;
+    return n;
+}
+
 void Transport::set_state(RankState s) {
     // Release: the launcher reads the state after the rank exited; what a
     // finished MPI_Finalize did is complete before it.

@@ -192,6 +192,11 @@ public:
     /// collectives (coll/shm_team.hpp) find their region and the peers'
     /// doorbells in it.
     const Segment* segment() const { return segment_ ? &*segment_ : nullptr; }
+    /// Which of mpirun's programs this rank runs (MPMD, `:`; MPI_APPNUM),
+    /// and how many ranks were started for that program; 0 and the job's
+    /// size for a 1-rank job.
+    std::uint32_t appnum() const;
+    std::uint32_t app_size() const;
 
     // ---- job state ----
 

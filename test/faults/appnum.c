@@ -1,6 +1,7 @@
 /* appnum.c: one program of an MPMD job (mpirun -n 1 appnum 0 : -n 2 appnum 1).
  * Checks that MPI_APPNUM is EXPECTED and the world has SIZE ranks, then
- * prints "app RANK APPNUM".  Exits 1 on a mismatch.
+ * prints "app RANK APPNUM MAXPROCS", MAXPROCS being MPI_INFO_ENV's
+ * "maxprocs" (-1 when it has none).  Exits 1 on a mismatch.
  *
  * usage: appnum EXPECTED SIZE.  Standard MPI only: builds with any MPI's
  * mpicc. */
@@ -25,7 +26,10 @@ int main(int argc, char **argv)
     if (bad)
         fprintf(stderr, "appnum: rank %d: MPI_APPNUM %d (flag %d), size %d; expected %s and %s\n", rank,
                 got, flag, size, argv[1], argv[2]);
-    printf("app %d %d\n", rank, got);
+    char maxprocs[MPI_MAX_INFO_VAL + 1] = "-1";
+    int has = 0;
+    MPI_Info_get(MPI_INFO_ENV, "maxprocs", MPI_MAX_INFO_VAL, maxprocs, &has);
+    printf("app %d %d %s\n", rank, got, has ? maxprocs : "-1");
     int any = 0;
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Finalize();

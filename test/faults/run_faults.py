@@ -1022,10 +1022,14 @@ def run_expecting_lines(m, argv, want):
 
 def mpi_mpmd(m, d):
     """Two programs in one job (`:`): one world of 3 ranks, MPI_APPNUM 0 for
-    the first program's rank and 1 for the second's two."""
+    the first program's rank and 1 for the second's two; MPI_INFO_ENV's
+    "maxprocs" is the number of ranks of the rank's own program, as its
+    "command" and "argv" are its own."""
     app = prog(d, "appnum")
     run_expecting_lines(m, ["-n", "1", app, "0", "3", ":", "-n", "2", app, "1", "3"],
-                        [b"app 0 0", b"app 1 1", b"app 2 1"])
+                        [b"app 0 0 1", b"app 1 1 2", b"app 2 1 2"])
+    run_expecting_lines(m, ["-n", "2", app, "0", "5", ":", "-n", "3", app, "1", "5"],
+                        [b"app 0 0 2", b"app 1 0 2", b"app 2 1 3", b"app 3 1 3", b"app 4 1 3"])
 
 
 def sh_wdir(m, _):
