@@ -129,11 +129,23 @@ bool aligned(const void* p) {
     return reinterpret_cast<std::uintptr_t>(p) % alignof(T) == 0;
 }
 
+/// On x86-64 each loop is built twice, for AVX2 and for the baseline
+/// (SSE2), and the loader picks one by the CPU (an ifunc).  Both give the
+/// same bits: the same IEEE operations on each element, only wider.  With
+/// AVX2 a 4 KiB double sum takes about 0.6 of the baseline's time, which
+/// more than pays for the NaN choice of Sum and Prod above (a compare and a
+/// blend: 1.6 times the plain add's time in SSE2; micro_reduce).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define SHMPI_KERNEL_CLONES [[gnu::target_clones("avx2", "default")]]
+#else
+#define SHMPI_KERNEL_CLONES
+#endif
+
 /// inout[i] = in[i] op inout[i]: the tight loop when both arrays are
 /// naturally aligned (always, for buffers the library allocates and for
 /// user buffers of basic types), else one element at a time through memcpy.
 template <class T, class Op>
-void elementwise(const void* in, void* inout, std::int64_t n, const void*) {
+SHMPI_KERNEL_CLONES void elementwise(const void* in, void* inout, std::int64_t n, const void*) {
     if (aligned<T>(in) && aligned<T>(inout)) {
         const T* __restrict a = static_cast<const T*>(in);
         T* __restrict b = static_cast<T*>(inout);
