@@ -783,6 +783,21 @@ def sh_env_kernel_copies(m, _):
                stderr_lines=1)
 
 
+def sh_env_launcher_settings(m, _):
+    """The settings mpirun reads itself take their values from -x and -genv
+    too, as the ranks do: checked and applied like the same in the
+    environment."""
+    quiet = {"SHMPI_RING_CELLS", "SHMPI_KERNEL_COPIES", "SHMPI_TOPOLOGY"}
+    launch = Launch(m, ["-x", "SHMPI_RING_CELLS=3", "-n", "2", "true"], env_remove=quiet)
+    expect(launch, launch.wait(), 1, ["SHMPI_RING_CELLS=3 must be a power of two"])
+    launch = Launch(m, ["--genv", "SHMPI_KERNEL_COPIES", "bogus", "-n", "2", "true"], env_remove=quiet)
+    expect(launch, launch.wait(), 2, ["SHMPI_KERNEL_COPIES='bogus'"], stderr_lines=1)
+    launch = Launch(m, ["-x", "SHMPI_TOPOLOGY=package:2 core:4 pu:1", "--report-bindings", "-n", "2", "true"],
+                    env_remove=quiet)
+    expect(launch, launch.wait(), 0, ["synthetic topology 'package:2 core:4 pu:1'"])
+    launch.check_nothing_left()
+
+
 # The rank numbers Open MPI's and MPICH's launchers give, which job scripts
 # read: each rank gets its own, over any left from an enclosing job (an MPMD
 # job's second program included).

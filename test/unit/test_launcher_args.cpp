@@ -4,6 +4,7 @@
 #include <sched.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <string>
@@ -249,6 +250,24 @@ TEST(LauncherArgs, GenvSetsVariables) {
     EXPECT_EQ(a.command, (Strings{"./a", "-genv"}));
     // An empty value is a value.
     EXPECT_EQ(run_args({"--genv", "E", "", "./a"}).env, (std::vector<EnvSetting>{{"E", "", true}}));
+}
+
+// The settings mpirun reads itself take their -x/-genv values (the last one
+// given wins); other variables and forwarded names leave mpirun's alone.
+TEST(LauncherArgs, LauncherSettingsFromCommandLine) {
+    for (const char* name : {"SHMPI_RING_CELLS", "SHMPI_TOPOLOGY", "SHMPI_OUTPUT_WAIT", "X_NOT_READ"}) unsetenv(name);
+    setenv("SHMPI_KERNEL_COPIES", "slow", 1);
+    apply_launcher_settings(run_args({"-x", "SHMPI_RING_CELLS=3", "-x", "SHMPI_RING_CELLS=4", "-x",
+                                      "SHMPI_KERNEL_COPIES", "-x", "X_NOT_READ=1", "--genv", "SHMPI_TOPOLOGY",
+                                      "pu:2", "-genv", "SHMPI_OUTPUT_WAIT", "", "./a"}));
+    EXPECT_STREQ(std::getenv("SHMPI_RING_CELLS"), "4");
+    EXPECT_STREQ(std::getenv("SHMPI_TOPOLOGY"), "pu:2");
+    EXPECT_STREQ(std::getenv("SHMPI_OUTPUT_WAIT"), "");
+    EXPECT_STREQ(std::getenv("SHMPI_KERNEL_COPIES"), "slow");
+    EXPECT_EQ(std::getenv("X_NOT_READ"), nullptr);
+    for (const char* name : {"SHMPI_RING_CELLS", "SHMPI_TOPOLOGY", "SHMPI_OUTPUT_WAIT", "SHMPI_KERNEL_COPIES"}) {
+        unsetenv(name);
+    }
 }
 
 TEST(LauncherArgs, McaIsRecordedAndIgnored) {

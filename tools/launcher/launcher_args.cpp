@@ -665,6 +665,15 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, cons
     return result;
 }
 
+void apply_launcher_settings(const LaunchArgs& args) {
+    for (const EnvSetting& x : args.env) {
+        if (!x.has_value) continue;  // forwarded: mpirun's own value
+        for (const char* name : kLauncherSettings) {
+            if (x.name == name) setenv(name, x.value.c_str(), 1);
+        }
+    }
+}
+
 bool is_job_variable(std::string_view name) {
     return name == shm::kEnvRank || name == shm::kEnvSize || name == shm::kEnvFd || is_portable_variable(name);
 }

@@ -225,6 +225,7 @@ int main(int argc, char** argv) {
             break;
     }
     const LaunchArgs& args = cl.args;
+    apply_launcher_settings(args);  // -x/-genv of the settings read below
     if (!args.wdir.empty()) {
         // Checked here, so that a bad directory is a usage error rather
         // than every rank failing to start.
