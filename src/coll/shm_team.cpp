@@ -33,11 +33,13 @@ constexpr std::uint64_t kProbeValue = 0x45424f52504d4853ull;  // "SHMPROBE"
 /// others may force.  The same answer on every rank of a job (one kernel,
 /// one binary); SHMPI_COLL_SHM_MEMBARRIER=0 turns it off.
 bool membarrier_ready() {
-    if (shm::integer_setting("SHMPI_COLL_SHM_MEMBARRIER", 0, 1).value_or(1) == 0) return false;
+    if (!membarrier_wanted()) return false;
     return shm::membarrier_register();
 }
 
 }  // namespace
+
+bool membarrier_wanted() { return shm::integer_setting("SHMPI_COLL_SHM_MEMBARRIER", 0, 1).value_or(1) != 0; }
 
 ShmTuning tuning_from_environment() {
     ShmTuning t;
@@ -96,7 +98,12 @@ ShmTeam::~ShmTeam() = default;
 
 std::unique_ptr<ShmTeam> ShmTeam::for_world(shm::Transport& transport, p2p::Engine& engine) {
     const shm::Segment* seg = transport.segment();
-    if (seg == nullptr) return nullptr;
+    if (seg == nullptr) {
+        // A singleton builds no team, but its bad settings fail MPI_Init too.
+        tuning_from_environment();
+        membarrier_wanted();
+        return nullptr;
+    }
     std::vector<std::uint32_t> world(transport.size());
     std::iota(world.begin(), world.end(), 0u);
     auto team = std::make_unique<ShmTeam>(transport, &engine, seg->world_coll_region(),

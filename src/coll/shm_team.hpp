@@ -130,6 +130,10 @@ struct ShmTuning {
 /// in its range (MPI_Init fails with that message).
 ShmTuning tuning_from_environment();
 
+/// SHMPI_COLL_SHM_MEMBARRIER: false when it is 0; throws like
+/// tuning_from_environment() for a value other than 0 or 1.
+bool membarrier_wanted();
+
 /// The band of trees for small payloads in a team of `members`: flat up
 /// to t.flat_max, else t.band.
 constexpr int small_band(int members, const ShmTuning& t) {

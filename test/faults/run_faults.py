@@ -959,6 +959,20 @@ def mpi_bad_setting(m, d):
                   f"{var}={value} -n {n}: want the message once, then mpirun's line: {err!r}")
 
 
+def mpi_singleton_bad_setting(m, d):
+    """A singleton (no mpirun) fails MPI_Init on a bad setting as a job's ranks
+    do, the SHMPI_COLL_SHM_* ones too, though it builds no shared-memory team."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SHMPI_")}
+    for var, value in (("SHMPI_COLL_SHM_FLAT", "abc"), ("SHMPI_COLL_SHM_DIRECT", "abc"),
+                       ("SHMPI_COLL_SHM_ALLTOALL", "abc"), ("SHMPI_COLL_SHM_MEMBARRIER", "2"),
+                       ("SHMPI_EAGER_LIMIT", "abc")):
+        p = subprocess.run([prog(d, "print_env"), "X_UNSET"], env={**env, var: value}, capture_output=True,
+                           timeout=60)
+        err = p.stderr.decode()
+        check(p.returncode != 0 and p.stdout == b"" and f"MPI_Init: {var}=" in err and "is not" in err,
+              f"singleton {var}={value}: rc {p.returncode}, stdout {p.stdout!r}, stderr {err!r}")
+
+
 def mpi_fatal_error(m, d):
     """An erroneous call under MPI_ERRORS_ARE_FATAL: the rank prints the
     error, mpirun names its class (MPI_ERR_RANK, 6) and exits 1; so for a
