@@ -491,11 +491,12 @@ TEST(LauncherArgs, FlagWithBadValue) {
 // SHMPI_OUTPUT_WAIT (job.hpp): seconds from 0, as --deadlock-after takes them.
 TEST(OutputWait, Seconds) {
     EXPECT_EQ(parse_output_wait(nullptr), kDefaultOutputWait_s);
+    EXPECT_EQ(parse_output_wait(""), kDefaultOutputWait_s);  // empty: unset, as for every setting
     EXPECT_EQ(parse_output_wait("0"), 0.0);
     EXPECT_EQ(parse_output_wait("0.0"), 0.0);
     EXPECT_EQ(parse_output_wait("2.5"), 2.5);
     EXPECT_EQ(parse_output_wait("1e9"), 1e9);
-    for (const char* bad : {"", "-1", "1e10", "inf", "nan", "10s", "1 s"}) {
+    for (const char* bad : {"-1", "1e10", "inf", "nan", "10s", "1 s"}) {
         EXPECT_FALSE(parse_output_wait(bad).has_value()) << bad;
     }
 }
@@ -527,9 +528,12 @@ TEST(CopyProbe, SettingModes) {
     EXPECT_EQ(parse_kernel_copies("auto"), KernelCopies::Auto);
     EXPECT_EQ(parse_kernel_copies("fast"), KernelCopies::Fast);
     EXPECT_EQ(parse_kernel_copies("slow"), KernelCopies::Slow);
-    // Empty, differently spelled or another setting's values: refused.
-    for (const char* bad : {"", "Avoid", "fast", "never"}) EXPECT_FALSE(parse_rep_movsb(bad).has_value()) << bad;
-    for (const char* bad : {"", "Slow", "keep", "never"}) EXPECT_FALSE(parse_kernel_copies(bad).has_value()) << bad;
+    // Empty: unset, as for every setting.
+    EXPECT_EQ(parse_rep_movsb(""), RepMovsb::Auto);
+    EXPECT_EQ(parse_kernel_copies(""), KernelCopies::Auto);
+    // Differently spelled or another setting's values: refused.
+    for (const char* bad : {"Avoid", "fast", "never"}) EXPECT_FALSE(parse_rep_movsb(bad).has_value()) << bad;
+    for (const char* bad : {"Slow", "keep", "never"}) EXPECT_FALSE(parse_kernel_copies(bad).has_value()) << bad;
 }
 
 TEST(CopyProbe, TunablesGainTheThreshold) {

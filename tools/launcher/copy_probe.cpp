@@ -258,14 +258,14 @@ bool cells_beat_kernel_copies() {
 }
 
 std::optional<KernelCopies> parse_kernel_copies(const char* value) {
-    if (value == nullptr || std::strcmp(value, "auto") == 0) return KernelCopies::Auto;
+    if (value == nullptr || *value == '\0' || std::strcmp(value, "auto") == 0) return KernelCopies::Auto;
     if (std::strcmp(value, "fast") == 0) return KernelCopies::Fast;
     if (std::strcmp(value, "slow") == 0) return KernelCopies::Slow;
     return std::nullopt;
 }
 
 std::optional<RepMovsb> parse_rep_movsb(const char* value) {
-    if (value == nullptr || std::strcmp(value, "auto") == 0) return RepMovsb::Auto;
+    if (value == nullptr || *value == '\0' || std::strcmp(value, "auto") == 0) return RepMovsb::Auto;
     if (std::strcmp(value, "keep") == 0) return RepMovsb::Keep;
     if (std::strcmp(value, "avoid") == 0) return RepMovsb::Avoid;
     return std::nullopt;

@@ -61,7 +61,7 @@ bool short_distance_copies_slow();
 
 /// What SHMPI_REP_MOVSB asks for.
 enum class RepMovsb { Auto, Keep, Avoid };
-/// Parses SHMPI_REP_MOVSB's value (nullptr: unset, Auto); nullopt for
+/// Parses SHMPI_REP_MOVSB's value (nullptr or "": unset, Auto); nullopt for
 /// anything but "auto", "keep" and "avoid".
 std::optional<RepMovsb> parse_rep_movsb(const char* value);
 
@@ -101,7 +101,7 @@ bool cells_beat_kernel_copies();
 
 /// What SHMPI_KERNEL_COPIES asks for.
 enum class KernelCopies { Auto, Fast, Slow };
-/// Parses SHMPI_KERNEL_COPIES's value (nullptr: unset, Auto); nullopt for
+/// Parses SHMPI_KERNEL_COPIES's value (nullptr or "": unset, Auto); nullopt for
 /// anything but "auto", "fast" and "slow".
 std::optional<KernelCopies> parse_kernel_copies(const char* value);
 

@@ -244,7 +244,7 @@ std::optional<double> to_seconds(const std::string& text, bool zero_ok = false) 
 std::string usage_error(std::string text) { return error(std::move(text)).message; }
 
 std::optional<double> parse_output_wait(const char* value) {
-    if (value == nullptr) return kDefaultOutputWait_s;
+    if (value == nullptr || *value == '\0') return kDefaultOutputWait_s;
     return to_seconds(value, true);
 }
 

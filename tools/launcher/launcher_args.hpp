@@ -95,7 +95,7 @@ inline constexpr double kDefaultDeadlockAfter_s = 3;
 /// hold their stdout or stderr (job.hpp).
 inline constexpr double kDefaultOutputWait_s = 10;
 
-/// SHMPI_OUTPUT_WAIT's `value` in seconds (nullptr, not set: the default): a
+/// SHMPI_OUTPUT_WAIT's `value` in seconds (nullptr or "", not set: the default): a
 /// number from 0 (no wait) to 1e9; nullopt when it is not one.
 std::optional<double> parse_output_wait(const char* value);
 
