@@ -5,12 +5,13 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 #include "shm/segment.hpp"
 
@@ -22,15 +23,16 @@ inline constexpr std::string_view kReadInInit = "MPI_Init: ";
 inline constexpr std::string_view kReadByLauncher = "";
 
 /// `value`, the value of the setting `name`, as a decimal integer in
-/// lo..hi.  Anything else throws SegmentError
-/// "shmpi: <who>NAME=value is not a number in lo..hi".
+/// lo..hi: decimal digits, '-' before them at most (no blanks, no '+').
+/// Anything else throws SegmentError
+/// "shmpi: <who>NAME='value' is not a number in lo..hi".
 inline long long integer_setting_value(const char* name, const char* value, long long lo, long long hi,
                                        std::string_view who = kReadInInit) {
-    char* end = nullptr;
-    errno = 0;
-    const long long n = std::strtoll(value, &end, 10);
-    if (errno != 0 || end == value || *end != '\0' || n < lo || n > hi) {
-        throw SegmentError(fmt::format("shmpi: {}{}={} is not a number in {}..{}", who, name, value, lo, hi));
+    const std::string_view text(value);
+    long long n = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n, 10);
+    if (ec != std::errc{} || end != text.data() + text.size() || n < lo || n > hi) {
+        throw SegmentError(fmt::format("shmpi: {}{}='{}' is not a number in {}..{}", who, name, value, lo, hi));
     }
     return n;
 }
@@ -55,13 +57,13 @@ inline std::optional<long long> integer_or_auto_setting(const char* name, long l
     try {
         return integer_setting_value(name, v, lo, hi, who);
     } catch (const SegmentError&) {
-        throw SegmentError(fmt::format("shmpi: {}{}={} is not auto or a number in {}..{}", who, name, v, lo, hi));
+        throw SegmentError(fmt::format("shmpi: {}{}='{}' is not auto or a number in {}..{}", who, name, v, lo, hi));
     }
 }
 
 /// The environment variable `name` as one of `choices` (returned as the
 /// choice), or nullopt when it is unset or empty.  Anything else throws
-/// SegmentError "shmpi: <who>NAME=value is not 0, 1 or auto".
+/// SegmentError "shmpi: <who>NAME='value' is not 0, 1 or auto".
 inline std::optional<std::string_view> choice_setting(const char* name, std::initializer_list<std::string_view> choices,
                                                       std::string_view who = kReadInInit) {
     const char* v = std::getenv(name);
@@ -73,7 +75,7 @@ inline std::optional<std::string_view> choice_setting(const char* name, std::ini
         listed += fmt::format("{}{}", i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ", c);
         ++i;
     }
-    throw SegmentError(fmt::format("shmpi: {}{}={} is not {}", who, name, v, listed));
+    throw SegmentError(fmt::format("shmpi: {}{}='{}' is not {}", who, name, v, listed));
 }
 
 }  // namespace shmpi::shm

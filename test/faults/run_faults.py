@@ -938,15 +938,15 @@ def mpi_bad_setting(m, d):
     prints the message once, not once per rank, and exits 1."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SHMPI_")}
     for var, value, message in (
-            ("SHMPI_EAGER_LIMIT", "abc", "SHMPI_EAGER_LIMIT=abc is not a number in 0..1073741824"),
-            ("SHMPI_STAGED_PIECES", "yes", "SHMPI_STAGED_PIECES=yes is not 0, 1 or auto"),
-            ("SHMPI_SPIN_US", "-1", "SHMPI_SPIN_US=-1 is not a number in 0..10000000"),
-            ("SHMPI_COLL_SHM_BAND", "0", "SHMPI_COLL_SHM_BAND=0 is not a number in 1..30"),
-            ("SHMPI_COLL_SHM_ALLTOALL", "-2", "SHMPI_COLL_SHM_ALLTOALL=-2 is not auto or a number in -1..1099511627776"),
-            ("SHMPI_COLL_SHM_STREAM", "always", "SHMPI_COLL_SHM_STREAM=always is not auto or a number in -1..1"),
-            ("SHMPI_WIDE_COPIES", "off", "SHMPI_WIDE_COPIES=off is not 0, 1, 256 or 512"),
-            ("SHMPI_ALIGNED_STORES", "2", "SHMPI_ALIGNED_STORES=2 is not 0, 1 or auto"),
-            ("SHMPI_STREAMED_PACKS", "yes", "SHMPI_STREAMED_PACKS=yes is not 0, 1 or auto"),
+            ("SHMPI_EAGER_LIMIT", "abc", "SHMPI_EAGER_LIMIT='abc' is not a number in 0..1073741824"),
+            ("SHMPI_STAGED_PIECES", "yes", "SHMPI_STAGED_PIECES='yes' is not 0, 1 or auto"),
+            ("SHMPI_SPIN_US", "-1", "SHMPI_SPIN_US='-1' is not a number in 0..10000000"),
+            ("SHMPI_COLL_SHM_BAND", "0", "SHMPI_COLL_SHM_BAND='0' is not a number in 1..30"),
+            ("SHMPI_COLL_SHM_ALLTOALL", "-2", "SHMPI_COLL_SHM_ALLTOALL='-2' is not auto or a number in -1..1099511627776"),
+            ("SHMPI_COLL_SHM_STREAM", "always", "SHMPI_COLL_SHM_STREAM='always' is not auto or a number in -1..1"),
+            ("SHMPI_WIDE_COPIES", "off", "SHMPI_WIDE_COPIES='off' is not 0, 1, 256 or 512"),
+            ("SHMPI_ALIGNED_STORES", "2", "SHMPI_ALIGNED_STORES='2' is not 0, 1 or auto"),
+            ("SHMPI_STREAMED_PACKS", "yes", "SHMPI_STREAMED_PACKS='yes' is not 0, 1 or auto"),
             ("SHMPI_COLL", "fastest", "SHMPI_COLL=fastest names no collective algorithm")):
         for n in ("4", "8"):
             p = subprocess.run([m, "-n", n, prog(d, "print_env"), "X_UNSET"], env={**env, var: value},

@@ -297,8 +297,8 @@ def topo_tool_errors(mpirun, topo, probe):
              "shmpi-topo: --topology='pack:2 fish:3': neither an XML file nor"),
             (["-n", "2"], {"SHMPI_TOPOLOGY": "/nonexistent/t.xml"},
              "shmpi-topo: SHMPI_TOPOLOGY='/nonexistent/t.xml': cannot read the XML file"),
-            (["-n", "2"], {"SHMPI_COLL_SHM_FLAT": "abc"}, "SHMPI_COLL_SHM_FLAT=abc is not a number in 1..1048576"),
-            (["-n", "2"], {"SHMPI_COLL_SHM_BAND": "31"}, "SHMPI_COLL_SHM_BAND=31 is not a number in 1..30"),
+            (["-n", "2"], {"SHMPI_COLL_SHM_FLAT": "abc"}, "SHMPI_COLL_SHM_FLAT='abc' is not a number in 1..1048576"),
+            (["-n", "2"], {"SHMPI_COLL_SHM_BAND": "31"}, "SHMPI_COLL_SHM_BAND='31' is not a number in 1..30"),
             # What mpirun refuses, it refuses too ("As mpirun").
             (["--topology", "core:2 pu:1", "-n", "2", "--cpu-list", ""], {},
              "shmpi-topo: --cpu-list '': the value is empty"),

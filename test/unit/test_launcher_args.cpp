@@ -495,8 +495,10 @@ TEST(OutputWait, Seconds) {
     EXPECT_EQ(parse_output_wait("0"), 0.0);
     EXPECT_EQ(parse_output_wait("0.0"), 0.0);
     EXPECT_EQ(parse_output_wait("2.5"), 2.5);
-    EXPECT_EQ(parse_output_wait("1e9"), 1e9);
-    for (const char* bad : {"-1", "1e10", "inf", "nan", "10s", "1 s"}) {
+    EXPECT_EQ(parse_output_wait("1000000000"), 1e9);
+    // Only digits with an optional fraction: no exponent, hex, sign or blanks.
+    for (const char* bad : {"-1", "1e10", "1e0", "0x10", "+1", " 12", "12 ", ".5", "2.", "1000000001", "inf", "nan",
+                            "10s", "1 s"}) {
         EXPECT_FALSE(parse_output_wait(bad).has_value()) << bad;
     }
 }

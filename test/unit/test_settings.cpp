@@ -51,19 +51,21 @@ TEST_F(Settings, NumbersInRangeIncludingBothEnds) {
 }
 
 TEST_F(Settings, AnythingElseFailsNamingSettingValueAndRange) {
-    EXPECT_EQ(failure("11", 0, 10), "shmpi: MPI_Init: SHMPI_TEST_SETTING=11 is not a number in 0..10");
-    EXPECT_EQ(failure("-1", 0, 10), "shmpi: MPI_Init: SHMPI_TEST_SETTING=-1 is not a number in 0..10");
-    EXPECT_EQ(failure("0", 1, 30), "shmpi: MPI_Init: SHMPI_TEST_SETTING=0 is not a number in 1..30");
-    for (const char* bad : {"abc", "4k", "1.5", "0x10", "5 ", "- 1", "99999999999999999999"}) {
+    EXPECT_EQ(failure("11", 0, 10), "shmpi: MPI_Init: SHMPI_TEST_SETTING='11' is not a number in 0..10");
+    EXPECT_EQ(failure("-1", 0, 10), "shmpi: MPI_Init: SHMPI_TEST_SETTING='-1' is not a number in 0..10");
+    EXPECT_EQ(failure("0", 1, 30), "shmpi: MPI_Init: SHMPI_TEST_SETTING='0' is not a number in 1..30");
+    // Only '-' and digits: blanks and '+' too are refused, and the message
+    // quotes the value, so that blanks show.
+    for (const char* bad : {"abc", "4k", "1.5", "0x10", "5 ", " 5", "+5", " ", "- 1", "--1", "-", "99999999999999999999"}) {
         const std::string got = failure(bad, 0, 1LL << 40);
         EXPECT_EQ(got,
-                  std::string("shmpi: MPI_Init: SHMPI_TEST_SETTING=") + bad + " is not a number in 0..1099511627776")
+                  std::string("shmpi: MPI_Init: SHMPI_TEST_SETTING='") + bad + "' is not a number in 0..1099511627776")
             << "value '" << bad << "'";
     }
 }
 
 TEST_F(Settings, TheLauncherSaysNoMpiInit) {
-    EXPECT_EQ(failure("x", 1, 4, shm::kReadByLauncher), "shmpi: SHMPI_TEST_SETTING=x is not a number in 1..4");
+    EXPECT_EQ(failure("x", 1, 4, shm::kReadByLauncher), "shmpi: SHMPI_TEST_SETTING='x' is not a number in 1..4");
 }
 
 TEST_F(Settings, AValueGivenDirectlyIsCheckedTheSameWay) {

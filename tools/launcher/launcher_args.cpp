@@ -239,12 +239,20 @@ std::optional<double> to_seconds(const std::string& text, bool zero_ok = false) 
     return s;
 }
 
+/// Whether `text` is decimal digits with an optional fraction ("10", "2.5").
+bool plain_decimal(std::string_view text) {
+    auto digits = [](std::string_view d) { return !d.empty() && d.find_first_not_of("0123456789") == d.npos; };
+    const std::size_t dot = text.find('.');
+    return digits(text.substr(0, dot)) && (dot == text.npos || digits(text.substr(dot + 1)));
+}
+
 }  // namespace
 
 std::string usage_error(std::string text) { return error(std::move(text)).message; }
 
 std::optional<double> parse_output_wait(const char* value) {
     if (value == nullptr || *value == '\0') return kDefaultOutputWait_s;
+    if (!plain_decimal(value)) return std::nullopt;
     return to_seconds(value, true);
 }
 

@@ -96,7 +96,8 @@ inline constexpr double kDefaultDeadlockAfter_s = 3;
 inline constexpr double kDefaultOutputWait_s = 10;
 
 /// SHMPI_OUTPUT_WAIT's `value` in seconds (nullptr or "", not set: the default): a
-/// number from 0 (no wait) to 1e9; nullopt when it is not one.
+/// number from 0 (no wait) to 1e9, written as digits with an optional
+/// fraction ("10", "2.5"); nullopt when it is not one.
 std::optional<double> parse_output_wait(const char* value);
 
 /// MPICH's MPIEXEC_TIMEOUT, read when the command line has no --timeout:

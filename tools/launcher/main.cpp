@@ -241,7 +241,7 @@ int main(int argc, char** argv) {
     const std::optional<KernelCopies> kernel_copies =
         env_setting("SHMPI_KERNEL_COPIES", parse_kernel_copies, "auto, fast or slow");
     const std::optional<double> output_wait =
-        env_setting("SHMPI_OUTPUT_WAIT", parse_output_wait, "a number of seconds from 0 to 1e9");
+        env_setting("SHMPI_OUTPUT_WAIT", parse_output_wait, "a number of seconds from 0 to 1000000000 (such as 10 or 2.5)");
     const std::optional<double> mpiexec_timeout =
         env_setting("MPIEXEC_TIMEOUT", parse_mpiexec_timeout, "a number of seconds from 0 (no limit) to 1e9");
     if (!rep_movsb || !kernel_copies || !output_wait || !mpiexec_timeout) return kUsageError;
