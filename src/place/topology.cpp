@@ -70,6 +70,25 @@ std::string foreign_default_source() {
 
 }  // namespace
 
+unsigned long long synthetic_pus(std::string_view spec) {
+    unsigned long long pus = 0;
+    std::size_t at = 0;
+    while (at < spec.size()) {
+        const std::size_t end = std::min(spec.find_first_of(" \t\n", at), spec.size());
+        const std::string_view word = spec.substr(at, end - at);
+        at = end + 1;
+        if (word.empty() || word.front() == '[') continue;  // a memory level: no arity
+        const std::size_t colon = word.find(':');
+        std::string_view digits = colon == std::string_view::npos ? word : word.substr(colon + 1);
+        digits = digits.substr(0, digits.find_first_not_of("0123456789"));
+        if (digits.empty()) continue;
+        unsigned long long arity = 0;
+        for (const char c : digits) arity = std::min(arity * 10 + static_cast<unsigned>(c - '0'), kMaxSyntheticPus + 1);
+        pus = std::min((pus == 0 ? 1 : pus) * arity, kMaxSyntheticPus + 1);
+    }
+    return pus;
+}
+
 Topology Topology::from_environment() {
     const char* spec = std::getenv(kEnvTopology);
     if (spec == nullptr || *spec == '\0') return this_machine();
@@ -119,6 +138,12 @@ Topology Topology::from_spec(std::string_view spec, std::string_view what) {
         }
         t.source_ = fmt::format("XML file '{}'", s);
     } else {
+        // hwloc builds a large one slowly (a minute for 8192 PUs), before
+        // mpirun's --timeout runs.
+        if (synthetic_pus(spec) > kMaxSyntheticPus) {
+            throw PlaceError(fmt::format("{}='{}': describes more than {} PUs, the most a synthetic topology may have",
+                                         what, s, kMaxSyntheticPus));
+        }
         if (hwloc_topology_set_synthetic(t.topo_, s.c_str()) != 0 ||
             hwloc_topology_load(t.topo_) != 0) {
             throw PlaceError(

@@ -31,6 +31,16 @@ public:
 /// Name of the variable that replaces this machine's topology.
 inline constexpr const char* kEnvTopology = "SHMPI_TOPOLOGY";
 
+/// The most PUs a synthetic topology may describe: far above the machines
+/// shmpi runs on, while hwloc takes about a minute to build 8192.
+inline constexpr unsigned long long kMaxSyntheticPus = 4096;
+
+/// The PUs an hwloc synthetic description holds: the product of its levels'
+/// arities ("pack:2 core:4 pu:2": 16), counted up to kMaxSyntheticPus + 1
+/// at most; attributes and memory levels ("numa:2(memory=1GB)", "[numa]")
+/// count only by their arity.  0 when it names no arity at all.
+unsigned long long synthetic_pus(std::string_view spec);
+
 /// One PU and the objects that hold it.  `os` is the PU's OS index; the
 /// others are hwloc logical indexes, -1 when the topology has no such level
 /// above the PU (a synthetic description without cores, say).

@@ -180,6 +180,30 @@ TEST(Topology, BadDescriptionsNameTheVariableAndValue) {
     }
 }
 
+TEST(Topology, SyntheticPusAreTheProductOfTheArities) {
+    EXPECT_EQ(synthetic_pus(kBig), 32u);
+    EXPECT_EQ(synthetic_pus("pack:2  numa:2(memory=1GB) [numa] core:4 pu:2(indexes=0,1)"), 32u);
+    EXPECT_EQ(synthetic_pus("2 3"), 6u);
+    EXPECT_EQ(synthetic_pus("core:64 pu:64"), 4096u);
+    EXPECT_EQ(synthetic_pus("core:10000 pu:10"), kMaxSyntheticPus + 1);
+    EXPECT_EQ(synthetic_pus("core:99999999999999999999999 pu:1"), kMaxSyntheticPus + 1);
+    EXPECT_EQ(synthetic_pus("banana"), 0u);
+}
+
+// A larger one is refused before hwloc spends minutes building it.
+TEST(Topology, SyntheticTopologyTooLarge) {
+    for (const char* spec : {"core:8192 pu:1", "core:10000 pu:10", "pack:2 core:2049 pu:1"}) {
+        try {
+            Topology::from_spec(spec, "SHMPI_TOPOLOGY");
+            FAIL() << spec << ": no error";
+        } catch (const PlaceError& e) {
+            EXPECT_EQ(std::string(e.what()), std::string("SHMPI_TOPOLOGY='") + spec +
+                                                 "': describes more than 4096 PUs, the most a synthetic "
+                                                 "topology may have");
+        }
+    }
+}
+
 TEST(Topology, XmlFileGivesTheSameTable) {
     const Topology t = synthetic(kBig);
     std::string tmpl = (std::filesystem::temp_directory_path() / "shmpi-place-XXXXXX.xml").string();
