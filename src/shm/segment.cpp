@@ -19,11 +19,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fstream>
 #include <iterator>
 #include <new>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace shmpi::shm {
 namespace bip = boost::interprocess;
@@ -60,6 +62,23 @@ DevShm dev_shm() {
 }
 double dev_shm_free() { return dev_shm().free; }
 
+/// The settings that size the segment, as a no-room message names them.
+constexpr const char* kGeometrySettings[] = {"SHMPI_RING_CELLS",      "SHMPI_CELL_BYTES",
+                                             "SHMPI_STREAM_BYTES",    "SHMPI_COLL_CELL_BYTES",
+                                             "SHMPI_COLL_WIDE_BYTES", "SHMPI_COLL_REGIONS"};
+
+/// "; NAME=VALUE ... set the segment's size: a likely cause" for those of
+/// kGeometrySettings that are set, else "".
+std::string geometry_settings_note() {
+    std::vector<std::string> set;
+    for (const char* name : kGeometrySettings) {
+        if (const char* v = std::getenv(name); v != nullptr && *v != '\0') set.push_back(fmt::format("{}={}", name, v));
+    }
+    if (set.empty()) return "";
+    return fmt::format("; {} set{} the segment's size: a likely cause", fmt::join(set, ", "),
+                       set.size() == 1 ? "s" : "");
+}
+
 /// The message for a /dev/shm without room: how much is free, how much the
 /// job needs, and the ways to make room, with a size that would hold the
 /// segment besides what /dev/shm holds now (whole GiB, 1 at least).
@@ -70,8 +89,8 @@ std::string no_room_message(double avail_bytes, std::uint32_t nranks, std::size_
     return fmt::format(
         "shmpi: /dev/shm has {:.1f} MiB free but the segment for {} ranks needs {:.1f} MiB; "
         "free space there (stale files: ls -l /dev/shm) or enlarge it "
-        "(mount -o remount,size={:.0f}G /dev/shm; docker run --shm-size={:.0f}g), or run fewer ranks",
-        avail_bytes / 1048576.0, nranks, static_cast<double>(size) / 1048576.0, gib, gib);
+        "(mount -o remount,size={:.0f}G /dev/shm; docker run --shm-size={:.0f}g), or run fewer ranks{}",
+        avail_bytes / 1048576.0, nranks, static_cast<double>(size) / 1048576.0, gib, gib, geometry_settings_note());
 }
 
 /// The first line of `path`, or "" when it cannot be read.
@@ -119,9 +138,9 @@ std::string no_memory_message(double avail_bytes, std::uint32_t nranks, std::siz
         "shmpi: the segment for {} ranks needs {:.1f} MiB of memory (and each rank {:.1f} MiB more for "
         "its ring to itself), but only {:.1f} MiB are available (MemAvailable and SwapFree, or the "
         "memory cgroup's limit); run fewer ranks, or lower SHMPI_RING_CELLS, SHMPI_CELL_BYTES, "
-        "SHMPI_STREAM_BYTES, SHMPI_COLL_CELL_BYTES or SHMPI_COLL_WIDE_BYTES",
+        "SHMPI_STREAM_BYTES, SHMPI_COLL_CELL_BYTES or SHMPI_COLL_WIDE_BYTES{}",
         nranks, static_cast<double>(segment) / 1048576.0,
-        static_cast<double>(private_rings) / nranks / 1048576.0, avail_bytes / 1048576.0);
+        static_cast<double>(private_rings) / nranks / 1048576.0, avail_bytes / 1048576.0, geometry_settings_note());
 }
 
 /// Maps `size` bytes of `fd` shared, read-write.  Throws with strerror.

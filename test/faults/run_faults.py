@@ -841,7 +841,8 @@ def sh_usage(m, _):
 def sh_segment_failure(m, _):
     launch = Launch(m, ["-n", "64", "true"],
                     env_extra={"SHMPI_RING_CELLS": "1048576", "SHMPI_CELL_BYTES": "1048576"})
-    expect(launch, launch.wait(), 1, ["/dev/shm"])
+    expect(launch, launch.wait(), 1, ["/dev/shm", "SHMPI_RING_CELLS=1048576, SHMPI_CELL_BYTES=1048576 set "
+                                                  "the segment's size: a likely cause"])
     launch.check_nothing_left()
 
 
