@@ -28,7 +28,8 @@
  * FORGOTTEN synchronous messages of 16000 bytes on a tag nobody ever
  * receives, each cancelled after a ping has shown that rank 1 read it;
  * rank 1's resident memory grows by far less than their 30 MiB (it grew
- * by all of it, until a receive on that tag came).
+ * by all of it, until a receive on that tag came; not checked under
+ * AddressSanitizer, which holds freed memory back).
  *
  * Pairs (0,1), (2,3), ...; a last odd rank sits out.
  *
@@ -220,8 +221,14 @@ static void forgotten_recv(int peer, MPI_Comm comm)
         CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_TOLD, comm, MPI_STATUS_IGNORE));
     expect_none_left(peer, comm, "after the forgotten sends were cancelled");
     const long grew = resident_kib() - before;
+#if defined(__SANITIZE_ADDRESS__)
+    /* AddressSanitizer keeps freed memory aside (its quarantine, 256 MiB),
+     * so the receiver grows by the messages it freed too. */
+    (void)grew;
+#else
     CHECKF(grew < 8 * 1024, "%d cancelled sends of %d bytes left the receiver %ld KiB larger", FORGOTTEN,
            FORGOTTEN_BYTES, grew);
+#endif
 }
 
 int main(int argc, char **argv)
