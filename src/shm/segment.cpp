@@ -62,11 +62,6 @@ DevShm dev_shm() {
 }
 double dev_shm_free() { return dev_shm().free; }
 
-/// The settings that size the segment, as a no-room message names them.
-constexpr const char* kGeometrySettings[] = {"SHMPI_RING_CELLS",      "SHMPI_CELL_BYTES",
-                                             "SHMPI_STREAM_BYTES",    "SHMPI_COLL_CELL_BYTES",
-                                             "SHMPI_COLL_WIDE_BYTES", "SHMPI_COLL_REGIONS"};
-
 /// "; NAME=VALUE ... set the segment's size: a likely cause" for those of
 /// kGeometrySettings that are set, else "".
 std::string geometry_settings_note() {

@@ -52,6 +52,13 @@ public:
 inline constexpr const char* kEnvFd = "SHMPI_SEGMENT_FD";
 inline constexpr const char* kEnvRank = "SHMPI_RANK";
 inline constexpr const char* kEnvSize = "SHMPI_SIZE";
+/// The settings that size the segment (Geometry::from_environment(), read
+/// by the launcher): a no-room message names those that are set, and
+/// mpirun takes them from -x/-genv too.
+inline constexpr const char* kGeometrySettings[] = {"SHMPI_RING_CELLS",      "SHMPI_CELL_BYTES",
+                                                    "SHMPI_STREAM_BYTES",    "SHMPI_COLL_CELL_BYTES",
+                                                    "SHMPI_COLL_WIDE_BYTES", "SHMPI_COLL_REGIONS"};
+
 /// Set by MPI_Init in each rank of an mpirun job to the job's size, which a
 /// program the rank starts (a singleton) inherits with mpirun's PMI_SIZE and
 /// OMPI_COMM_WORLD_SIZE: those are then shmpi's own, not another MPI's

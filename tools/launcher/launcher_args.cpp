@@ -7,11 +7,12 @@
 #include <cstdlib>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string_view>
 
-#include "shm/segment.hpp"  // the job variables mpirun sets (kEnvRank, ...)
+#include "shm/segment.hpp"  // the job variables mpirun sets (kEnvRank, ...), kGeometrySettings
 
 namespace shmpi::launcher {
 namespace {
@@ -676,8 +677,10 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, cons
 void apply_launcher_settings(const LaunchArgs& args) {
     for (const EnvSetting& x : args.env) {
         if (!x.has_value) continue;  // forwarded: mpirun's own value
-        for (const char* name : kLauncherSettings) {
-            if (x.name == name) setenv(name, x.value.c_str(), 1);
+        const auto named = [&x](const char* name) { return x.name == name; };
+        if (std::any_of(std::begin(shm::kGeometrySettings), std::end(shm::kGeometrySettings), named) ||
+            std::any_of(std::begin(kLauncherSettings), std::end(kLauncherSettings), named)) {
+            setenv(x.name.c_str(), x.value.c_str(), 1);
         }
     }
 }

@@ -47,13 +47,11 @@ inline constexpr const char* kPortableSizeVariables[] = {"OMPI_COMM_WORLD_SIZE",
 /// none left over from an enclosing job (spawn.cpp).
 bool is_job_variable(std::string_view name);
 
-/// The settings mpirun reads itself, from the environment the ranks get: the
-/// segment's geometry (src/shm/segment.cpp), the topology, the copy settings
-/// (copy_probe.hpp) and SHMPI_OUTPUT_WAIT.
-inline constexpr const char* kLauncherSettings[] = {
-    "SHMPI_RING_CELLS",      "SHMPI_CELL_BYTES", "SHMPI_STREAM_BYTES",  "SHMPI_COLL_CELL_BYTES",
-    "SHMPI_COLL_WIDE_BYTES", "SHMPI_COLL_REGIONS", "SHMPI_TOPOLOGY",    "SHMPI_KERNEL_COPIES",
-    "SHMPI_REP_MOVSB",       "SHMPI_OUTPUT_WAIT"};
+/// The settings mpirun reads itself, from the environment the ranks get,
+/// besides the segment's geometry (shm::kGeometrySettings): the topology,
+/// the copy settings (copy_probe.hpp) and SHMPI_OUTPUT_WAIT.
+inline constexpr const char* kLauncherSettings[] = {"SHMPI_TOPOLOGY", "SHMPI_KERNEL_COPIES", "SHMPI_REP_MOVSB",
+                                                    "SHMPI_OUTPUT_WAIT"};
 
 /// One `-x` option: either forward VAR as mpirun sees it (`value` unset) or
 /// set VAR to a value for the ranks.
@@ -142,7 +140,8 @@ struct LaunchArgs {
     const std::vector<std::string>& command_of(std::uint32_t rank) const;
 };
 
-/// Sets in mpirun's own environment each of kLauncherSettings that `args`
+/// Sets in mpirun's own environment each of shm::kGeometrySettings and
+/// kLauncherSettings that `args`
 /// sets with -x or -genv (the last one given wins, as for the ranks), so
 /// that mpirun reads, checks and applies the value the ranks get.
 void apply_launcher_settings(const LaunchArgs& args);
