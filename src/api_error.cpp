@@ -36,12 +36,9 @@ std::string errhandler_text(MPI_Errhandler h) {
     return fmt::format("{:#x}", reinterpret_cast<std::uintptr_t>(h));
 }
 
-}  // namespace
-
-extern "C" {
-
-int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
-    const char* fn = "MPI_Comm_set_errhandler";
+/// MPI_Comm_set_errhandler and its MPI-1 name MPI_Errhandler_set; `fn` is
+/// the name the program called, for the messages.
+int set_comm_errhandler(MPI_Comm comm, MPI_Errhandler errhandler, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
         if (!valid_handler(errhandler)) {
@@ -52,26 +49,38 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
         c.set_errhandler(errhandler);
     });
 }
-SHMPI_WEAK_ALIAS(Comm_set_errhandler);
 
-int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
-    const char* fn = "MPI_Comm_get_errhandler";
+/// MPI_Comm_get_errhandler and its MPI-1 name MPI_Errhandler_get.
+int get_comm_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
-        if (errhandler == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Comm_get_errhandler: errhandler is NULL");
+        if (errhandler == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: errhandler is NULL", fn));
         *errhandler = c.errhandler();
         retain(*errhandler);  // the caller frees it with MPI_Errhandler_free
     });
 }
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+    return set_comm_errhandler(comm, errhandler, "MPI_Comm_set_errhandler");
+}
+SHMPI_WEAK_ALIAS(Comm_set_errhandler);
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
+    return get_comm_errhandler(comm, errhandler, "MPI_Comm_get_errhandler");
+}
 SHMPI_WEAK_ALIAS(Comm_get_errhandler);
 
 int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler) {
-    return PMPI_Comm_set_errhandler(comm, errhandler);
+    return set_comm_errhandler(comm, errhandler, "MPI_Errhandler_set");
 }
 SHMPI_WEAK_ALIAS(Errhandler_set);
 
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler) {
-    return PMPI_Comm_get_errhandler(comm, errhandler);
+    return get_comm_errhandler(comm, errhandler, "MPI_Errhandler_get");
 }
 SHMPI_WEAK_ALIAS(Errhandler_get);
 

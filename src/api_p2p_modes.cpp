@@ -206,6 +206,11 @@ Request* receive_message(void* buf, int count, MPI_Datatype type, MPI_Message* m
     if (message == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: message is NULL", fn));
     const auto v = reinterpret_cast<std::uintptr_t>(*message);
     Message* m = nullptr;
+    if (*message == MPI_MESSAGE_NULL) {
+        throw MpiError(MPI_ERR_REQUEST, fmt::format("{}: message is MPI_MESSAGE_NULL (a message handle comes from "
+                                                    "MPI_Mprobe or MPI_Improbe and is received once)",
+                                                    fn));
+    }
     if (*message != MPI_MESSAGE_NO_PROC) {
         m = reinterpret_cast<Message*>(*message);
         if (v < kPredefinedLimit || !HandleStorage::may_read_as<Message>(m) || m->magic != Message::kMagic) {
@@ -407,7 +412,8 @@ int PMPI_Cancel(MPI_Request* request) {
     int rc = MPI_SUCCESS;
     const int outer = guard(MPI_COMM_WORLD, fn, [&] {
         Runtime& rt = running(fn);
-        if (request == nullptr || *request == MPI_REQUEST_NULL) {
+        if (request == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: request is NULL", fn));
+        if (*request == MPI_REQUEST_NULL) {
             throw MpiError(MPI_ERR_REQUEST, fmt::format("{}: request is MPI_REQUEST_NULL", fn));
         }
         Request* r = active_of(*request, fn);

@@ -617,6 +617,27 @@ static void check_messages(void)
                      "MPI_Waitsome", wild);
     check_error_says(MPI_Testsome(3, r, &outcount, indices, MPI_STATUSES_IGNORE), MPI_ERR_REQUEST,
                      "MPI_Testsome", wild);
+    /* A NULL request pointer is an argument error, not a null request;
+     * the MPI-1 names are named as called; null handles by name. */
+    check_error_says(MPI_Cancel(NULL), MPI_ERR_ARG, "MPI_Cancel(NULL)", "MPI_Cancel: request is NULL");
+    check_error_says(MPI_Errhandler_set(MPI_COMM_NULL, MPI_ERRORS_RETURN), MPI_ERR_COMM,
+                     "MPI_Errhandler_set(MPI_COMM_NULL)", "MPI_Errhandler_set: communicator is MPI_COMM_NULL");
+    check_error_says(MPI_Errhandler_get(MPI_COMM_WORLD, NULL), MPI_ERR_ARG, "MPI_Errhandler_get(NULL)",
+                     "MPI_Errhandler_get: errhandler is NULL");
+    int type_key = MPI_KEYVAL_INVALID, *attr = NULL;
+    CHECK_MPI(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &type_key, NULL));
+    check_error_says(MPI_Type_get_attr(MPI_DATATYPE_NULL, type_key, &attr, &flag), MPI_ERR_TYPE,
+                     "MPI_Type_get_attr(MPI_DATATYPE_NULL)", "MPI_Type_get_attr: datatype is MPI_DATATYPE_NULL");
+    check_error_says(MPI_Type_delete_attr(MPI_DATATYPE_NULL, type_key), MPI_ERR_TYPE,
+                     "MPI_Type_delete_attr(MPI_DATATYPE_NULL)",
+                     "MPI_Type_delete_attr: datatype is MPI_DATATYPE_NULL");
+    CHECK_MPI(MPI_Type_free_keyval(&type_key));
+    MPI_Message none = MPI_MESSAGE_NULL;
+    check_error_says(MPI_Mrecv(&x, 1, MPI_INT, &none, MPI_STATUS_IGNORE), MPI_ERR_REQUEST,
+                     "MPI_Mrecv(MPI_MESSAGE_NULL)", "MPI_Mrecv: message is MPI_MESSAGE_NULL");
+    MPI_Request mreq = MPI_REQUEST_NULL;
+    check_error_says(MPI_Imrecv(&x, 1, MPI_INT, &none, &mreq), MPI_ERR_REQUEST, "MPI_Imrecv(MPI_MESSAGE_NULL)",
+                     "MPI_Imrecv: message is MPI_MESSAGE_NULL");
     check_error_says(MPI_Startall(3, r), MPI_ERR_REQUEST, "MPI_Startall", "(array_of_requests[0]) is not persistent");
     MPI_Request p[2];
     CHECK_MPI(MPI_Recv_init(&x, 1, MPI_INT, me, 801, MPI_COMM_WORLD, &p[0]));
