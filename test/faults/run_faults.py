@@ -560,6 +560,20 @@ def sh_exec_failure(m, _):
     check(launch.stderr == b"shmpi: mpirun: cannot run './nope-does-not-exist': No such file or directory\n",
           "exec failure message" + launch.stderr_text())
     launch.check_nothing_left()
+    # A bare name is looked up on PATH only; the message says so, and how
+    # to run the program of that name in the ranks' directory.
+    with tempfile.TemporaryDirectory() as d:
+        prog = os.path.join(d, "shmpi-local-prog")
+        with open(prog, "w") as f:
+            f.write("#!/bin/sh\nexit 0\n")
+        os.chmod(prog, 0o755)
+        for name, hint in (("shmpi-local-prog", f"to run the one in '{d}', write ./shmpi-local-prog)"),
+                           ("shmpi-nowhere-prog", "(not found on PATH)")):
+            launch = Launch(m, ["-n", "2", "--wdir", d, name])
+            rc = launch.wait()
+            expect(launch, rc, 127)
+            check(launch.stderr.decode().endswith(hint + "\n"), "exec failure hint" + launch.stderr_text())
+            launch.check_nothing_left()
 
 
 def sh_stdin(m, _):

@@ -436,6 +436,19 @@ TEST(LauncherArgs, UnknownOption) {
     EXPECT_NE(m.find("'--bogus=3'"), std::string::npos) << m;
     m = error_of({"-q", "./a"});
     EXPECT_NE(m.find("'-q'"), std::string::npos) << m;
+    // Other MPIs' one-dash words are not split into a short option and an
+    // attached value (-hostlist was -h, the help, and ran nothing).
+    for (const char* word : {"-hostlist", "-hetero-nodes", "-hxyz", "-configfile", "-file", "-nolocal",
+                             "-nameserver", "-np2", "-cpus-per-proc", "-launcher", "-lx", "-xterm", "-Hlocal",
+                             "-fhosts", "-n-3"}) {
+        m = error_of({word, "x", "./a"});
+        EXPECT_NE(m.find(std::string("unknown option '") + word + "'"), std::string::npos) << m;
+    }
+    EXPECT_NE(error_of({"-configfile", "cfg"}).find("separated by ':'"), std::string::npos);
+    // What may be attached still is.
+    EXPECT_EQ(run_args({"-c3", "./a"}).nranks, 3u);
+    EXPECT_EQ(run_args({"-N=2", "./a"}).nranks, 2u);
+    EXPECT_EQ(run_args({"-H=localhost", "./a"}).nranks, 1u);
 }
 
 TEST(LauncherArgs, BadTimeout) {

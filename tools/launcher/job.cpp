@@ -41,6 +41,21 @@ UniqueFd make_timer() {
     return UniqueFd(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
 }
 
+/// Why a rank's program could not start.  A bare name is looked up on PATH
+/// only (as a shell does), which surprises users whose program is in the
+/// current directory: say so.
+std::string exec_failure(const std::string& program, int err, const std::string& wdir) {
+    std::string text = fmt::format("cannot run '{}': {}", program, std::strerror(err));
+    if (err != ENOENT || program.find('/') != std::string::npos) return text;
+    const std::string local = wdir.empty() ? program : wdir + "/" + program;
+    if (access(local.c_str(), X_OK) == 0) {
+        return text + fmt::format(" (a name without '/' is looked up on PATH; to run the one in {}, write ./{})",
+                                  wdir.empty() ? std::string{"this directory"} : fmt::format("'{}'", wdir),
+                                  program);
+    }
+    return text + " (not found on PATH)";
+}
+
 /// "rank 3", "ranks 0-2", "ranks 1,4-6": sorted rank numbers, runs joined.
 std::string rank_list(const std::vector<int>& ranks) {
     return (ranks.size() == 1 ? "rank " : "ranks ") + place::format_list(ranks);
@@ -511,7 +526,7 @@ int Job::report() {
                             c.rank, c.value));
             return 1;
         case EndCause::Kind::kExecFailed:
-            say(fmt::format("cannot run '{}': {}", args_.command_of(c.rank)[0], std::strerror(c.value)));
+            say(exec_failure(args_.command_of(c.rank)[0], c.value, args_.wdir));
             return 127;
         case EndCause::Kind::kMpiAbort: {
             // Every rank is gone and reaped, so the aborting rank's relaxed

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -425,6 +426,32 @@ std::optional<AppContext> parse_app_context(const std::vector<std::string>& argv
     return app;
 }
 
+/// Whether `body`, a one-dash word's text after the dash that is no long
+/// option, reads as its first letter's short option with the rest attached:
+/// `-n4`, `-n=4`, `-xNAME=VALUE`, `-H=host`.  Other MPIs' one-dash words
+/// (`-hostlist`, `-configfile`, `-np2`, `-xterm`) must not be split into a
+/// letter and a value; they are unknown options here.
+bool attached_value_fits(const CLI::Option& opt, const std::string& body) {
+    if (body[1] == '=') return opt.get_expected_max() != 0;
+    if (opt.get_expected_max() == 0) return false;  // a flag takes no value
+    if (opt.check_name("-n") || opt.check_name("-N")) {
+        return std::isdigit(static_cast<unsigned char>(body[1])) != 0;
+    }
+    if (opt.check_name("-x")) return body.find('=') != std::string::npos;
+    return false;
+}
+
+/// The message for a word before the program that is no option of ours.
+std::string unknown_option(const std::string& tok) {
+    std::string text = fmt::format("unknown option '{}' (see mpirun --help)", tok);
+    const std::string word = tok.substr(0, tok.find('='));
+    if (word == "-configfile" || word == "--configfile" || word == "-file" || word == "--file") {
+        text += "; shmpi reads no file of programs: give them on the command line, separated by ':' "
+                "(mpirun -n 1 ./a : -n 3 ./b)";
+    }
+    return text;
+}
+
 }  // namespace
 
 ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, const std::string& version,
@@ -475,8 +502,8 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, cons
         }
 
         const CLI::Option* opt = app.get_option_no_throw(name);
-        if (opt == nullptr) {
-            return error(fmt::format("unknown option '{}' (see mpirun --help)", tok));
+        if (opt == nullptr || (name.size() == 2 && body.size() > 1 && !attached_value_fits(*opt, body))) {
+            return error(unknown_option(tok));
         }
         if (opt->get_expected_max() == 0) {  // a flag
             options.push_back(value ? name + "=" + *value : name);
