@@ -61,8 +61,15 @@ trap 'rm -rf -- "$work"' EXIT
 # Keep the users' builds away from any MPI settings of the caller.
 unset MPICC MPICXX MPI_HOME MPI_ROOT
 
-# 1. Install into a scratch root, as a user would install a release.
-root=$work/root
+# 1. Install into a scratch root, as a user would install a release: one
+#    whose path has a space and a comma, which the wrappers must quote and
+#    keep out of -Wl,.  pkg-config's flags, read by a shell, take no
+#    space, and CMake takes no comma (it adds -Wl,-rpath,DIR of its own).
+case $mode in
+    pkg-config) root=$work/ro,ot ;;
+    cmake-*) root="$work/ro ot" ;;
+    *) root="$work/ro ot,1" ;;
+esac
 if ! meson install -C "$build" --destdir "$root" --no-rebuild --quiet >"$work/install.log" 2>&1; then
     cat "$work/install.log" >&2
     fail "meson install --destdir failed"
@@ -146,7 +153,7 @@ pkg-config)
     libs=$(pkg-config --libs shmpi) || fail "pkg-config --libs shmpi failed"
     echo "  shmpi $version: cflags '$cflags' libs '$libs'"
     rpath=""
-    for l in $(pkg-config --libs-only-L shmpi); do rpath+=" -Wl,-rpath,${l#-L}"; done
+    for l in $(pkg-config --libs-only-L shmpi); do rpath+=" -Xlinker -rpath=${l#-L}"; done
     # shellcheck disable=SC2086  # pkg-config output is a list of words
     cc -std=c11 -Wall -Werror $cflags -o "$work/hello" "$here/project/hello.c" $libs $rpath ||
         fail "cc with pkg-config's flags could not build hello.c"

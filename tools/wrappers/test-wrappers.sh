@@ -60,11 +60,20 @@ expect_refused() {
         fail "$name: $(cat refused.err)"
     fi
 }
-# The wrappers quote a word that holds anything but these characters.
+# The wrappers quote a word that holds anything but these characters: in
+# double quotes after its -D, -I, -L or -Wl,-rpath, (CMake's FindMPI reads
+# only that form), in single quotes when it holds a character special in
+# double quotes.
 quote() {
     case $1 in
-        *[!A-Za-z0-9_./:=,+@%^-]*) printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")" ;;
-        *) printf '%s' "$1" ;;
+        *[!A-Za-z0-9_./:=,+@%^-]*) ;;
+        *) printf '%s' "$1"; return ;;
+    esac
+    case $1 in
+        *[\"\$\`\\!]*) printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")" ;;
+        -D* | -I* | -L*) printf '%s"%s"' "${1%"${1#??}"}" "${1#??}" ;;
+        -Wl,-rpath,*) printf '%s"%s"' '-Wl,-rpath,' "${1#-Wl,-rpath,}" ;;
+        *) printf '"%s"' "$1" ;;
     esac
 }
 
@@ -83,8 +92,13 @@ check_info() {
     expect "$name -show -M" "$comp -M a.c $cflags" "$("$w" -show -M a.c)"
     expect "$name -show -MM" "$comp -MM a.c $cflags" "$("$w" -show -MM a.c)"
     expect "$name -show -MD (still links)" "$comp -MD a.c $cflags $lflags" "$("$w" -show -MD a.c)"
-    expect "$name -show keeps a spaced argument" "$comp '-DX=a b' a.c $cflags $lflags" \
+    expect "$name -show keeps a spaced argument" "$comp -D\"X=a b\" a.c $cflags $lflags" \
         "$("$w" -show '-DX=a b' a.c)"
+    # What -show prints, read back by a shell, is the words given.
+    eval "set -- $("$w" -show '-DX=a b' "-DY=it's" '-DZ=$HOME' 'my file.c' '-I/a b' '"q".c')"
+    expect "$name -show reads back as the words given" \
+        "$comp|-DX=a b|-DY=it's|-DZ=\$HOME|my file.c|-I/a b|\"q\".c" "$(printf '%s|' "$@" | sed 's/|$//' | cut -d'|' -f1-7)"
+    expect "$name -static -c compiles" "$comp -static -c a.c $cflags" "$("$w" -show -static -c a.c)"
     expect "$name -compile-info" "$comp a.c $cflags" "$("$w" -compile-info a.c)"
     expect "$name -compile_info" "$comp a.c $cflags" "$("$w" -compile_info a.c)"
     expect "$name -link-info" "$comp a.o -o a $cflags $lflags" "$("$w" -link-info a.o -o a)"
@@ -167,6 +181,8 @@ expect_refused "OMPI_CC=mpicc is refused, naming OMPI_CC" \
 expect_refused "SHMPI_CC=mpicxx is refused, naming SHMPI_CC" \
     "mpicxx: called as the compiler of mpicc (SHMPI_CC=.*mpicxx')" \
     env SHMPI_CC="$mpicxx" "$mpicc" -c "$hello_c" -o rec.o
+expect_refused "mpicc -static is refused when it links" "mpicc: -static: shmpi has no static library" \
+    "$mpicc" -static "$hello_c" -o static
 if "$mpicc" --showme:nonsense >/dev/null 2>&1; then fail "unknown --showme: option fails"; else
     pass "unknown --showme: option fails"; fi
 if "$mpicc" -help | grep -q -- '--showme:link'; then pass "mpicc -help"; else fail "mpicc -help"; fi
@@ -214,7 +230,14 @@ else
     expect "installed mpicc under a directory with a comma" \
         "$(quote "-L$comma_lib") -Xlinker -rpath -Xlinker $(quote "$comma_lib") -lshmpi" \
         "$('co,mma/prefix/bin/mpicc' --showme:link)"
-    mv 'co,mma/prefix' prefix
+    # CMake's FindMPI reads include and library directories with spaces
+    # only as -I"DIR" and -L"DIR".
+    mkdir -p 'sp ace'
+    mv 'co,mma/prefix' 'sp ace/prefix'
+    space_inc="$scratch/sp ace/prefix${inst_inc#"$scratch"/prefix}"
+    expect "installed mpicc under a directory with a space" "-I\"$space_inc\"" \
+        "$('sp ace/prefix/bin/mpicc' --showme:compile)"
+    mv 'sp ace/prefix' prefix
     # Without shmpi's header in its tree (a wrapper copied out of shmpi's
     # bin/), it refuses to compile instead of finding another mpi.h.
     expect_refused "a wrapper away from shmpi's tree refuses to compile" \
