@@ -12,8 +12,12 @@
  *      One iteration = one Jacobi sweep over the tile (so the data changes
  *      between iterations, as in a real code) + one halo exchange: the four
  *      edges go to the four neighbours (rows contiguous, columns as an
- *      MPI_Type_vector), with MPI_Irecv/MPI_Isend/MPI_Waitall (--mode p2p)
- *      or one MPI_Neighbor_alltoallw (--mode neighbor), or both.
+ *      MPI_Type_vector), with MPI_Irecv/MPI_Isend/MPI_Waitall (--mode p2p),
+ *      the same completed by polling MPI_Testall, as a program that would
+ *      compute meanwhile does (--mode test), or one MPI_Neighbor_alltoallw
+ *      (--mode neighbor); a comma list picks several, default all three.
+ *      With more ranks than CPUs, test is the mode that shows whether the
+ *      library lets a polling rank give its CPU to the rank it waits for.
  *   3. The first exchange of each run is checked against what the neighbours
  *      own (untimed); then `--warmup` iterations, then `--iters` timed ones.
  *   4. World rank 0 reports, per run: the mean exchange time per iteration
@@ -52,7 +56,7 @@ struct options {
     int iters;    /* timed iterations */
     int warmup;   /* untimed iterations */
     int reorder;  /* 0, 1, or 2 = both */
-    int mode;     /* 0 = p2p, 1 = neighbor, 2 = both */
+    int modes;    /* bit m set: run mode m (0 = p2p, 1 = neighbor, 2 = test) */
     int csv;
     int nodes;    /* --nodes: the node model's node count; 0 = none */
     int spread;   /* --nodes spread:N (rank r on node r % N) or compact:N */
@@ -61,7 +65,33 @@ struct options {
 static void usage(FILE *to)
 {
     fprintf(to, "usage: halo [--n SIDE] [--iters N] [--warmup N] [--reorder 0|1|both] "
-                    "[--mode p2p|neighbor|both] [--nodes spread:N|compact:N] [--csv]\n");
+                    "[--mode p2p,test,neighbor|both|all] [--nodes spread:N|compact:N] [--csv]\n");
+}
+
+/* "p2p,test", "both" (p2p and neighbor, as before test existed), "all":
+ * the bits of the modes named; -1 for a word that names none. */
+static int parse_modes(const char *v)
+{
+    static const char *const names[] = {"p2p", "neighbor", "test"};
+    if (strcmp(v, "both") == 0)
+        return 3;
+    if (strcmp(v, "all") == 0)
+        return 7;
+    int bits = 0;
+    while (*v != '\0') {
+        const size_t len = strcspn(v, ",");
+        int found = -1;
+        for (int m = 0; m < 3; ++m)
+            if (strlen(names[m]) == len && strncmp(v, names[m], len) == 0)
+                found = m;
+        if (found < 0)
+            return -1;
+        bits |= 1 << found;
+        v += len;
+        if (*v == ',')
+            ++v;
+    }
+    return bits;
 }
 
 static int parse(int argc, char **argv, struct options *o)
@@ -70,7 +100,7 @@ static int parse(int argc, char **argv, struct options *o)
     o->iters = 200;
     o->warmup = 20;
     o->reorder = 2;
-    o->mode = 2;
+    o->modes = 7;
     o->csv = 0;
     o->nodes = 0;
     o->spread = 0;
@@ -102,13 +132,13 @@ static int parse(int argc, char **argv, struct options *o)
                 return -1;
             ++i;
         } else if (strcmp(a, "--mode") == 0) {
-            o->mode = strcmp(v, "p2p") == 0 ? 0 : strcmp(v, "neighbor") == 0 ? 1 : strcmp(v, "both") == 0 ? 2 : -1;
+            o->modes = parse_modes(v);
             ++i;
         } else {
             return -1;
         }
     }
-    if (o->n < 1 || o->iters < 1 || o->warmup < 0 || o->reorder < 0 || o->reorder > 2 || o->mode < 0)
+    if (o->n < 1 || o->iters < 1 || o->warmup < 0 || o->reorder < 0 || o->reorder > 2 || o->modes <= 0)
         return -1;
     return 0;
 }
@@ -182,14 +212,29 @@ static void setup_exchange(struct exchange *x, int n)
         x->counts[k] = 1;
 }
 
-static void exchange_p2p(const struct grid *g, const struct exchange *x, double *u)
+/* Posts the four receives and the four sends of one exchange. */
+static void post_exchange(const struct grid *g, const struct exchange *x, double *u, MPI_Request req[8])
 {
-    MPI_Request req[8];
     for (int k = 0; k < 4; ++k)
         MPI_Irecv((char *)u + x->rdispls[k], 1, x->types[k], g->nb[k], k ^ 1, g->comm, &req[k]);
     for (int k = 0; k < 4; ++k)
         MPI_Isend((char *)u + x->sdispls[k], 1, x->types[k], g->nb[k], k, g->comm, &req[4 + k]);
+}
+
+static void exchange_p2p(const struct grid *g, const struct exchange *x, double *u)
+{
+    MPI_Request req[8];
+    post_exchange(g, x, u, req);
     MPI_Waitall(8, req, MPI_STATUSES_IGNORE);
+}
+
+static void exchange_test(const struct grid *g, const struct exchange *x, double *u)
+{
+    MPI_Request req[8];
+    post_exchange(g, x, u, req);
+    int done = 0;
+    while (!done)
+        MPI_Testall(8, req, &done, MPI_STATUSES_IGNORE);
 }
 
 static void exchange_neighbor(const struct grid *g, const struct exchange *x, double *u)
@@ -244,7 +289,7 @@ static struct result run(const struct grid *g, const struct options *o, int mode
     struct exchange x;
     setup_exchange(&x, n);
     void (*exchange)(const struct grid *, const struct exchange *, double *) =
-        mode == 0 ? exchange_p2p : exchange_neighbor;
+        mode == 0 ? exchange_p2p : mode == 1 ? exchange_neighbor : exchange_test;
 
     /* 3. Check one exchange of known data. */
     for (int i = 1; i <= n; ++i)
@@ -366,7 +411,7 @@ int main(int argc, char **argv)
     struct row {
         int mode, reorder, dims[2], size, on_node;
         struct result r;
-    } rows[4];
+    } rows[6];
     int nrows = 0;
     for (int reorder = 0; reorder <= 1; ++reorder) {
         if (o.reorder != 2 && o.reorder != reorder)
@@ -383,8 +428,8 @@ int main(int argc, char **argv)
         MPI_Cart_shift(g.comm, 1, 1, &g.nb[2], &g.nb[3]);
         print_placement(&g, reorder, prefix);
         const int on_node = o.nodes > 0 ? messages_on_node(&g, &o) : -1;
-        for (int mode = 0; mode <= 1; ++mode) {
-            if (o.mode != 2 && o.mode != mode)
+        for (int mode = 0; mode <= 2; ++mode) {
+            if ((o.modes & (1 << mode)) == 0)
                 continue;
             const struct result r = run(&g, &o, mode);
             if (r.bad != 0)
@@ -407,7 +452,7 @@ int main(int argc, char **argv)
     }
     for (int k = 0; k < nrows; ++k) {
         struct result r = rows[k].r;
-        const char *m = rows[k].mode == 0 ? "p2p" : "neighbor";
+        const char *m = rows[k].mode == 0 ? "p2p" : rows[k].mode == 1 ? "neighbor" : "test";
         if (wrank == 0) {
             if (o.csv)
                 printf("%s,%d,%d,%d,%d,%d,%.3f,%.3f,%.3f,%d,%s\n", m, rows[k].reorder, rows[k].dims[0],

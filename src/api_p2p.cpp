@@ -333,7 +333,11 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
         }
         if (!r->done) rt.engine().progress();
         *flag = r->done ? 1 : 0;
-        if (r->done) rc = retire(request, status, fn);
+        if (r->done) {
+            rc = retire(request, status, fn);
+        } else {
+            rt.engine().missed();
+        }
     });
     return outer != MPI_SUCCESS ? outer : rc;
 }
@@ -370,6 +374,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status statuses[]
         for (Request* r : rs) {
             if (r != nullptr && !r->done) {
                 *flag = 0;
+                rt.engine().missed();
                 return;
             }
         }
@@ -450,6 +455,7 @@ int PMPI_Testany(int count, MPI_Request reqs[], int* index, int* flag, MPI_Statu
         if (i == -1) {
             *flag = 0;
             *index = MPI_UNDEFINED;
+            rt.engine().missed();
             return;
         }
         *flag = 1;
@@ -502,6 +508,7 @@ int PMPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
         }
         rt.engine().progress();
         rc = retire_done(rs, reqs, outcount, indices, statuses, fn);
+        if (*outcount == 0) rt.engine().missed();
     });
     return outer != MPI_SUCCESS ? outer : rc;
 }
@@ -571,7 +578,10 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
         }
         if (!r->done) rt.engine().progress();
         *flag = r->done ? 1 : 0;
-        if (!r->done) return;
+        if (!r->done) {
+            rt.engine().missed();
+            return;
+        }
         // As MPI_Test, but the request stays the user's: a later wait or
         // test frees it and reports its error again.  A generalized
         // request's status comes from query_fn, which runs again then;
@@ -597,7 +607,11 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* statu
         if (flag == nullptr) throw MpiError(MPI_ERR_ARG, "MPI_Iprobe: flag is NULL");
         MPI_Status st{};
         *flag = c.iprobe(source, tag, st) ? 1 : 0;
-        if (*flag) put_status(status, st);
+        if (*flag) {
+            put_status(status, st);
+        } else {
+            c.engine().missed();
+        }
     });
 }
 SHMPI_WEAK_ALIAS(Iprobe);

@@ -477,6 +477,8 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mes
         if (*flag) {
             *message = message_handle(u, comm);
             put_status(status, st);
+        } else {
+            c.engine().missed();
         }
     });
 }

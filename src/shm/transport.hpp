@@ -219,6 +219,14 @@ public:
         // Relaxed: a hint; either answer is correct, one is faster.
         return oversubscribed_ && header_->awake.load(std::memory_order_relaxed) > cpus_;
     }
+    /// A poll of the program's own that found nothing (MPI_Test, MPI_Iprobe
+    /// and the like, called in a loop): when crowded, the CPU goes to
+    /// another rank, perhaps the one the program waits for, as the waits
+    /// do.  Spinning on MPI_Test at 8 ranks on 2 CPUs was 15 times slower
+    /// than MPI_Wait.  Costs nothing when not crowded.
+    void missed() const {
+        if (crowded()) sched_yield();
+    }
     /// The one futex sleep of every wait, the transport's and the
     /// collectives' (ShmTeam): sleeps on this rank's doorbell while it holds
     /// `seen`, at most `nap`.  Keeps SegmentHeader::awake, and the slot's
