@@ -49,6 +49,8 @@
 #include <sched.h>
 #endif
 
+#include "word_list.h"
+
 enum { PLACE_LEN = 128 };
 
 struct options {
@@ -77,21 +79,7 @@ static int parse_modes(const char *v)
         return 3;
     if (strcmp(v, "all") == 0)
         return 7;
-    int bits = 0;
-    while (*v != '\0') {
-        const size_t len = strcspn(v, ",");
-        int found = -1;
-        for (int m = 0; m < 3; ++m)
-            if (strlen(names[m]) == len && strncmp(v, names[m], len) == 0)
-                found = m;
-        if (found < 0)
-            return -1;
-        bits |= 1 << found;
-        v += len;
-        if (*v == ',')
-            ++v;
-    }
-    return bits;
+    return bench_word_bits(v, names, 3);
 }
 
 static int parse(int argc, char **argv, struct options *o)
