@@ -152,13 +152,7 @@ int comm_delete(MPI_Comm comm, int keyval, const char* fn) {
 /// predefined ones included.
 const dtype::Datatype& attr_type(MPI_Datatype handle, const char* fn) {
     running(fn);
-    if (handle == MPI_DATATYPE_NULL) throw MpiError(MPI_ERR_TYPE, fmt::format("{}: datatype is MPI_DATATYPE_NULL", fn));
-    const dtype::Datatype* t = dtype::lookup(handle);
-    if (t == nullptr) {
-        throw MpiError(MPI_ERR_TYPE, fmt::format("{}: datatype {:#x} is not a datatype (or has been freed)", fn,
-                                                 reinterpret_cast<std::uintptr_t>(handle)));
-    }
-    return *t;
+    return any_type(handle, fn);
 }
 
 }  // namespace

@@ -93,6 +93,10 @@ inline const dtype::Datatype& type_arg(MPI_Datatype handle, const char* arg, con
     if (t != nullptr && t->committed && handle != MPI_LB && handle != MPI_UB) [[likely]] return *t;
     detail::bad_type(handle, arg, fn);
 }
+/// A datatype for queries, constructors and attributes: any live type,
+/// uncommitted ones and the bound markers included.  Throws MPI_ERR_TYPE
+/// naming `fn` and `arg` (api_dtype.cpp).
+const dtype::Datatype& any_type(MPI_Datatype handle, const char* fn, const char* arg = "datatype");
 /// type_arg() whose messages name no argument.
 inline const dtype::Datatype& type_of(MPI_Datatype handle, const char* fn) { return type_arg(handle, nullptr, fn); }
 /// type_arg() for one block of the w-collectives (Alltoallw and the

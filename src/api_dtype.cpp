@@ -17,11 +17,7 @@
 using namespace shmpi;
 using namespace shmpi::api;
 
-namespace {
-
-/// A datatype for queries and constructors: uncommitted types and the bound
-/// markers are fine.  Throws MPI_ERR_TYPE naming `fn` and `arg`.
-const dtype::Datatype& any_type(MPI_Datatype handle, const char* fn, const char* arg = "datatype") {
+const dtype::Datatype& shmpi::api::any_type(MPI_Datatype handle, const char* fn, const char* arg) {
     if (handle == MPI_DATATYPE_NULL) {
         throw MpiError(MPI_ERR_TYPE, fmt::format("{}: {} is MPI_DATATYPE_NULL", fn, arg));
     }
@@ -34,6 +30,8 @@ const dtype::Datatype& any_type(MPI_Datatype handle, const char* fn, const char*
     }
     return *t;
 }
+
+namespace {
 
 /// Runs a constructor: checks `newtype`, stores the new handle in it, or
 /// the null handle if `make` fails.  (Only then, not first as need_new()

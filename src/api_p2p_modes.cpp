@@ -412,7 +412,7 @@ int PMPI_Cancel(MPI_Request* request) {
     int rc = MPI_SUCCESS;
     const int outer = guard(MPI_COMM_WORLD, fn, [&] {
         Runtime& rt = running(fn);
-        if (request == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: request is NULL", fn));
+        need(request, "request", fn);
         if (*request == MPI_REQUEST_NULL) {
             throw MpiError(MPI_ERR_REQUEST, fmt::format("{}: request is MPI_REQUEST_NULL", fn));
         }
