@@ -149,11 +149,7 @@ public:
     /// fails (throws MpiError; the rest stay).
     template <class Handle>
     void clear(Handle self, const char* fn) {
-        while (!entries_.empty()) {
-            Keyval& k = *entries_.back().key;
-            delete_value(self, k, entries_.back().value, fn);
-            remove(k);
-        }
+        drain(self, fn, false);
     }
 
     /// clear() for an object that goes away whatever its callbacks say
@@ -162,17 +158,7 @@ public:
     /// (null if none).
     template <class Handle>
     std::exception_ptr clear_all(Handle self, const char* fn) {
-        std::exception_ptr first;
-        while (!entries_.empty()) {
-            Keyval& k = *entries_.back().key;
-            try {
-                delete_value(self, k, entries_.back().value, fn);
-            } catch (const MpiError&) {
-                if (first == nullptr) first = std::current_exception();
-            }
-            remove(k);
-        }
-        return first;
+        return drain(self, fn, true);
     }
 
     /// MPI_Comm_dup / MPI_Type_dup: runs each copy callback (with `self`, the
@@ -243,6 +229,26 @@ private:
             throw;
         }
         if ((e = find(k)) != nullptr) e->deleting = false;
+    }
+
+    /// clear() and clear_all(): deletes the attributes from the last set
+    /// on.  A failing delete callback throws, its attribute kept, unless
+    /// `past_failures`: then the attribute goes too and the first failure
+    /// is returned once every attribute is gone.
+    template <class Handle>
+    std::exception_ptr drain(Handle self, const char* fn, bool past_failures) {
+        std::exception_ptr first;
+        while (!entries_.empty()) {
+            Keyval& k = *entries_.back().key;
+            try {
+                delete_value(self, k, entries_.back().value, fn);
+            } catch (const MpiError&) {
+                if (!past_failures) throw;
+                if (first == nullptr) first = std::current_exception();
+            }
+            remove(k);
+        }
+        return first;
     }
 
     /// Drops k's attribute, if any, and its keyval reference.
