@@ -240,6 +240,20 @@ Request* receive_message(void* buf, int count, MPI_Datatype type, MPI_Message* m
     return r;
 }
 
+/// The blocks MPI_Alloc_mem returned that MPI_Free_mem has not taken back:
+/// MPI_Free_mem refuses any other pointer (MPI_ERR_BASE) instead of passing
+/// it to free().  (Out here, not beside them in the extern "C" block: a
+/// function there returning a C++ type has C linkage, which clang warns of.)
+struct LiveBlocks {
+    std::mutex lock;
+    std::unordered_set<void*> blocks;
+};
+
+LiveBlocks& live_blocks() {
+    static LiveBlocks live;
+    return live;
+}
+
 }  // namespace
 
 extern "C" {
@@ -524,23 +538,6 @@ int PMPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, M
 SHMPI_WEAK_ALIAS(Imrecv);
 
 // ---- memory for communication: any memory serves, so the heap's ----
-
-namespace {
-
-/// The blocks MPI_Alloc_mem returned that MPI_Free_mem has not taken back:
-/// MPI_Free_mem refuses any other pointer (MPI_ERR_BASE) instead of passing
-/// it to free().
-struct LiveBlocks {
-    std::mutex lock;
-    std::unordered_set<void*> blocks;
-};
-
-LiveBlocks& live_blocks() {
-    static LiveBlocks live;
-    return live;
-}
-
-}  // namespace
 
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
     const char* fn = "MPI_Alloc_mem";

@@ -129,23 +129,12 @@ bool aligned(const void* p) {
     return reinterpret_cast<std::uintptr_t>(p) % alignof(T) == 0;
 }
 
-/// On x86-64 each loop is built twice, for AVX2 and for the baseline
-/// (SSE2), and the loader picks one by the CPU (an ifunc).  Both give the
-/// same bits: the same IEEE operations on each element, only wider.  With
-/// AVX2 a 4 KiB double sum takes about 0.6 of the baseline's time, which
-/// more than pays for the NaN choice of Sum and Prod above (a compare and a
-/// blend: 1.6 times the plain add's time in SSE2; micro_reduce).
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define SHMPI_KERNEL_CLONES [[gnu::target_clones("avx2", "default")]]
-#else
-#define SHMPI_KERNEL_CLONES
-#endif
-
 /// inout[i] = in[i] op inout[i]: the tight loop when both arrays are
 /// naturally aligned (always, for buffers the library allocates and for
 /// user buffers of basic types), else one element at a time through memcpy.
+/// Inlined into elementwise() below, and into each of its builds.
 template <class T, class Op>
-SHMPI_KERNEL_CLONES void elementwise(const void* in, void* inout, std::int64_t n, const void*) {
+[[gnu::always_inline]] inline void elementwise_loop(const void* in, void* inout, std::int64_t n) {
     if (aligned<T>(in) && aligned<T>(inout)) {
         const T* __restrict a = static_cast<const T*>(in);
         T* __restrict b = static_cast<T*>(inout);
@@ -161,6 +150,46 @@ SHMPI_KERNEL_CLONES void elementwise(const void* in, void* inout, std::int64_t n
         y = Op::apply(x, y);
         std::memcpy(b, &y, sizeof y);
     }
+}
+
+/// On x86-64 each loop is built twice, for AVX2 and for the baseline
+/// (SSE2), and the one the CPU can run is taken.  Both give the same bits:
+/// the same IEEE operations on each element, only wider.  With AVX2 a 4 KiB
+/// double sum takes about 0.6 of the baseline's time, which more than pays
+/// for the NaN choice of Sum and Prod above (a compare and a blend: 1.6
+/// times the plain add's time in SSE2; micro_reduce).
+///
+/// GCC builds both from one function and the loader picks (target_clones,
+/// an ifunc).  Clang (14) takes target_clones on plain functions only, not
+/// on templates, so there elementwise() tests the CPU once and calls the
+/// AVX2 build of the loop itself.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SHMPI_KERNEL_CLONES [[gnu::target_clones("avx2", "default")]]
+#else
+#define SHMPI_KERNEL_CLONES
+#endif
+
+#if defined(__x86_64__) && defined(__clang__)
+template <class T, class Op>
+[[gnu::target("avx2")]] void elementwise_avx2(const void* in, void* inout, std::int64_t n) {
+    elementwise_loop<T, Op>(in, inout, n);
+}
+
+inline bool cpu_has_avx2() {
+    static const bool has = (__builtin_cpu_init(), __builtin_cpu_supports("avx2") != 0);
+    return has;
+}
+#endif
+
+template <class T, class Op>
+SHMPI_KERNEL_CLONES void elementwise(const void* in, void* inout, std::int64_t n, const void*) {
+#if defined(__x86_64__) && defined(__clang__)
+    if (cpu_has_avx2()) {
+        elementwise_avx2<T, Op>(in, inout, n);
+        return;
+    }
+#endif
+    elementwise_loop<T, Op>(in, inout, n);
 }
 
 /// MPI_MAXLOC (kMax) and MPI_MINLOC on dense (value, index) pairs, exactly

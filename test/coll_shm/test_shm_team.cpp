@@ -710,8 +710,8 @@ TEST_P(Algorithms, GiveTheReferenceResults) {
     // Two rounds: the second finds every line and cell as the first left
     // them.  One under a sanitizer (the second round's accesses are the
     // first's again; it was 28 s of CI's ASan step).
-    const int rounds = (shmpi_test::kThreadSanitizer || shmpi_test::kAddressSanitizer) ? 1 : 2;
-    run_ranks(shape.ranks, [rounds](Rank& me) {
+    constexpr int rounds = (shmpi_test::kThreadSanitizer || shmpi_test::kAddressSanitizer) ? 1 : 2;
+    run_ranks(shape.ranks, [](Rank& me) {
         for (int round = 0; round < rounds; ++round) {
             check_reductions(me, round);
             check_moves(me, round);
