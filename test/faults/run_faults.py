@@ -463,6 +463,40 @@ def sh_mpiexec_timeout(m, _):
 SH_FAMILY = 'echo ready $SHMPI_RANK $$; sleep 30 & sleep 30 | cat; wait'
 
 
+def sh_launch_cut_short(m, _):
+    """--timeout and SIGTERM end a job whose launch is still going: 400
+    ranks that busy-loop at once take the CPUs from mpirun, so on a
+    machine of few CPUs starting the last of them takes seconds.  mpirun
+    stops starting ranks, ends those it started, and says how many."""
+    busy = "while :; do :; done"
+    for how in ("timeout", "sigterm"):
+        args = ["-n", "400"] + (["--timeout", "0.5"] if how == "timeout" else []) + ["sh", "-c", busy]
+        launch = Launch(m, args)
+        if how == "sigterm":
+            # (No "ready" line to wait for: mpirun relays output once every
+            # rank has started.)
+            time.sleep(0.5)
+            sent = time.monotonic()
+            os.kill(launch.proc.pid, signal.SIGTERM)
+        else:
+            sent = launch.started + 0.5
+        rc = launch.wait()
+        if how == "timeout":
+            expect(launch, rc, 124, ["the job ran longer than --timeout 0.5 s"])
+        else:
+            expect(launch, rc, 128 + signal.SIGTERM, [f"received signal {int(signal.SIGTERM)}"])
+        text = launch.stderr.decode(errors="replace")
+        cut = re.search(r"stopped starting ranks after (\d+) of 400", text)
+        check(cut is None or 0 < int(cut.group(1)) < 400, f"{how}: the cut names a wrong count" + launch.stderr_text())
+        # mpirun looks between forks only: sizing a segment of 400 ranks
+        # before the first takes up to 2 s on a loaded 2-CPU machine.  (The
+        # launch as a whole took minutes there before the cut.)
+        check_soon(launch.ended - sent < GONE_WITHIN_S + 4.0,
+                   f"{how}: mpirun ended {launch.ended - sent:.3f} s after the job should have ended"
+                   + launch.stderr_text())
+        launch.check_nothing_left()
+
+
 def sh_timeout_leftovers(m, _):
     run_timeout(m, 2, ["sh", "-c", SH_FAMILY])
 

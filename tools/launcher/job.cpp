@@ -78,7 +78,7 @@ std::string parked_call(const shm::RankSlot& slot) {
 }  // namespace
 
 Job::Job(const LaunchArgs& args, shm::Segment& seg, StartedRanks started, int signal_fd,
-         double output_wait_s)
+         double output_wait_s, std::chrono::steady_clock::time_point began)
     : args_(args),
       seg_(seg),
       exec_errors_(std::move(started.exec_errors)),
@@ -98,7 +98,11 @@ Job::Job(const LaunchArgs& args, shm::Segment& seg, StartedRanks started, int si
     }
     live_ = static_cast<std::uint32_t>(ranks_.size());
     inherited_ = std::move(started.inherited_children);
-    if (args.timeout_s > 0) arm(timeout_timer_, args.timeout_s);
+    if (args.timeout_s > 0) {
+        // What is left of it after the launch (arm() makes 0 a nanosecond).
+        const double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+        arm(timeout_timer_, std::max(0.0, args.timeout_s - used));
+    }
     if (args.deadlock_after_s > 0) arm(deadlock_timer_, deadlock_period());
     // A reader that stops reading must not keep the job from ending.
     for (OutputSink* sink : {&stdout_sink_, &stderr_sink_}) {

@@ -51,6 +51,7 @@
 #include <sys/types.h>
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -91,9 +92,10 @@ public:
     /// before the fork; less those of the three first that mpirun was
     /// started with ignored).  `output_wait_s`: how long run() relays output after
     /// the last rank has exited, while processes the ranks started still
-    /// hold their pipes (SHMPI_OUTPUT_WAIT; 0: not at all).
+    /// hold their pipes (SHMPI_OUTPUT_WAIT; 0: not at all).  `began`: when
+    /// mpirun began the job, from which --timeout counts.
     Job(const LaunchArgs& args, shm::Segment& seg, StartedRanks started, int signal_fd,
-        double output_wait_s);
+        double output_wait_s, std::chrono::steady_clock::time_point began);
 
     /// Runs the loop until every rank has been reaped and its output relayed
     /// (until its pipes close, or for at most `output_wait_s` after the last

@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -285,12 +286,17 @@ int main(int argc, char** argv) {
     sigset_t handled;
     sigemptyset(&handled);
     for (int sig : {SIGCHLD, SIGUSR1, SIGUSR2}) sigaddset(&handled, sig);
+    LaunchStop stop;
+    sigemptyset(&stop.signals);
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
         // Blocked, an ignored signal would still reach the signalfd.
         struct sigaction now {};
         const bool ignored = sigaction(sig, nullptr, &now) == 0 && (now.sa_flags & SA_SIGINFO) == 0 &&
                              now.sa_handler == SIG_IGN;
-        if (!ignored) sigaddset(&handled, sig);
+        if (!ignored) {
+            sigaddset(&handled, sig);
+            sigaddset(&stop.signals, sig);
+        }
     }
     sigprocmask(SIG_BLOCK, &handled, nullptr);
     const int signal_fd = signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -304,7 +310,13 @@ int main(int argc, char** argv) {
     prctl(PR_SET_CHILD_SUBREAPER, 1);
 
     try {
-        // 4.
+        // 4.  (--timeout counts from here: sizing the segment and starting
+        // the ranks are part of the job's time.)
+        const auto began = std::chrono::steady_clock::now();
+        if (args.timeout_s > 0) {
+            stop.deadline = began + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                        std::chrono::duration<double>(args.timeout_s));
+        }
         const shm::Geometry wanted = shm::Geometry::for_ranks(args.nranks, cpus_for_ranks(map, *topology));
         shm::Segment seg = shm::Segment::create(wanted, getpid(), shm::Segment::Name::Drop);
         if (const std::uint32_t wide = seg.layout().geometry.wide_cell_bytes; wide < wanted.wide_cell_bytes) {
@@ -325,8 +337,13 @@ int main(int argc, char** argv) {
         if (!mem.problem.empty()) fmt::print(stderr, "shmpi: mpirun: note: {}\n", mem.problem);
 
         // 5.
-        Job job(args, seg, start_ranks(args, seg, inherited, bindings_of(map, *topology, args), avoid_rep_movsb),
-                signal_fd, *output_wait);
+        StartedRanks started =
+            start_ranks(args, seg, inherited, bindings_of(map, *topology, args), avoid_rep_movsb, stop);
+        if (started.cut_short) {
+            fmt::print(stderr, "shmpi: mpirun: stopped starting ranks after {} of {}\n", started.ranks.size(),
+                       args.nranks);
+        }
+        Job job(args, seg, std::move(started), signal_fd, *output_wait, began);
         return job.run();
     } catch (const shm::SegmentError& e) {
         fmt::print(stderr, "{}\n", e.what());

@@ -25,7 +25,9 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -75,6 +77,19 @@ struct StartedRanks {
     /// any rank exists, because a rank that exits at once hands the children
     /// it leaves to mpirun, the job's subreaper, before the job can look.
     std::vector<pid_t> inherited_children;
+    /// Fewer ranks than the job's were started: a stop signal or the
+    /// deadline came first (LaunchStop).  The job then ends at once for that
+    /// cause, as it would have with every rank running.
+    bool cut_short = false;
+};
+
+/// What ends a launch before every rank runs.  Forking a large job where
+/// ranks outnumber the CPUs many times over can take long (each new rank
+/// takes CPU time from mpirun), and an interrupt or a --timeout must not
+/// wait for the last fork.
+struct LaunchStop {
+    sigset_t signals{};  ///< blocked in mpirun (read by its signalfd): one pending stops the launch
+    std::optional<std::chrono::steady_clock::time_point> deadline;  ///< --timeout, from mpirun's start of the job
 };
 
 /// The descriptor limit mpirun wants for a job of `nranks`: two pipes kept
@@ -95,8 +110,11 @@ std::vector<pid_t> children_of_self();
 /// RankSlot::pid when it attaches; mpirun keeps the pids in RankProcess.)
 /// With `avoid_rep_movsb`, the ranks' GLIBC_TUNABLES turn off glibc's
 /// `rep movsb` copies (copy_probe.hpp).  On failure it kills and reaps the
-/// ranks it had started and throws LaunchError.
+/// ranks it had started and throws LaunchError.  Before each fork after
+/// the first it looks at `stop`, and when that says stop it returns the
+/// ranks started so far, with `cut_short` set.
 StartedRanks start_ranks(const LaunchArgs& args, shm::Segment& seg, const InheritedState& inherited,
-                         const std::vector<std::vector<int>>& bindings, bool avoid_rep_movsb);
+                         const std::vector<std::vector<int>>& bindings, bool avoid_rep_movsb,
+                         const LaunchStop& stop);
 
 }  // namespace shmpi::launcher
