@@ -163,13 +163,18 @@ template <class T, class Op>
 /// an ifunc).  Clang (14) takes target_clones on plain functions only, not
 /// on templates, so there elementwise() tests the CPU once and calls the
 /// AVX2 build of the loop itself.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if defined(__x86_64__) && defined(__clang__)
+#define SHMPI_KERNEL_DISPATCH 1
+#else
+#define SHMPI_KERNEL_DISPATCH 0
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && !SHMPI_KERNEL_DISPATCH
 #define SHMPI_KERNEL_CLONES [[gnu::target_clones("avx2", "default")]]
 #else
 #define SHMPI_KERNEL_CLONES
 #endif
 
-#if defined(__x86_64__) && defined(__clang__)
+#if SHMPI_KERNEL_DISPATCH
 template <class T, class Op>
 [[gnu::target("avx2")]] void elementwise_avx2(const void* in, void* inout, std::int64_t n) {
     elementwise_loop<T, Op>(in, inout, n);
@@ -183,7 +188,7 @@ inline bool cpu_has_avx2() {
 
 template <class T, class Op>
 SHMPI_KERNEL_CLONES void elementwise(const void* in, void* inout, std::int64_t n, const void*) {
-#if defined(__x86_64__) && defined(__clang__)
+#if SHMPI_KERNEL_DISPATCH
     if (cpu_has_avx2()) {
         elementwise_avx2<T, Op>(in, inout, n);
         return;

@@ -218,12 +218,10 @@ void kill_started(const std::vector<RankProcess>& ranks) {
 
 /// Whether one of stop.signals is pending or stop.deadline has passed.
 bool told_to_stop(const LaunchStop& stop) {
-    sigset_t pending;
+    sigset_t pending, both;
     sigemptyset(&pending);
-    if (sigpending(&pending) == 0) {
-        for (int sig = 1; sig < NSIG; ++sig) {
-            if (sigismember(&stop.signals, sig) == 1 && sigismember(&pending, sig) == 1) return true;
-        }
+    if (sigpending(&pending) == 0 && sigandset(&both, &pending, &stop.signals) == 0 && sigisemptyset(&both) == 0) {
+        return true;
     }
     return stop.deadline && std::chrono::steady_clock::now() >= *stop.deadline;
 }
