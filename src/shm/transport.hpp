@@ -43,7 +43,14 @@ inline std::atomic<const char*> current_call{nullptr};
 struct WaitPolicy {
     std::chrono::nanoseconds spin{20'000};      ///< SHMPI_SPIN_US: busy polling
     std::chrono::nanoseconds yield{1'000'000};  ///< SHMPI_YIELD_US: polling with sched_yield
-    std::chrono::nanoseconds sleep{50'000'000}; ///< longest futex sleep between abort checks
+    /// Longest futex sleep of a wait that nobody rings.  Every writer of
+    /// what a wait looks for rings it, and so does an abort; the end of a
+    /// nap is a look at everything (every peer's ring: a line of each) and
+    /// only a safety net.  50 ms naps slowed a launch of 256 ranks on 2
+    /// CPUs by a third: the ranks already in MPI_Finalize took the CPUs
+    /// from the ones still starting, and each idle rank used 2 ms of CPU a
+    /// second.
+    std::chrono::nanoseconds sleep{800'000'000};
 };
 
 /// Longest sleep of a rank whose ring to some peer is full.
@@ -326,14 +333,12 @@ void Transport::wait(Poll&& poll) {
             sched_yield();
         } while (Clock::now() < yield_until);
         // 3. Sleep on the doorbell until a producer rings it.
+        //    A nap that ends with no ring goes straight to the next sleep,
+        //    whose first step is a poll.
         Slept slept;
-        while ((slept = sleep_once(fn)) == Slept::kNapped) {
-            for (int i = 0; i < 64; ++i) {
-                if (poll()) return;
-                __builtin_ia32_pause();
-            }
-            if (aborting()) leave_aborted();
-        }
+        do {
+            slept = sleep_once(fn);
+        } while (slept == Slept::kNapped);
         if (slept == Slept::kDone) return;
         // Rung: a peer is active and may ring again within microseconds
         // (the next piece of a long message, room in a ring).  Yield a
