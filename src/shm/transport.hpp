@@ -46,10 +46,10 @@ struct WaitPolicy {
     /// Longest futex sleep of a wait that nobody rings.  Every writer of
     /// what a wait looks for rings it, and so does an abort; the end of a
     /// nap is a look at everything (every peer's ring: a line of each) and
-    /// only a safety net.  50 ms naps slowed a launch of 256 ranks on 2
-    /// CPUs by a third: the ranks already in MPI_Finalize took the CPUs
-    /// from the ones still starting, and each idle rank used 2 ms of CPU a
-    /// second.
+    /// only a safety net.  With 50 ms naps a launch of 256 ranks on 2 CPUs
+    /// took 10.4 s, not 8.1 s: the ranks already in MPI_Finalize took the
+    /// CPUs from the ones still starting; and each idle rank used 2 ms of
+    /// CPU a second, not 0.25 ms.
     std::chrono::nanoseconds sleep{800'000'000};
 };
 
