@@ -790,7 +790,7 @@ bool Engine::progress(std::uint32_t skip) {
     bool did = false;
     constexpr int kBatch = 64;
     for (std::uint32_t s = 0; s < size_; ++s) {
-        if (s == skip) continue;
+        if (s == skip || !transport_.may_hold(s)) continue;
         int n = 0;
         while (n < kBatch) {
             const std::byte* cell = transport_.peek(s);

@@ -5,6 +5,11 @@
 //   rings_offset       Ring[nranks * nranks]    (ring (s, d) at index s*nranks + d;
 //                                                the diagonal is unused: a rank sends
 //                                                to itself without the segment)
+//   heads_offset       uint64[nranks][heads_row] (row d, word s: the cells rank s has
+//                                                published in ring (s, d), written by s
+//                                                only, when the header's ring_summary is
+//                                                set: d polls its row, one line per 16
+//                                                peers, instead of every ring's cell)
 //   coll_offset        CollMember[nranks]       (MPI_COMM_WORLD's collective region:
 //                                                flags and inline data, one per rank)
 //   coll_cells_offset  cells[nranks][coll_cell_bytes + wide_cell_bytes]
@@ -50,8 +55,8 @@ inline constexpr std::uint64_t kMagic = 0x47455349504d4853ull;  // "SHMPISEG"
 // 13: init_failure; 14: kernel_copies_slow; 15: wide_cell_bytes; 16: cpus;
 // 17: 64 release lines and 128 call signatures per collective member;
 // 18: CollLine::offer; 19: CollCall::unit; 20: 4096 send claims;
-// 21: 16384 idup context slots
-inline constexpr std::uint32_t kLayoutVersion = 21;
+// 21: 16384 idup context slots; 22: heads rows and ring_summary
+inline constexpr std::uint32_t kLayoutVersion = 22;
 
 /// Context ids: those below kSharedContextBase are agreed on by the members
 /// of a new communicator (ContextIds, comm_create.cpp); those from
@@ -124,6 +129,15 @@ struct alignas(kLine) SegmentHeader {
     /// agree on every member; reading the launcher's affinity later raced
     /// with a creator that pins itself (bench/micro_flags).
     std::uint32_t cpus;
+    /// 1 when every producer also stores its ring's published count in the
+    /// receiver's heads row (heads_offset), so that a receiver looks at one
+    /// line per 16 peers to find the rings that hold cells instead of one
+    /// line in each of its nranks rings; 0 when receivers look at the rings
+    /// themselves (Geometry::ring_summary, SHMPI_RING_SUMMARY).
+    std::uint32_t ring_summary;
+    /// Offset of the heads rows: uint64[nranks], padded to heads_row bytes,
+    /// for each receiver in turn (Geometry::heads_row()).
+    std::uint64_t heads_offset;
 
     // ---- job-wide, mutable: own line ----
     /// kRunning until the job must end.  Written (compare-exchange, acq_rel)

@@ -248,6 +248,10 @@ Geometry Geometry::for_ranks(std::uint32_t nranks, std::uint32_t cpus) {
     } else {
         g.wide_cells_optional = g.wide_cell_bytes > 0;
     }
+    g.ring_summary = nranks > kRingSummaryRanks ? 1 : 0;
+    if (const auto summary = integer_setting("SHMPI_RING_SUMMARY", 0, 1, kReadByLauncher)) {
+        g.ring_summary = static_cast<std::uint32_t>(*summary);
+    }
     g.stream_bytes = env_u32("SHMPI_STREAM_BYTES", g.stream_bytes, true);
     g.pool_regions = env_u32("SHMPI_COLL_REGIONS", g.pool_regions, true, kMaxPoolRegions);
     if ((g.ring_cells & (g.ring_cells - 1)) != 0) {
@@ -287,8 +291,14 @@ std::size_t Geometry::ring_stride() const {
     return round_up(ring_bytes(ring_cells, cell_bytes), kLine);
 }
 
-std::size_t Geometry::coll_offset() const {
+std::size_t Geometry::heads_offset() const {
     return round_up(rings_offset() + std::size_t{nranks} * nranks * ring_stride(), 4096);
+}
+
+std::size_t Geometry::heads_row() const { return round_up(std::size_t{nranks} * sizeof(std::uint64_t), kLine); }
+
+std::size_t Geometry::coll_offset() const {
+    return round_up(heads_offset() + std::size_t{nranks} * heads_row(), 4096);
 }
 
 std::size_t Geometry::coll_cells_offset() const {
@@ -374,6 +384,7 @@ Layout check_header(const SegmentHeader& h, std::size_t file_size, std::uint32_t
     if (h.pool_regions > kMaxPoolRegions) {
         throw refuse("pool_regions", h.pool_regions, "at most 64");
     }
+    if (h.ring_summary > 1) throw refuse("ring_summary", h.ring_summary, "0 or 1");
 
     // 2. The rings are the big product (nranks^2 * stride): bound it by the
     //    file before Geometry multiplies, so no sum below can wrap around.
@@ -385,6 +396,7 @@ Layout check_header(const SegmentHeader& h, std::size_t file_size, std::uint32_t
     g.wide_cell_bytes = h.wide_cell_bytes;
     g.stream_bytes = h.stream_bytes;
     g.pool_regions = h.pool_regions;
+    g.ring_summary = h.ring_summary;
     const std::size_t pairs = std::size_t{h.nranks} * h.nranks;  // <= 2^40
     if (pairs > file_size / g.ring_stride()) {
         throw SegmentError(fmt::format(
@@ -403,6 +415,7 @@ Layout check_header(const SegmentHeader& h, std::size_t file_size, std::uint32_t
     expect("ranks_offset", h.ranks_offset, g.ranks_offset());
     expect("rings_offset", h.rings_offset, g.rings_offset());
     expect("ring_stride", h.ring_stride, g.ring_stride());
+    expect("heads_offset", h.heads_offset, g.heads_offset());
     expect("coll_offset", h.coll_offset, g.coll_offset());
     expect("coll_cells_offset", h.coll_cells_offset, g.coll_cells_offset());
     expect("stream_offset", h.stream_offset, g.stream_offset());
@@ -419,6 +432,8 @@ Layout::Layout(const Geometry& g)
       ranks_offset(g.ranks_offset()),
       rings_offset(g.rings_offset()),
       ring_stride(g.ring_stride()),
+      heads_offset(g.heads_offset()),
+      heads_row(g.heads_row()),
       coll_offset(g.coll_offset()),
       coll_cells_offset(g.coll_cells_offset()),
       stream_offset(g.stream_offset()),
@@ -503,6 +518,8 @@ Segment Segment::create(const Geometry& wanted, std::int64_t launcher_pid, Name 
     h->cell_bytes = g.cell_bytes;
     h->launcher_pid = launcher_pid;
     h->job_id = random64();
+    h->ring_summary = g.ring_summary;
+    h->heads_offset = g.heads_offset();
     h->coll_offset = g.coll_offset();
     h->coll_cells_offset = g.coll_cells_offset();
     h->coll_cell_bytes = g.coll_cell_bytes;
@@ -628,6 +645,13 @@ Ring Segment::ring(std::uint32_t src, std::uint32_t dst) const {
     std::byte* p = static_cast<std::byte*>(base_) + l.rings_offset +
                    (std::size_t{src} * l.geometry.nranks + dst) * l.ring_stride;
     return Ring(p, l.geometry.ring_cells, l.geometry.cell_bytes);
+}
+
+std::atomic<std::uint64_t>* Segment::heads(std::uint32_t dst) const {
+    const Layout& l = layout_;
+    assert(dst < l.geometry.nranks && "heads row index out of range");
+    return reinterpret_cast<std::atomic<std::uint64_t>*>(static_cast<std::byte*>(base_) + l.heads_offset +
+                                                         std::size_t{dst} * l.heads_row);
 }
 
 CollRegion Segment::world_coll_region() const {

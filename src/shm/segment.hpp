@@ -59,6 +59,12 @@ inline constexpr const char* kGeometrySettings[] = {"SHMPI_RING_CELLS",      "SH
                                                     "SHMPI_STREAM_BYTES",    "SHMPI_COLL_CELL_BYTES",
                                                     "SHMPI_COLL_WIDE_BYTES", "SHMPI_COLL_REGIONS"};
 
+/// Above this many ranks, receivers poll heads rows instead of their rings
+/// (Geometry::ring_summary).  A poll of every ring touches a line in each,
+/// and each ring lies on pages of its own; a heads row keeps 16 peers to a
+/// line.  Below it, a message costs one line fewer.
+inline constexpr std::uint32_t kRingSummaryRanks = 64;
+
 /// Set by MPI_Init in each rank of an mpirun job to the job's size, which a
 /// program the rank starts (a singleton) inherits with mpirun's PMI_SIZE and
 /// OMPI_COMM_WORLD_SIZE: those are then shmpi's own, not another MPI's
@@ -92,6 +98,11 @@ struct Geometry {
     /// unset): then Segment::create() may shrink them to fit /dev/shm and
     /// memory (fit_room()).  Only the launcher reads it; not in the header.
     bool wide_cells_optional = false;
+    /// 1: producers keep their published counts in the receivers' heads
+    /// rows, and receivers poll those instead of the rings (SegmentHeader::
+    /// ring_summary).  for_ranks() sets it above kRingSummaryRanks ranks;
+    /// SHMPI_RING_SUMMARY (0 or 1) decides instead where it is set.
+    std::uint32_t ring_summary = 0;
 
     /// The default geometry for `nranks` ranks: rings shrink as the number of
     /// pairs grows so that the segment stays within a few hundred MiB.
@@ -115,6 +126,10 @@ struct Geometry {
     std::size_t ranks_offset() const;
     std::size_t rings_offset() const;
     std::size_t ring_stride() const;
+    /// The heads rows: nranks of them, heads_row() bytes apart (nranks
+    /// words, rounded up to whole lines).
+    std::size_t heads_offset() const;
+    std::size_t heads_row() const;
     /// MPI_COMM_WORLD's collective region: CollMember[nranks], then the cells
     /// (coll_cell_bytes, then wide_cell_bytes, for each member in turn).
     std::size_t coll_offset() const;
@@ -166,6 +181,8 @@ struct Layout {
     std::size_t ranks_offset = 0;
     std::size_t rings_offset = 0;
     std::size_t ring_stride = 0;
+    std::size_t heads_offset = 0;
+    std::size_t heads_row = 0;
     std::size_t coll_offset = 0;
     std::size_t coll_cells_offset = 0;
     std::size_t stream_offset = 0;
@@ -241,6 +258,9 @@ public:
     /// The ring that carries bytes from `src` to `dst` (src != dst, both
     /// < nranks(); asserted).
     Ring ring(std::uint32_t src, std::uint32_t dst) const;
+    /// Receiver `dst`'s heads row: word s counts the cells rank s has
+    /// published in ring (s, dst) (SegmentHeader::ring_summary).
+    std::atomic<std::uint64_t>* heads(std::uint32_t dst) const;
     /// MPI_COMM_WORLD's collective region (one member per rank).
     CollRegion world_coll_region() const;
     /// Rank `rank`'s stream buffer (layout().geometry.stream_bytes bytes; `rank` <

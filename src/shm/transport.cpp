@@ -166,6 +166,13 @@ std::unique_ptr<Transport> Transport::from_environment() {
 
     t->out_.resize(t->size_);
     t->in_.resize(t->size_);
+    t->in_taken_.assign(t->size_, 0);
+    t->stalled_.assign(t->size_, 0);
+    if (t->segment_ && t->segment_->layout().geometry.ring_summary != 0) {
+        t->heads_mine_ = t->segment_->heads(t->rank_);
+        t->heads_ = reinterpret_cast<std::byte*>(t->segment_->heads(0));
+        t->heads_row_ = t->segment_->layout().heads_row;
+    }
     // Relaxed: published to peers by the release of our first cell.
     t->slots_[t->rank_].pid.store(getpid(), std::memory_order_relaxed);
     for (std::uint32_t r = 0; r < t->size_; ++r) {
@@ -221,7 +228,15 @@ Transport::~Transport() = default;
 
 void Transport::publish(std::uint32_t dst) {
     out_[dst].publish();
-    if (dst != rank_) wake_if_sleeping(dst);
+    if (dst == rank_) return;
+    if (heads_ != nullptr) {
+        auto* row = reinterpret_cast<std::atomic<std::uint64_t>*>(heads_ + std::size_t{dst} * heads_row_);
+        // Release: protects the cell just published (may_hold()).  Before
+        // the fence of wake_if_sleeping, like the cell's own sequence word:
+        // a receiver about to sleep sees one or the other rings it.
+        row[rank_].store(out_[dst].published(), std::memory_order_release);
+    }
+    wake_if_sleeping(dst);
 }
 
 void Transport::wake_if_sleeping(std::uint32_t dst) {
@@ -515,9 +530,7 @@ Transport::Slept Transport::sleep_once(const std::function<bool()>& poll) {
     if (aborting()) leave_aborted();
     // A producer waiting for room in a ring may miss its wake-up (see
     // after_release), so it sleeps in short naps.
-    bool stalled = false;
-    for (std::uint32_t d = 0; d < size_ && !stalled; ++d) stalled = d != rank_ && out_[d].producer_stalled();
-    const auto nap = stalled ? kStalledSleep : policy_.sleep;
+    const auto nap = stalled_count_ != 0 ? kStalledSleep : policy_.sleep;
     park(seen, nap);
     me.sleeping.store(0, std::memory_order_relaxed);
     // Relaxed: only whether it moved; the caller's poll() reads what a

@@ -45,7 +45,7 @@ struct WaitPolicy {
     std::chrono::nanoseconds yield{1'000'000};  ///< SHMPI_YIELD_US: polling with sched_yield
     /// Longest futex sleep of a wait that nobody rings.  Every writer of
     /// what a wait looks for rings it, and so does an abort; the end of a
-    /// nap is a look at everything (every peer's ring: a line of each) and
+    /// nap is a look at everything (every peer's ring, or the heads row) and
     /// only a safety net.  With 50 ms naps a launch of 256 ranks on 2 CPUs
     /// took 10.4 s, not 8.1 s: the ranks already in MPI_Finalize took the
     /// CPUs from the ones still starting; and each idle rank used 2 ms of
@@ -99,16 +99,43 @@ public:
     // ---- sending cells ----
 
     /// A free cell in the ring to `dst`, or nullptr when that ring is full.
-    std::byte* try_claim(std::uint32_t dst) { return out_[dst].try_claim(); }
+    std::byte* try_claim(std::uint32_t dst) {
+        std::byte* cell = out_[dst].try_claim();
+        // Which of our rings are full, kept here so that a sleep can tell
+        // whether to nap short without a look at every ring (sleep_once).
+        if (cell == nullptr) {
+            if (stalled_[dst] == 0 && dst != rank_) {  // we empty our own ring ourselves
+                stalled_[dst] = 1;
+                ++stalled_count_;
+            }
+        } else if (stalled_count_ != 0 && stalled_[dst] != 0) {
+            stalled_[dst] = 0;
+            --stalled_count_;
+        }
+        return cell;
+    }
     /// Publishes the claimed cell and wakes `dst` if it sleeps.
     void publish(std::uint32_t dst);
 
     // ---- receiving cells ----
 
+    /// False when the ring from `src` holds no cell for sure; true when it
+    /// may hold one (peek() tells).  Looks at our heads row where the job
+    /// keeps one (SegmentHeader::ring_summary): one line per 16 peers, where
+    /// peek() would look at a line of the ring itself.
+    bool may_hold(std::uint32_t src) const {
+        if (heads_mine_ == nullptr || src == rank_) return true;
+        // Acquire: pairs with publish()'s release store; the cells counted
+        // are visible (peek() acquires each one's sequence word as well).
+        return heads_mine_[src].load(std::memory_order_acquire) != in_taken_[src];
+    }
     /// The oldest unread cell from `src`, or nullptr.
     const std::byte* peek(std::uint32_t src) { return in_[src].try_peek(); }
     /// Hands the cell from peek() back to its producer.
-    void release(std::uint32_t src) { in_[src].release(); }
+    void release(std::uint32_t src) {
+        in_[src].release();
+        ++in_taken_[src];
+    }
     /// Call after a batch of release(src): wakes `src` if it sleeps waiting
     /// for room in its ring to us.
     void after_release(std::uint32_t src);
@@ -295,6 +322,19 @@ private:
     std::uint64_t sleeps_ = 0;        ///< park() calls (sleeps())
     std::vector<Ring> out_;           ///< out_[d]: ring rank_ -> d
     std::vector<Ring> in_;            ///< in_[s]: ring s -> rank_
+    /// in_taken_[s]: cells we have released in ring s -> rank_ (that ring's
+    /// tail, kept here so that may_hold() reads no line of the ring).
+    std::vector<std::uint64_t> in_taken_;
+    /// stalled_[d]: 1 when our last try_claim(d) found the ring full (what
+    /// out_[d]'s producer_stalled says); stalled_count_ of them are 1.
+    std::vector<std::uint8_t> stalled_;
+    std::uint32_t stalled_count_ = 0;
+    /// Where the job keeps heads rows (SegmentHeader::ring_summary): ours,
+    /// which we read, and the first of all receivers', heads_row_ bytes
+    /// apart, where we store our counts.  nullptr otherwise.
+    const std::atomic<std::uint64_t>* heads_mine_ = nullptr;
+    std::byte* heads_ = nullptr;
+    std::size_t heads_row_ = 0;
     WaitPolicy policy_;
 
     /// Memory for a 1-rank job's header and slot, and for the ring a rank

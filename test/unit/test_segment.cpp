@@ -641,6 +641,8 @@ TEST_F(SegmentTest, AttachRejectsInconsistentLayout) {
     t.rejects([](H& h) { h.ring_cells = 0; }, "", "0 cells per ring");
     t.rejects([](H& h) { h.rings_offset += 4096; }, "", "a wrong rings offset");
     t.rejects([](H& h) { h.cell_bytes += 8; }, "", "cells 8 bytes longer");
+    t.rejects([](H& h) { h.heads_offset += 4096; }, "heads_offset", "moved heads rows");
+    t.rejects([](H& h) { h.ring_summary = 2; }, "ring_summary", "a ring_summary of 2");
 }
 
 TEST_F(SegmentTest, AttachRejectsCellsTooSmallForAHeader) {
@@ -784,6 +786,43 @@ TEST(Geometry, PoolFollowsTheStreamBuffersAndFitsItsRegions) {
     EXPECT_LT(Geometry::for_ranks(8).total_bytes(), std::size_t{27} << 20);
     EXPECT_LT(Geometry::for_ranks(16).total_bytes(), std::size_t{53} << 20);
     EXPECT_LT(Geometry::for_ranks(64).total_bytes(), std::size_t{95} << 20);
+}
+
+TEST(Geometry, HeadsRowsAboveSixtyFourRanks) {
+    DefaultGeometryEnv env;
+    EnvGuard summary("SHMPI_RING_SUMMARY", std::nullopt);
+    EXPECT_EQ(Geometry::for_ranks(2).ring_summary, 0u);
+    EXPECT_EQ(Geometry::for_ranks(shm::kRingSummaryRanks).ring_summary, 0u);
+    EXPECT_EQ(Geometry::for_ranks(shm::kRingSummaryRanks + 1).ring_summary, 1u);
+    // One row per receiver, a word per sender, each row on whole lines of
+    // its own, between the rings and the world's collective region.
+    for (std::uint32_t n : {1u, 2u, 16u, 17u, 100u}) {
+        const Geometry g = Geometry::for_ranks(n);
+        EXPECT_EQ(g.heads_row() % kLine, 0u);
+        EXPECT_GE(g.heads_row(), n * sizeof(std::uint64_t));
+        EXPECT_LT(g.heads_row(), n * sizeof(std::uint64_t) + kLine);
+        EXPECT_GE(g.heads_offset(), g.rings_offset() + std::size_t{n} * n * g.ring_stride());
+        EXPECT_LE(g.heads_offset() + n * g.heads_row(), g.coll_offset());
+    }
+    {
+        EnvGuard on("SHMPI_RING_SUMMARY", "1");
+        EXPECT_EQ(Geometry::for_ranks(2).ring_summary, 1u);
+    }
+    {
+        EnvGuard off("SHMPI_RING_SUMMARY", "0");
+        EXPECT_EQ(Geometry::for_ranks(200).ring_summary, 0u);
+    }
+    for (const char* bad : {"2", "-1", "yes"}) {
+        SCOPED_TRACE(std::string("SHMPI_RING_SUMMARY=") + bad);
+        EnvGuard summary_bad("SHMPI_RING_SUMMARY", bad);
+        try {
+            (void)Geometry::for_ranks(4);
+            ADD_FAILURE() << "accepted";
+        } catch (const SegmentError& e) {
+            EXPECT_TRUE(contains(e.what(), "SHMPI_RING_SUMMARY")) << e.what();
+            EXPECT_TRUE(contains(e.what(), bad)) << "the message should name the bad value: " << e.what();
+        }
+    }
 }
 
 TEST(Geometry, EnvironmentSetsPoolRegions) {

@@ -49,9 +49,10 @@ bool is_job_variable(std::string_view name);
 
 /// The settings mpirun reads itself, from the environment the ranks get,
 /// besides the segment's geometry (shm::kGeometrySettings): the topology,
-/// the copy settings (copy_probe.hpp) and SHMPI_OUTPUT_WAIT.
+/// the copy settings (copy_probe.hpp), SHMPI_OUTPUT_WAIT and
+/// SHMPI_RING_SUMMARY (shm::Geometry::ring_summary).
 inline constexpr const char* kLauncherSettings[] = {"SHMPI_TOPOLOGY", "SHMPI_KERNEL_COPIES", "SHMPI_REP_MOVSB",
-                                                    "SHMPI_OUTPUT_WAIT"};
+                                                    "SHMPI_OUTPUT_WAIT", "SHMPI_RING_SUMMARY"};
 
 /// One `-x` option: either forward VAR as mpirun sees it (`value` unset) or
 /// set VAR to a value for the ranks.
