@@ -443,7 +443,8 @@ Layout::Layout(const Geometry& g)
       pool_region_cells(g.pool_region_cells()),
       size(g.total_bytes()) {}
 
-Segment Segment::create(const Geometry& wanted, std::int64_t launcher_pid, Name name) {
+Segment Segment::create(const Geometry& wanted, std::int64_t launcher_pid, Name name,
+                        const std::function<bool()>& stop) {
     // 1. Room in /dev/shm.  tmpfs fills pages lazily, so without this check a
     //    full /dev/shm would show up later as SIGBUS in some rank.
     //    Room in memory: /dev/shm is usually as large as RAM, and step 3
@@ -487,15 +488,25 @@ Segment Segment::create(const Geometry& wanted, std::int64_t launcher_pid, Name 
     // 3. Reserve every page now.  Step 1 is only a snapshot: another job can
     //    fill /dev/shm before our ranks touch their pages, and a page tmpfs
     //    cannot supply is a SIGBUS in whichever rank touches it first.  A
-    //    file system without fallocate keeps step 1's check only.
-    if (const int err = posix_fallocate(seg.fd_, 0, static_cast<off_t>(size));
-        err == ENOSPC || err == ENOMEM) {
-        seg.unlink();
-        throw SegmentError(no_room_message(dev_shm_free(), g.nranks, size));
-    } else if (err != 0 && err != EOPNOTSUPP && err != EINVAL && err != ENOSYS) {
-        seg.unlink();
-        throw SegmentError(fmt::format("shmpi: cannot reserve {} bytes for /dev/shm/{}: {}", size, shown,
-                                       std::strerror(err)));
+    //    file system without fallocate keeps step 1's check only.  A step
+    //    at a time, so that `stop` is heard.
+    for (std::size_t at = 0; at < size; at += kReserveStep) {
+        const std::size_t step = std::min(kReserveStep, size - at);
+        const int err = posix_fallocate(seg.fd_, static_cast<off_t>(at), static_cast<off_t>(step));
+        if (err == ENOSPC || err == ENOMEM) {
+            seg.unlink();
+            throw SegmentError(no_room_message(dev_shm_free(), g.nranks, size));
+        }
+        if (err == EOPNOTSUPP || err == EINVAL || err == ENOSYS) break;
+        if (err != 0) {
+            seg.unlink();
+            throw SegmentError(fmt::format("shmpi: cannot reserve {} bytes for /dev/shm/{}: {}", size, shown,
+                                           std::strerror(err)));
+        }
+        if (stop && stop()) {
+            seg.unlink();
+            throw SegmentStopped();
+        }
     }
     try {
         seg.base_ = map_fd(seg.fd_, size, "mpirun");

@@ -27,6 +27,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -39,6 +40,14 @@ namespace shmpi::shm {
 class SegmentError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
+};
+
+/// Segment::create() gave up because its `stop` said so (mpirun: a signal
+/// or --timeout came while it reserved the pages).  Nothing is left behind;
+/// the caller reports the cause.
+class SegmentStopped : public std::runtime_error {
+public:
+    SegmentStopped() : std::runtime_error("segment creation stopped") {}
 };
 
 /// An MPI_Init failure whose message is already printed for the whole job
@@ -227,8 +236,15 @@ public:
     /// no name outlives an mpirun killed while it reserves the pages of a
     /// large segment (SIGKILL runs no cleanup).  Name::Keep leaves it to
     /// unlink() (tests look at the object by name).
+    ///
+    /// Reserving takes about 0.4 s a GiB (1.7 s for the 4.2 GiB of 700
+    /// ranks on the 2-CPU VM), so it goes kReserveStep bytes at a time, and
+    /// after each step a `stop` that returns true ends the call with
+    /// SegmentStopped, the object gone.
     enum class Name { Keep, Drop };
-    static Segment create(const Geometry& geometry, std::int64_t launcher_pid, Name name = Name::Keep);
+    static constexpr std::size_t kReserveStep = std::size_t{64} << 20;
+    static Segment create(const Geometry& geometry, std::int64_t launcher_pid, Name name = Name::Keep,
+                          const std::function<bool()>& stop = {});
 
     /// Rank side: maps the segment behind `fd`, verifies its header against
     /// `expect_nranks`, and closes `fd`.

@@ -463,6 +463,15 @@ def sh_mpiexec_timeout(m, _):
 SH_FAMILY = 'echo ready $SHMPI_RANK $$; sleep 30 & sleep 30 | cat; wait'
 
 
+def expect_cut(launch, rc, how, limit):
+    """The status and cause line of a launch ended by --timeout `limit`
+    (`how` "timeout") or by SIGTERM."""
+    if how == "timeout":
+        expect(launch, rc, 124, [f"the job ran longer than --timeout {limit} s"])
+    else:
+        expect(launch, rc, 128 + signal.SIGTERM, [f"received signal {int(signal.SIGTERM)}"])
+
+
 def sh_launch_cut_short(m, _):
     """--timeout and SIGTERM end a job whose launch is still going: 400
     ranks that busy-loop at once take the CPUs from mpirun, so on a
@@ -481,17 +490,60 @@ def sh_launch_cut_short(m, _):
         else:
             sent = launch.started + 0.5
         rc = launch.wait()
-        if how == "timeout":
-            expect(launch, rc, 124, ["the job ran longer than --timeout 0.5 s"])
-        else:
-            expect(launch, rc, 128 + signal.SIGTERM, [f"received signal {int(signal.SIGTERM)}"])
+        expect_cut(launch, rc, how, "0.5")
         text = launch.stderr.decode(errors="replace")
         cut = re.search(r"stopped starting ranks after (\d+) of 400", text)
         check(cut is None or 0 < int(cut.group(1)) < 400, f"{how}: the cut names a wrong count" + launch.stderr_text())
-        # mpirun looks between forks only: sizing a segment of 400 ranks
-        # before the first takes up to 2 s on a loaded 2-CPU machine.  (The
-        # launch as a whole took minutes there before the cut.)
+        # mpirun looks between forks, and while it sizes the segment
+        # (sh_sizing_cut_short) only between steps of it; the machine is
+        # saturated by the ranks started.  (The launch as a whole took
+        # minutes there before the cut.)
         check_soon(launch.ended - sent < GONE_WITHIN_S + 4.0,
+                   f"{how}: mpirun ended {launch.ended - sent:.3f} s after the job should have ended"
+                   + launch.stderr_text())
+        launch.check_nothing_left()
+
+
+def segment_open(pid):
+    """Whether mpirun `pid` holds a shmpi segment open: it is sizing it or
+    running the job (the name is gone by then, the descriptor is not)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}").startswith("/dev/shm/shmpi-"):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def sh_sizing_cut_short(m, _):
+    """SIGTERM and --timeout end a launch while mpirun still reserves the
+    pages of a large segment (800 ranks: 5.9 GB, about 2.5 s of fallocate
+    on the 2-CPU VM, during which mpirun heard nothing before): it reserves
+    them a step at a time and looks between steps, so the job ends at once,
+    with the usual cause line and status and nothing left in /dev/shm."""
+    for how in ("sigterm", "timeout"):
+        args = ["-n", "800"] + (["--timeout", "0.2"] if how == "timeout" else []) + ["true"]
+        launch = Launch(m, args)
+        if how == "sigterm":
+            deadline = time.monotonic() + 20
+            while not segment_open(launch.proc.pid) and launch.proc.poll() is None:
+                check(time.monotonic() < deadline, "mpirun opened no segment within 20 s")
+                time.sleep(0.002)
+            sent = time.monotonic()
+            os.kill(launch.proc.pid, signal.SIGTERM)
+        else:
+            sent = launch.started + 0.2
+        rc = launch.wait()
+        text = launch.stderr.decode(errors="replace")
+        if rc == 1 and ("/dev/shm has" in text or "needs" in text and "of memory" in text):
+            raise CaseSkipped("no room for an 800-rank segment here: " + text.strip())
+        expect_cut(launch, rc, how, "0.2")
+        check_soon(launch.ended - sent < GONE_WITHIN_S,
                    f"{how}: mpirun ended {launch.ended - sent:.3f} s after the job should have ended"
                    + launch.stderr_text())
         launch.check_nothing_left()

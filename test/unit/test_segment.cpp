@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -1003,6 +1004,56 @@ TEST_F(SegmentTest, CreateReservesEveryPage) {
     ASSERT_EQ(fstat(seg->fd(), &st), 0) << std::strerror(errno);
     EXPECT_GE(static_cast<std::size_t>(st.st_blocks) * 512, seg->size())
         << "the segment's pages are not reserved";
+}
+
+/// Names in /dev/shm of segments this process created (shmpi-UID-PID-...).
+std::vector<std::string> my_segment_names() {
+    const std::string prefix = "shmpi-" + std::to_string(getuid()) + "-" + std::to_string(getpid()) + "-";
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator("/dev/shm", ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.rfind(prefix, 0) == 0) out.push_back(name);
+    }
+    return out;
+}
+
+TEST_F(SegmentTest, CreateLooksAtStopAfterEachReserveStep) {
+    // mpirun's stop (a signal, --timeout) is heard while a large segment's
+    // pages are reserved: after each kReserveStep bytes, not at the end.
+    DefaultGeometryEnv env;
+    const Geometry g = Geometry::for_ranks(64);
+    ASSERT_GT(g.total_bytes(), Segment::kReserveStep) << "the test needs more than one step";
+    const std::size_t steps = (g.total_bytes() + Segment::kReserveStep - 1) / Segment::kReserveStep;
+    std::size_t looks = 0;
+    {
+        Segment seg = Segment::create(g, getpid(), Segment::Name::Keep, [&looks] {
+            ++looks;
+            return false;
+        });
+        EXPECT_EQ(looks, steps);
+        struct stat st {};
+        ASSERT_EQ(fstat(seg.fd(), &st), 0) << std::strerror(errno);
+        EXPECT_GE(static_cast<std::size_t>(st.st_blocks) * 512, seg.size()) << "not every page is reserved";
+    }
+
+    // Told to stop at the first look: SegmentStopped, no name left, and no
+    // descriptor (the next open gets the lowest free one, as before).
+    const int lowest_before = dup(0);
+    ASSERT_GE(lowest_before, 0);
+    close(lowest_before);
+    looks = 0;
+    EXPECT_THROW(Segment::create(g, getpid(), Segment::Name::Keep,
+                                 [&looks] {
+                                     ++looks;
+                                     return true;
+                                 }),
+                 shm::SegmentStopped);
+    EXPECT_EQ(looks, 1u);
+    EXPECT_TRUE(my_segment_names().empty()) << "left in /dev/shm: " << my_segment_names().front();
+    const int lowest_after = dup(0);
+    EXPECT_EQ(lowest_after, lowest_before) << "a descriptor was left open";
+    close(lowest_after);
 }
 
 }  // namespace

@@ -75,7 +75,28 @@ std::string parked_call(const shm::RankSlot& slot) {
     return printable ? call : "an MPI call";
 }
 
+/// The cause lines for a signal to mpirun and for --timeout.
+std::string signal_cause(int sig) {
+    return fmt::format("received signal {} ({}); ending the job", sig, strsignal(sig));
+}
+std::string timeout_cause(const LaunchArgs& args) {
+    return fmt::format("the job ran longer than {}{} s; ending the job", args.timeout_from, args.timeout_s);
+}
+
 }  // namespace
+
+int end_before_start(const LaunchArgs& args, int signal_fd) {
+    signalfd_siginfo info;
+    while (read(signal_fd, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+        const int sig = static_cast<int>(info.ssi_signo);
+        if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+            fmt::print(stderr, "shmpi: mpirun: {}\n", signal_cause(sig));
+            return 128 + sig;
+        }
+    }
+    fmt::print(stderr, "shmpi: mpirun: {}\n", timeout_cause(args));
+    return 124;
+}
 
 Job::Job(const LaunchArgs& args, shm::Segment& seg, StartedRanks started, int signal_fd,
          double output_wait_s, std::chrono::steady_clock::time_point began)
@@ -557,12 +578,8 @@ int Job::report() {
                 "ending the job");
             return 1;
         }
-        case EndCause::Kind::kSignal:
-            say(fmt::format("received signal {} ({}); ending the job", c.value, strsignal(c.value)));
-            return 128 + c.value;
-        case EndCause::Kind::kTimeout:
-            say(fmt::format("the job ran longer than {}{} s; ending the job", args_.timeout_from, args_.timeout_s));
-            return 124;
+        case EndCause::Kind::kSignal: say(signal_cause(c.value)); return 128 + c.value;
+        case EndCause::Kind::kTimeout: say(timeout_cause(args_)); return 124;
         case EndCause::Kind::kDeadlock:
             say(
                 fmt::format("deadlock: every rank waits in MPI for another, and nothing has moved for {} s "

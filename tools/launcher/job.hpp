@@ -85,6 +85,12 @@ struct EndCause {
     int value = 0;
 };
 
+/// For a job that ends before its first rank starts: a stop signal or
+/// --timeout came while mpirun sized the segment (shm::SegmentStopped).
+/// Takes the signal from `signal_fd` (none there: the timeout), prints the
+/// cause line Job::run() prints for it, and returns the same exit status.
+int end_before_start(const LaunchArgs& args, int signal_fd);
+
 class Job {
 public:
     /// Takes over the started ranks.  `signal_fd` is a signalfd for SIGCHLD,

@@ -318,7 +318,10 @@ int main(int argc, char** argv) {
                                         std::chrono::duration<double>(args.timeout_s));
         }
         const shm::Geometry wanted = shm::Geometry::for_ranks(args.nranks, cpus_for_ranks(map, *topology));
-        shm::Segment seg = shm::Segment::create(wanted, getpid(), shm::Segment::Name::Drop);
+        // Reserving a segment of hundreds of ranks takes seconds: a signal
+        // or the deadline ends it too.
+        shm::Segment seg = shm::Segment::create(wanted, getpid(), shm::Segment::Name::Drop,
+                                                [&stop] { return told_to_stop(stop); });
         if (const std::uint32_t wide = seg.layout().geometry.wide_cell_bytes; wide < wanted.wide_cell_bytes) {
             fmt::print(stderr,
                        "shmpi: mpirun: note: /dev/shm or memory has no room for {} MiB of wide collective cells "
@@ -348,6 +351,8 @@ int main(int argc, char** argv) {
     } catch (const shm::SegmentError& e) {
         fmt::print(stderr, "{}\n", e.what());
         return 1;
+    } catch (const shm::SegmentStopped&) {
+        return end_before_start(args, signal_fd);
     } catch (const LaunchError& e) {
         fmt::print(stderr, "{}\n", e.what());
         return 1;

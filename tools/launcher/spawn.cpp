@@ -216,7 +216,8 @@ void kill_started(const std::vector<RankProcess>& ranks) {
     }
 }
 
-/// Whether one of stop.signals is pending or stop.deadline has passed.
+}  // namespace
+
 bool told_to_stop(const LaunchStop& stop) {
     sigset_t pending, both;
     sigemptyset(&pending);
@@ -225,8 +226,6 @@ bool told_to_stop(const LaunchStop& stop) {
     }
     return stop.deadline && std::chrono::steady_clock::now() >= *stop.deadline;
 }
-
-}  // namespace
 
 rlim_t descriptors_for(std::uint32_t nranks) { return 2 * rlim_t{nranks} + 64; }
 

@@ -92,6 +92,9 @@ struct LaunchStop {
     std::optional<std::chrono::steady_clock::time_point> deadline;  ///< --timeout, from mpirun's start of the job
 };
 
+/// Whether one of stop.signals is pending or stop.deadline has passed.
+bool told_to_stop(const LaunchStop& stop);
+
 /// The descriptor limit mpirun wants for a job of `nranks`: two pipes kept
 /// per rank, and room for its own.
 rlim_t descriptors_for(std::uint32_t nranks);
