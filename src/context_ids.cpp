@@ -16,26 +16,40 @@ bool ContextIds::held(std::uint32_t c) const {
 }
 
 std::uint32_t ContextIds::next_free(std::uint32_t from, std::uint32_t count) const {
+    // A word of the bitmap at a time, so that the cost is the bitmap's
+    // length in words, not the number of held ids: members of many
+    // communicators of one member each hold interleaved ids, and a walk
+    // from one held id to the next made each MPI_Comm_create 0.2 ms slower
+    // per 10,000 live communicators.
     if (count == 0) count = 1;
-    std::uint64_t c = std::max(from, kFirst);
-    while (c + count <= kEnd) {
-        // The first held id of the run c .. c + count - 1, if any.
-        std::uint64_t busy = c;
-        while (busy < c + count && !held(static_cast<std::uint32_t>(busy))) ++busy;
-        if (busy == c + count) return static_cast<std::uint32_t>(c);
-        // Skip past it, and past the held ids right after it, a word at a
-        // time where the word is full.
-        c = busy + 1;
-        for (;;) {
-            const std::uint64_t i = c - kFirst;
-            if (i / 64 >= bits_.size()) break;  // beyond the bitmap: all free
-            const std::uint64_t word = bits_[i / 64] >> (i % 64);
-            const auto run = static_cast<std::uint64_t>(std::countr_one(word));
-            c += run;
-            if (run < 64 - i % 64) break;  // a free id inside this word
+    const std::uint64_t first = std::max(from, kFirst);
+    std::uint64_t start = first;  // where the free run being measured begins
+    std::uint64_t w = (first - kFirst) / 64;
+    // Ids before `first` in its word count as held.
+    std::uint64_t below = (std::uint64_t{1} << ((first - kFirst) % 64)) - 1;
+    for (; w < bits_.size(); ++w, below = 0) {
+        const std::uint64_t word = bits_[w] | below;
+        if (word == 0) continue;  // the run goes on through it
+        const std::uint64_t base = kFirst + 64 * w;
+        // The run ends at the word's lowest held id.
+        if (base + static_cast<std::uint64_t>(std::countr_zero(word)) >= start + count) break;
+        // Runs between two held ids of the word are at most 62 long.
+        if (count <= 62) {
+            for (std::uint64_t rest = word; rest != 0;) {
+                const int low = std::countr_zero(rest);
+                rest &= rest - 1;
+                if (rest == 0) break;  // above the highest: the run that goes on
+                const int next = std::countr_zero(rest);
+                if (static_cast<std::uint32_t>(next - low - 1) >= count) {
+                    return static_cast<std::uint32_t>(base + static_cast<std::uint64_t>(low) + 1);
+                }
+            }
         }
+        // A new run starts above the word's highest held id.
+        start = base + 64 - static_cast<std::uint64_t>(std::countl_zero(word));
     }
-    return kEnd;
+    // Past the bitmap every id is free.
+    return start + count <= kEnd ? static_cast<std::uint32_t>(start) : kEnd;
 }
 
 std::size_t ContextIds::held_count() const {

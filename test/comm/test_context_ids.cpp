@@ -9,6 +9,7 @@
 #include <barrier>
 #include <cstdint>
 #include <memory>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -58,6 +59,44 @@ TEST(ContextIds, NextFreeCrossesFullWords) {
     ids.drop(F + 128);
     EXPECT_EQ(ids.next_free(F, 1), F + 128);
     EXPECT_EQ(ids.next_free(F, 2), F + 202);
+}
+
+TEST(ContextIds, NextFreeAgreesWithABitByBitSearch) {
+    // next_free() works a word at a time; the reference looks at each id.
+    std::mt19937_64 rng(20261203);
+    for (int round = 0; round < 300; ++round) {
+        ContextIds ids;
+        const std::uint32_t span = 1 + static_cast<std::uint32_t>(rng() % 700);
+        const int density = static_cast<int>(rng() % 5);  // sparse, interleaved, dense, ...
+        for (std::uint32_t c = F; c < F + span; ++c) {
+            const bool take = density == 0   ? rng() % 16 == 0
+                              : density == 1 ? (c - F) % 4 == round % 4
+                              : density == 2 ? rng() % 8 != 0
+                              : density == 3 ? (c - F) / 64 % 2 == 0 || rng() % 2 == 0
+                                             : rng() % 2 == 0;
+            if (take) ids.hold(c);
+        }
+        for (int q = 0; q < 40; ++q) {
+            const std::uint32_t from = static_cast<std::uint32_t>(rng() % (span + 80));
+            const std::uint32_t count = 1 + static_cast<std::uint32_t>(rng() % 140);
+            std::uint32_t want = std::max(from, F);
+            for (std::uint32_t k = 0; k < count; ++k) {
+                if (ids.held(want + k)) {
+                    want = want + k + 1;
+                    k = static_cast<std::uint32_t>(-1);  // the run starts again after it
+                }
+            }
+            ASSERT_EQ(ids.next_free(from, count), want)
+                << "round " << round << " density " << density << " from " << from << " count " << count;
+        }
+    }
+    // Near the end of the agreed ids: no run that would cross kEnd.
+    ContextIds ids;
+    ids.hold(ContextIds::kEnd - 3);
+    EXPECT_EQ(ids.next_free(ContextIds::kEnd - 10, 2), ContextIds::kEnd - 10);
+    EXPECT_EQ(ids.next_free(ContextIds::kEnd - 4, 2), ContextIds::kEnd - 2);
+    EXPECT_EQ(ids.next_free(ContextIds::kEnd - 4, 3), ContextIds::kEnd);
+    EXPECT_EQ(ids.next_free(ContextIds::kEnd - 2, 1), ContextIds::kEnd - 2);
 }
 
 TEST(ContextIds, HoldTwiceIsAnInternalErrorAndOutsideIdsAreIgnored) {
