@@ -85,11 +85,11 @@ std::string timeout_cause(const LaunchArgs& args) {
 
 }  // namespace
 
-int end_before_start(const LaunchArgs& args, int signal_fd) {
+int end_before_start(const LaunchArgs& args, int signal_fd, const LaunchStop& stop) {
     signalfd_siginfo info;
     while (read(signal_fd, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
         const int sig = static_cast<int>(info.ssi_signo);
-        if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+        if (sigismember(&stop.signals, sig) == 1) {
             fmt::print(stderr, "shmpi: mpirun: {}\n", signal_cause(sig));
             return 128 + sig;
         }

@@ -87,9 +87,10 @@ struct EndCause {
 
 /// For a job that ends before its first rank starts: a stop signal or
 /// --timeout came while mpirun sized the segment (shm::SegmentStopped).
-/// Takes the signal from `signal_fd` (none there: the timeout), prints the
-/// cause line Job::run() prints for it, and returns the same exit status.
-int end_before_start(const LaunchArgs& args, int signal_fd);
+/// Takes the first of stop.signals from `signal_fd` (none there: the
+/// timeout), prints the cause line Job::run() prints for it, and returns
+/// the same exit status.
+int end_before_start(const LaunchArgs& args, int signal_fd, const LaunchStop& stop);
 
 class Job {
 public:

@@ -352,7 +352,7 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "{}\n", e.what());
         return 1;
     } catch (const shm::SegmentStopped&) {
-        return end_before_start(args, signal_fd);
+        return end_before_start(args, signal_fd, stop);
     } catch (const LaunchError& e) {
         fmt::print(stderr, "{}\n", e.what());
         return 1;
