@@ -13,19 +13,27 @@
  *            receive and MPI_Waitall
  *   nbc      as testall, then an MPI_Iallreduce of the step's value
  *            completed by MPI_Test in a loop
+ *   busy     a rank with work of its own, as HPCC's RandomAccess: --work
+ *            units of computation (64 steps of a random number generator,
+ *            some tens of nanoseconds), with an MPI_Test of the receive
+ *            after each unit until it completes; the send goes after
+ *            the work, then MPI_Waitall
  * With more ranks than CPUs, the polling modes show whether a rank that
  * polls gives its CPU to the rank it waits for: one that keeps it holds
- * the ring up for a whole scheduler time slice per step.
+ * the ring up for a whole scheduler time slice per step.  busy shows the
+ * other side: every rank has work, so a test that gives the CPU away
+ * only adds task switches.
  *
  * Every step checks what arrived (the left neighbour's rank plus the step);
- * nbc also checks the sum.  World rank 0 prints, per mode, the mean time
- * per step of the slowest rank and the polls per step (calls to the
- * polling function, averaged over ranks).
+ * nbc also checks the sum, busy that every unit of work was done.  World
+ * rank 0 prints, per mode, the mean time per step of the slowest rank and
+ * the polls per step (calls to the polling function, averaged over ranks).
  *
  * The header names the MPI library and, for every rank, the CPU it ran on
  * (sched_getcpu, after the runs) and how many CPUs it may use.
  *
- * usage: poll_ring [--steps N] [--modes wait,testall,iprobe,nbc] [--csv]
+ * usage: poll_ring [--steps N] [--work UNITS] [--modes wait,testall,iprobe,nbc,busy]
+ *                  [--csv]
  * Exit status 0, 1 for a usage error, 2 when a check failed.
  */
 #define _GNU_SOURCE 1 /* sched_getcpu, sched_getaffinity */
@@ -41,8 +49,17 @@
 
 #include "word_list.h"
 
-enum { MODES = 4 };
-static const char *const mode_names[MODES] = {"wait", "testall", "iprobe", "nbc"};
+enum { MODES = 5 };
+static const char *const mode_names[MODES] = {"wait", "testall", "iprobe", "nbc", "busy"};
+
+/* One unit of busy's work: 64 steps of a 64-bit linear congruential
+ * generator (Knuth's MMIX constants), each depending on the last. */
+static unsigned long long work_unit(unsigned long long x)
+{
+    for (int i = 0; i < 64; ++i)
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return x;
+}
 
 struct result {
     double step_us; /* slowest rank's mean time per step */
@@ -50,7 +67,7 @@ struct result {
     int bad;        /* checks failed, summed over ranks */
 };
 
-static struct result run(int mode, int steps)
+static struct result run(int mode, int steps, int work)
 {
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -58,6 +75,7 @@ static struct result run(int mode, int steps)
     const int left = (rank + size - 1) % size, right = (rank + 1) % size;
     long polls = 0;
     int bad = 0;
+    unsigned long long x = (unsigned long long)rank + 1, units = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
     for (int s = 0; s < steps; ++s) {
@@ -70,6 +88,19 @@ static struct result run(int mode, int steps)
                 ++polls;
             }
             MPI_Irecv(&in, 1, MPI_INT, left, 0, MPI_COMM_WORLD, &req[0]);
+            MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        } else if (mode == 4) {
+            /* The send goes after the work, so most tests find nothing. */
+            MPI_Irecv(&in, 1, MPI_INT, left, 0, MPI_COMM_WORLD, &req[0]);
+            for (int u = 0; u < work; ++u) {
+                x = work_unit(x);
+                ++units;
+                if (!done) {
+                    MPI_Test(&req[0], &done, MPI_STATUS_IGNORE);
+                    ++polls;
+                }
+            }
+            MPI_Isend(&out, 1, MPI_INT, right, 0, MPI_COMM_WORLD, &req[1]);
             MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
         } else {
             MPI_Irecv(&in, 1, MPI_INT, left, 0, MPI_COMM_WORLD, &req[0]);
@@ -99,6 +130,9 @@ static struct result run(int mode, int steps)
         }
     }
     const double mean = (MPI_Wtime() - t0) / steps;
+    /* x feeds the check, so the work cannot be left out. */
+    if (mode == 4)
+        bad += units != (unsigned long long)steps * (unsigned long long)work || x == 0;
     struct result res = {0, 0, 0};
     double p = (double)polls / steps, psum = 0;
     MPI_Reduce(&mean, &res.step_us, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -115,20 +149,23 @@ int main(int argc, char **argv)
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int steps = 2000, modes = (1 << MODES) - 1, csv = 0, usage = 0;
+    int steps = 2000, work = 1000, modes = (1 << MODES) - 1, csv = 0, usage = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--csv") == 0)
             csv = 1;
         else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc)
             steps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--work") == 0 && i + 1 < argc)
+            work = atoi(argv[++i]);
         else if (strcmp(argv[i], "--modes") == 0 && i + 1 < argc)
             modes = bench_word_bits(argv[++i], mode_names, MODES);
         else
             usage = 1;
     }
-    if (usage || steps < 1 || modes <= 0) {
+    if (usage || steps < 1 || work < 0 || modes <= 0) {
         if (rank == 0)
-            fprintf(stderr, "usage: poll_ring [--steps N] [--modes wait,testall,iprobe,nbc] [--csv]\n");
+            fprintf(stderr,
+                    "usage: poll_ring [--steps N] [--work UNITS] [--modes wait,testall,iprobe,nbc,busy] [--csv]\n");
         MPI_Finalize();
         return 1;
     }
@@ -137,7 +174,7 @@ int main(int argc, char **argv)
     MPI_Get_library_version(lib, &len);
     lib[strcspn(lib, "\n")] = '\0';
     if (rank == 0) {
-        printf("# poll_ring: %d ranks, %d steps\n# MPI: %s\n", size, steps, lib);
+        printf("# poll_ring: %d ranks, %d steps, %d units of work in busy\n# MPI: %s\n", size, steps, work, lib);
         printf(csv ? "mode,ranks,step_us,polls_per_step,check\n" : "%-8s %6s %12s %15s %s\n", "mode", "ranks",
                "step_us", "polls_per_step", "check");
     }
@@ -145,7 +182,7 @@ int main(int argc, char **argv)
     for (int m = 0; m < MODES; ++m) {
         if ((modes & (1 << m)) == 0)
             continue;
-        const struct result r = run(m, steps);
+        const struct result r = run(m, steps, work);
         if (rank == 0) {
             if (r.bad != 0)
                 status = 2;

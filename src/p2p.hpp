@@ -209,7 +209,7 @@ public:
         });
     }
     /// A test or a nonblocking probe found nothing (shm::Transport::missed).
-    void missed() const { transport_.missed(); }
+    void missed() { transport_.missed(); }
     /// Drains incoming cells (except from world rank `skip`, whose ring a
     /// fast-path receive watches itself) and pushes queued outgoing ones.
     /// True if it did anything.

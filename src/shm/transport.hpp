@@ -256,11 +256,28 @@ public:
     /// A poll of the program's own that found nothing (MPI_Test, MPI_Iprobe
     /// and the like, called in a loop): when crowded, the CPU goes to
     /// another rank, perhaps the one the program waits for, as the waits
-    /// do.  Spinning on MPI_Test at 8 ranks on 2 CPUs was 15 times slower
-    /// than MPI_Wait.  Costs nothing when not crowded.
-    void missed() const {
-        if (crowded()) sched_yield();
+    /// do, but at most once per kPollYieldPeriod.  A program that only
+    /// polls spins that long between yields, about what one yield costs;
+    /// one that computes between its tests (HPCC's RandomAccess) switches
+    /// tasks once per period of its own work instead of at every test.
+    /// Spinning on MPI_Test at 8 ranks on 2 CPUs without any yield was 15
+    /// times slower than MPI_Wait; yielding at every miss made a rank that
+    /// tests after every 85 ns of work 20 times slower at 8 ranks on 2 CPUs
+    /// (docs/BENCHMARKS.md, "Programs that poll").  Costs nothing when not
+    /// crowded.
+    void missed() {
+        if (!crowded()) return;
+        // One clock read per miss, only while crowded.
+        if (std::chrono::steady_clock::now() - last_poll_yield_ < kPollYieldPeriod) return;
+        sched_yield();
+        ++poll_yields_;
+        // From the yield's end: the time others ran is not this rank's spin.
+        last_poll_yield_ = std::chrono::steady_clock::now();
     }
+    /// At most one yield of missed() per this much time.
+    static constexpr std::chrono::nanoseconds kPollYieldPeriod = std::chrono::microseconds(2);
+    /// How many times missed() has given the CPU away (test/unit/test_wait.cpp).
+    std::uint64_t poll_yields() const { return poll_yields_; }
     /// The one futex sleep of every wait, the transport's and the
     /// collectives' (ShmTeam): sleeps on this rank's doorbell while it holds
     /// `seen`, at most `nap`.  Keeps SegmentHeader::awake, and the slot's
@@ -320,6 +337,9 @@ private:
     /// The call name last written to the slot's parked_in (park()).
     const char* parked_in_written_ = nullptr;
     std::uint64_t sleeps_ = 0;        ///< park() calls (sleeps())
+    std::uint64_t poll_yields_ = 0;   ///< missed()'s yields (poll_yields())
+    /// When missed() last gave the CPU away; the epoch before the first time.
+    std::chrono::steady_clock::time_point last_poll_yield_{};
     std::vector<Ring> out_;           ///< out_[d]: ring rank_ -> d
     std::vector<Ring> in_;            ///< in_[s]: ring s -> rank_
     /// in_taken_[s]: cells we have released in ring s -> rank_ (that ring's

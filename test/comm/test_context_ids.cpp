@@ -70,7 +70,7 @@ TEST(ContextIds, NextFreeAgreesWithABitByBitSearch) {
         const int density = static_cast<int>(rng() % 5);  // sparse, interleaved, dense, ...
         for (std::uint32_t c = F; c < F + span; ++c) {
             const bool take = density == 0   ? rng() % 16 == 0
-                              : density == 1 ? (c - F) % 4 == round % 4
+                              : density == 1 ? (c - F) % 4 == static_cast<std::uint32_t>(round % 4)
                               : density == 2 ? rng() % 8 != 0
                               : density == 3 ? (c - F) / 64 % 2 == 0 || rng() % 2 == 0
                                              : rng() % 2 == 0;

@@ -10,6 +10,10 @@
 // 4 KiB stream ran 4x slower).  After a ring the wait yields for the yield
 // period (SHMPI_YIELD_US) before it sleeps again, so it sleeps at most once
 // per such period: the test checks that bound against the time the wait took.
+//
+// Transport::missed, what a test or nonblocking probe that found nothing
+// calls: while ranks outnumber CPUs it gives the CPU away, but at most once
+// per kPollYieldPeriod, and never otherwise.
 #include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -122,6 +126,62 @@ TEST(Wait, SleepsAtMostOncePerYieldPeriodWhileAPeerKeepsRinging) {
     // thousands here (one per cell).
     EXPECT_LE(sleeps, static_cast<unsigned long long>(us / kYieldUs) + 2)
         << "sleeps in a wait of " << us << " us while a peer rang every " << kPace.count() << " us";
+}
+
+/// A rank of a 2-rank segment whose header says the job has `cpus` CPUs
+/// calls missed() in a loop, 100,000 times and for at least 20 ms (a count
+/// too, so that a rank kept off its CPU by a loaded machine still polls
+/// for longer than a period).  Reports "<crowded> <yields> <microseconds
+/// the loop took> <misses>".  The other rank never starts: it counts as awake from
+/// the segment's creation (SegmentHeader::awake).
+std::string poll_for_a_while(std::uint32_t cpus) {
+    shm::Geometry g = shm::Geometry::for_ranks(2);
+    std::optional<shm::Segment> seg;
+    try {
+        seg.emplace(shm::Segment::create(g, getpid()));
+    } catch (const std::exception& e) {
+        return std::string("skip: ") + e.what();
+    }
+    seg->unlink();
+    seg->header().cpus = cpus;
+    const shmpi_test::Child poller = spawn_rank(*seg, 0, [](shm::Transport& t) {
+        const auto start = Clock::now();
+        const auto end = start + std::chrono::milliseconds(20);
+        long long misses = 0;
+        for (; misses < 100000 || Clock::now() < end; ++misses) t.missed();
+        const auto us = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
+        return std::string(t.crowded() ? "1" : "0") + " " + std::to_string(t.poll_yields()) + " " +
+               std::to_string(us) + " " + std::to_string(misses);
+    });
+    return report(poller);
+}
+
+TEST(Wait, APollThatFindsNothingYieldsAtMostOncePerPeriodWhileCrowded) {
+    const std::string line = poll_for_a_while(1);
+    if (line.rfind("skip: ", 0) == 0) GTEST_SKIP() << "no usable shared memory: " << line;
+    unsigned crowded = 0;
+    unsigned long long yields = 0;
+    long long us = 0, misses = 0;
+    ASSERT_EQ(std::sscanf(line.c_str(), "%u %llu %lld %lld", &crowded, &yields, &us, &misses), 4) << line;
+    EXPECT_EQ(crowded, 1u) << "2 awake ranks on 1 CPU";
+    // The first miss yields; 100,000 more take far longer than a period.
+    EXPECT_GE(yields, 2u);
+    // Each yield waits a period after the last one ended, so the count is
+    // bounded by the time the loop took, whatever the machine's load.
+    const long long period_ns = shm::Transport::kPollYieldPeriod.count();
+    EXPECT_LE(yields, static_cast<unsigned long long>(us * 1000 / period_ns) + 1)
+        << "yields in " << us << " us of polling";
+    // And a period holds several misses (one is tens of nanoseconds), so
+    // most misses do not yield.  On a loaded machine each yield can take
+    // longer than a period, and only this tells a yield at every miss
+    // (which meets the bound above there) from this one.
+    EXPECT_LE(yields, static_cast<unsigned long long>(misses / 4)) << "yields in " << misses << " misses";
+}
+
+TEST(Wait, APollThatFindsNothingKeepsTheCpuWhenRanksHaveOneEach) {
+    const std::string line = poll_for_a_while(2);
+    if (line.rfind("skip: ", 0) == 0) GTEST_SKIP() << "no usable shared memory: " << line;
+    EXPECT_EQ(line.substr(0, 4), "0 0 ") << line;
 }
 
 }  // namespace
