@@ -262,9 +262,9 @@ public:
     /// tasks once per period of its own work instead of at every test.
     /// Spinning on MPI_Test at 8 ranks on 2 CPUs without any yield was 15
     /// times slower than MPI_Wait; yielding at every miss made a rank that
-    /// tests after every 85 ns of work 20 times slower at 8 ranks on 2 CPUs
-    /// (docs/BENCHMARKS.md, "Programs that poll").  Costs nothing when not
-    /// crowded.
+    /// tests after every 85 ns of work 8 times slower than this at 8 ranks
+    /// on 2 CPUs (docs/BENCHMARKS.md, "Programs that test between their
+    /// own work").  Costs nothing when not crowded.
     void missed() {
         if (!crowded()) return;
         // One clock read per miss, only while crowded.
