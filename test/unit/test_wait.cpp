@@ -54,15 +54,24 @@ shmpi_test::Child spawn_rank(shm::Segment& seg, int rank, const std::function<st
 /// What a rank reported, or "died".
 std::string report(const shmpi_test::Child& c) { return shmpi_test::collect(c).value_or("died"); }
 
-TEST(Wait, SleepsAtMostOncePerYieldPeriodWhileAPeerKeepsRinging) {
-    shm::Geometry g = shm::Geometry::for_ranks(2);
+/// A 2-rank segment, already unlinked; empty, with `why` set, when this
+/// machine has no usable shared memory.
+std::optional<shm::Segment> two_rank_segment(std::string& why) {
     std::optional<shm::Segment> seg;
     try {
-        seg.emplace(shm::Segment::create(g, getpid()));
+        seg.emplace(shm::Segment::create(shm::Geometry::for_ranks(2), getpid()));
     } catch (const std::exception& e) {
-        GTEST_SKIP() << "no usable shared memory: " << e.what();
+        why = e.what();
+        return std::nullopt;
     }
     seg->unlink();
+    return seg;
+}
+
+TEST(Wait, SleepsAtMostOncePerYieldPeriodWhileAPeerKeepsRinging) {
+    std::string why;
+    std::optional<shm::Segment> seg = two_rank_segment(why);
+    if (!seg) GTEST_SKIP() << "no usable shared memory: " << why;
 
     // Rank 0: one wait for every cell.  Reports "<cells> <in order> <sleeps>
     // <microseconds in the wait>".
@@ -128,23 +137,15 @@ TEST(Wait, SleepsAtMostOncePerYieldPeriodWhileAPeerKeepsRinging) {
         << "sleeps in a wait of " << us << " us while a peer rang every " << kPace.count() << " us";
 }
 
-/// A rank of a 2-rank segment whose header says the job has `cpus` CPUs
-/// calls missed() in a loop, 100,000 times and for at least 20 ms (a count
-/// too, so that a rank kept off its CPU by a loaded machine still polls
-/// for longer than a period).  Reports "<crowded> <yields> <microseconds
-/// the loop took> <misses>".  The other rank never starts: it counts as awake from
-/// the segment's creation (SegmentHeader::awake).
-std::string poll_for_a_while(std::uint32_t cpus) {
-    shm::Geometry g = shm::Geometry::for_ranks(2);
-    std::optional<shm::Segment> seg;
-    try {
-        seg.emplace(shm::Segment::create(g, getpid()));
-    } catch (const std::exception& e) {
-        return std::string("skip: ") + e.what();
-    }
-    seg->unlink();
-    seg->header().cpus = cpus;
-    const shmpi_test::Child poller = spawn_rank(*seg, 0, [](shm::Transport& t) {
+/// Rank 0 of the 2-rank `seg`, whose header is made to say the job has
+/// `cpus` CPUs, calls missed() in a loop, 100,000 times and for at least
+/// 20 ms (a count too, so that a rank kept off its CPU by a loaded machine
+/// still polls for longer than a period).  Reports "<crowded> <yields>
+/// <microseconds the loop took> <misses>".  Rank 1 never starts: it counts
+/// as awake from the segment's creation (SegmentHeader::awake).
+std::string poll_for_a_while(shm::Segment& seg, std::uint32_t cpus) {
+    seg.header().cpus = cpus;
+    const shmpi_test::Child poller = spawn_rank(seg, 0, [](shm::Transport& t) {
         const auto start = Clock::now();
         const auto end = start + std::chrono::milliseconds(20);
         long long misses = 0;
@@ -157,8 +158,10 @@ std::string poll_for_a_while(std::uint32_t cpus) {
 }
 
 TEST(Wait, APollThatFindsNothingYieldsAtMostOncePerPeriodWhileCrowded) {
-    const std::string line = poll_for_a_while(1);
-    if (line.rfind("skip: ", 0) == 0) GTEST_SKIP() << "no usable shared memory: " << line;
+    std::string why;
+    std::optional<shm::Segment> seg = two_rank_segment(why);
+    if (!seg) GTEST_SKIP() << "no usable shared memory: " << why;
+    const std::string line = poll_for_a_while(*seg, 1);
     unsigned crowded = 0;
     unsigned long long yields = 0;
     long long us = 0, misses = 0;
@@ -179,8 +182,10 @@ TEST(Wait, APollThatFindsNothingYieldsAtMostOncePerPeriodWhileCrowded) {
 }
 
 TEST(Wait, APollThatFindsNothingKeepsTheCpuWhenRanksHaveOneEach) {
-    const std::string line = poll_for_a_while(2);
-    if (line.rfind("skip: ", 0) == 0) GTEST_SKIP() << "no usable shared memory: " << line;
+    std::string why;
+    std::optional<shm::Segment> seg = two_rank_segment(why);
+    if (!seg) GTEST_SKIP() << "no usable shared memory: " << why;
+    const std::string line = poll_for_a_while(*seg, 2);
     EXPECT_EQ(line.substr(0, 4), "0 0 ") << line;
 }
 
