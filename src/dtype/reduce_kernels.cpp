@@ -163,12 +163,18 @@ template <class T, class Op>
 /// an ifunc).  Clang (14) takes target_clones on plain functions only, not
 /// on templates, so there elementwise() tests the CPU once and calls the
 /// AVX2 build of the loop itself.
+///
+/// Not under GCC's ThreadSanitizer: an ifunc's resolver runs while the
+/// loader relocates libshmpi, before libtsan has set itself up, and the
+/// instrumented resolver then dies on its first call into libtsan, so
+/// every program crashed before main.  There the baseline loop is built
+/// alone.
 #if defined(__x86_64__) && defined(__clang__)
 #define SHMPI_KERNEL_DISPATCH 1
 #else
 #define SHMPI_KERNEL_DISPATCH 0
 #endif
-#if defined(__x86_64__) && defined(__GNUC__) && !SHMPI_KERNEL_DISPATCH
+#if defined(__x86_64__) && defined(__GNUC__) && !SHMPI_KERNEL_DISPATCH && !defined(__SANITIZE_THREAD__)
 #define SHMPI_KERNEL_CLONES [[gnu::target_clones("avx2", "default")]]
 #else
 #define SHMPI_KERNEL_CLONES
