@@ -32,10 +32,19 @@ namespace {
 
 /// Shared by MPI_Init and MPI_Init_thread.
 int init(const char* fn, int required, int* provided) {
-    if (phase() != Phase::Before) {
-        std::fprintf(stderr, "shmpi: %s: %s\n", fn,
-                     phase() == Phase::Running ? "MPI is already initialized (MPI_Init may be called once)"
-                                               : "called after MPI_Finalize");
+    // A second call is erroneous (MPI-3.1 8.7); it has no communicator, so
+    // MPI_COMM_WORLD's handler decides (8.3): fatal by default, returned
+    // under MPI_ERRORS_RETURN (MPI_ERR_OTHER, as MPICH).  After
+    // MPI_Finalize there is no handler left to ask.
+    if (phase() == Phase::Running) {
+        return guard(MPI_COMM_WORLD, fn, [&] {
+            throw MpiError(MPI_ERR_OTHER, fmt::format("{}: MPI is already initialized (MPI_Init and "
+                                                      "MPI_Init_thread may be called once)",
+                                                      fn));
+        });
+    }
+    if (phase() == Phase::After) {
+        std::fprintf(stderr, "shmpi: %s: called after MPI_Finalize\n", fn);
         exit_flushed(1);
     }
     const int level = required < MPI_THREAD_SERIALIZED ? std::max(required, MPI_THREAD_SINGLE)

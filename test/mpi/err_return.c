@@ -16,6 +16,9 @@
  *      MPI_DATATYPE_NULL                        -> MPI_ERR_TYPE
  *      MPI_IN_PLACE as the buffer of Send, Recv -> MPI_ERR_BUFFER (shmpi
  *        only: MPICH 4.0.2 dereferences it)
+ *      a second MPI_Init or MPI_Init_thread     -> MPI_ERR_OTHER (erroneous,
+ *        MPI-3.1 8.7; raised on MPI_COMM_WORLD as an error with no
+ *        communicator, 8.3; the class is MPICH's choice too)
  *    Each code has a non-empty MPI_Error_string.
  *    The other send modes and request calls:
  *      MPI_Start of a request that is not persistent, or already active,
@@ -211,6 +214,15 @@ static void check_argument_errors(int size)
     CHECK_ERROR(MPI_Recv(MPI_IN_PLACE, 1, MPI_INT, 0, 0, w, MPI_STATUS_IGNORE), MPI_ERR_BUFFER,
                 "Recv into MPI_IN_PLACE");
 #endif
+
+    int argc = 0, provided = -1;
+    char **argv = NULL;
+    CHECK_ERROR(MPI_Init(&argc, &argv), MPI_ERR_OTHER, "a second MPI_Init");
+    CHECK_ERROR(MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided), MPI_ERR_OTHER,
+                "MPI_Init_thread after MPI_Init");
+    int initialized = 0;
+    CHECK_MPI(MPI_Initialized(&initialized));
+    CHECKF(initialized == 1, "MPI_Initialized gives %d after a refused second MPI_Init", initialized);
 
     /* MPI_COMM_SELF got MPI_ERRORS_RETURN in step 1: its own errors return. */
     CHECK_ERROR(MPI_Send(buf, 1, MPI_INT, 1, 0, MPI_COMM_SELF), MPI_ERR_RANK,
