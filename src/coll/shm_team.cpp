@@ -204,29 +204,36 @@ void ShmTeam::report_mismatch(int m, const Noted& mine, const Noted& theirs) con
         name[0] = static_cast<char>(name[0] - 'a' + 'A');
         return "MPI_" + name;
     };
+    // The mismatch may be in an earlier call than the one now waiting (a
+    // root sends before it looks): the message is raised by the current
+    // call, whose name comes first, so it says which call differed.
+    const std::uint64_t back = noted_ - mine.call;
+    const std::string earlier =
+        back == 0 ? std::string()
+                  : fmt::format("in an earlier collective call ({} before this one): ", back);
     if (kind(theirs.what) != kind(mine.what)) {
         throw MpiError(MPI_ERR_OTHER,
-                       fmt::format("rank {} made another collective call ({}) where rank {} called {}: "
+                       fmt::format("{}rank {} made another collective call ({}) where rank {} called {}: "
                                    "every rank must make the same collective calls in the same order",
-                                   m, call_name(theirs.what), me_, call_name(mine.what)));
+                                   earlier, m, call_name(theirs.what), me_, call_name(mine.what)));
     }
     if (root(theirs.what) != root(mine.what)) {
         throw MpiError(MPI_ERR_ROOT,
-                       fmt::format("rank {} called {} with root {} where rank {} gave root {}: the "
+                       fmt::format("{}rank {} called {} with root {} where rank {} gave root {}: the "
                                    "root must be the same on every rank",
-                                   m, call_name(theirs.what), root(theirs.what), me_, root(mine.what)));
+                                   earlier, m, call_name(theirs.what), root(theirs.what), me_, root(mine.what)));
     }
     if (theirs.bytes != mine.bytes) {
         throw MpiError(theirs.bytes > mine.bytes ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT,
-                       fmt::format("rank {} called {} with {} bytes where rank {} has {}: the datatype "
+                       fmt::format("{}rank {} called {} with {} bytes where rank {} has {}: the datatype "
                                    "signatures of the calls differ",
-                                   m, call_name(theirs.what), theirs.bytes, me_, mine.bytes));
+                                   earlier, m, call_name(theirs.what), theirs.bytes, me_, mine.bytes));
     }
     throw MpiError(MPI_ERR_TYPE,
-                   fmt::format("rank {} called {} with elements of {} bytes where rank {} has {}: "
+                   fmt::format("{}rank {} called {} with elements of {} bytes where rank {} has {}: "
                                "a reduction with a user operation needs elements of the same size on "
                                "every rank (the same datatype, not only the same type signature)",
-                               m, call_name(theirs.what), theirs.unit, me_, mine.unit));
+                               earlier, m, call_name(theirs.what), theirs.unit, me_, mine.unit));
 }
 
 void ShmTeam::notify(std::span<const int> members) {

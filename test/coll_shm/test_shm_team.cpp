@@ -33,6 +33,7 @@
 #include "../sanitizers.hpp"
 #include "coll/coll.hpp"
 #include "coll/linear.hpp"
+#include "coll/select.hpp"
 #include "coll/shm_team.hpp"
 #include "errors.hpp"
 #include "shm/segment.hpp"
@@ -685,6 +686,42 @@ TEST(Algorithms, GatherLandingTakesABlockOfAnotherSize) {
                 }
             });
         }
+    }
+}
+
+/// Call signatures (note_call()): rank 1 gives a broadcast of another size
+/// than rank 0's.  Rank 0 finds it in the call itself (check_call()), or
+/// one call later (check_calls(), as wait() does before it sleeps): the
+/// message, raised by the later call, then says the call that differed
+/// came before it.
+TEST(Signatures, AMismatchFoundLaterSaysItWasAnEarlierCall) {
+    for (const bool later : {false, true}) {
+        run_ranks(2, [later](Rank& me) {
+            const int bcast = static_cast<int>(coll::Kind::Bcast);
+            me.team.note_call({bcast, 0, me.rank == 0 ? 4 : 40});
+            if (later) me.team.note_call({static_cast<int>(coll::Kind::Allreduce), -1, 8, 8});
+            if (me.rank == 1) return;
+            const std::string want = std::string(later ? "in an earlier collective call (1 before this one): " : "") +
+                                     "rank 1 called MPI_Bcast with 40 bytes where rank 0 has 4: ";
+            // Rank 1 publishes its signatures when it runs: look until then.
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+            while (std::chrono::steady_clock::now() < deadline) {
+                try {
+                    if (later) {
+                        me.team.check_calls();
+                    } else {
+                        me.team.check_call();
+                    }
+                } catch (const shmpi::MpiError& e) {
+                    RANK_CHECK(e.error_class() == MPI_ERR_TRUNCATE, "class %d", e.error_class());
+                    RANK_CHECK(std::string(e.what()).rfind(want, 0) == 0, "message \"%s\", expected it to start \"%s\"",
+                               e.what(), want.c_str());
+                    return;
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            }
+            RANK_CHECK(false, "rank 1's broadcast of 40 bytes was never reported");
+        });
     }
 }
 
