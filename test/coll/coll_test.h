@@ -74,12 +74,17 @@ static inline int coll_root_wanted(int root, int size, size_t bytes)
  * ranges overlap", source and destination equal) in MPI_Reduce_scatter with
  * MPI_IN_PLACE when a rank's share starts at offset 0 and is large; skipped
  * the same way. */
+/* And MPICH 4.0's MPI_Allgatherv on a one-rank communicator copies the
+ * data to the start of the receive buffer, whatever the displacement
+ * (pmodels/mpich#6374, fixed in 4.1). */
 #if defined(MPICH_VERSION)
 #define COLL_SKIP_MPICH_6540(in_place, root, bytes) ((in_place) && (root) != 0 && (bytes) > 0)
 #define COLL_SKIP_MPICH_RS_IN_PLACE(in_place, bytes) ((in_place) && (bytes) > 65536)
+#define COLL_SKIP_MPICH_6374(ranks) ((ranks) == 1)
 #else
 #define COLL_SKIP_MPICH_6540(in_place, root, bytes) 0
 #define COLL_SKIP_MPICH_RS_IN_PLACE(in_place, bytes) 0
+#define COLL_SKIP_MPICH_6374(ranks) 0
 #endif
 
 /* A guard area after a buffer: filled with a known byte before the call,
