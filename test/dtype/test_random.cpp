@@ -3,12 +3,12 @@
 // and byte-exact pack and unpack, whole and resumed from random offsets in
 // random pieces, and the memory segments of random parts of the stream.
 #include <gtest/gtest.h>
-#include <malloc.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <random>
 
+#include "../keep_freed_buffers.hpp"
 #include "../sanitizers.hpp"
 #include "dtype/wide_copy.hpp"
 #include "reference.hpp"
@@ -19,16 +19,8 @@ using shmpi::dtype::Datatype;
 
 constexpr int kTypes = 5000;
 
-// Buffers freed stay in the heap for the next ones: the large-vector tests
-// below allocate about 80 MiB per layout, and glibc would otherwise map and
-// unmap each, so that most of their time went to the kernel filling fresh
-// pages (10 s of 15 here; 3 s with this).  ASan has its own allocator and
-// ignores it.
-[[maybe_unused]] const bool kKeepFreedBuffers = [] {
-    mallopt(M_MMAP_THRESHOLD, 1 << 30);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-    return true;
-}();
+// The large-vector tests below allocate about 80 MiB per layout.
+[[maybe_unused]] const bool kKeepFreedBuffers = shmpi_test::keep_freed_buffers();
 
 void check_properties(const ref::Map& m, const Datatype& t) {
     EXPECT_EQ(t.size, m.size());
