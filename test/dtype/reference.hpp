@@ -28,6 +28,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dtype/datatype.hpp"
@@ -49,31 +50,35 @@ struct Map {
     MPI_Datatype basic = MPI_DATATYPE_NULL;  ///< the one basic type, or NULL when mixed/none
 
     std::int64_t extent() const { return ub - lb; }
-    std::int64_t size() const {
-        std::int64_t s = 0;
-        for (const Entry& e : entries) s += e.len;
-        return s;
-    }
+    std::int64_t size() const { return sums().size; }
     bool has_data() const { return size() > 0; }
-    std::int64_t true_lb() const {
-        std::int64_t v = 0;
+    std::int64_t true_lb() const { return sums().true_lb; }
+    std::int64_t true_ub() const { return sums().true_ub; }
+
+private:
+    /// What size(), true_lb() and true_ub() add up over every entry: the
+    /// large-vector tests have maps of 4 million entries, asked dozens of
+    /// times a type, so the first call keeps the answers.  Entries are only
+    /// ever appended, so answers kept at another entry count are redone.
+    struct Sums {
+        std::size_t entries = SIZE_MAX;  ///< entries.size() they were taken at
+        std::int64_t size = 0, true_lb = 0, true_ub = 0;
+    };
+    mutable Sums sums_;
+    const Sums& sums() const {
+        if (sums_.entries == entries.size()) return sums_;
+        Sums s;
+        s.entries = entries.size();
         bool any = false;
         for (const Entry& e : entries) {
+            s.size += e.len;
             if (e.len == 0) continue;
-            v = any ? std::min(v, e.disp) : e.disp;
+            s.true_lb = any ? std::min(s.true_lb, e.disp) : e.disp;
+            s.true_ub = any ? std::max(s.true_ub, e.disp + e.len) : e.disp + e.len;
             any = true;
         }
-        return v;
-    }
-    std::int64_t true_ub() const {
-        std::int64_t v = 0;
-        bool any = false;
-        for (const Entry& e : entries) {
-            if (e.len == 0) continue;
-            v = any ? std::max(v, e.disp + e.len) : e.disp + e.len;
-            any = true;
-        }
-        return v;
+        sums_ = s;
+        return sums_;
     }
 };
 
@@ -151,13 +156,27 @@ struct Placer {
     Map out;
     bool any = false, data = false;
     std::int64_t plb = 0, pub = 0;
-    void copy(const Map& c, std::int64_t d) {
-        for (const Entry& e : c.entries) out.entries.push_back({e.disp + d, e.len});
-        plb = any ? std::min(plb, d + c.lb) : d + c.lb;
-        pub = any ? std::max(pub, d + c.ub) : d + c.ub;
+    /// Places `n` copies of `c` at d, d + extent, ... (a block of a
+    /// constructor), their entries written in one go (a block of 4 MiB of
+    /// bytes is 4 million entries: a push_back each was most of the
+    /// large-vector tests' time under ASan).
+    void copy_block(const Map& c, std::int64_t d, std::int64_t n) {
+        if (n <= 0) return;
+        const std::int64_t ext = c.extent();
+        const std::size_t per = c.entries.size(), at = out.entries.size();
+        out.entries.resize(at + static_cast<std::size_t>(n) * per);
+        Entry* to = out.entries.data() + at;
+        for (std::int64_t k = 0; k < n; ++k)
+            for (const Entry& e : c.entries) *to++ = {e.disp + d + k * ext, e.len};
+        // The copies' lowest and highest bounds are those of the first and
+        // the last copy (the extent may be negative).
+        const std::int64_t first = d, last = d + (n - 1) * ext;
+        const std::int64_t lo = std::min(first, last) + c.lb, hi = std::max(first, last) + c.ub;
+        plb = any ? std::min(plb, lo) : lo;
+        pub = any ? std::max(pub, hi) : hi;
         any = true;
-        if (c.sticky_lb) marker_lb(d + c.lb);
-        if (c.sticky_ub) marker_ub(d + c.ub);
+        if (c.sticky_lb) marker_lb(lo);
+        if (c.sticky_ub) marker_ub(hi);
         if (c.has_data()) out.align = std::max(out.align, c.align);
     }
     void marker_lb(std::int64_t d) {
@@ -175,7 +194,7 @@ struct Placer {
         if (pad && !out.sticky_ub && out.align > 1 && ext > 0 && ext % out.align != 0) {
             out.ub += out.align - ext % out.align;
         }
-        return out;
+        return std::move(out);
     }
 };
 
@@ -204,7 +223,7 @@ inline Map flatten(const Spec& s) {
     case Spec::UB: throw std::logic_error("reference: a marker is not a type");
     case Spec::Contiguous: {
         const Map c = flatten(s.kids[0]);
-        for (int i = 0; i < s.count; ++i) p.copy(c, i * c.extent());
+        p.copy_block(c, 0, s.count);
         Map m = p.finish(true);
         m.basic = c.basic;
         return m;
@@ -217,7 +236,7 @@ inline Map flatten(const Spec& s) {
             p.out.entries.reserve(static_cast<std::size_t>(s.count) * static_cast<std::size_t>(s.blocklen) *
                                   c.entries.size());
         for (int b = 0; b < s.count; ++b)
-            for (int k = 0; k < s.blocklen; ++k) p.copy(c, b * stride + k * c.extent());
+            p.copy_block(c, b * stride, s.blocklen);
         Map m = p.finish(true);
         m.basic = c.basic;
         return m;
@@ -232,7 +251,7 @@ inline Map flatten(const Spec& s) {
             const std::int64_t d = (s.op == Spec::Indexed || s.op == Spec::IndexedBlock)
                                        ? s.displs[b] * c.extent()
                                        : s.hdispls[b];
-            for (int k = 0; k < n; ++k) p.copy(c, d + k * c.extent());
+            p.copy_block(c, d, n);
         }
         Map m = p.finish(true);
         m.basic = c.basic;
@@ -251,7 +270,7 @@ inline Map flatten(const Spec& s) {
             }
             const Map c = flatten(k);
             olds.push_back({c.basic, s.blocklens[b] > 0});
-            for (int i = 0; i < s.blocklens[b]; ++i) p.copy(c, s.hdispls[b] + i * c.extent());
+            p.copy_block(c, s.hdispls[b], s.blocklens[b]);
         }
         Map m = p.finish(true);
         m.basic = common_basic(olds);
@@ -538,15 +557,34 @@ struct Arena {
     void fill(std::uint64_t seed) { fill_bytes(bytes.data(), bytes.size(), seed); }
 };
 
+/// Calls f(disp, len) for the entries of one element in type-map order,
+/// entries that follow each other in memory joined into one run (a map of
+/// bytes has an entry a byte).  Entries of a run do not overlap, so
+/// copying a run at once stores what copying them in turn stores.
+template <class F>
+void runs(const Map& m, F&& f) {
+    std::int64_t disp = 0, len = 0;
+    for (const Entry& e : m.entries) {
+        if (len > 0 && e.disp == disp + len) {
+            len += e.len;
+            continue;
+        }
+        if (len > 0) f(disp, len);
+        disp = e.disp;
+        len = e.len;
+    }
+    if (len > 0) f(disp, len);
+}
+
 /// The stream of `count` elements at `base`, entry by entry.
 inline std::vector<unsigned char> pack(const Map& m, const unsigned char* base, std::int64_t count) {
-    std::vector<unsigned char> out;
-    out.reserve(static_cast<std::size_t>(count * m.size()));
+    std::vector<unsigned char> out(static_cast<std::size_t>(count * m.size()));
+    std::size_t at = 0;
     for (std::int64_t i = 0; i < count; ++i)
-        for (const Entry& e : m.entries) {
-            const unsigned char* p = base + i * m.extent() + e.disp;
-            out.insert(out.end(), p, p + e.len);
-        }
+        runs(m, [&](std::int64_t disp, std::int64_t len) {
+            std::memcpy(out.data() + at, base + i * m.extent() + disp, static_cast<std::size_t>(len));
+            at += static_cast<std::size_t>(len);
+        });
     return out;
 }
 
@@ -554,12 +592,11 @@ inline std::vector<unsigned char> pack(const Map& m, const unsigned char* base, 
 inline void unpack(const Map& m, const unsigned char* in, std::int64_t n, unsigned char* base, std::int64_t count) {
     std::int64_t at = 0;
     for (std::int64_t i = 0; i < count && at < n; ++i)
-        for (const Entry& e : m.entries) {
-            if (at >= n) break;
-            const std::int64_t k = std::min(e.len, n - at);
-            std::memcpy(base + i * m.extent() + e.disp, in + at, static_cast<std::size_t>(k));
+        runs(m, [&](std::int64_t disp, std::int64_t len) {
+            const std::int64_t k = std::min(len, n - at);
+            if (k > 0) std::memcpy(base + i * m.extent() + disp, in + at, static_cast<std::size_t>(k));
             at += k;
-        }
+        });
 }
 
 /// Basic elements in the first `bytes` bytes of the stream, or MPI_UNDEFINED.
