@@ -16,9 +16,31 @@ int main(int argc, char **argv)
     int *send = check_malloc(max + COLL_GUARD);
     int *recv = check_malloc(max + COLL_GUARD);
 
+    /* The expected results, computed once a size for both calls: every
+     * rank adds up every rank's values, n times size of them, so the
+     * in-place call reuses the reference with every value shifted by one
+     * more (a shift by s adds size * s to a sum and s to a maximum). */
+    int *want_sum = check_malloc(max);
+    double *want_max = check_malloc(max);
+
     FOR_EACH_SIZE(bytes) {
+        const uint64_t seed = bytes * 5;
+        const size_t n = bytes / sizeof(int);
+        const size_t nd = bytes / sizeof(double);
+        for (size_t i = 0; i < n; ++i) {
+            int64_t want = 0;
+            for (int r = 0; r < size; ++r)
+                want += coll_value(r, i, seed);
+            want_sum[i] = (int)want;
+        }
+        for (size_t i = 0; i < nd; ++i) {
+            double want = -1e300;
+            for (int r = 0; r < size; ++r)
+                if (coll_value(r, i, seed + 1) > want)
+                    want = coll_value(r, i, seed + 1);
+            want_max[i] = want;
+        }
         for (int in_place = 0; in_place <= 1; ++in_place) {
-            const uint64_t seed = bytes * 5 + (uint64_t)in_place;
             if (bytes == 1) {
                 unsigned char mine = (unsigned char)(1u << (rank % 8)), out = 0;
                 void *sb = &mine;
@@ -33,44 +55,39 @@ int main(int argc, char **argv)
                 CHECKF(out == want, "bor is 0x%02x, expected 0x%02x", out, want);
                 continue;
             }
+            const int shift = 1 + in_place;
             /* ints, MPI_SUM */
-            const size_t n = bytes / sizeof(int);
             for (size_t i = 0; i < n; ++i) {
-                send[i] = coll_value(rank, i, seed);
+                send[i] = coll_value(rank, i, seed) + shift;
                 recv[i] = in_place ? send[i] : -7;
             }
             guard_set(recv, n * sizeof(int));
             CHECK_MPI(MPI_Allreduce(in_place ? MPI_IN_PLACE : send, recv, (int)n, MPI_INT, MPI_SUM,
                                     MPI_COMM_WORLD));
             for (size_t i = 0; i < n; ++i) {
-                int64_t want = 0;
-                for (int r = 0; r < size; ++r)
-                    want += coll_value(r, i, seed);
+                const int64_t want = want_sum[i] + (int64_t)size * shift;
                 CHECKF(recv[i] == want, "element %zu of %zu is %d, expected %lld (in place %d)", i, n,
                        recv[i], (long long)want, in_place);
             }
             CHECK_GUARD(recv, n * sizeof(int));
 
             /* doubles, MPI_MAX */
-            const size_t nd = bytes / sizeof(double);
             double *ds = (double *)send, *dr = (double *)recv;
             for (size_t i = 0; i < nd; ++i) {
-                ds[i] = coll_value(rank, i, seed + 1);
+                ds[i] = coll_value(rank, i, seed + 1) + shift;
                 dr[i] = in_place ? ds[i] : -1e300;
             }
             guard_set(dr, nd * sizeof(double));
             CHECK_MPI(MPI_Allreduce(in_place ? MPI_IN_PLACE : ds, dr, (int)nd, MPI_DOUBLE, MPI_MAX,
                                     MPI_COMM_WORLD));
-            for (size_t i = 0; i < nd; ++i) {
-                double want = -1e300;
-                for (int r = 0; r < size; ++r)
-                    if (coll_value(r, i, seed + 1) > want)
-                        want = coll_value(r, i, seed + 1);
-                CHECKF(dr[i] == want, "double %zu of %zu is %g, expected %g", i, nd, dr[i], want);
-            }
+            for (size_t i = 0; i < nd; ++i)
+                CHECKF(dr[i] == want_max[i] + shift, "double %zu of %zu is %g, expected %g", i, nd, dr[i],
+                       want_max[i] + shift);
             CHECK_GUARD(dr, nd * sizeof(double));
         }
     }
+    free(want_sum);
+    free(want_max);
 
     for (int i = 0; i < 100; ++i)
         send[i] = coll_value(rank, (size_t)i, 42);

@@ -16,10 +16,13 @@ static void gather_bytes(unsigned char *send, unsigned char *recv, size_t bytes,
                          int rank, int size)
 {
     pattern_fill(send, bytes, rank, seed);
-    memset(recv, 0xee, (size_t)size * bytes);
-    if (ip)
-        pattern_fill(recv + (size_t)root * bytes, bytes, root, seed);
-    guard_set(recv, (size_t)size * bytes);
+    /* (recvbuf matters at the root only: the others leave theirs alone.) */
+    if (rank == root) {
+        memset(recv, 0xee, (size_t)size * bytes);
+        if (ip)
+            pattern_fill(recv + (size_t)root * bytes, bytes, root, seed);
+        guard_set(recv, (size_t)size * bytes);
+    }
     CHECK_MPI(MPI_Gather(ip ? MPI_IN_PLACE : send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, root,
                          MPI_COMM_WORLD));
     if (rank == root) {
@@ -61,10 +64,12 @@ int main(int argc, char **argv)
                 }
                 const size_t mine = bytes >> (rank % 3);
                 pattern_fill(send, mine, rank, seed + 1);
-                memset(recv, GAP_BYTE, at);
-                if (ip)
-                    pattern_fill(recv + displs[root], (size_t)counts[root], root, seed + 1);
-                guard_set(recv, at);
+                if (rank == root) {
+                    memset(recv, GAP_BYTE, at);
+                    if (ip)
+                        pattern_fill(recv + displs[root], (size_t)counts[root], root, seed + 1);
+                    guard_set(recv, at);
+                }
                 CHECK_MPI(MPI_Gatherv(ip ? MPI_IN_PLACE : send, (int)mine, MPI_BYTE, recv, counts, displs,
                                       MPI_BYTE, root, MPI_COMM_WORLD));
                 if (rank == root) {

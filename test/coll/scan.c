@@ -9,12 +9,37 @@
  */
 #include "coll_test.h"
 
-/* One Scan or Exscan of n ints on MPI_COMM_WORLD, checked element by element. */
-static void scan_case(int *send, int *recv, size_t n, int exclusive, int in_place, int use_max, uint64_t seed,
-                      int rank)
+/* What Scan and Exscan return to `rank` for n ints where rank r holds
+ * coll_value(r, i, seed): the sums or maxima over ranks 0 to rank (incl)
+ * and over ranks 0 to rank - 1 (excl; rank 0's is not used).  One pass
+ * gives both: the reference costs n times rank values, so scan_cases
+ * computes it once for its four calls. */
+static void scan_reference(int *incl, int *excl, size_t n, int use_max, uint64_t seed, int rank)
 {
     for (size_t i = 0; i < n; ++i) {
-        send[i] = coll_value(rank, i, seed);
+        int64_t want = use_max ? INT32_MIN : 0;
+        for (int r = 0; r <= rank; ++r) {
+            if (r == rank)
+                excl[i] = (int)want;
+            const int v = coll_value(r, i, seed);
+            if (use_max)
+                want = v > want ? v : want;
+            else
+                want += v;
+        }
+        incl[i] = (int)want;
+    }
+}
+
+/* One Scan or Exscan of n ints on MPI_COMM_WORLD where rank r holds
+ * coll_value(r, i, seed) + shift, checked element by element against
+ * scan_reference's incl and excl for `seed` (a shift of the values by s
+ * shifts a maximum by s and a sum over k ranks by k * s). */
+static void scan_case(int *send, int *recv, size_t n, int exclusive, int in_place, int use_max, uint64_t seed,
+                      int shift, const int *incl, const int *excl, int rank)
+{
+    for (size_t i = 0; i < n; ++i) {
+        send[i] = coll_value(rank, i, seed) + shift;
         recv[i] = in_place ? send[i] : -7;
     }
     guard_set(recv, n * sizeof(int));
@@ -24,23 +49,31 @@ static void scan_case(int *send, int *recv, size_t n, int exclusive, int in_plac
         CHECK_MPI(MPI_Exscan(sb, recv, (int)n, MPI_INT, op, MPI_COMM_WORLD));
     else
         CHECK_MPI(MPI_Scan(sb, recv, (int)n, MPI_INT, op, MPI_COMM_WORLD));
-    const int last = exclusive ? rank - 1 : rank;
-    if (last >= 0) {
+    const int ranks = exclusive ? rank : rank + 1; /* in the prefix */
+    if (ranks > 0) {
+        const int *base = exclusive ? excl : incl;
+        const int64_t add = use_max ? shift : (int64_t)shift * ranks;
         for (size_t i = 0; i < n; ++i) {
-            int64_t want = use_max ? INT32_MIN : 0;
-            for (int r = 0; r <= last; ++r) {
-                const int v = coll_value(r, i, seed);
-                if (use_max)
-                    want = v > want ? v : want;
-                else
-                    want += v;
-            }
+            const int64_t want = base[i] + add;
             CHECKF(recv[i] == want, "%s %s element %zu of %zu is %d, expected %lld (in place %d)",
                    exclusive ? "exscan" : "scan", use_max ? "max" : "sum", i, n, recv[i], (long long)want,
                    in_place);
         }
     }
     CHECK_GUARD(recv, n * sizeof(int));
+}
+
+/* Scan and Exscan, out of place and in place, of n ints by `op` (MPI_MAX
+ * when use_max, else MPI_SUM): one reference, and values shifted by 1 to 4
+ * from call to call, so that no call can pass with the previous one's
+ * result. */
+static void scan_cases(int *send, int *recv, int *incl, int *excl, size_t n, int use_max, uint64_t seed, int rank)
+{
+    scan_reference(incl, excl, n, use_max, seed, rank);
+    for (int exclusive = 0; exclusive <= 1; ++exclusive)
+        for (int in_place = 0; in_place <= 1; ++in_place)
+            scan_case(send, recv, n, exclusive, in_place, use_max, seed, 1 + 2 * exclusive + in_place, incl, excl,
+                      rank);
 }
 
 #ifdef SHMPI
@@ -78,12 +111,12 @@ int main(int argc, char **argv)
     int *send = check_malloc(max);
     int *recv = check_malloc(max + COLL_GUARD);
 
+    int *incl = check_malloc(max);
+    int *excl = check_malloc(max);
+
     FOR_EACH_SIZE(bytes) {
-        for (int exclusive = 0; exclusive <= 1; ++exclusive)
-            for (int in_place = 0; in_place <= 1; ++in_place)
-                for (int use_max = 0; use_max <= 1; ++use_max)
-                    scan_case(send, recv, bytes / sizeof(int), exclusive, in_place, use_max,
-                              bytes * 29 + (uint64_t)(4 * exclusive + 2 * in_place + use_max), rank);
+        for (int use_max = 0; use_max <= 1; ++use_max)
+            scan_cases(send, recv, incl, excl, bytes / sizeof(int), use_max, bytes * 29 + (uint64_t)use_max, rank);
     }
 
     /* Sizes between the plan's, back to back, scans and exscans in turn:
@@ -98,7 +131,10 @@ int main(int argc, char **argv)
             if (bytes > coll_max_bytes())
                 continue;
             const int k = rep * 4 + (int)i;
-            scan_case(send, recv, bytes / sizeof(int), k % 2, k % 3 == 1, k % 4 == 3, bytes * 31 + (uint64_t)k, rank);
+            const size_t n = bytes / sizeof(int);
+            const uint64_t seed = bytes * 31 + (uint64_t)k;
+            scan_reference(incl, excl, n, k % 4 == 3, seed, rank);
+            scan_case(send, recv, n, k % 2, k % 3 == 1, k % 4 == 3, seed, 0, incl, excl, rank);
         }
     }
 
@@ -126,6 +162,8 @@ int main(int argc, char **argv)
 
     free(send);
     free(recv);
+    free(incl);
+    free(excl);
     MPI_Finalize();
     return 0;
 }
