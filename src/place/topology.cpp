@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <set>
+#include <string>
 #include <utility>
 
 namespace shmpi::place {
@@ -23,10 +24,45 @@ struct Bitmap {
     ~Bitmap() { hwloc_bitmap_free(b); }
 };
 
-/// A fresh, not yet loaded hwloc topology.
-hwloc_topology_t init_topology() {
+/// hwloc's plugins that placement never needs.  hwloc_topology_init()
+/// loads every plugin of its directory (Debian's libhwloc-plugins: gl,
+/// opencl, pci, xml_libxml), and with them libxml2, ICU, OpenCL, X11 and
+/// libpciaccess: 20 ms of every mpirun's start on the 2-CPU VM, for I/O
+/// objects that hwloc 2 filters out by default anyway.  The libxml2 XML
+/// reader stays where an XML file is read (hwloc's own reader takes what
+/// lstopo writes, libxml2 any well-formed XML).
+constexpr const char* kIoPlugins = "hwloc_gl,hwloc_opencl,hwloc_pci,hwloc_cuda,hwloc_nvml,hwloc_rsmi,hwloc_levelzero";
+constexpr const char* kXmlPlugin = "hwloc_xml_libxml";
+constexpr const char* kBlacklistVar = "HWLOC_PLUGINS_BLACKLIST";
+
+/// A fresh, not yet loaded hwloc topology (nullptr when hwloc fails, with
+/// errno set), its plugins loaded without those placement does not need,
+/// unless the user chose hwloc's plugins or components themselves.  The
+/// variable is set only around hwloc_topology_init (which loads them), so
+/// the ranks, which get mpirun's environment, never see it.  (mpirun and
+/// shmpi-topo load their topology before they start any thread.)
+hwloc_topology_t init_topology_lean(bool reads_xml) {
+    bool lean = true;
+    for (const char* var : {kBlacklistVar, "HWLOC_PLUGINS_PATH", "HWLOC_COMPONENTS"}) {
+        const char* v = std::getenv(var);
+        if (v != nullptr && *v != '\0') lean = false;
+    }
+    if (lean) {
+        const std::string skip = reads_xml ? kIoPlugins : fmt::format("{},{}", kIoPlugins, kXmlPlugin);
+        setenv(kBlacklistVar, skip.c_str(), 1);
+    }
     hwloc_topology_t t = nullptr;
-    if (hwloc_topology_init(&t) != 0) {
+    const int rc = hwloc_topology_init(&t);
+    const int saved = errno;
+    if (lean) unsetenv(kBlacklistVar);
+    errno = saved;
+    return rc == 0 ? t : nullptr;
+}
+
+/// The same, for a topology read from a file or a description.
+hwloc_topology_t init_topology(bool reads_xml) {
+    hwloc_topology_t t = init_topology_lean(reads_xml);
+    if (t == nullptr) {
         throw PlaceError(fmt::format("hwloc_topology_init failed: {}", std::strerror(errno)));
     }
     return t;
@@ -97,7 +133,9 @@ Topology Topology::from_environment() {
 
 Topology Topology::this_machine() {
     Topology t;
-    if (hwloc_topology_init(&t.topo_) != 0 || hwloc_topology_load(t.topo_) != 0) {
+    const char* xml = std::getenv("HWLOC_XMLFILE");
+    t.topo_ = init_topology_lean(xml != nullptr && *xml != '\0');
+    if (t.topo_ == nullptr || hwloc_topology_load(t.topo_) != 0) {
         // Without hwloc's view, every CPU we may use is a core of its own:
         // binding to cores still works, wider levels fall back to all CPUs.
         if (t.topo_ != nullptr) hwloc_topology_destroy(t.topo_);
@@ -125,8 +163,8 @@ Topology Topology::this_machine() {
 
 Topology Topology::from_spec(std::string_view spec, std::string_view what) {
     Topology t;
-    t.topo_ = init_topology();
     const std::string s(spec);
+    t.topo_ = init_topology(looks_like_file(spec));
     if (looks_like_file(spec)) {
         struct stat st {};
         if (stat(s.c_str(), &st) != 0) {

@@ -2,12 +2,14 @@
 // from synthetic descriptions and XML files, the rank map for every policy,
 // the report's exact text, places in rank slots, and memory binding.
 #include <hwloc.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -229,6 +231,53 @@ TEST(Topology, ThisMachine) {
     ASSERT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
     EXPECT_EQ(static_cast<int>(t.pus().size()), CPU_COUNT(&set));
     for (const Pu& p : t.pus()) EXPECT_TRUE(CPU_ISSET(p.os, &set)) << p.os;
+}
+
+/// In a fresh process (hwloc loads its plugins once a process): sets `var`
+/// to `value` (unless `var` is null), loads this machine's topology, and
+/// returns a bit mask: 1 when one of hwloc's I/O or libxml2 plugins is
+/// mapped, 2 when HWLOC_PLUGINS_BLACKLIST is set afterwards, 4 when it is
+/// set to anything but `value`; 64 when the child failed.
+int plugins_after_loading(const char* var, const char* value) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+        if (var != nullptr) setenv(var, value, 1);
+        const Topology t = Topology::this_machine();
+        int bits = 0;
+        if (FILE* maps = std::fopen("/proc/self/maps", "r")) {
+            char line[4096];
+            while (std::fgets(line, sizeof line, maps) != nullptr) {
+                for (const char* plugin : {"hwloc_pci", "hwloc_opencl", "hwloc_gl", "hwloc_xml_libxml"}) {
+                    if (std::strstr(line, plugin) != nullptr) bits |= 1;
+                }
+            }
+            std::fclose(maps);
+        }
+        const char* after = std::getenv("HWLOC_PLUGINS_BLACKLIST");
+        if (after != nullptr) bits |= 2;
+        if (after != nullptr && (var == nullptr || std::strcmp(after, value) != 0)) bits |= 4;
+        _exit(t.pus().empty() ? 64 : bits);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return 64;
+    return WEXITSTATUS(status);
+}
+
+// hwloc's plugins for I/O devices (and libxml2, when no XML file is read)
+// stay unloaded: placement does not use them, and loading them (with
+// OpenCL, X11, ICU...) cost every mpirun's start 7-20 ms.  The variable
+// that keeps them out is gone again afterwards (the ranks get mpirun's
+// environment), and one the user set is theirs.
+TEST(Topology, ThisMachineLoadsNoIoPlugins) {
+    EXPECT_EQ(plugins_after_loading(nullptr, nullptr), 0) << "1: a plugin was loaded; 2, 4: the variable leaked";
+    // (Then hwloc loads the plugins the user did not name: bit 1 is theirs.)
+    EXPECT_EQ(plugins_after_loading("HWLOC_PLUGINS_BLACKLIST", "hwloc_gl") & 6, 2) << "the user's blacklist changed";
+    // The check sees plugins where the machine has them (Debian's
+    // libhwloc-plugins): with the user's own plugin path they load.
+    const char* dir = "/usr/lib/x86_64-linux-gnu/hwloc";
+    if (std::filesystem::exists(std::filesystem::path(dir) / "hwloc_pci.so")) {
+        EXPECT_EQ(plugins_after_loading("HWLOC_PLUGINS_PATH", dir), 1) << "no plugin seen where one loads";
+    }
 }
 
 // ---- the map ----
