@@ -884,6 +884,17 @@ def sh_env_kernel_copies(m, _):
         launch = Launch(m, ["-n", "1", "true"], env_extra={"SHMPI_KERNEL_COPIES": bad})
         expect(launch, launch.wait(), 2, [f"SHMPI_KERNEL_COPIES='{bad}'", "expected auto, fast or slow"],
                stderr_lines=1)
+    # `auto` keeps its verdict for the next minute's launches: a private
+    # file of this user's, in the format copy_probe.hpp gives.
+    kept = f"/dev/shm/shmpi-{os.getuid()}-copies"
+    if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
+        st = os.lstat(kept) if os.path.lexists(kept) else None
+        check(st is not None, f"no {kept} after an `auto` launch of 2 ranks")
+        check(st.st_uid == os.getuid() and st.st_mode & 0o777 == 0o600 and (st.st_mode & 0o170000) == 0o100000,
+              f"{kept}: mode {st.st_mode:o}, owner {st.st_uid}")
+        with open(kept, "rb") as f:
+            text = f.read()
+        check(re.fullmatch(rb"shmpi-copies 1 [^ /]+/[0-9,-]+ [0-9]+ [01]\n", text), f"{kept}: {text!r}")
 
 
 def sh_env_launcher_settings(m, _):

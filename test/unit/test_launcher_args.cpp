@@ -2,6 +2,8 @@
 // options end, and a clear message for each kind of bad input.
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -593,4 +595,78 @@ TEST(CopyProbe, CopyRaceLeavesTheAffinityAlone) {
             EXPECT_LT(race->kernel_ns, 1e10);
         }
     }
+}
+
+// ---- copy_probe.hpp: the kernel-copy verdict kept between launches ----
+
+TEST(CopyProbe, KeptVerdictTextRoundTrips) {
+    using namespace shmpi::launcher;
+    const std::string key = "0b5e-boot/0-1,4";
+    for (const bool slow : {false, true}) {
+        const std::string text = format_verdict(key, 1000, slow);
+        EXPECT_EQ(parse_verdict(text, key, 1000), slow) << text;
+        EXPECT_EQ(parse_verdict(text, key, 1000 + kVerdictKeepSeconds), slow) << "at the last second it holds";
+    }
+    EXPECT_EQ(format_verdict(key, 1000, true), "shmpi-copies 1 0b5e-boot/0-1,4 1000 1\n");
+}
+
+TEST(CopyProbe, KeptVerdictOnlyForItsKeyAndMinute) {
+    using namespace shmpi::launcher;
+    const std::string key = "boot/0-1";
+    const std::string text = format_verdict(key, 1000, true);
+    EXPECT_FALSE(parse_verdict(text, key, 1001 + kVerdictKeepSeconds)) << "stale";
+    EXPECT_FALSE(parse_verdict(text, key, 999)) << "taken after now (another boot's clock)";
+    EXPECT_FALSE(parse_verdict(text, "boot/0-3", 1000)) << "other CPUs";
+    EXPECT_FALSE(parse_verdict(text, "other/0-1", 1000)) << "another boot";
+    for (const char* bad : {"", "\n", "shmpi-copies 1 boot/0-1 1000 1", "shmpi-copies 1 boot/0-1 1000 2\n",
+                            "shmpi-copies 1 boot/0-1 -5 1\n", "shmpi-copies 1 boot/0-1 1000\n",
+                            "shmpi-copies 2 boot/0-1 1000 1\n", "shmpi-copies 1 boot/0-1 1000 1 x\n",
+                            "shmpi-copies 1 boot/0-1 99999999999999999999 1\n"}) {
+        EXPECT_FALSE(parse_verdict(bad, key, 1000)) << '"' << bad << '"';
+    }
+}
+
+TEST(CopyProbe, ThisProcessKeyNamesTheBootAndTheCpus) {
+    const std::string key = shmpi::launcher::verdict_key();
+    const std::size_t slash = key.find('/');
+    ASSERT_NE(slash, std::string::npos) << key;
+    EXPECT_GT(slash, 0u) << key;
+    EXPECT_EQ(key.find(' '), std::string::npos) << key;
+    cpu_set_t allowed;
+    ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+    int first = 0;
+    while (!CPU_ISSET(first, &allowed)) ++first;
+    EXPECT_EQ(key.substr(slash + 1, std::to_string(first).size()), std::to_string(first)) << key;
+}
+
+TEST(CopyProbe, KeptVerdictFileIsOursOnly) {
+    using namespace shmpi::launcher;
+    char dir_tmpl[] = "/tmp/shmpi-verdict-XXXXXX";
+    ASSERT_NE(mkdtemp(dir_tmpl), nullptr);
+    const std::string dir = dir_tmpl, path = dir + "/copies", key = "boot/0-1";
+    EXPECT_FALSE(load_verdict(path, key, 1000)) << "no file yet";
+    ASSERT_TRUE(store_verdict(path, key, 1000, true));
+    EXPECT_EQ(load_verdict(path, key, 1010), true);
+    struct stat st {};
+    ASSERT_EQ(stat(path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u) << "a private file";
+    ASSERT_TRUE(store_verdict(path, key, 1020, false));
+    EXPECT_EQ(load_verdict(path, key, 1020), false) << "the later verdict replaces it";
+    EXPECT_FALSE(load_verdict(path, key, 1021 + kVerdictKeepSeconds));
+    // A link in its place is not followed, on reading or on writing.
+    const std::string target = dir + "/target";
+    FILE* f = std::fopen(target.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(format_verdict(key, 1000, true).c_str(), f);
+    std::fclose(f);
+    ASSERT_EQ(std::remove(path.c_str()), 0);
+    ASSERT_EQ(symlink(target.c_str(), path.c_str()), 0);
+    EXPECT_FALSE(load_verdict(path, key, 1000)) << "read through a link";
+    ASSERT_TRUE(store_verdict(path, key, 1000, false));
+    EXPECT_EQ(load_verdict(path, key, 1000), false);
+    EXPECT_EQ(load_verdict(target, key, 1000), true) << "the link's target was written";
+    // Nothing else is left in the directory (the private file was renamed).
+    std::remove(path.c_str());
+    std::remove(target.c_str());
+    EXPECT_EQ(rmdir(dir.c_str()), 0) << "a file was left behind";
 }

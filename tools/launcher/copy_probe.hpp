@@ -40,8 +40,10 @@
 // to another through slots like the cells against one process_vm_readv
 // (copy_race()).  It records the verdict in the segment's header
 // (SegmentHeader::kernel_copies_slow), where every rank reads the same
-// value and the collectives choose by it (coll/select_shm.cpp).
-// SHMPI_KERNEL_COPIES=fast or =slow sets the verdict without measuring.
+// value and the collectives choose by it (coll/select_shm.cpp).  The
+// verdict holds for a minute: launches within it read it from /dev/shm
+// (cells_beat_kernel_copies_kept()).  SHMPI_KERNEL_COPIES=fast or =slow
+// sets the verdict without measuring.
 #pragma once
 
 #include <optional>
@@ -98,6 +100,41 @@ std::optional<CopyRace> copy_race(double limit_ms = 50);
 /// (kernel_copies_slow()), and from CPU to CPU the cells move 1 MiB
 /// faster than process_vm_readv (copy_race()).
 bool cells_beat_kernel_copies();
+
+/// The kernel-copy verdict that mpirun keeps between launches: the race
+/// takes 15-20 ms of an idle 2-CPU VM's start and up to its 50 ms limit on
+/// a busy one, every launch of 2 ranks or more, while the answer holds for
+/// minutes.  So mpirun writes it to /dev/shm/shmpi-UID-copies and launches
+/// within kVerdictKeepSeconds of it, on the same boot and with the same
+/// allowed CPUs (the race runs on the first two), read it instead.  The
+/// file is text ("shmpi-copies 1 KEY AT SLOW"); removing it makes the next
+/// launch measure.  It is only ever read when it is a regular file of this
+/// user's, not a link.
+inline constexpr long long kVerdictKeepSeconds = 60;
+
+/// This process's key: the boot's id and the CPUs it may run on
+/// ("BOOT_ID/0-1,4").
+std::string verdict_key();
+
+/// The file's text for `slow` measured at `at_s` (CLOCK_BOOTTIME seconds).
+std::string format_verdict(std::string_view key, long long at_s, bool slow);
+/// The verdict of a file's `text`, when it is ours (`key`) and taken at
+/// most kVerdictKeepSeconds before `now_s` (and not after it); nullopt for
+/// anything else.
+std::optional<bool> parse_verdict(std::string_view text, std::string_view key, long long now_s);
+
+/// /dev/shm/shmpi-UID-copies.
+std::string verdict_path();
+/// The file at `path` as parse_verdict() reads it (nullopt: none, not
+/// ours, stale, or unreadable).
+std::optional<bool> load_verdict(const std::string& path, std::string_view key, long long now_s);
+/// Writes the verdict to `path` whole (a private file renamed over it);
+/// false where it could not.
+bool store_verdict(const std::string& path, std::string_view key, long long at_s, bool slow);
+
+/// cells_beat_kernel_copies(), or the answer kept at verdict_path() by a
+/// launch of the last kVerdictKeepSeconds (which it then keeps itself).
+bool cells_beat_kernel_copies_kept();
 
 /// What SHMPI_KERNEL_COPIES asks for.
 enum class KernelCopies { Auto, Fast, Slow };

@@ -253,10 +253,11 @@ int main(int argc, char** argv) {
     }
     const bool avoid_rep_movsb =
         *rep_movsb == RepMovsb::Avoid || (*rep_movsb == RepMovsb::Auto && short_distance_copies_slow());
-    // (One rank has no one to copy to: its launch skips the race, 3-4 ms.)
+    // (One rank has no one to copy to: its launch skips the race, 3-4 ms.
+    // Others take the verdict a launch of the last minute left, if any.)
     const bool slow_kernel_copies =
         *kernel_copies == KernelCopies::Slow ||
-        (*kernel_copies == KernelCopies::Auto && args.nranks >= 2 && cells_beat_kernel_copies());
+        (*kernel_copies == KernelCopies::Auto && args.nranks >= 2 && cells_beat_kernel_copies_kept());
     std::optional<place::Topology> topology;
     place::RankMap map;
     try {
