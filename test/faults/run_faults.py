@@ -1419,14 +1419,19 @@ def run_parallel(mpirun, progdir, names, jobs, failed, skipped):
             # A file, not a pipe: a process a case leaves behind for a while
             # (and checks for) may hold it open after the case has ended.
             out = tempfile.TemporaryFile()
+            # A session of its own, so that a hung case goes with its launches.
             proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), mpirun, progdir, n],
-                                    stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+                                    stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
             running[proc] = (n, time.monotonic(), out)
         time.sleep(0.05)
         for proc, (n, t0, out) in list(running.items()):
             rc = proc.poll()
             if rc is None and time.monotonic() - t0 > CASE_LIMIT_S:
-                proc.kill()
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except OSError:
+                    pass
                 rc = proc.wait()
                 print(f"FAIL {n}: still running after {CASE_LIMIT_S} s; killed", flush=True)
             if rc is None:
