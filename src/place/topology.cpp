@@ -27,7 +27,7 @@ struct Bitmap {
 /// hwloc's plugins that placement never needs.  hwloc_topology_init()
 /// loads every plugin of its directory (Debian's libhwloc-plugins: gl,
 /// opencl, pci, xml_libxml), and with them libxml2, ICU, OpenCL, X11 and
-/// libpciaccess: 20 ms of every mpirun's start on the 2-CPU VM, for I/O
+/// libpciaccess: 7-20 ms of every mpirun's start on the 2-CPU VM, for I/O
 /// objects that hwloc 2 filters out by default anyway.  The libxml2 XML
 /// reader stays where an XML file is read (hwloc's own reader takes what
 /// lstopo writes, libxml2 any well-formed XML).
