@@ -164,8 +164,9 @@ Topology Topology::this_machine() {
 Topology Topology::from_spec(std::string_view spec, std::string_view what) {
     Topology t;
     const std::string s(spec);
-    t.topo_ = init_topology(looks_like_file(spec));
-    if (looks_like_file(spec)) {
+    const bool file = looks_like_file(spec);  // (a stat(): asked once)
+    t.topo_ = init_topology(file);
+    if (file) {
         struct stat st {};
         if (stat(s.c_str(), &st) != 0) {
             throw PlaceError(fmt::format("{}='{}': cannot read the XML file: {}", what, s, std::strerror(errno)));
