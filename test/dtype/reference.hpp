@@ -154,7 +154,7 @@ struct Spec {
 /// displacements, with MPI_LB/MPI_UB markers, by the rules at the top.
 struct Placer {
     Map out;
-    bool any = false, data = false;
+    bool any = false;
     std::int64_t plb = 0, pub = 0;
     /// Places `n` copies of `c` at d, d + extent, ... (a block of a
     /// constructor), their entries written in one go (a block of 4 MiB of
