@@ -65,7 +65,14 @@ std::vector<int> Group::expand_ranges(std::span<const int[3]> ranges, const char
             throw MpiError(MPI_ERR_ARG, fmt::format("{}: ranges[{}] = ({}, {}, {}) has stride 0", fn, i, first,
                                                     last, stride));
         }
-        for (int r : {first, last}) {
+        // The standard asks that every computed rank be a rank of the group, not last itself:
+        // (0, 5, 4) in a group of 5 is ranks 0 and 4.  The computed ranks run monotonically from
+        // first to the last one, so those two decide, before anything is generated.
+        const bool empty = (stride > 0 && first > last) || (stride < 0 && first < last);
+        const std::int64_t final_rank =
+            empty ? first
+                  : first + (static_cast<std::int64_t>(last) - first) / stride * static_cast<std::int64_t>(stride);
+        for (std::int64_t r : {static_cast<std::int64_t>(first), final_rank}) {
             if (r < 0 || r >= size()) {
                 throw MpiError(MPI_ERR_RANK,
                                fmt::format("{}: ranges[{}] = ({}, {}, {}) names rank {}, not a rank of the group "
@@ -73,8 +80,8 @@ std::vector<int> Group::expand_ranges(std::span<const int[3]> ranges, const char
                                            fn, i, first, last, stride, r, size()));
             }
         }
-        if ((stride > 0 && first > last) || (stride < 0 && first < last)) continue;  // empty triplet
-        for (std::int64_t r = first; stride > 0 ? r <= last : r >= last; r += stride) {
+        if (empty) continue;  // a triplet that names no rank
+        for (std::int64_t r = first; stride > 0 ? r <= final_rank : r >= final_rank; r += stride) {
             out.push_back(static_cast<int>(r));
         }
     }

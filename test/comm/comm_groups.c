@@ -101,6 +101,35 @@ int main(int argc, char **argv)
         CHECK_MPI(MPI_Group_free(&g2));
     }
 
+    /* MPI-3.1 6.3.2: last need not be a rank, only the computed ranks:
+     * (0, n, n - 1) is ranks 0 and n - 1 (MPICH 4.0 agrees). */
+    if (n >= 3) {
+        range[0][0] = 0;
+        range[0][1] = n;
+        range[0][2] = n - 1;
+        int ends[2] = {0, n - 1};
+        CHECK_MPI(MPI_Group_range_incl(world_group, 1, range, &g2));
+        expect_members(g2, 2, ends, "range_incl (0, n, n-1)");
+        CHECK_MPI(MPI_Group_free(&g2));
+        CHECK_MPI(MPI_Group_range_excl(world_group, 1, range, &g2));
+        expect_members(g2, n - 2, all + 1, "range_excl (0, n, n-1)");
+        CHECK_MPI(MPI_Group_free(&g2));
+    }
+#ifdef SHMPI
+    /* The same below rank 0, with a negative stride: (e, -1, -2) from the
+     * highest even rank e is e, e - 2, ..., 0, and -1 is not computed
+     * (MPICH 4.0 refuses it with MPI_ERR_ARG). */
+    range[0][0] = (n - 1) & ~1;
+    range[0][1] = -1;
+    range[0][2] = -2;
+    nd = 0;
+    for (int i = (n - 1) & ~1; i >= 0; i -= 2)
+        want[nd++] = i;
+    CHECK_MPI(MPI_Group_range_incl(world_group, 1, range, &g2));
+    expect_members(g2, nd, want, "range_incl (e, -1, -2)");
+    CHECK_MPI(MPI_Group_free(&g2));
+#endif
+
     /* B = the upper half, reversed */
     int upper[64], nu = 0;
     for (int i = n - 1; i >= n / 2; --i)

@@ -2,6 +2,8 @@
 // hand-computed answers.
 #include <gtest/gtest.h>
 
+#include <climits>
+
 #include <array>
 #include <vector>
 
@@ -55,6 +57,19 @@ TEST(Group, Ranges) {
     EXPECT_EQ(error_class_of([&] { g.expand_ranges(zero, "t"); }), MPI_ERR_ARG);
     const int past[][3] = {{0, 10, 1}};
     EXPECT_EQ(error_class_of([&] { g.expand_ranges(past, "t"); }), MPI_ERR_RANK);
+    // MPI-3.1 6.3.2 asks only the computed ranks to be in the group, not
+    // last: (0, 10, 9) is ranks 0 and 9, (7, -1, -3) is 7 4 1.
+    const int last_outside[][3] = {{0, 10, 9}, {8, -1, -4}};  // 0 9, 8 4 0 -> 0 twice
+    EXPECT_EQ(error_class_of([&] { g.expand_ranges(last_outside, "t"); }), MPI_ERR_RANK);
+    const int last_outside2[][3] = {{0, 10, 9}, {7, -1, -3}};  // 0 9, 7 4 1
+    EXPECT_EQ(g.expand_ranges(last_outside2, "t"), (std::vector<int>{0, 9, 7, 4, 1}));
+    // Nothing is generated before the last computed rank is checked.
+    const int huge[][3] = {{0, INT_MAX, 1}};
+    const int huge_down[][3] = {{7, INT_MIN, -3}};
+    EXPECT_EQ(error_class_of([&] { g.expand_ranges(huge_down, "t"); }), MPI_ERR_RANK);
+    EXPECT_EQ(error_class_of([&] { g.expand_ranges(huge, "t"); }), MPI_ERR_RANK);
+    const int first_outside[][3] = {{-1, 5, 2}};
+    EXPECT_EQ(error_class_of([&] { g.expand_ranges(first_outside, "t"); }), MPI_ERR_RANK);
 }
 
 TEST(Group, SetOperations) {
