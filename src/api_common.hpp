@@ -93,6 +93,17 @@ inline const dtype::Datatype& type_arg(MPI_Datatype handle, const char* arg, con
     if (t != nullptr && t->committed && handle != MPI_LB && handle != MPI_UB) [[likely]] return *t;
     detail::bad_type(handle, arg, fn);
 }
+/// A datatype for the calls that only compute sizes and counts from it
+/// (MPI_Get_count, MPI_Get_elements(_x), MPI_Status_set_elements(_x),
+/// MPI_Pack_size, MPI_Pack_external_size): type_of() without the commit
+/// check, for MPI-3.1 4.1.9 asks for a committed type only before it is
+/// used in a communication (MPICH accepts these too).  The bound markers
+/// are still refused.
+inline const dtype::Datatype& sized_type_of(MPI_Datatype handle, const char* fn) {
+    const dtype::Datatype* t = dtype::lookup(handle);
+    if (t != nullptr && handle != MPI_LB && handle != MPI_UB) [[likely]] return *t;
+    detail::bad_type(handle, nullptr, fn);
+}
 /// A datatype for queries, constructors and attributes: any live type,
 /// uncommitted ones and the bound markers included.  Throws MPI_ERR_TYPE
 /// naming `fn` and `arg` (api_dtype.cpp).

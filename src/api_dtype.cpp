@@ -488,7 +488,7 @@ int PMPI_Pack_size(int incount, MPI_Datatype type, MPI_Comm comm, int* size) {
     return guard(comm, fn, [&] {
         comm_of(comm, fn);
         check_count(incount, fn);
-        const dtype::Datatype& t = type_of(type, fn);
+        const dtype::Datatype& t = sized_type_of(type, fn);
         need(size, "size", fn);
         const std::int64_t bytes = stream_bytes(incount, t, fn);
         if (bytes > INT_MAX) {
@@ -567,7 +567,7 @@ int PMPI_Pack_external_size(const char* datarep, int incount, MPI_Datatype type,
     return guard(MPI_COMM_WORLD, fn, [&] {
         check_datarep(datarep, fn);
         check_count(incount, fn);
-        const dtype::Datatype& t = type_of(type, fn);
+        const dtype::Datatype& t = sized_type_of(type, fn);
         need(size, "size", fn);
         *size = dtype::external32_size(t, incount, fn);
     });

@@ -107,7 +107,7 @@ void need_callback(F* f, const char* arg, const char* fn) {
 int set_elements(MPI_Status* status, MPI_Datatype type, MPI_Count count, const char* fn) {
     return guard(MPI_COMM_WORLD, fn, [&] {
         need(status, "status", fn);
-        const dtype::Datatype& t = type_of(type, fn);
+        const dtype::Datatype& t = sized_type_of(type, fn);
         if (count < 0) throw MpiError(MPI_ERR_COUNT, fmt::format("{}: count {} is negative", fn, count));
         if (count > 0 && t.elements == 0) {
             throw MpiError(MPI_ERR_COUNT,

@@ -637,7 +637,7 @@ int get_elements(const MPI_Status* status, MPI_Datatype type, MPI_Count* count, 
     return guard(MPI_COMM_WORLD, fn, [&] {
         need_status(status, fn);
         need(count, "count", fn);
-        const dtype::Datatype& t = type_of(type, fn);
+        const dtype::Datatype& t = sized_type_of(type, fn);
         *count = dtype::elements_in(t, static_cast<std::int64_t>(status_bytes(*status)));
     });
 }
@@ -662,7 +662,7 @@ int PMPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* count) {
     return guard(MPI_COMM_WORLD, fn, [&] {
         need_status(status, fn);
         need(count, "count", fn);
-        const dtype::Datatype& t = type_of(type, fn);
+        const dtype::Datatype& t = sized_type_of(type, fn);
         const std::int64_t n = dtype::count_in(t, static_cast<std::int64_t>(status_bytes(*status)));
         *count = n > INT32_MAX ? MPI_UNDEFINED : static_cast<int>(n);
     });

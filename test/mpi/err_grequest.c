@@ -10,7 +10,8 @@
  *   MPI_Status_set_elements(_x) with a NULL status          -> MPI_ERR_ARG
  *     a negative count, a count of a type with no basic
  *     elements, more bytes than a status holds             -> MPI_ERR_COUNT
- *     MPI_DATATYPE_NULL, an uncommitted type                -> MPI_ERR_TYPE
+ *     MPI_DATATYPE_NULL, a bound marker                     -> MPI_ERR_TYPE
+ *     an uncommitted type: accepted, as nothing is communicated
  *   MPI_Status_set_cancelled with a NULL status             -> MPI_ERR_ARG
  *   a callback that returns no MPI error code: the call returns a code of
  *     class MPI_ERR_OTHER that says so, from MPI_Wait, and in its status
@@ -105,8 +106,28 @@ int main(int argc, char **argv)
            "MPI_DATATYPE_NULL");
     MPI_Datatype vec, empty;
     CHECK_MPI(MPI_Type_vector(2, 1, 2, MPI_INT, &vec));
-    expect(MPI_Status_set_elements(&st, vec, 1), MPI_ERR_TYPE,
-           "MPI_Status_set_elements(uncommitted)", "MPI_Status_set_elements", "not committed");
+    /* An uncommitted type is fine where nothing is communicated (MPI-3.1
+     * 4.1.9): the status and size calls only count with it. */
+    CHECK_MPI(MPI_Status_set_elements(&st, vec, 3));
+    int got = -1;
+    CHECK_MPI(MPI_Get_elements(&st, vec, &got));
+    CHECKF(got == 3, "MPI_Get_elements(uncommitted vector of 2 ints) after 3 ints gave %d", got);
+    CHECK_MPI(MPI_Get_count(&st, vec, &got));
+    CHECKF(got == MPI_UNDEFINED, "MPI_Get_count(uncommitted vector of 2 ints) of 3 ints gave %d", got);
+    MPI_Count got_x = -1;
+    CHECK_MPI(MPI_Status_set_elements_x(&st, vec, 4));
+    CHECK_MPI(MPI_Get_elements_x(&st, vec, &got_x));
+    CHECKF(got_x == 4, "MPI_Get_elements_x(uncommitted) after 4 ints gave %lld", (long long)got_x);
+    CHECK_MPI(MPI_Get_count(&st, vec, &got));
+    CHECKF(got == 2, "MPI_Get_count(uncommitted vector of 2 ints) of 4 ints gave %d", got);
+    CHECK_MPI(MPI_Pack_size(5, vec, MPI_COMM_WORLD, &got));
+    CHECKF(got >= 40, "MPI_Pack_size(5 uncommitted vectors of 2 ints) gave %d", got);
+    MPI_Aint ext_size = -1;
+    CHECK_MPI(MPI_Pack_external_size("external32", 5, vec, &ext_size));
+    CHECKF(ext_size == 40, "MPI_Pack_external_size(5 uncommitted vectors of 2 ints) gave %ld", (long)ext_size);
+    /* ... but the bound markers are no types for data. */
+    expect(MPI_Get_count(&st, MPI_UB, &got), MPI_ERR_TYPE, "MPI_Get_count(MPI_UB)", "MPI_Get_count",
+           "bound marker");
     CHECK_MPI(MPI_Type_free(&vec));
     CHECK_MPI(MPI_Type_contiguous(0, MPI_INT, &empty));
     CHECK_MPI(MPI_Type_commit(&empty));
