@@ -3,7 +3,9 @@
 #include "shm/settings.hpp"
 
 #include <fmt/format.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -114,6 +116,10 @@ std::unique_ptr<Transport> Transport::from_environment() {
         t->header_ = &t->segment_->header();
         t->slots_ = &t->segment_->slot(0);
         t->rank_ = rank;
+        // (launcher_fd_) Only a watch: where pidfd_open fails (an old
+        // kernel; mpirun already gone) the rank runs as it did without one.
+        const long pidfd = syscall(SYS_pidfd_open, static_cast<pid_t>(t->header_->launcher_pid), 0U);
+        if (pidfd >= 0) t->launcher_fd_ = static_cast<int>(pidfd);  // close-on-exec, as pidfd_open makes it
         // Let peers read our buffers with process_vm_readv under Yama's
         // ptrace_scope=1 (siblings are not each other's ancestors).
         prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
@@ -224,7 +230,9 @@ void Transport::rethrow_init_failure() const {
     }
 }
 
-Transport::~Transport() = default;
+Transport::~Transport() {
+    if (launcher_fd_ >= 0) close(launcher_fd_);
+}
 
 void Transport::publish(std::uint32_t dst) {
     out_[dst].publish();
@@ -533,9 +541,23 @@ Transport::Slept Transport::sleep_once(const std::function<bool()>& poll) {
     const auto nap = stalled_count_ != 0 ? kStalledSleep : policy_.sleep;
     park(seen, nap);
     me.sleeping.store(0, std::memory_order_relaxed);
+    leave_if_launcher_gone();
     // Relaxed: only whether it moved; the caller's poll() reads what a
     // producer published with its own acquire loads.
     return me.doorbell.load(std::memory_order_relaxed) != seen ? Slept::kRung : Slept::kNapped;
+}
+
+void Transport::leave_if_launcher_gone() {
+    if (launcher_fd_ < 0) return;
+    const std::int64_t now = monotonic_ns();
+    if (now - launcher_checked_ns_ < kLauncherCheckPeriodNs) return;
+    launcher_checked_ns_ = now;
+    struct pollfd p {launcher_fd_, POLLIN, 0};
+    if (poll(&p, 1, 0) <= 0) return;  // still running (or poll failed: keep waiting)
+    if (aborting()) leave_aborted();
+    std::fprintf(stderr, "shmpi: rank %u: mpirun (pid %lld) has ended without ending the job; ending it\n",
+                 rank_, static_cast<long long>(header_->launcher_pid));
+    abort_job(1, kAbortFatal);
 }
 
 void Transport::park(std::uint32_t seen, std::chrono::nanoseconds nap) {

@@ -319,6 +319,22 @@ private:
     /// One sleep on the doorbell.
     Slept sleep_once(const std::function<bool()>& poll);
 
+    /// Ends this process when mpirun has ended (sleep_once()): a pidfd of
+    /// mpirun, which poll() reports readable once mpirun has exited; -1 for
+    /// a 1-rank job or where the kernel has no pidfd_open (before 5.3).
+    /// PR_SET_PDEATHSIG ends a rank that is mpirun's own child, but not one
+    /// started through a script or another program, which would otherwise
+    /// sleep for ever once mpirun is killed outright (SIGKILL, the OOM
+    /// killer) and cannot end its job.
+    int launcher_fd_ = -1;
+    /// monotonic_ns() of the latest look at launcher_fd_.
+    std::int64_t launcher_checked_ns_ = 0;
+    /// Looks at launcher_fd_ at most once per kLauncherCheckPeriodNs of
+    /// sleeping; when mpirun has ended, says so and ends the job the way
+    /// MPI_Abort does (the other ranks leave at once, not at their next look).
+    void leave_if_launcher_gone();
+    static constexpr std::int64_t kLauncherCheckPeriodNs = 200'000'000;
+
     std::optional<Segment> segment_;  ///< absent for a 1-rank job
     SegmentHeader* header_ = nullptr;
     RankSlot* slots_ = nullptr;       ///< slots_[r] for every rank

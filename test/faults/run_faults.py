@@ -32,6 +32,7 @@ import uuid
 
 SKIP = 77
 GONE_WITHIN_S = 1.0  # every rank must be gone this soon after the fault
+ORPHAN_GONE_WITHIN_S = 3.0  # a rank mpirun did not start itself, after mpirun's death
 TAG_VAR = "SHMPI_FAULT_TEST_TAG"
 JOB_ENDING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -656,6 +657,12 @@ def sh_exec_failure(m, _):
         with open(prog, "w") as f:
             f.write("#!/bin/sh\nexit 0\n")
         os.chmod(prog, 0o755)
+        # The ranks' PATH (-x, -genv) is the one searched, as with MPICH and
+        # Open MPI, not mpirun's.
+        for words in (["-x", f"PATH={d}:/usr/bin:/bin"], ["-genv", "PATH", f"{d}:/usr/bin:/bin"]):
+            launch = Launch(m, ["-n", "2"] + words + ["shmpi-local-prog"])
+            expect(launch, launch.wait(), 0, stderr_lines=0)
+            launch.check_nothing_left()
         for name, hint in (("shmpi-local-prog", f"to run the one in '{d}', write ./shmpi-local-prog)"),
                            ("shmpi-nowhere-prog", "(not found on PATH)")):
             launch = Launch(m, ["-n", "2", "--wdir", d, name])
@@ -755,6 +762,23 @@ def sh_stdout_write_error(m, _):
            stderr_lines=1)
     check(launch.ended - launch.started < 4, "the job ran on after its output failed")
     launch.check_nothing_left()
+
+
+def sh_stdout_closed(m, _):
+    # mpirun started with its standard output closed: the job's output
+    # cannot go anywhere, which ends the job with the error (as `cat >&-`
+    # fails), not with status 0 and the output silently dropped.
+    started = time.monotonic()
+    done = subprocess.run(["sh", "-c", 'exec "$0" -n 2 sh -c "echo hello; sleep 5" >&-', m],
+                          stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=30)
+    err = done.stderr.decode(errors="replace")
+    check(done.returncode == 1, f"exit status {done.returncode}, expected 1; stderr:\n{err}")
+    check("cannot write to standard output: Bad file descriptor" in err, f"stderr:\n{err}")
+    check(time.monotonic() - started < 4, "the job ran on after its output failed")
+    # With no output at all, a closed stdout is no error.
+    done = subprocess.run(["sh", "-c", 'exec "$0" -n 2 true >&-', m], stdin=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, timeout=30)
+    check(done.returncode == 0, f"exit status {done.returncode} with no output; stderr:\n{done.stderr!r}")
 
 
 # A rank that leaves a process behind which holds its stdout and stderr and
@@ -1207,6 +1231,28 @@ def mpi_sigterm(m, d):
 
 def mpi_sigkill(m, d):
     run_signal_to_mpirun(m, 3, NO_DEADLOCK_CHECK + [prog(d, "victim"), "-1", "kill"], signal.SIGKILL)
+
+
+def mpi_sigkill_through_script(m, d):
+    """mpirun killed outright while its ranks run through a shell script:
+    PR_SET_PDEATHSIG ends the scripts, not the MPI programs they started,
+    which must notice that mpirun has gone and end themselves."""
+    launch = Launch(m, ["-n", "3"] + NO_DEADLOCK_CHECK +
+                    ["sh", "-c", f"{prog(d, 'victim')} -1 kill; echo after $?"])
+    launch.wait_for_lines(is_ready, 3)
+    ranks = set(ready_pids(launch).values())
+    sent = time.monotonic()
+    os.kill(launch.proc.pid, signal.SIGKILL)
+    rc = launch.wait()
+    check(rc == -signal.SIGKILL, f"mpirun exit status {rc} after SIGKILL")
+    # A sleeping rank looks at mpirun once per nap (800 ms at most).
+    deadline = sent + ORPHAN_GONE_WITHIN_S
+    while ranks & set(tagged_live_pids(launch.tag)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    left = ranks & set(tagged_live_pids(launch.tag))
+    check_soon(not left, f"ranks still alive {ORPHAN_GONE_WITHIN_S} s after mpirun was killed: {sorted(left)}")
+    check(not shm_entries_of(launch.proc.pid),
+          f"/dev/shm entries left behind: {shm_entries_of(launch.proc.pid)}")
 
 
 def mpi_timeout(m, d):

@@ -121,7 +121,8 @@ TEST(LauncherArgs, ColonStartsAnotherProgram) {
 
 TEST(LauncherArgs, ColonSpellingsOfTheRankCount) {
     for (const Strings& later : {Strings{"-n", "4"}, Strings{"-np", "4"}, Strings{"--np", "4"},
-                                 Strings{"-c", "4"}, Strings{"-n=4"}, Strings{"--np=4"}}) {
+                                 Strings{"-c", "4"}, Strings{"-n=4"}, Strings{"--np=4"}, Strings{"-n4"},
+                                 Strings{"-c4"}, Strings{"--n", "4"}, Strings{"--n=4"}}) {
         Strings words = {"./a", ":"};
         words.insert(words.end(), later.begin(), later.end());
         words.push_back("./b");
@@ -150,6 +151,7 @@ TEST(LauncherArgs, ColonMistakesAreNamed) {
     EXPECT_NE(error_of({"./a", ":", "-x", "FOO", "./b"}).find("'-x' after ':'"), std::string::npos);
     EXPECT_NE(error_of({"./a", ":", "-n", "0", "./b"}).find("-n '0' after ':'"), std::string::npos);
     EXPECT_NE(error_of({"./a", ":", "-np"}).find("'-np' after ':' needs a value"), std::string::npos);
+    EXPECT_NE(error_of({"./a", ":", "-n0", "./b"}).find("-n '0' after ':'"), std::string::npos);
     EXPECT_NE(error_of({"-n", "1048576", "./a", ":", "./b"}).find("more than the 1048576"),
               std::string::npos);
 }
@@ -252,6 +254,11 @@ TEST(LauncherArgs, GenvSetsVariables) {
     EXPECT_EQ(a.command, (Strings{"./a", "-genv"}));
     // An empty value is a value.
     EXPECT_EQ(run_args({"--genv", "E", "", "./a"}).env, (std::vector<EnvSetting>{{"E", "", true}}));
+    // As MPICH's hydra does, one word NAME=VALUE is a setting too; the word
+    // after it is the program.
+    const LaunchArgs one = run_args({"-genv", "A=1", "-env", "B=x=y", "-genv", "C=", "2", "./a"});
+    EXPECT_EQ(one.env, (std::vector<EnvSetting>{{"A", "1", true}, {"B", "x=y", true}, {"C", "", true}}));
+    EXPECT_EQ(one.command, (Strings{"2", "./a"}));
 }
 
 // The settings mpirun reads itself take their -x/-genv values (the last one
@@ -284,8 +291,8 @@ TEST(LauncherArgs, TwoWordOptionsNeedTwoWords) {
     EXPECT_NE(m.find("'-genv' takes two words"), std::string::npos) << m;
     m = error_of({"--mca", "btl", "./a"});  // ./a is the value: no program is left
     EXPECT_NE(m.find("no program"), std::string::npos) << m;
-    m = error_of({"-genv", "A=1", "2", "./a"});
-    EXPECT_NE(m.find("-genv 'A=1'"), std::string::npos) << m;
+    m = error_of({"-genv", "=1", "./a"});
+    EXPECT_NE(m.find("-genv '=1': the variable's name is empty"), std::string::npos) << m;
     m = error_of({"--genv=A", "1", "./a"});
     EXPECT_NE(m.find("takes two words"), std::string::npos) << m;
 }

@@ -163,7 +163,7 @@ void declare_options(CLI::App& app, RawOptions& raw) {
         ->type_name("FILE")
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     app.add_option("--genv,--env", raw.genv,
-                   "MPICH's spelling of -x NAME=VALUE (two words: NAME VALUE); may be repeated")
+                   "MPICH's spelling of -x NAME=VALUE (two words, NAME VALUE, or one, NAME=VALUE); may be repeated")
         ->type_name("NAME VALUE")
         ->allow_extra_args(false);
     app.add_flag("--genvall", raw.genvall,
@@ -375,7 +375,7 @@ std::optional<AppContext> parse_app_context(const std::vector<std::string>& argv
         const std::string& tok = argv[at];
         std::optional<std::string> count;  // -n's value, as typed
         std::string shown = tok;
-        for (const char* n : {"-n", "-np", "--np", "-c"}) {
+        for (const char* n : {"-n", "-np", "--np", "--n", "-c"}) {
             const std::string name = n;
             if (tok == name) {
                 if (at + 1 >= argv.size() || argv[at + 1] == ":") {
@@ -392,6 +392,12 @@ std::optional<AppContext> parse_app_context(const std::vector<std::string>& argv
                 ++at;
                 break;
             }
+        }
+        // An attached value, as before the first program: -n4, -c4.
+        if (!count && tok.size() > 2 && tok[0] == '-' && (tok[1] == 'n' || tok[1] == 'c') && tok[2] != '-') {
+            shown = tok.substr(0, 2);
+            count = tok.substr(2);
+            ++at;
         }
         if (count) {
             const auto n = to_nranks(*count);
@@ -507,6 +513,16 @@ ParsedCommandLine parse_launcher_args(const std::vector<std::string>& argv, cons
         }
         if (opt->get_expected_max() == 0) {  // a flag
             options.push_back(value ? name + "=" + *value : name);
+            continue;
+        }
+        // MPICH's -genv also takes NAME=VALUE as one word (hydra does).
+        if (opt->check_name("--genv") && !value && i + 1 < argv.size() && argv[i + 1].find('=') != std::string::npos) {
+            const std::string& setting = argv[i + 1];
+            if (setting.front() == '=') {
+                return error(fmt::format("{} '{}': the variable's name is empty", shown, setting));
+            }
+            options.push_back(name + "=" + setting);
+            i += 1;
             continue;
         }
         if (takes_two_words(*opt)) {

@@ -60,11 +60,14 @@ namespace {
 using namespace shmpi;
 using namespace shmpi::launcher;
 
-/// Opens /dev/null on any of fds 0-2 that is closed.
+/// Opens /dev/null on any of fds 0-2 that is closed, so that no file mpirun
+/// opens lands there.  A closed standard output is opened read-only: writing
+/// the job's output to it fails (EBADF) and ends the job with the error, as
+/// any program's output to a closed stdout does, instead of vanishing.
 void open_standard_fds() {
     for (int fd = 0; fd <= 2; ++fd) {
         if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
-            const int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+            const int n = open("/dev/null", fd == 2 ? O_WRONLY : O_RDONLY);
             if (n >= 0 && n != fd) {
                 dup2(n, fd);
                 close(n);

@@ -200,8 +200,15 @@ void make_cpusets(const std::vector<std::vector<int>>& bindings, std::uint32_t n
     setrlimit(RLIMIT_NOFILE, &plan.inherited->nofile);
     if ((*plan.bound)[rank] != 0) sched_setaffinity(0, sizeof(cpu_set_t), &(*plan.cpusets)[rank]);
 
-    // 5. Run the program in its directory, or report why not.
-    if (plan.wdir == nullptr || chdir(plan.wdir) == 0) execvpe(plan.file, plan.argv, plan.envp);
+    // 5. Run the program in its directory, or report why not.  A bare name
+    //    is looked up on the rank's PATH (-x PATH=...), as MPICH and Open
+    //    MPI do, not mpirun's: execvpe searches the PATH that getenv finds,
+    //    so the rank's environment becomes this process's first (a store to
+    //    a variable, which is all a child of a forked process should do).
+    if (plan.wdir == nullptr || chdir(plan.wdir) == 0) {
+        environ = const_cast<char**>(plan.envp);
+        execvpe(plan.file, plan.argv, plan.envp);
+    }
     const ExecFailure record{rank, errno};
     [[maybe_unused]] ssize_t n = write(plan.exec_error_write, &record, sizeof record);
     _exit(127);
