@@ -203,6 +203,28 @@ else
     cp "$mpicc_installed" prefix/bin/mpicc
     cp "$mpicxx_installed" prefix/bin/mpicxx
     chmod +x prefix/bin/mpicc prefix/bin/mpicxx
+    # Without shmpi's header in its tree (a wrapper copied out of shmpi's
+    # bin/), it refuses to compile instead of finding another mpi.h, and to
+    # print flags that point there.
+    mkdir -p copy/bin
+    cp prefix/bin/mpicc copy/bin/mpicc
+    expect_refused "a wrapper away from shmpi's tree refuses to compile" \
+        "mpicc: shmpi's mpi.h is not in '$scratch/copy/" copy/bin/mpicc -c "$hello_c" -o copy.o
+    expect_refused "a wrapper away from shmpi's tree refuses -show" \
+        "mpicc: shmpi's mpi.h is not in '$scratch/copy/" copy/bin/mpicc -show -c a.c
+    expect_refused "a wrapper away from shmpi's tree refuses --showme:incdirs" \
+        "mpicc: shmpi's mpi.h is not in '$scratch/copy/" copy/bin/mpicc --showme:incdirs
+    # Give the scratch prefix the real header and library where the
+    # installed wrappers look for them (incdir and libdir under the prefix).
+    rel_inc=$(sed -n "s/^incdir='\(.*\)'$/\1/p" "$mpicc_installed")
+    rel_lib=$(sed -n "s/^libdir='\(.*\)'$/\1/p" "$mpicc_installed")
+    for pair in "$rel_inc $incdir" "$rel_lib $libdir"; do
+        rel=${pair%% *} real=${pair#* }
+        case $rel in
+            /*) ;;  # absolute: the installed tree's own
+            *) mkdir -p "prefix/$(dirname -- "$rel")" && ln -s "$real" "prefix/$rel" ;;
+        esac
+    done
     inst_inc=$(prefix/bin/mpicc --showme:incdirs)
     inst_lib=$(prefix/bin/mpicc --showme:libdirs)
     case $inst_inc in
@@ -219,6 +241,13 @@ else
     expect "installed mpicc through a symlink" "$inst_inc" "$(elsewhere/mpicc --showme:incdirs)"
     expect "installed mpicc found on PATH" "$inst_inc" \
         "$(env PATH="$scratch/prefix/bin:$PATH" mpicc --showme:incdirs)"
+    # `sh mpicc` in its directory runs that file, whatever mpicc is first
+    # on PATH (another MPI's), and the wrapper must know itself as that one.
+    mkdir -p decoy
+    printf '#!/bin/sh\necho decoy\n' > decoy/mpicc
+    chmod +x decoy/mpicc
+    expect "installed mpicc run as 'sh mpicc' in its directory" "$inst_inc" \
+        "$(cd prefix/bin && env PATH="$scratch/decoy:$PATH" sh mpicc --showme:incdirs)"
     mv prefix moved
     expect "installed mpicc after the tree moved" "$scratch/moved${inst_inc#"$scratch"/prefix}" \
         "$(moved/bin/mpicc --showme:incdirs)"
@@ -238,14 +267,6 @@ else
     expect "installed mpicc under a directory with a space" "-I\"$space_inc\"" \
         "$('sp ace/prefix/bin/mpicc' --showme:compile)"
     mv 'sp ace/prefix' prefix
-    # Without shmpi's header in its tree (a wrapper copied out of shmpi's
-    # bin/), it refuses to compile instead of finding another mpi.h.
-    expect_refused "a wrapper away from shmpi's tree refuses to compile" \
-        "mpicc: shmpi's mpi.h is not in '$inst_inc'" prefix/bin/mpicc -c "$hello_c" -o copy.o
-    # Give the scratch prefix the real header and library, for the link step.
-    mkdir -p "$(dirname -- "$inst_inc")" "$(dirname -- "$inst_lib")"
-    ln -s "$incdir" "$inst_inc"
-    ln -s "$libdir" "$inst_lib"
 fi
 
 # Link and run; needs libshmpi.so.
