@@ -193,6 +193,22 @@ struct Message : HandleStorage {
     bool holds_comm = false;
 };
 
+/// The communicator whose error handler takes an error of MPI_Mrecv or
+/// MPI_Imrecv: the one the message was probed on (as the receive's
+/// truncation error is), or MPI_COMM_WORLD for MPI_MESSAGE_NO_PROC and for
+/// a handle the call itself reports as bad.  A message that holds a freed
+/// communicator names its handle, whose errors go to MPI_COMM_WORLD's
+/// handler (raise()).
+MPI_Comm comm_for(const MPI_Message* message) {
+    if (message == nullptr || *message == MPI_MESSAGE_NULL || *message == MPI_MESSAGE_NO_PROC) return MPI_COMM_WORLD;
+    const auto* m = reinterpret_cast<const Message*>(*message);
+    if (reinterpret_cast<std::uintptr_t>(*message) < kPredefinedLimit || !HandleStorage::may_read_as<Message>(m) ||
+        m->magic != Message::kMagic) {
+        return MPI_COMM_WORLD;
+    }
+    return m->comm;
+}
+
 MPI_Message message_handle(p2p::Unexpected* u, MPI_Comm comm) {
     if (u == nullptr) return MPI_MESSAGE_NO_PROC;
     auto* m = new Message{{}, Message::kMagic, u, comm, false};
@@ -390,20 +406,24 @@ SHMPI_WEAK_ALIAS(Start);
 
 int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
     const char* fn = "MPI_Startall";
-    return guard(MPI_COMM_WORLD, fn, [&] {
+    // An error about one request goes to that request's communicator's
+    // handler, as MPI_Start's does; one about the array, to MPI_COMM_WORLD's.
+    std::vector<Persistent*> ps;
+    int rc = guard(MPI_COMM_WORLD, fn, [&] {
         running(fn);
         if (count < 0) throw MpiError(MPI_ERR_COUNT, fmt::format("{}: count {} is negative", fn, count));
         if (count > 0 && array_of_requests == nullptr) {
             throw MpiError(MPI_ERR_ARG, fmt::format("{}: array_of_requests is NULL", fn));
         }
-        // All or nothing: every request is checked before any starts,
-        // buffered sends for an attached buffer included (MPICH starts the
-        // requests before such a send; the standard does not say).  Only a
-        // buffered send that finds no room in the buffer fails after the
-        // requests before it have started (check_startable()).
-        std::vector<Persistent*> ps;
         ps.reserve(static_cast<std::size_t>(count));
-        for (int i = 0; i < count; ++i) {
+    });
+    // All or nothing: every request is checked before any starts,
+    // buffered sends for an attached buffer included (MPICH starts the
+    // requests before such a send; the standard does not say).  Only a
+    // buffered send that finds no room in the buffer fails after the
+    // requests before it have started (check_startable()).
+    for (int i = 0; i < count && rc == MPI_SUCCESS; ++i) {
+        rc = guard(comm_for(array_of_requests[i]), fn, [&] {
             Persistent* p = &inactive_persistent(array_of_requests[i], fn, i);
             for (const Persistent* q : ps) {
                 if (q == p) {
@@ -413,9 +433,12 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
             }
             check_startable(*p, array_of_requests[i], i, fn);
             ps.push_back(p);
-        }
-        for (Persistent* p : ps) start(*p, fn);
-    });
+        });
+    }
+    for (int i = 0; i < count && rc == MPI_SUCCESS; ++i) {
+        rc = guard(comm_for(array_of_requests[i]), fn, [&] { start(*ps[static_cast<std::size_t>(i)], fn); });
+    }
+    return rc;
 }
 SHMPI_WEAK_ALIAS(Startall);
 
@@ -516,7 +539,7 @@ SHMPI_WEAK_ALIAS(Mprobe);
 int PMPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Status* status) {
     const char* fn = "MPI_Mrecv";
     int rc = MPI_SUCCESS;
-    const int outer = guard(MPI_COMM_WORLD, fn, [&] {
+    const int outer = guard(comm_for(message), fn, [&] {
         Runtime& rt = running(fn);
         Request* r = receive_message(buf, count, type, message, fn);
         rt.engine().wait(*r);
@@ -529,7 +552,7 @@ SHMPI_WEAK_ALIAS(Mrecv);
 
 int PMPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Request* request) {
     const char* fn = "MPI_Imrecv";
-    return guard(MPI_COMM_WORLD, fn, [&] {
+    return guard(comm_for(message), fn, [&] {
         running(fn);
         check_request_out(request, fn);
         *request = reinterpret_cast<MPI_Request>(receive_message(buf, count, type, message, fn));
