@@ -5,6 +5,7 @@
 // dimension [0, size * extent of the level below).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <initializer_list>
 
 #include "dtype/build.hpp"
@@ -21,16 +22,138 @@ std::unique_ptr<Datatype> internal(const char* what) {
     return t;
 }
 
-/// One dimension: blocks of `c` (lengths in copies, displacements in
-/// copies of `c`), resized to [0, dim_size * extent(c)).  Written into `t`.
-void level(Datatype& t, std::vector<std::int64_t> lens, std::vector<std::int64_t> starts,
-           std::int64_t dim_size, const Datatype& c, const char* fn) {
-    auto blocks = internal("array level");
+/// What one process selects in one dimension, in copies of the level below:
+/// `count` blocks of `len` copies, block i at index first + i * step, then,
+/// when `tail` > 0, a short block of `tail` copies at first + count * step.
+/// A subarray selects one block; a cyclic(darg) darray dimension every
+/// psize-th block of darg elements, the dimension's last block maybe short
+/// (MPI-3.1 4.1.4).  Kept as a pattern, not a list: cyclic(1) over INT_MAX
+/// elements on one process is INT_MAX blocks, and listing them took 24 GB.
+struct Selection {
+    std::int64_t first = 0, step = 0, len = 0, count = 0, tail = 0;
+
+    std::int64_t blocks() const { return count + (tail > 0 ? 1 : 0); }
+    std::int64_t start(std::int64_t i) const { return first + i * step; }
+    std::int64_t length(std::int64_t i) const { return i < count ? len : tail; }
+};
+
+/// The first i in [0, n) with fails(i), for a `fails` that holds from some
+/// i on and at n - 1.
+template <class Fails>
+std::int64_t first_failing(std::int64_t n, Fails&& fails) {
+    std::int64_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        const std::int64_t mid = lo + (hi - lo) / 2;
+        if (fails(mid)) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return lo;
+}
+
+/// At most two blocks: listed, as set_blocks() normalises any list.
+void listed_blocks(Datatype& t, const Selection& sel, const Datatype& c, const char* fn) {
+    std::vector<std::int64_t> lens;
+    std::vector<std::int64_t> starts;
+    for (std::int64_t i = 0; i < sel.blocks(); ++i) {
+        lens.push_back(sel.length(i));
+        starts.push_back(build::mul(sel.start(i), c.extent, fn, "array index * extent"));
+    }
     build::Bounds b(fn);
-    for (std::int64_t& s : starts) s = build::mul(s, c.extent, fn, "array index * extent");
-    build::set_blocks(*blocks, std::move(lens), std::move(starts), c, fn, b);
-    b.store(*blocks, true);
-    build::finish(*blocks, fn);
+    build::set_blocks(t, std::move(lens), std::move(starts), c, fn, b);
+    b.store(t, true);
+    build::finish(t, fn);
+}
+
+/// Three blocks or more, in constant time and space: the same type map,
+/// bounds, errors and (but for one more level of nesting) the layout that
+/// listed_blocks() would make of the list.
+void pattern_blocks(Datatype& t, const Selection& sel, const Datatype& c, const char* fn) {
+    const std::int64_t n = sel.blocks();
+    // 1. The checks the list makes block by block, failing at the block
+    //    the list fails at first.  Starts grow along the dimension, so
+    //    |start * extent| does, and so do the bounds of the full blocks in
+    //    the direction the sign of the extent gives them: the blocks that
+    //    fail a check are the last ones (of the full blocks, then the short
+    //    one).  Rerunning the check at the first of them throws its error.
+    const auto overflows = [&](std::int64_t i) {
+        std::int64_t bytes = 0;
+        return __builtin_mul_overflow(sel.start(i), c.extent, &bytes);
+    };
+    if (overflows(n - 1)) build::mul(sel.start(first_failing(n, overflows)), c.extent, fn, "array index * extent");
+    const auto disp = [&](std::int64_t i) { return sel.start(i) * c.extent; };
+    const auto place = [&](build::Bounds& into, std::int64_t i) { into.add(c, sel.length(i), disp(i), disp(i)); };
+    const auto fails = [&](std::int64_t i) {
+        build::Bounds scratch(fn);
+        try {
+            place(scratch, i);
+        } catch (const MpiError&) {
+            return true;
+        }
+        return false;
+    };
+    build::Bounds scratch(fn);
+    if (fails(sel.count - 1)) place(scratch, first_failing(sel.count, fails));
+    if (sel.tail > 0) place(scratch, sel.count);
+
+    // 2. The bounds of the list: only the full blocks at the two ends and
+    //    the short one count.
+    build::Bounds b(fn);
+    const std::int64_t first = disp(0);
+    const std::int64_t last = disp(sel.count - 1);
+    b.add(c, sel.len, std::min(first, last), std::max(first, last));
+    if (sel.tail > 0) place(b, sel.count);
+
+    // 3. The layout set_blocks() gives the list, with its checks in its
+    //    order: blocks that continue one another (a zero extent, or step =
+    //    len: one process in the dimension) are one block; equal blocks
+    //    from displacement 0 a Vector; else (there is no layout with an
+    //    offset) a Vector of the full blocks placed at the first one, then
+    //    the short block.  The list's bounds are those found above.
+    build::Bounds ignored(fn);
+    const std::int64_t copies = sel.count * sel.len + sel.tail;
+    const bool one = c.extent == 0 || sel.step == sel.len;
+    const bool even = !one && sel.tail == 0 && first == 0;
+    if (one) {
+        build::set_blocks(t, {copies}, {first}, c, fn, ignored);
+    } else if (even) {
+        build::set_vector(t, sel.count, sel.len, disp(1) - first, c, fn, ignored);
+    }
+    b.store(t, true);
+    if (!one && !even) {
+        // The sums finish() checks on the list, before a part is built.
+        build::mul(copies, c.size, fn, "size (copies * size of the old type)");
+        build::mul(copies, c.elements, fn, "basic elements");
+        auto full = internal("array blocks");
+        build::Bounds fb(fn);
+        build::set_vector(*full, sel.count, sel.len, disp(1) - first, c, fn, fb);
+        fb.store(*full, true);
+        build::finish(*full, fn);
+        t.kind = Kind::Struct;
+        t.blocklens = {1};
+        t.displs = {first};
+        t.children.push_back(build::adopt(std::move(full)));
+        if (sel.tail > 0) {
+            t.blocklens.push_back(sel.tail);
+            t.displs.push_back(disp(sel.count));
+            t.children.emplace_back(&c);
+        }
+        t.count = static_cast<std::int64_t>(t.blocklens.size());
+    }
+    build::finish(t, fn);
+}
+
+/// One dimension: the selected blocks of `c`, resized to [0, dim_size *
+/// extent(c)).  Written into `t`.
+void level(Datatype& t, const Selection& sel, std::int64_t dim_size, const Datatype& c, const char* fn) {
+    auto blocks = internal("array level");
+    if (sel.blocks() <= 2) {
+        listed_blocks(*blocks, sel, c, fn);
+    } else {
+        pattern_blocks(*blocks, sel, c, fn);
+    }
     const Ref held = build::adopt(std::move(blocks));
     const std::int64_t span = build::mul(dim_size, c.extent, fn, "array size * extent");
     build::set_resized(t, *held, 0, span, fn);
@@ -45,14 +168,12 @@ void build_levels(Datatype& result, const std::vector<int>& dims, const int size
     Ref below(&old);
     for (std::size_t k = 0; k < dims.size(); ++k) {
         const int d = dims[k];
-        std::vector<std::int64_t> lens;
-        std::vector<std::int64_t> starts;
-        select(d, lens, starts);
+        const Selection sel = select(d);
         if (k + 1 == dims.size()) {
-            level(result, std::move(lens), std::move(starts), sizes[d], *below, fn);
+            level(result, sel, sizes[d], *below, fn);
         } else {
             auto t = internal("array level");
-            level(*t, std::move(lens), std::move(starts), sizes[d], *below, fn);
+            level(*t, sel, sizes[d], *below, fn);
             below = build::adopt(std::move(t));
         }
     }
@@ -112,10 +233,7 @@ Datatype* make_subarray(int ndims, const int sizes[], const int subsizes[], cons
     }
     auto t = build::create("subarray");
     build_levels(*t, fastest_first(ndims, order), sizes, old, fn,
-                 [&](int d, std::vector<std::int64_t>& lens, std::vector<std::int64_t>& at) {
-                     lens = {subsizes[d]};
-                     at = {starts[d]};
-                 });
+                 [&](int d) { return Selection{starts[d], 0, subsizes[d], 1, 0}; });
     std::vector<int> ints{ndims};
     ints.insert(ints.end(), sizes, sizes + ndims);
     ints.insert(ints.end(), subsizes, subsizes + ndims);
@@ -182,15 +300,24 @@ Datatype* make_darray(int size, int rank, int ndims, const int gsizes[], const i
 
     auto t = build::create("darray");
     // In dimension d this process owns the blocks j = coord, coord + psize,
-    // ... of darg elements (the last block of the dimension may be short).
-    build_levels(*t, fastest_first(ndims, order), gsizes, old, fn,
-                 [&](int d, std::vector<std::int64_t>& lens, std::vector<std::int64_t>& at) {
-                     const std::int64_t a = darg[static_cast<std::size_t>(d)];
-                     for (std::int64_t j = coord[static_cast<std::size_t>(d)]; j * a < gsizes[d]; j += psizes[d]) {
-                         lens.push_back(std::min<std::int64_t>(a, gsizes[d] - j * a));
-                         at.push_back(j * a);
-                     }
-                 });
+    // ... of darg elements; the dimension's last block may be short.
+    build_levels(*t, fastest_first(ndims, order), gsizes, old, fn, [&](int d) {
+        const auto i = static_cast<std::size_t>(d);
+        const std::int64_t a = darg[i];
+        const std::int64_t j = coord[i];
+        const std::int64_t last = (gsizes[d] - 1) / a;  // the dimension's last block
+        Selection sel;
+        if (j > last) return sel;
+        sel.first = j * a;
+        sel.step = psizes[d] * a;
+        sel.len = a;
+        sel.count = (last - j) / psizes[d] + 1;
+        if (sel.start(sel.count - 1) == last * a && gsizes[d] % a != 0) {
+            --sel.count;
+            sel.tail = gsizes[d] - last * a;
+        }
+        return sel;
+    });
     std::vector<int> ints{size, rank, ndims};
     for (const int* a : {gsizes, distribs, dargs, psizes}) ints.insert(ints.end(), a, a + ndims);
     ints.push_back(order);

@@ -8,6 +8,7 @@
 // entries and compares exactly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <climits>
 #include <initializer_list>
 #include <utility>
@@ -306,6 +307,66 @@ TEST(DtypeMaps, DarrayTakesEveryPositiveDargAsABlockSize) {
         const Ref d = own(make_darray(4, rank, 1, gsizes, distribs, default_darg, psizes, MPI_ORDER_C,
                                       P(MPI_INT), "test"));
         EXPECT_EQ(d->size, rank < 3 ? 10 * 4 : 8 * 4) << "rank " << rank;
+    }
+}
+
+/// Elements a process owns of a cyclic(darg) dimension of `gsize` on
+/// `nprocs` processes, counted period by period (psize * darg elements).
+std::int64_t cyclic_owned(std::int64_t gsize, std::int64_t nprocs, std::int64_t rank, std::int64_t darg) {
+    const std::int64_t period = nprocs * darg;
+    return gsize / period * darg + std::clamp<std::int64_t>(gsize % period - rank * darg, 0, darg);
+}
+
+TEST(DtypeMaps, CyclicDarrayOfAHugeArrayIsAPatternNotAList) {
+    // A cyclic dimension once listed every block a process owns: 2e8
+    // doubles cyclic(1) on one process took 21 s and 3 GB, INT_MAX of them
+    // 24 GB.  Now a level holds at most two blocks whatever the size, and
+    // these are built at once.  (Too large to pack; the segments of the
+    // first and last bytes locate the first and the last element.)
+    struct Case {
+        int gsize, nprocs, rank, darg;
+    };
+    // Ranks with and without the short last block (INT_MAX = 3 * 715827882
+    // + 1 = 2 * 1073741823 + 1 = 7 * 306783378 + 1), from 0 and not.
+    for (const Case c : {Case{200000000, 1, 0, 1}, Case{200000000, 4, 3, 1}, Case{INT_MAX, 2, 1, 1},
+                         Case{INT_MAX, 4, 0, 3}, Case{INT_MAX, 4, 2, 3}, Case{INT_MAX, 3, 0, 2},
+                         Case{INT_MAX, 3, 2, 2}, Case{INT_MAX, 5, 3, 7}, Case{INT_MAX, 5, 4, 7},
+                         Case{INT_MAX, 7, 6, MPI_DISTRIBUTE_DFLT_DARG}}) {
+        SCOPED_TRACE(::testing::Message() << "gsize " << c.gsize << ", " << c.nprocs << " procs, rank " << c.rank
+                                          << ", darg " << c.darg);
+        const int gsizes[1] = {c.gsize};
+        const int distribs[1] = {MPI_DISTRIBUTE_CYCLIC};
+        const int dargs[1] = {c.darg};
+        const int psizes[1] = {c.nprocs};
+        const Ref t = own(make_darray(c.nprocs, c.rank, 1, gsizes, distribs, dargs, psizes, MPI_ORDER_C,
+                                      P(MPI_DOUBLE), "test"));
+        const std::int64_t a = c.darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : c.darg;
+        const std::int64_t owned = cyclic_owned(c.gsize, c.nprocs, c.rank, a);
+        // The last element owned: in the last block of this rank's last period.
+        const std::int64_t blocks = (c.gsize + a - 1) / a;
+        const std::int64_t last_block = c.rank + (blocks - 1 - c.rank) / c.nprocs * c.nprocs;
+        const std::int64_t last = std::min<std::int64_t>((last_block + 1) * a, c.gsize) - 1;
+        expect_bounds(*t, owned * 8, 0, std::int64_t{c.gsize} * 8, c.rank * a * 8, (last + 1 - c.rank * a) * 8);
+        EXPECT_EQ(t->elements, owned);
+
+        // The dimension's level, under the resized type: at most two blocks
+        // (a vector of the full ones, the short last one) and two runs.
+        ASSERT_EQ(t->kind, Kind::Resized);
+        EXPECT_LE(t->child->blocklens.size(), 2u);
+        EXPECT_LE(t->child->runs.size(), 2u);
+
+        static const char anchor = 0;
+        std::vector<Segment> segs;
+        EXPECT_EQ(segments(*t, &anchor, 1, 0, 8, segs), 8);
+        EXPECT_EQ(segments(*t, &anchor, 1, t->size - 8, 8, segs), 8);
+        ASSERT_EQ(segs.size(), 2u);
+        EXPECT_EQ(static_cast<const char*>(segs[0].address) - &anchor, c.rank * a * 8);
+        EXPECT_EQ(static_cast<const char*>(segs[1].address) - &anchor, last * 8);
+
+        EXPECT_EQ(t->combiner, MPI_COMBINER_DARRAY);
+        EXPECT_EQ(t->ints, std::vector<int>({c.nprocs, c.rank, 1, c.gsize, MPI_DISTRIBUTE_CYCLIC, c.darg, c.nprocs,
+                                             MPI_ORDER_C}));
+        EXPECT_EQ(t->types, std::vector<MPI_Datatype>({MPI_DOUBLE}));
     }
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <sstream>
 
 #include "../keep_freed_buffers.hpp"
 #include "../sanitizers.hpp"
@@ -187,6 +188,146 @@ TEST(DtypeRandom, ThousandsOfNestedTypesMatchTheReference) {
     }
     // The generator must produce mostly types with data.
     EXPECT_GT(nonempty, kTypes / 2);
+}
+
+/// Random arguments of MPI_Type_create_darray, valid ones.
+struct DarrayArgs {
+    int size = 1, rank = 0, order = MPI_ORDER_C;
+    std::vector<int> gsizes, distribs, dargs, psizes;
+};
+
+DarrayArgs random_darray(std::mt19937_64& rng) {
+    DarrayArgs a;
+    const int ndims = 1 + static_cast<int>(rng() % 3);
+    const int most = ndims == 1 ? 40 : ndims == 2 ? 12 : 6;  // elements of a dimension
+    for (int i = 0; i < ndims; ++i) {
+        const int g = 1 + static_cast<int>(rng() % most);
+        const int kind = static_cast<int>(rng() % 5);  // cyclic more often: it has the patterns
+        const int d = kind == 0 ? MPI_DISTRIBUTE_NONE : kind == 1 ? MPI_DISTRIBUTE_BLOCK : MPI_DISTRIBUTE_CYCLIC;
+        const int p = d == MPI_DISTRIBUTE_NONE ? 1 : 1 + static_cast<int>(rng() % 4);
+        int darg = MPI_DISTRIBUTE_DFLT_DARG;
+        if (rng() % 4 != 0) {
+            // A block's darg must cover the dimension with the grid.
+            darg = d == MPI_DISTRIBUTE_BLOCK ? (g + p - 1) / p + static_cast<int>(rng() % 3)
+                                             : 1 + static_cast<int>(rng() % 5);
+        }
+        a.gsizes.push_back(g);
+        a.distribs.push_back(d);
+        a.dargs.push_back(darg);
+        a.psizes.push_back(p);
+        a.size *= p;
+    }
+    a.rank = static_cast<int>(rng() % static_cast<std::uint64_t>(a.size));
+    a.order = rng() % 2 == 0 ? MPI_ORDER_C : MPI_ORDER_FORTRAN;
+    return a;
+}
+
+/// The map of the darray straight from MPI-3.1 4.1.4, sharing nothing with
+/// the engine's levels: the elements of the global array this rank owns,
+/// in the array's order (the last index fastest for C, the first for
+/// Fortran), each a copy of `old` at its index times old's extent; bounds
+/// [0, elements of the array * old's extent).
+ref::Map darray_map(const DarrayArgs& a, const ref::Map& old) {
+    const auto n = a.gsizes.size();
+    // The process grid is row-major whatever the order.
+    std::vector<int> coord(n);
+    for (std::size_t i = n, r = static_cast<std::size_t>(a.rank); i-- > 0;) {
+        coord[i] = static_cast<int>(r % static_cast<std::size_t>(a.psizes[i]));
+        r /= static_cast<std::size_t>(a.psizes[i]);
+    }
+    // The indices owned in each dimension, ascending.
+    std::vector<std::vector<std::int64_t>> mine(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const int g = a.gsizes[i], p = a.psizes[i];
+        for (int x = 0; x < g; ++x) {
+            bool own = true;
+            if (a.distribs[i] == MPI_DISTRIBUTE_BLOCK) {
+                const int b = a.dargs[i] == MPI_DISTRIBUTE_DFLT_DARG ? (g + p - 1) / p : a.dargs[i];
+                own = x / b == coord[i];
+            } else if (a.distribs[i] == MPI_DISTRIBUTE_CYCLIC) {
+                const int b = a.dargs[i] == MPI_DISTRIBUTE_DFLT_DARG ? 1 : a.dargs[i];
+                own = x / b % p == coord[i];
+            }
+            if (own) mine[i].push_back(x);
+        }
+    }
+    // Dimensions from the slowest; the linear index of an element.
+    std::vector<std::size_t> slow_first(n);
+    for (std::size_t k = 0; k < n; ++k) slow_first[k] = a.order == MPI_ORDER_C ? k : n - 1 - k;
+    std::vector<std::int64_t> stride(n);
+    std::int64_t elements = 1;
+    for (std::size_t k = n; k-- > 0;) {
+        stride[slow_first[k]] = elements;
+        elements *= a.gsizes[slow_first[k]];
+    }
+    ref::Map m;
+    std::vector<std::size_t> at(n, 0);  // position in mine[] of each dimension
+    bool any = true;
+    for (const auto& v : mine) any = any && !v.empty();
+    while (any) {
+        std::int64_t index = 0;
+        for (std::size_t i = 0; i < n; ++i) index += mine[i][at[i]] * stride[i];
+        for (const ref::Entry& e : old.entries) m.entries.push_back({e.disp + index * old.extent(), e.len});
+        // The next element: the fastest dimension first.
+        std::size_t k = n;
+        while (k-- > 0) {
+            const std::size_t d = slow_first[k];
+            if (++at[d] < mine[d].size()) break;
+            at[d] = 0;
+        }
+        any = k < n;
+    }
+    m.lb = 0;
+    m.ub = elements * old.extent();
+    m.sticky_lb = m.sticky_ub = true;
+    m.align = old.align;
+    m.basic = old.basic;
+    return m;
+}
+
+TEST(DtypeRandom, DarraysMatchTheStandard) {
+    // Cyclic dimensions are built as patterns (a vector of the full blocks
+    // and the short last one), no longer as lists of blocks: random small
+    // darrays of random old types, block, cyclic and none, against the
+    // owned elements of the standard's definition.
+    std::mt19937_64 rng(20251205);
+    const ref::Draw draw = ref::draw_from(rng);
+    int nonempty = 0;
+    for (int i = 0; i < 400; ++i) {
+        const DarrayArgs a = random_darray(rng);
+        const ref::Spec old = ref::random_spec(draw, static_cast<int>(rng() % 3));
+        if (ref::copies(old) > 64) continue;  // keep the maps small
+        std::ostringstream what;
+        what << "darray " << i << " of " << ref::describe(old) << ": rank " << a.rank << " of " << a.size
+             << (a.order == MPI_ORDER_C ? ", C" : ", Fortran");
+        for (std::size_t d = 0; d < a.gsizes.size(); ++d) {
+            what << "; gsize " << a.gsizes[d] << " distrib " << a.distribs[d] << " darg " << a.dargs[d]
+                 << " psize " << a.psizes[d];
+        }
+        SCOPED_TRACE(what.str());
+        const ref::Map m = darray_map(a, ref::flatten(old));
+        const shmpi::dtype::Ref o = ref::build(old);
+        auto* raw = shmpi::dtype::make_darray(a.size, a.rank, static_cast<int>(a.gsizes.size()), a.gsizes.data(),
+                                              a.distribs.data(), a.dargs.data(), a.psizes.data(), a.order, *o,
+                                              "test");
+        const shmpi::dtype::Ref t(raw);
+        shmpi::dtype::free_handle(*raw, "test");
+        check_properties(m, *t);
+        const std::int64_t count = 1 + static_cast<std::int64_t>(rng() % 2);
+        check_pack(m, *t, count, rng);
+        check_unpack(m, *t, count, rng);
+        check_counts(m, *t, count, rng);
+        check_segments(m, *t, count, rng);
+        EXPECT_EQ(t->combiner, MPI_COMBINER_DARRAY);
+        std::vector<int> ints{a.size, a.rank, static_cast<int>(a.gsizes.size())};
+        for (const auto* v : {&a.gsizes, &a.distribs, &a.dargs, &a.psizes}) ints.insert(ints.end(), v->begin(), v->end());
+        ints.push_back(a.order);
+        EXPECT_EQ(t->ints, ints);
+        EXPECT_EQ(t->types, std::vector<MPI_Datatype>({shmpi::dtype::handle_of(*o)}));
+        if (m.size() > 0) ++nonempty;
+        if (::testing::Test::HasFatalFailure()) return;
+    }
+    EXPECT_GT(nonempty, 100);
 }
 
 /// Properties, pack and unpack of `count` elements of the type `s` builds.
