@@ -92,6 +92,14 @@ int main(int argc, char **argv)
     /* ---- buffers ---- */
     CHECK_CLASS(MPI_Bcast(NULL, 5, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
     CHECK_CLASS(MPI_Allreduce(buf, buf, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    /* Exscan's recvbuf is not significant on rank 0, but rank 0 refuses
+     * the same buffer like every other rank rather than going on alone. */
+    CHECK_CLASS(MPI_Exscan(buf, buf, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    {
+        MPI_Request req = MPI_REQUEST_NULL;
+        CHECK_CLASS(MPI_Iexscan(buf, buf, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req), MPI_ERR_BUFFER);
+        CHECK(req == MPI_REQUEST_NULL);
+    }
     CHECK_CLASS(MPI_Reduce_local(out, out, 4, MPI_INT, MPI_SUM), MPI_ERR_BUFFER);
     CHECK_CLASS(MPI_Allreduce(NULL, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
 #if defined(SHMPI)
