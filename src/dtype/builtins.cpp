@@ -92,13 +92,13 @@ void Table::fill() {
     basic<short>(MPI_SHORT, "MPI_SHORT");
     basic<int>(MPI_INT, "MPI_INT");
     basic<long>(MPI_LONG, "MPI_LONG");
-    basic<long long>(MPI_LONG_LONG, "MPI_LONG_LONG");
+    basic<long long>(MPI_LONG_LONG_INT, "MPI_LONG_LONG_INT");  // MPI_LONG_LONG is a synonym
     basic<unsigned short>(MPI_UNSIGNED_SHORT, "MPI_UNSIGNED_SHORT");
     basic<unsigned>(MPI_UNSIGNED, "MPI_UNSIGNED");
     basic<unsigned long>(MPI_UNSIGNED_LONG, "MPI_UNSIGNED_LONG");
     basic<unsigned long long>(MPI_UNSIGNED_LONG_LONG, "MPI_UNSIGNED_LONG_LONG");
     basic<float>(MPI_FLOAT, "MPI_FLOAT");
-    basic<std::complex<float>>(MPI_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX");
+    basic<std::complex<float>>(MPI_C_COMPLEX, "MPI_C_COMPLEX");  // MPI_C_FLOAT_COMPLEX is a synonym
     basic<std::complex<float>>(MPI_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX");
     basic<double>(MPI_DOUBLE, "MPI_DOUBLE");
     basic<std::complex<double>>(MPI_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX");

@@ -194,6 +194,13 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Type_free(&t8dup));
     CHECK_MPI(MPI_Type_get_name(MPI_INT, name, &len));
     CHECKF(strcmp(name, "MPI_INT") == 0 && len == 7, "MPI_INT is called '%s'", name);
+    /* A synonym has the name of the type it stands for (MPI-3.1 3.2.2:
+     * MPI_LONG_LONG for MPI_LONG_LONG_INT, MPI_C_FLOAT_COMPLEX for
+     * MPI_C_COMPLEX), as MPICH and Open MPI report it. */
+    CHECK_MPI(MPI_Type_get_name(MPI_LONG_LONG, name, &len));
+    CHECKF(strcmp(name, "MPI_LONG_LONG_INT") == 0 && len == 17, "MPI_LONG_LONG is called '%s'", name);
+    CHECK_MPI(MPI_Type_get_name(MPI_C_FLOAT_COMPLEX, name, &len));
+    CHECKF(strcmp(name, "MPI_C_COMPLEX") == 0 && len == 13, "MPI_C_FLOAT_COMPLEX is called '%s'", name);
     CHECK_MPI(MPI_Type_set_name(MPI_SHORT, "my short"));
     CHECK_MPI(MPI_Type_get_name(MPI_SHORT, name, &len));
     CHECKF(strcmp(name, "my short") == 0 && len == 8, "renamed MPI_SHORT is called '%s'", name);
