@@ -387,7 +387,8 @@ int everyone_reduces(const void* sendbuf, void* recvbuf, int count, MPI_Datatype
             check_buffer(sendbuf, count, a.type, "sendbuf", fn);
             // Rank 0 of Exscan refuses the same buffer too: every other
             // rank refuses it, and rank 0 alone going ahead would split the
-            // collective.
+            // collective.  A NULL recvbuf there means "no buffer", not
+            // MPI_BOTTOM, so there is nothing to overlap.
             if (!recv_unused || recvbuf != nullptr) {
                 check_alias({sendbuf, 0, count, a.type}, {recvbuf, 0, count, a.type}, fn);
             }
