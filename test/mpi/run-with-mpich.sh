@@ -76,46 +76,71 @@ fail() {
 # Rows of the table look like:  ['name', ['a.c', 'b.c'], [1, 2, 4]],
 # optionally with , 'should_fail', 'shmpi_only' and/or 'np1_shmpi_only'
 # before the closing bracket.  Other lists in the same files (rows without C sources) are not
-# programs.
+# programs.  Each row read is one line of $work/rows: its table's directory,
+# a tab, the row.
+: >"$work/rows"
 for table in "${tables[@]}"; do
-dir=$(dirname "$table")
-rows=$(grep -E "^[[:space:]]*\['[a-z0-9_]+',[[:space:]]*\[[^]]*\.c'" "$table")
-if [[ -z "$rows" ]]; then
-    echo "run-with-mpich.sh: no table rows found in $table" >&2
-    exit 1
-fi
+    dir=$(dirname "$table")
+    rows=$(grep -E "^[[:space:]]*\['[a-z0-9_]+',[[:space:]]*\[[^]]*\.c'" "$table")
+    if [[ -z "$rows" ]]; then
+        echo "run-with-mpich.sh: no table rows found in $table" >&2
+        exit 1
+    fi
+    while IFS= read -r row; do
+        printf '%s\t%s\n' "$dir" "$row" >>"$work/rows"
+    done <<<"$rows"
+done
 
-while IFS= read -r row; do
+# read_row LINE: sets dir, row, name, sources and the row's marks; fails for
+# a row this run leaves out (not named on the command line, or shmpi_only).
+read_row() {
+    dir=${1%%$'\t'*}
+    row=${1#*$'\t'}
     name=$(sed -E "s/^[[:space:]]*\['([a-z0-9_]+)'.*/\1/" <<<"$row")
-    if [[ $# -gt 0 ]] && [[ " $* " != *" $name "* ]]; then
-        continue
+    if [[ $# -gt 1 ]] && [[ " ${*:2} " != *" $name "* ]]; then
+        return 1
+    fi
+    if grep -q "'shmpi_only'" <<<"$row"; then
+        return 1
     fi
     sources=$(grep -oE "'[A-Za-z0-9_./-]+\.c'" <<<"$row" | tr -d "'")
     ranks=$(sed -E "s/.*\],[[:space:]]*\[([0-9, ]+)\].*/\1/" <<<"$row" | tr ',' ' ')
-    should_fail=0
-    if grep -q "'should_fail'" <<<"$row"; then
-        should_fail=1
-    fi
-    if grep -q "'shmpi_only'" <<<"$row"; then
-        continue
-    fi
-    np1_shmpi_only=0
-    if grep -q "'np1_shmpi_only'" <<<"$row"; then
-        np1_shmpi_only=1
-    fi
-    mpich_slow=0
-    if grep -q "'mpich_slow'" <<<"$row"; then
-        mpich_slow=1
-    fi
+    should_fail=0 np1_shmpi_only=0 mpich_slow=0
+    grep -q "'should_fail'" <<<"$row" && should_fail=1
+    grep -q "'np1_shmpi_only'" <<<"$row" && np1_shmpi_only=1
+    grep -q "'mpich_slow'" <<<"$row" && mpich_slow=1
+    return 0
+}
 
-    srcs=()
+# Every program is compiled first, as many at once as there are CPUs (CI's
+# run compiled about 100 programs one by one for 55 of its 180 s); each
+# leaves its messages in NAME.cc and, when it compiled, NAME.ok.
+compile_one() {
+    local srcs=() s
     for s in $sources; do
         srcs+=("$dir/$s")
     done
     # -Wno-stringop-overflow: GCC 12 misreads MPICH's MPI_STATUSES_IGNORE,
     # the pointer value 1, as an empty array.
-    if ! "$mpicc" -std=c11 -Wall -Wextra -Werror -Wno-stringop-overflow -O2 -I"$here" -I"$dir" \
-        -o "$work/$name" "${srcs[@]}" >"$work/out" 2>&1; then
+    if "$mpicc" -std=c11 -Wall -Wextra -Werror -Wno-stringop-overflow -O2 -I"$here" -I"$dir" \
+        -o "$work/$name" "${srcs[@]}" >"$work/$name.cc" 2>&1; then
+        : >"$work/$name.ok"
+    fi
+}
+cpus=$(nproc 2>/dev/null || echo 2)
+while IFS= read -r line; do
+    read_row "$line" "$@" || continue
+    while [[ $(jobs -rp | wc -l) -ge $cpus ]]; do
+        wait -n
+    done
+    compile_one &
+done <"$work/rows"
+wait
+
+while IFS= read -r line; do
+    read_row "$line" "$@" || continue
+    if [[ ! -f $work/$name.ok ]]; then
+        cp "$work/$name.cc" "$work/out"
         fail "$name" "does not compile with $mpicc"
         continue
     fi
@@ -151,8 +176,7 @@ while IFS= read -r row; do
             echo "PASS $label (${secs} s)"
         fi
     done
-done <<<"$rows"
-done
+done <"$work/rows"
 
 summary="$passed passed, $failed failed"
 if [[ $skipped -gt 0 ]]; then
