@@ -7,7 +7,11 @@
 # otherwise through sudo when sudo exists.  Exits 0 when everything is
 # installed, 1 when something is missing and cannot be installed.
 #
-# usage: scripts/install-deps.sh [--check]   (--check: only report what is missing)
+# usage: scripts/install-deps.sh [--check] [--external]
+#   --check     only report what is missing
+#   --external  also the packages of scripts/external-checks.sh (MPICH's test
+#               suite and the applications it builds: curl, xz-utils, make,
+#               perl, a BLAS for HPCC)
 set -euo pipefail
 
 packages=(
@@ -31,11 +35,13 @@ packages=(
 )
 
 check_only=no
-case "${1:-}" in
-    --check) check_only=yes ;;
-    '') ;;
-    *) echo "install-deps.sh: unknown argument '$1' (usage: install-deps.sh [--check])" >&2; exit 2 ;;
-esac
+for arg in "$@"; do
+    case $arg in
+        --check) check_only=yes ;;
+        --external) packages+=(curl xz-utils make perl libblas-dev) ;;
+        *) echo "install-deps.sh: unknown argument '$arg' (usage: install-deps.sh [--check] [--external])" >&2; exit 2 ;;
+    esac
+done
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
     echo "install-deps.sh: this is not a Debian-like system (no dpkg-query/apt-get)." >&2
