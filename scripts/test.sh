@@ -92,7 +92,7 @@ else
 fi
 
 # Sanitizers (scripts/sanitizers.sh, own build directories build-asan and
-# build-tsan, at -Og).  CI has 30 minutes on a 2-core machine, so it runs a
+# build-tsan, at -Og -g1).  CI has 30 minutes on a 2-core machine, so it runs a
 # subset, building just the targets those tests need:
 #   ASan+UBSan: suites unit, mpi, comm and coll_nbc, up to 3 ranks
 #     (SHMPI_CI_SAN_MAX_RANKS), the transport variants at 2 ranks only
