@@ -108,6 +108,8 @@ PY
 # run KIND DIR SANITIZE SUITES: configure (once), build, test.
 run() {
     local kind=$1 dir=$2 sanitize=$3 suites=$4 t0=$SECONDS
+    local suite_list
+    read -r -a suite_list <<<"$suites"  # space-separated names, one word each
     if [[ ! -f $dir/meson-private/coredata.dat ]]; then
         step "Configure $dir (-Db_sanitize=$sanitize)"
         # b_lundef=false: a sanitized shared library leaves the runtime's
@@ -138,7 +140,7 @@ run() {
     if [[ ${SHMPI_SAN_BUILD:-needed} == needed ]]; then
         # Regenerate first, so introspection sees the current meson.build files.
         ninja -C "$dir" build.ninja >/dev/null || true
-        mapfile -t targets < <(needed_targets "$dir" $suites)
+        mapfile -t targets < <(needed_targets "$dir" "${suite_list[@]}")
         if [[ ${#targets[@]} -eq 0 ]]; then
             results+=("$kind: no tests in suites '$suites'")
             failed=1
@@ -152,12 +154,12 @@ run() {
         return
     fi
     local args=() shown
-    for s in $suites; do args+=(--suite "$s"); done
+    for s in "${suite_list[@]}"; do args+=(--suite "$s"); done
     shown="${args[*]}"
     if [[ ${SHMPI_SAN_MAX_RANKS:-0} -gt 0 || -n ${SHMPI_SAN_SKIP:-} ]]; then
         # By name: the suites' tests of at most that many ranks, less those
         # SHMPI_SAN_SKIP matches.
-        mapfile -t args < <(chosen_tests "$dir" "${SHMPI_SAN_MAX_RANKS:-0}" "${SHMPI_SAN_SKIP:-}" $suites)
+        mapfile -t args < <(chosen_tests "$dir" "${SHMPI_SAN_MAX_RANKS:-0}" "${SHMPI_SAN_SKIP:-}" "${suite_list[@]}")
         shown="$shown: ${#args[@]} tests (at most ${SHMPI_SAN_MAX_RANKS:-any} ranks; skipping '${SHMPI_SAN_SKIP:-}')"
         if [[ ${#args[@]} -eq 0 ]]; then
             results+=("$kind: no tests left in suites '$suites'")
