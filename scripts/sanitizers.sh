@@ -120,7 +120,8 @@ run() {
         # the 60 targets of suites unit and mpi; the CLI11 parser alone 72 s
         # against 28 s).  The tests take longer (252 against 146 s of test
         # time, on a machine busy with other builds), far less than the
-        # build saves; -Og keeps every variable visible to the reports.
+        # build saves, and -Og keeps the code close to the source lines the
+        # reports name.
         # -g1 (after meson's -g, so it wins): line tables and function
         # names, no descriptions of local variables.  A report's stack
         # traces keep every frame with its file and line, and the variable
