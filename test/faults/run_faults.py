@@ -751,6 +751,15 @@ def sh_partial_line(m, _):
     check(first == b"[0] prompt: " and out == b"[0] prompt: done\n", f"got {first!r}, then {out!r}")
     if took > 2.0:
         raise TooSlow(f"the tagged prompt came after {took:.2f} s, with the rest of its line")
+    # Tagged, with another rank's line between the parts: every tag starts
+    # a line.  The prompt's line is ended before the other rank's line, and
+    # its rest comes on a line of its own, tagged again.
+    prog = ('if [ "$SHMPI_RANK" = 0 ]; then printf "prompt: "; sleep 3; echo done; '
+            'else sleep 1.5; echo other; fi')
+    took, first, out = first_output(m, ["-n", "2", "--tag-output", "sh", "-c", prog], 30)
+    if took > 1.4:
+        raise TooSlow(f"the tagged prompt came after {took:.2f} s, not before the other rank's line")
+    check(out == b"[0] prompt: \n[1] other\n[0] done\n", f"got {out!r}")
 
 
 def sh_stdout_write_error(m, _):

@@ -267,7 +267,7 @@ void Job::note_open_pipes() {
         }
     }
     if (held.empty()) return;  // closed during the last drain after all
-    stderr_sink_.write_all(
+    stderr_sink_.write_line(
         fmt::format("shmpi: mpirun: note: every rank has exited, but processes they started have held {} open "
                     "for {:g} s more; mpirun stops relaying here, and what those processes write from now on "
                     "is lost (SHMPI_OUTPUT_WAIT sets the wait)\n",
@@ -529,7 +529,7 @@ void Job::signal_live_ranks(int sig) {
 int Job::report() {
     // Through the sink, like the ranks' lines: a stderr nobody reads holds
     // mpirun up only until the next signal, not for ever.
-    auto say = [this](const std::string& text) { stderr_sink_.write_all("shmpi: mpirun: " + text + "\n"); };
+    auto say = [this](const std::string& text) { stderr_sink_.write_line("shmpi: mpirun: " + text + "\n"); };
     const EndCause& c = cause_;
     switch (c.kind) {
         case EndCause::Kind::kNone:

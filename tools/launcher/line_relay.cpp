@@ -82,6 +82,7 @@ void LineRelay::feed(std::string_view bytes, Clock::time_point now) {
             sink_->write_all(pending_);
         }
     } else {
+        claim();
         out_.clear();
         out_.reserve(complete.size() + pending_.size() + 16 * prefix_.size());
         std::size_t start = 0;
@@ -95,6 +96,7 @@ void LineRelay::feed(std::string_view bytes, Clock::time_point now) {
             start = nl + 1;
         }
         sink_->write_all(out_);
+        sink_->close_line(this);
     }
     mid_line_ = false;
     pending_.assign(bytes.substr(last_nl + 1));
@@ -108,8 +110,15 @@ int LineRelay::due_in(Clock::time_point now) const {
     return static_cast<int>(std::max<std::chrono::milliseconds::rep>(left.count(), 0));
 }
 
+void LineRelay::claim() {
+    if (prefix_.empty()) return;  // untagged: nothing added
+    sink_->take(this);
+    if (!sink_->is_open(this)) mid_line_ = false;
+}
+
 void LineRelay::flush_partial() {
     if (pending_.empty()) return;
+    claim();
     if (mid_line_ || prefix_.empty()) {
         sink_->write_all(pending_);
     } else {
@@ -120,11 +129,16 @@ void LineRelay::flush_partial() {
     }
     pending_.clear();
     mid_line_ = true;
+    if (!prefix_.empty()) sink_->leave_open(this);
 }
 
 void LineRelay::finish() {
     flush_partial();
-    if (mid_line_ && !prefix_.empty()) sink_->write_all("\n");
+    if (!prefix_.empty()) {
+        claim();
+        if (mid_line_) sink_->write_all("\n");
+        sink_->close_line(this);
+    }
     mid_line_ = false;
 }
 

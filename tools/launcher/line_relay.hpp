@@ -50,6 +50,29 @@ public:
     }
     bool abandoned() const { return abandoned_; }
 
+    /// Tagged output (--tag-output) keeps every tag at the start of a line.
+    /// A relay that writes a held tail without its newline (after
+    /// LineRelay::kHold) leaves the line open as its own; before anyone
+    /// else writes, take() ends that line with a newline.  `writer` only
+    /// identifies the caller (a relay, or this sink for mpirun's own
+    /// messages); it is compared, never followed.
+    void take(const void* writer) {
+        if (open_line_ != nullptr && open_line_ != writer) {
+            open_line_ = nullptr;
+            write_all("\n");
+        }
+    }
+    void leave_open(const void* writer) { open_line_ = writer; }
+    void close_line(const void* writer) {
+        if (open_line_ == writer) open_line_ = nullptr;
+    }
+    bool is_open(const void* writer) const { return open_line_ == writer; }
+    /// One of mpirun's own messages, on a line of its own.
+    void write_line(std::string_view text) {
+        take(this);
+        write_all(text);
+    }
+
 private:
     enum class Kind { Unknown, File, NonBlocking, Other };
     void classify();
@@ -62,20 +85,24 @@ private:
     bool abandoned_ = false;
     std::vector<int> wake_;
     std::function<bool()> serve_;
+    const void* open_line_ = nullptr;  ///< whose tagged line is partly written
 };
 
 /// Cuts one rank's stream into lines and writes them to a sink, each with
 /// `prefix` in front ("[R] " for --tag-output, or nothing).  The bytes go
 /// out as the rank wrote them, nothing added or changed (binary output
-/// too), except the prefixes and a newline that ends a tagged stream's
-/// last line.
+/// too), except, when tagged, the prefixes and the newlines that keep each
+/// prefix at the start of a line: one after a stream's unfinished last
+/// line, and one after a held tail that was written on its own when
+/// another rank's output or mpirun's message comes next.
 class LineRelay {
 public:
     using Clock = std::chrono::steady_clock;
     /// An unfinished line is held back in the hope of the rest for this
     /// long, then written as it is (a prompt, a progress dot): the rest
-    /// continues it when it comes, though another rank's line may come
-    /// between.
+    /// continues it when it comes.  Another rank's line may come between:
+    /// untagged, on the same line; tagged, the held part's line is ended
+    /// first and the rest starts a line with its tag.
     static constexpr std::chrono::milliseconds kHold{200};
     /// An unfinished line that grows to this many bytes is written at once,
     /// so that one rank cannot make mpirun buffer without limit.
@@ -106,6 +133,9 @@ public:
 private:
     /// Writes the held tail as it is; the next bytes continue its line.
     void flush_partial();
+    /// Tagged: before writing, ends another relay's open line, and learns
+    /// whether its own open line was ended by someone else meanwhile.
+    void claim();
 
     OutputSink* sink_;
     std::string prefix_;
