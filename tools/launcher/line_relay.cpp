@@ -82,14 +82,15 @@ void LineRelay::feed(std::string_view bytes, Clock::time_point now) {
             sink_->write_all(pending_);
         }
     } else {
-        claim();
+        sink_->take(this);
+        const bool continuing = sink_->is_open(this);  // a held part of this line is out
         out_.clear();
         out_.reserve(complete.size() + pending_.size() + 16 * prefix_.size());
         std::size_t start = 0;
         bool first = true;
         while (start < complete.size()) {
             const std::size_t nl = complete.find('\n', start);
-            if (!first || !mid_line_) out_ += prefix_;
+            if (!first || !continuing) out_ += prefix_;
             if (first) out_ += pending_;
             first = false;
             out_.append(complete.substr(start, nl + 1 - start));
@@ -98,7 +99,6 @@ void LineRelay::feed(std::string_view bytes, Clock::time_point now) {
         sink_->write_all(out_);
         sink_->close_line(this);
     }
-    mid_line_ = false;
     pending_.assign(bytes.substr(last_nl + 1));
     held_since_ = now;
     if (pending_.size() >= kMaxLine) flush_partial();
@@ -110,16 +110,15 @@ int LineRelay::due_in(Clock::time_point now) const {
     return static_cast<int>(std::max<std::chrono::milliseconds::rep>(left.count(), 0));
 }
 
-void LineRelay::claim() {
-    if (prefix_.empty()) return;  // untagged: nothing added
-    sink_->take(this);
-    if (!sink_->is_open(this)) mid_line_ = false;
-}
-
 void LineRelay::flush_partial() {
     if (pending_.empty()) return;
-    claim();
-    if (mid_line_ || prefix_.empty()) {
+    if (prefix_.empty()) {
+        sink_->write_all(pending_);
+        pending_.clear();
+        return;
+    }
+    sink_->take(this);
+    if (sink_->is_open(this)) {  // the line's start, with the tag, is out already
         sink_->write_all(pending_);
     } else {
         out_.clear();
@@ -128,18 +127,15 @@ void LineRelay::flush_partial() {
         sink_->write_all(out_);
     }
     pending_.clear();
-    mid_line_ = true;
-    if (!prefix_.empty()) sink_->leave_open(this);
+    sink_->leave_open(this);
 }
 
 void LineRelay::finish() {
     flush_partial();
-    if (!prefix_.empty()) {
-        claim();
-        if (mid_line_) sink_->write_all("\n");
+    if (sink_->is_open(this)) {  // tagged only: untagged relays never leave a line open
+        sink_->write_all("\n");
         sink_->close_line(this);
     }
-    mid_line_ = false;
 }
 
 }  // namespace shmpi::launcher

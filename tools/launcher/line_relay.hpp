@@ -133,17 +133,13 @@ public:
 private:
     /// Writes the held tail as it is; the next bytes continue its line.
     void flush_partial();
-    /// Tagged: before writing, ends another relay's open line, and learns
-    /// whether its own open line was ended by someone else meanwhile.
-    void claim();
 
     OutputSink* sink_;
     std::string prefix_;
     std::string pending_;  ///< the current unfinished line, not written yet
     Clock::time_point held_since_{};  ///< when pending_ turned non-empty
-    /// Part of the current line has been written (with its prefix), so the
-    /// next bytes continue it without one.
-    bool mid_line_ = false;
+    // Whether part of the current line is out (tagged) is the sink's
+    // is_open(this): kept there, so another writer can end it.
     std::string out_;  ///< scratch for prefixed batches
 };
 
