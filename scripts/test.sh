@@ -12,6 +12,9 @@
 # environment:
 #   SHMPI_BUILD_DIR   build directory, relative to the repository (default: build)
 #   SHMPI_JOBS        parallel build jobs (default: ninja's choice)
+#   SHMPI_SETUP_ARGS  more `meson setup` arguments, split at spaces, for a
+#                     build directory this script creates (default: none;
+#                     .ci/run sets '-Dc_args=-g1 -Dcpp_args=-g1')
 #   SHMPI_CI_SANITIZERS  sanitizer builds to run after the MPICH run, for
 #                     scripts/sanitizers.sh: 'asan tsan' (default), 'asan',
 #                     'tsan', or 'none'
@@ -48,8 +51,9 @@ if ! bash scripts/install-deps.sh; then
 fi
 
 if [[ ! -f $build/meson-private/coredata.dat ]]; then
-    step "Configure $build"
-    if ! meson setup "$build"; then
+    read -r -a setup_args <<<"${SHMPI_SETUP_ARGS:-}"
+    step "Configure $build${setup_args[*]:+ (${setup_args[*]})}"
+    if ! meson setup "$build" "${setup_args[@]}"; then
         summary FAILED "meson setup $build failed"
         exit 1
     fi
