@@ -97,6 +97,7 @@ elves() {
     local f magic
     find "$root" -type f \( -name '*.so*' -o -perm -u+x \) -print0 |
         while IFS= read -r -d '' f; do
+            magic=  # a file that cannot be read keeps no earlier file's bytes
             LC_ALL=C IFS= read -r -d '' -n 4 magic < "$f" || true
             [[ $magic == $'\x7fELF' ]] && printf '%s\n' "$f"
         done
