@@ -17,12 +17,20 @@
 #   hypre  hypre 2.26.0's autotests TEST_ij, TEST_struct and TEST_sstruct
 #          (61 scripts of 1 to 8 ranks): iteration counts and residual norms
 #          against the saved ones.
+#   diff   shmpi beside MPICH and Open MPI (Debian's mpich and openmpi-bin)
+#          on random arguments: test/external/dtype_diff.c builds 3 x 20000
+#          random derived datatypes and reports their size, bounds and where
+#          MPI_Pack and MPI_Unpack put each byte; comm_diff.c builds groups,
+#          communicators, Cartesian and graph topologies at 1, 3 and 6 ranks.
+#          Each is built with the three mpiccs; an answer fails when MPICH
+#          and Open MPI give the same one and shmpi another
+#          (test/external/diff_compare.py).  About a minute on 2 CPUs.
 # Sources are Debian's (deb.debian.org, orig tarballs, SHA-256 checked), so
 # this works where Debian's archive is the only network.  Nothing here runs
 # in CI (too long); run it before a release, or after changing the engine.
 #
 # usage: scripts/external-checks.sh [--build DIR] [--work DIR] CHECK...
-#   CHECK    mpich, hpcc, fftw, hypre, apps (hpcc fftw hypre) or all
+#   CHECK    mpich, hpcc, fftw, hypre, diff, apps (hpcc fftw hypre) or all
 #   --build  shmpi's build directory (default $SHMPI_BUILD_DIR, else build);
 #            it must be built (scripts/test.sh or ninja -C DIR)
 #   --work   where the sources are unpacked and built (default build-external;
@@ -42,15 +50,15 @@ while [[ $# -gt 0 ]]; do
     case $1 in
         --build) build=${2:?--build needs a directory}; shift 2 ;;
         --work) work=${2:?--work needs a directory}; shift 2 ;;
-        mpich | hpcc | fftw | hypre) checks+=("$1"); shift ;;
+        mpich | hpcc | fftw | hypre | diff) checks+=("$1"); shift ;;
         apps) checks+=(hpcc fftw hypre); shift ;;
-        all) checks+=(mpich hpcc fftw hypre); shift ;;
+        all) checks+=(mpich hpcc fftw hypre diff); shift ;;
         -h | --help) sed -n '3,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "external-checks.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
 if [[ ${#checks[@]} -eq 0 ]]; then
-    echo "external-checks.sh: name a check: mpich, hpcc, fftw, hypre, apps or all (see --help)" >&2
+    echo "external-checks.sh: name a check: mpich, hpcc, fftw, hypre, diff, apps or all (see --help)" >&2
     exit 2
 fi
 
@@ -283,6 +291,84 @@ check_hypre() {
         return 1
     fi
     echo "hypre: all $total test scripts match the saved results"
+}
+
+# --- shmpi beside MPICH and Open MPI ------------------------------------------
+# run_types EXE SEED OUT: dtype_diff's 20000 types of SEED into OUT, stepping
+# over a type that crashes the program (MPICH 4.0.2 divides by zero on some):
+# each crash restarts it after the type that crashed, which SKIP then leaves
+# out.  Prints the types left out; fails after 100 crashes.
+run_types() {
+    local exe=$1 seed=$2 out=$3 skip=',' start=0 before crash restarts=0
+    : >"$out"
+    : >"$out.err"
+    while :; do
+        before=$(wc -l <"$out")
+        SKIP=$skip "$exe" 20000 "$seed" "$start" >>"$out" 2>>"$out.err" && break
+        if ((++restarts > 100)); then
+            echo "external-checks.sh: $exe failed 100 times: $out.err" >&2
+            return 1
+        fi
+        crash=$start
+        if [[ $(wc -l <"$out") -gt $before ]]; then crash=$(($(tail -n 1 "$out" | cut -d' ' -f1) + 1)); fi
+        while [[ $skip == *",$crash,"* ]]; do crash=$((crash + 1)); done
+        [[ $crash -ge 20000 ]] && break
+        skip+="$crash,"
+        start=$crash
+    done
+    skip=${skip#,}
+    skip=${skip%,}
+    echo "${skip//,/ }"
+}
+
+check_diff() {
+    local dir=$work/diff name cc ok=0
+    declare -A compilers=([shmpi]=$mpicc [mpich]=mpicc.mpich [ompi]=mpicc.openmpi)
+    mkdir -p "$dir" || return 1
+    : >"$dir/build.log"
+    step "diff: build dtype_diff and comm_diff with shmpi's, MPICH's and Open MPI's mpicc"
+    for name in shmpi mpich ompi; do
+        cc=${compilers[$name]}
+        for prog in dtype_diff comm_diff; do
+            # (Open MPI's mpi.h makes GCC warn about MPI_UNWEIGHTED's array size.)
+            "$cc" -O2 -o "$dir/$prog-$name" "$repo/test/external/$prog.c" >>"$dir/build.log" 2>&1 || {
+                echo "external-checks.sh: $cc cannot build $prog: $dir/build.log" >&2
+                return 1
+            }
+        done
+    done
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 # Open MPI refuses root otherwise
+    local seed skipped np run
+    for seed in 1 2 3; do
+        step "diff: 20000 random datatypes, seed $seed"
+        for name in shmpi mpich ompi; do
+            skipped=$(run_types "$dir/dtype_diff-$name" "$seed" "$dir/dtype-$name-$seed.txt") || return 1
+            [[ -z $skipped ]] && continue
+            echo "$name crashed on types $skipped (left out; $dir/dtype-$name-$seed.txt.err)"
+            [[ $name == shmpi ]] && ok=1 # the others' crashes are theirs
+        done
+        python3 "$repo/test/external/diff_compare.py" dtype "$dir/dtype-shmpi-$seed.txt" \
+            "$dir/dtype-mpich-$seed.txt" "$dir/dtype-ompi-$seed.txt" || ok=1
+    done
+    for np in 1 3 6; do
+        step "diff: groups, communicators and topologies, $np ranks, 150 rounds"
+        for name in shmpi mpich ompi; do
+            case $name in
+                shmpi) run=("$mpirun") ;;
+                mpich) run=(mpirun.mpich) ;;
+                ompi) run=(mpirun.openmpi --oversubscribe) ;;
+            esac
+            mkdir -p "$dir/comm-$name-$np"
+            timeout 600 "${run[@]}" -n "$np" "$dir/comm_diff-$name" 150 "$dir/comm-$name-$np/out" \
+                >"$dir/comm-$name-$np.log" 2>&1 || {
+                echo "external-checks.sh: comm_diff failed under $name at $np ranks: $dir/comm-$name-$np.log" >&2
+                return 1
+            }
+        done
+        python3 "$repo/test/external/diff_compare.py" comm "$dir/comm-shmpi-$np/out" "$np" \
+            "$dir/comm-mpich-$np/out" "$dir/comm-ompi-$np/out" || ok=1
+    done
+    return "$ok"
 }
 
 summary=''

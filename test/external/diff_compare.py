@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""diff_compare.py: the verdict of scripts/external-checks.sh's `diff` check.
+
+    diff_compare.py dtype SHMPI_OUT PEER_OUT...
+    diff_compare.py comm SHMPI_PREFIX NRANKS PEER_PREFIX...
+
+dtype compares dtype_diff.c's lines, comm compares comm_diff.c's files
+(PREFIX.RANK, one block a round).  An entry fails when every peer MPI gives
+the same answer and shmpi another: two independent implementations that
+agree are taken to read the standard alike.  Where the peers disagree among
+themselves nothing is judged (they differ on what MPI leaves open, and each
+has bugs of its own).  Prints the failures (at most 20 of them) and one
+summary line; exits 1 when any entry failed, 2 on bad input.
+"""
+import re
+import sys
+
+FIELDS = ("size", "lb", "ext", "tlb", "text", "packed", "hash")
+
+
+def dtype_lines(path):
+    """{index: (description, {field: value}, flags)} of a dtype_diff output."""
+    entries = {}
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = re.match(r"(\d+) (.*) \| (.*)$", line.rstrip("\n"))
+            if not m:
+                continue
+            values = dict(re.findall(r"(\w+) (\S+)", m.group(3)))
+            entries[int(m.group(1))] = (m.group(2), values, values.get("flags", "-"))
+    return entries
+
+
+def dtype_key(entry):
+    """What must agree: the description (failed constructors are marked in
+    it) and the fields; the hash only where no long double padding is
+    copied."""
+    desc, values, flags = entry
+    fields = [f for f in FIELDS if f != "hash" or "l" not in flags]
+    return (desc,) + tuple(values.get(f) for f in fields)
+
+
+def compare_dtype(shmpi_path, peer_paths):
+    ours = dtype_lines(shmpi_path)
+    peers = [dtype_lines(p) for p in peer_paths]
+    compared = agreed = 0
+    failures = []
+    for i, entry in sorted(ours.items()):
+        if any(i not in p for p in peers):
+            continue  # a peer skipped it (it crashed there)
+        desc, values, flags = entry
+        # Empty types and types with empty parts: MPI leaves their bounds
+        # open (dtype_diff.c, flag z).
+        if values.get("size") == "0" or "z" in flags:
+            continue
+        compared += 1
+        theirs = {dtype_key(p[i]) for p in peers}
+        if len(theirs) != 1:
+            continue
+        agreed += 1
+        if dtype_key(entry) != next(iter(theirs)):
+            failures.append((i, entry, [p[i] for p in peers]))
+    for i, entry, others in failures[:20]:
+        print(f"type {i}: {entry[0]}")
+        print(f"   shmpi: {' '.join(f'{f} {entry[1].get(f)}' for f in FIELDS)}")
+        for path, other in zip(peer_paths, others):
+            print(f"   {path}: {' '.join(f'{f} {other[1].get(f)}' for f in FIELDS)}"
+                  + ("" if other[0] == entry[0] else f" ({other[0]})"))
+    print(f"dtype: {len(ours)} types, {compared} compared, the peers agree on {agreed}, "
+          f"shmpi differs from them on {len(failures)}")
+    return not failures
+
+
+def comm_blocks(prefix, rank):
+    """{round: [lines]} of one rank's comm_diff output."""
+    blocks, current = {}, None
+    with open(f"{prefix}.{rank}", encoding="utf-8", errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("== "):
+                current = int(line[3:])
+                blocks[current] = []
+            elif current is not None:
+                blocks[current].append(line)
+    return blocks
+
+
+def compare_comm(shmpi_prefix, nranks, peer_prefixes):
+    compared = agreed = 0
+    failures = []
+    for rank in range(nranks):
+        ours = comm_blocks(shmpi_prefix, rank)
+        peers = [comm_blocks(p, rank) for p in peer_prefixes]
+        for r, lines in sorted(ours.items()):
+            if any(r not in p for p in peers):
+                continue
+            compared += 1
+            theirs = {tuple(p[r]) for p in peers}
+            if len(theirs) != 1:
+                continue
+            agreed += 1
+            other = next(iter(theirs))
+            if tuple(lines) != other:
+                diff = [(a, b) for a, b in zip(lines, other) if a != b]
+                if len(lines) != len(other):
+                    diff.append((f"({len(lines)} lines)", f"({len(other)} lines)"))
+                failures.append((rank, r, diff))
+    for rank, r, diff in failures[:20]:
+        print(f"rank {rank} of {nranks}, round {r}:")
+        for a, b in diff[:4]:
+            print(f"   shmpi: {a}\n   peers: {b}")
+    print(f"comm ({nranks} ranks): {compared} rounds of a rank compared, the peers agree on {agreed}, "
+          f"shmpi differs from them on {len(failures)}")
+    return not failures
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[0] == "dtype":
+        return 0 if compare_dtype(argv[1], argv[2:]) else 1
+    if len(argv) >= 4 and argv[0] == "comm" and argv[2].isdigit():
+        return 0 if compare_comm(argv[1], int(argv[2]), argv[3:]) else 1
+    print(__doc__.split("\n\n")[1], file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
