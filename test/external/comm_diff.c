@@ -5,10 +5,10 @@
  * shmpi's, MPICH's and Open MPI's mpicc and run at the same rank count;
  * diff_compare.py reads the outputs.
  *
- *   mpirun -n N comm_diff ROUNDS PREFIX
+ *   mpirun -n N comm_diff ROUNDS PREFIX [START]
  *
- * Each rank writes PREFIX.RANK: for each round a line "== R", then what it
- * got from
+ * Each rank adds to PREFIX.RANK, for each round from START (default 0) on,
+ * a line "== R", then what it got from
  *   MPI_Comm_split (a color, MPI_UNDEFINED among them, and a key of its
  *     own), MPI_Comm_compare and an Allreduce over the new communicator;
  *   MPI_Group_incl, _union, _intersection, _difference, _excl,
@@ -313,12 +313,12 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     if (argc < 3 || np > MAX / 2) {
-        if (me == 0) fprintf(stderr, "usage: mpirun -n N comm_diff ROUNDS PREFIX (N up to %d)\n", MAX / 2);
+        if (me == 0) fprintf(stderr, "usage: mpirun -n N comm_diff ROUNDS PREFIX [START] (N up to %d)\n", MAX / 2);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     char path[4096];
     snprintf(path, sizeof path, "%s.%d", argv[2], me);
-    out = fopen(path, "w");
+    out = fopen(path, "a"); /* a run that starts at a later round adds to it */
     if (out == NULL) {
         perror(path);
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -327,7 +327,7 @@ int main(int argc, char **argv)
     MPI_Group world;
     MPI_Comm_group(MPI_COMM_WORLD, &world);
     const int rounds = atoi(argv[1]);
-    for (int round = 0; round < rounds; round++) {
+    for (int round = argc > 3 ? atoi(argv[3]) : 0; round < rounds; round++) {
         fprintf(out, "== %d\n", round);
         /* the split's color and key are the rank's own */
         state = 12345 + (uint64_t)round * 7919 + 1000003ULL * (uint64_t)me;

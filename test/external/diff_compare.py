@@ -4,14 +4,15 @@
     diff_compare.py dtype SHMPI_OUT PEER_OUT...
     diff_compare.py comm SHMPI_PREFIX NRANKS PEER_PREFIX...
 
-dtype compares dtype_diff.c's lines, comm compares comm_diff.c's files
-(PREFIX.RANK, one block a round).  An entry fails when every peer MPI gives
+dtype compares dtype_diff.c's lines, comm compares the files of comm_diff.c
+or coll_diff.c (PREFIX.RANK, one block a round).  An entry fails when every peer MPI gives
 the same answer and shmpi another: two independent implementations that
 agree are taken to read the standard alike.  Where the peers disagree among
 themselves nothing is judged (they differ on what MPI leaves open, and each
 has bugs of its own).  Prints the failures (at most 20 of them) and one
 summary line; exits 1 when any entry failed, 2 on bad input.
 """
+import os
 import re
 import sys
 
@@ -66,7 +67,7 @@ def compare_dtype(shmpi_path, peer_paths):
         for path, other in zip(peer_paths, others):
             print(f"   {path}: {' '.join(f'{f} {other[1].get(f)}' for f in FIELDS)}"
                   + ("" if other[0] == entry[0] else f" ({other[0]})"))
-    print(f"dtype: {len(ours)} types, {compared} compared, the peers agree on {agreed}, "
+    print(f"{os.path.basename(shmpi_path)}: {len(ours)} types, {compared} compared, the peers agree on {agreed}, "
           f"shmpi differs from them on {len(failures)}")
     return not failures
 
@@ -109,7 +110,7 @@ def compare_comm(shmpi_prefix, nranks, peer_prefixes):
         print(f"rank {rank} of {nranks}, round {r}:")
         for a, b in diff[:4]:
             print(f"   shmpi: {a}\n   peers: {b}")
-    print(f"comm ({nranks} ranks): {compared} rounds of a rank compared, the peers agree on {agreed}, "
+    print(f"{os.path.basename(shmpi_prefix)} ({nranks} ranks): {compared} rounds of a rank compared, the peers agree on {agreed}, "
           f"shmpi differs from them on {len(failures)}")
     return not failures
 

@@ -1,0 +1,343 @@
+/*
+ * coll_diff.c: collectives on random derived datatypes, described by the
+ * bytes they leave in the receive buffers, for scripts/external-checks.sh's
+ * `diff` check.  The same source is built with shmpi's, MPICH's and Open
+ * MPI's mpicc and run at the same rank count; diff_compare.py reads the
+ * outputs.
+ *
+ *   mpirun -n N coll_diff ROUNDS PREFIX [START]
+ *
+ * Each round draws (alike on every rank) a derived datatype whose elements
+ * never overlap (strides and displacements grow, resized only widens), a
+ * count, a root and counts per rank, and runs Bcast, Gather, Scatter,
+ * Allgather, Alltoall, Gatherv, Scatterv, Allgatherv, Alltoallv and a
+ * Sendrecv ring with it; then Reduce, Allreduce (MPI_BXOR, MPI_MAX, MPI_MINLOC
+ * on MPI_2INT), Scan, Exscan and Reduce_scatter_block on as many ints as the
+ * type's bytes.  Send buffers hold bytes that depend on the rank and
+ * the offset; receive buffers start as 0xEE, gaps included, so a byte
+ * written where the type has a gap shows.  Each rank adds to PREFIX.RANK,
+ * per round from START (default 0) on, "== R", the type and then "OP HASH"
+ * lines, HASH an FNV-1a hash of the receive buffer's every byte.  Messages reach a few MiB, so the
+ * pipelined and single-copy paths are taken too.
+ */
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t state;
+static unsigned rnd(unsigned n)
+{
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (unsigned)((state >> 33) % n);
+}
+static int irnd(int lo, int hi) { return lo + (int)rnd((unsigned)(hi - lo + 1)); }
+
+static FILE *out;
+enum { DESC = 4096 };
+
+static void add(char *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(char *d, const char *fmt, ...)
+{
+    size_t n = strlen(d);
+    if (n + 1 >= DESC) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d + n, DESC - n, fmt, ap);
+    va_end(ap);
+}
+
+static MPI_Aint extent_of(MPI_Datatype t)
+{
+    MPI_Aint lb, ext;
+    MPI_Type_get_extent(t, &lb, &ext);
+    return ext;
+}
+
+/* A random type without overlapping parts: every constructor places its
+ * copies of the old type at growing offsets, at least one extent apart. */
+static MPI_Datatype make(int depth, char *d)
+{
+    MPI_Datatype t, old;
+    if (depth == 0 || rnd(3) == 0) {
+        static const char *names[] = {"int", "char", "double", "short_int", "double_int", "2int"};
+        int k = (int)rnd(6);
+        MPI_Datatype b = k == 0 ? MPI_INT : k == 1 ? MPI_CHAR : k == 2 ? MPI_DOUBLE : k == 3 ? MPI_SHORT_INT
+                       : k == 4 ? MPI_DOUBLE_INT : MPI_2INT;
+        MPI_Type_dup(b, &t);
+        add(d, "%s", names[k]);
+        return t;
+    }
+    char sub[DESC] = "";
+    int kind = (int)rnd(9), c = irnd(1, 4), b = irnd(1, 3), gap = irnd(0, 2), n = irnd(1, 3), bl[3], di[3];
+    MPI_Aint ad[3], grow = irnd(0, 12), shift = irnd(0, 8);
+    int sizes[2], subs[2], starts[2], nd = irnd(1, 2), order = rnd(2) ? MPI_ORDER_C : MPI_ORDER_FORTRAN;
+    for (int i = 0; i < nd; i++) {
+        sizes[i] = irnd(1, 4);
+        subs[i] = irnd(1, sizes[i]);
+        starts[i] = irnd(0, sizes[i] - subs[i]);
+    }
+    for (int i = 0; i < n; i++) bl[i] = irnd(1, 2); /* no empty parts: MPI leaves their bounds open */
+    old = make(depth - 1, sub);
+    const MPI_Aint ext = extent_of(old);
+    switch (kind) {
+    case 0: MPI_Type_contiguous(c, old, &t); add(d, "contig(%d,", c); break;
+    case 1: MPI_Type_vector(c, b, b + gap, old, &t); add(d, "vector(%d,%d,%d,", c, b, b + gap); break;
+    case 2:
+        MPI_Type_create_hvector(c, b, b * ext + grow, old, &t);
+        add(d, "hvector(%d,%d,%ld,", c, b, (long)(b * ext + grow));
+        break;
+    case 3:
+        for (int i = 0, at = irnd(0, 2); i < n; i++) { di[i] = at; at += bl[i] + irnd(0, 2); }
+        MPI_Type_indexed(n, bl, di, old, &t);
+        add(d, "indexed(");
+        for (int i = 0; i < n; i++) add(d, "%d:%d ", bl[i], di[i]);
+        add(d, ",");
+        break;
+    case 4: {
+        MPI_Aint at = irnd(0, 9);
+        for (int i = 0; i < n; i++) { ad[i] = at; at += bl[i] * ext + irnd(0, 9); }
+        MPI_Type_create_hindexed(n, bl, ad, old, &t);
+        add(d, "hindexed(");
+        for (int i = 0; i < n; i++) add(d, "%d:%ld ", bl[i], (long)ad[i]);
+        add(d, ",");
+        break;
+    }
+    case 5:
+        for (int i = 0, at = irnd(0, 2); i < n; i++) { di[i] = at; at += b + irnd(0, 2); }
+        MPI_Type_create_indexed_block(n, b, di, old, &t);
+        add(d, "indexed_block(%d;", b);
+        for (int i = 0; i < n; i++) add(d, "%d ", di[i]);
+        add(d, ",");
+        break;
+    case 6: {
+        /* the old type, then basic types after it */
+        MPI_Datatype ty[3];
+        MPI_Aint at = irnd(0, 9);
+        int lens[3];
+        for (int i = 0; i < n; i++) {
+            ty[i] = i == 0 ? old : rnd(2) ? MPI_INT : MPI_DOUBLE;
+            lens[i] = i == 0 ? b : bl[i];
+            ad[i] = at;
+            at += lens[i] * extent_of(ty[i]) + irnd(0, 9);
+        }
+        MPI_Type_create_struct(n, lens, ad, ty, &t);
+        add(d, "struct(");
+        for (int i = 0; i < n; i++) add(d, "%d:%ld:%s ", lens[i], (long)ad[i], i == 0 ? "*" : ty[i] == MPI_INT ? "int" : "double");
+        add(d, ",");
+        break;
+    }
+    case 7: {
+        MPI_Aint lb, e, tlb, text;
+        MPI_Type_get_extent(old, &lb, &e);
+        MPI_Type_get_true_extent(old, &tlb, &text);
+        /* widen only: the new bounds hold the old ones */
+        MPI_Aint nlb = (lb < tlb ? lb : tlb) - shift, nub = (lb + e > tlb + text ? lb + e : tlb + text) + grow;
+        MPI_Type_create_resized(old, nlb, nub - nlb, &t);
+        add(d, "resized(%ld,%ld,", (long)nlb, (long)(nub - nlb));
+        break;
+    }
+    default:
+        MPI_Type_create_subarray(nd, sizes, subs, starts, order, old, &t);
+        add(d, "subarray(%s;", order == MPI_ORDER_C ? "C" : "F");
+        for (int i = 0; i < nd; i++) add(d, "%d/%d@%d ", sizes[i], subs[i], starts[i]);
+        add(d, ",");
+        break;
+    }
+    add(d, "%s)", sub);
+    MPI_Type_free(&old);
+    /* Explicit bounds around the data, the extent a multiple of 16: MPI
+     * rounds an extent up to its types' alignment (MPI-3.1 4.1.6), which
+     * MPICH does for structs only, so without them MPICH's elements land
+     * elsewhere and the round says nothing (dtype_diff.c compares extents). */
+    MPI_Aint tlb, text;
+    MPI_Datatype r;
+    MPI_Type_get_true_extent(t, &tlb, &text);
+    MPI_Type_create_resized(t, tlb, (text + 15) / 16 * 16, &r);
+    MPI_Type_free(&t);
+    return r;
+}
+
+/* A buffer for elements [0, n) of t, and the offset of element 0 in it. */
+struct region {
+    unsigned char *mem;
+    size_t bytes;
+    MPI_Aint origin;
+};
+
+static struct region region_for(MPI_Datatype t, long n)
+{
+    MPI_Aint lb, ext, tlb, text;
+    MPI_Type_get_extent(t, &lb, &ext);
+    MPI_Type_get_true_extent(t, &tlb, &text);
+    struct region r;
+    r.origin = -tlb;
+    r.bytes = n > 0 ? (size_t)((n - 1) * ext + text) : 0;
+    r.mem = malloc(r.bytes + 1);
+    return r;
+}
+
+static void fill(struct region *r, int rank)
+{
+    for (size_t i = 0; i < r->bytes; i++) r->mem[i] = (unsigned char)(i * 7 + (size_t)rank * 61 + 1);
+}
+
+static void clear(struct region *r) { memset(r->mem, 0xEE, r->bytes); }
+
+static void report(const char *op, const struct region *r)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < r->bytes; i++) h = (h ^ r->mem[i]) * 1099511628211ULL;
+    fprintf(out, "%s %016llx\n", op, (unsigned long long)h);
+}
+
+static void *at(struct region *r) { return r->mem + r->origin; }
+
+static void round_of(int me, int np, int round)
+{
+    state = 4242 + (uint64_t)round * 104729;
+    char desc[DESC] = "";
+    MPI_Datatype t = make(3, desc);
+    MPI_Type_commit(&t);
+    int size;
+    MPI_Type_size(t, &size);
+    /* counts from one element to a few MiB a rank */
+    static const long scale[] = {1, 2, 3, 17, 300, 5000, 40000};
+    long c = scale[rnd(7)];
+    while (c > 1 && c * (long)extent_of(t) * np > (8L << 20)) c /= 4;
+    const int root = (int)rnd((unsigned)np);
+    int counts[64], displs[64], rcounts[64], rdispls[64], total = 0;
+    for (int i = 0; i < np; i++) {
+        counts[i] = (int)rnd((unsigned)c + 1);
+        displs[i] = total + (int)rnd(3);
+        total = displs[i] + counts[i];
+    }
+    fprintf(out, "type %s, count %ld, root %d, size %d\n", desc, c, root, size);
+
+    struct region one = region_for(t, c), all = region_for(t, c * np), big = region_for(t, total > 0 ? total : 1);
+    struct region sone = region_for(t, c), sall = region_for(t, c * np), sbig = region_for(t, total > 0 ? total : 1);
+    fill(&sone, me);
+    fill(&sall, me);
+    fill(&sbig, me);
+
+    clear(&one);
+    if (me == root) memcpy(one.mem, sone.mem, one.bytes);
+    MPI_Bcast(at(&one), (int)c, t, root, MPI_COMM_WORLD);
+    report("bcast", &one);
+
+    clear(&all);
+    MPI_Gather(at(&sone), (int)c, t, at(&all), (int)c, t, root, MPI_COMM_WORLD);
+    if (me == root) report("gather", &all);
+
+    clear(&one);
+    MPI_Scatter(at(&sall), (int)c, t, at(&one), (int)c, t, root, MPI_COMM_WORLD);
+    report("scatter", &one);
+
+    clear(&all);
+    MPI_Allgather(at(&sone), (int)c, t, at(&all), (int)c, t, MPI_COMM_WORLD);
+    report("allgather", &all);
+
+    const long per = c / np > 0 ? c / np : 1; /* per * np <= c * np elements */
+    clear(&all);
+    MPI_Alltoall(at(&sall), (int)per, t, at(&all), (int)per, t, MPI_COMM_WORLD);
+    report("alltoall", &all);
+
+    clear(&big);
+    MPI_Gatherv(at(&sone), counts[me], t, at(&big), counts, displs, t, root, MPI_COMM_WORLD);
+    if (me == root) report("gatherv", &big);
+
+    clear(&one);
+    MPI_Scatterv(at(&sbig), counts, displs, t, at(&one), counts[me], t, root, MPI_COMM_WORLD);
+    report("scatterv", &one);
+
+    clear(&big);
+    MPI_Allgatherv(at(&sone), counts[me], t, at(&big), counts, displs, t, MPI_COMM_WORLD);
+    report("allgatherv", &big);
+
+    /* alltoallv: rank i sends (i + j) % 3 * per / 2 elements to j */
+    {
+        int sc[64], sd[64], s = 0, r = 0;
+        for (int j = 0; j < np; j++) {
+            sc[j] = (int)(((me + j) % 3) * per / 2);
+            sd[j] = s;
+            s += sc[j];
+            rcounts[j] = (int)(((j + me) % 3) * per / 2);
+            rdispls[j] = r + 1;
+            r += rcounts[j] + 1;
+        }
+        struct region rv = region_for(t, r + 1);
+        clear(&rv);
+        MPI_Alltoallv(at(&sall), sc, sd, t, at(&rv), rcounts, rdispls, t, MPI_COMM_WORLD);
+        report("alltoallv", &rv);
+        free(rv.mem);
+    }
+
+    clear(&one);
+    MPI_Sendrecv(at(&sone), (int)c, t, (me + 1) % np, 7, at(&one), (int)c, t, (me + np - 1) % np, 7, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    report("sendrecv", &one);
+
+    /* Reductions take predefined types only: MPI-3.1 5.9.2 gives the
+     * predefined operations no derived types (shmpi accepts those built of
+     * one basic type, MPICH and Open MPI refuse them). */
+    {
+        const int ci = (int)(c * size / 8 + 1); /* ints: from one to about a MiB */
+        int *si = malloc(sizeof(int) * 2 * (size_t)ci * (size_t)np), *ri = malloc(sizeof(int) * 2 * (size_t)ci * (size_t)np);
+        struct region view = {(unsigned char *)ri, sizeof(int) * 2 * (size_t)ci, 0};
+        for (int i = 0; i < 2 * ci * np; i++) si[i] = (int)((i * 5 + me * 3) % 17) - 8;
+#define REDUCTION(name, call)                                                                                          \
+        do {                                                                                                           \
+            memset(ri, 0xEE, sizeof(int) * 2 * (size_t)ci * (size_t)np);                                               \
+            call;                                                                                                      \
+            report(name, &view);                                                                                       \
+        } while (0)
+        memset(ri, 0xEE, sizeof(int) * 2 * (size_t)ci * (size_t)np);
+        MPI_Reduce(si, ri, ci, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
+        if (me == root) report("reduce_sum", &view);
+        REDUCTION("allreduce_bxor", MPI_Allreduce(si, ri, ci, MPI_INT, MPI_BXOR, MPI_COMM_WORLD));
+        REDUCTION("allreduce_minloc", MPI_Allreduce(si, ri, ci, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD));
+        REDUCTION("allreduce_max", MPI_Allreduce(si, ri, ci, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+        REDUCTION("scan_sum", MPI_Scan(si, ri, ci, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        REDUCTION("reduce_scatter_block", MPI_Reduce_scatter_block(si, ri, ci / np + 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        if (me > 0) /* Exscan leaves rank 0's buffer undefined */
+            REDUCTION("exscan_sum", MPI_Exscan(si, ri, ci, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        else
+            MPI_Exscan(si, ri, ci, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+#undef REDUCTION
+        free(si);
+        free(ri);
+    }
+
+    free(one.mem); free(all.mem); free(big.mem); free(sone.mem); free(sall.mem); free(sbig.mem);
+    MPI_Type_free(&t);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int me, np;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    if (argc < 3 || np > 64) {
+        if (me == 0) fprintf(stderr, "usage: mpirun -n N coll_diff ROUNDS PREFIX [START] (N up to 64)\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s.%d", argv[2], me);
+    out = fopen(path, "a"); /* a run that starts at a later round adds to it */
+    if (out == NULL) {
+        perror(path);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    setvbuf(out, NULL, _IOLBF, 0);
+    const int rounds = atoi(argv[1]);
+    for (int r = argc > 3 ? atoi(argv[3]) : 0; r < rounds; r++) {
+        fprintf(out, "== %d\n", r);
+        round_of(me, np, r);
+    }
+    fclose(out);
+    MPI_Finalize();
+    return 0;
+}
