@@ -10,9 +10,11 @@
  * Each round draws (alike on every rank) a derived datatype whose elements
  * never overlap (strides and displacements grow, resized only widens), a
  * count, a root and counts per rank, and runs Bcast, Gather, Scatter,
- * Allgather, Alltoall, Gatherv, Scatterv, Allgatherv, Alltoallv and a
- * Sendrecv ring with it; then Reduce, Allreduce (MPI_BXOR, MPI_MAX, MPI_MINLOC
- * on MPI_2INT), Scan, Exscan and Reduce_scatter_block on as many ints as the
+ * Allgather, Alltoall, Gatherv, Scatterv, Allgatherv, Alltoallv, a Sendrecv
+ * ring, Ibcast, Igatherv, Iallgather, Ialltoall, Alltoallw and
+ * Neighbor_allgather and _alltoall on a periodic ring with it; then Reduce,
+ * Allreduce (MPI_BXOR, MPI_MAX, MPI_MINLOC on MPI_2INT), Iallreduce, Scan,
+ * Exscan, Reduce_scatter and Reduce_scatter_block on as many ints as the
  * type's bytes.  Send buffers hold bytes that depend on the rank and
  * the offset; receive buffers start as 0xEE, gaps included, so a byte
  * written where the type has a gap shows.  Each rank adds to PREFIX.RANK,
@@ -206,7 +208,7 @@ static void round_of(int me, int np, int round)
     /* counts from one element to a few MiB a rank */
     static const long scale[] = {1, 2, 3, 17, 300, 5000, 40000};
     long c = scale[rnd(7)];
-    while (c > 1 && c * (long)extent_of(t) * np > (8L << 20)) c /= 4;
+    while (c > 1 && c * (long)extent_of(t) * (np > 2 ? np : 2) > (8L << 20)) c /= 4;
     const int root = (int)rnd((unsigned)np);
     int counts[64], displs[64], rcounts[64], rdispls[64], total = 0;
     for (int i = 0; i < np; i++) {
@@ -218,9 +220,11 @@ static void round_of(int me, int np, int round)
 
     struct region one = region_for(t, c), all = region_for(t, c * np), big = region_for(t, total > 0 ? total : 1);
     struct region sone = region_for(t, c), sall = region_for(t, c * np), sbig = region_for(t, total > 0 ? total : 1);
+    struct region sbig2 = region_for(t, 2 * c);
     fill(&sone, me);
     fill(&sall, me);
     fill(&sbig, me);
+    fill(&sbig2, me);
 
     clear(&one);
     if (me == root) memcpy(one.mem, sone.mem, one.bytes);
@@ -279,6 +283,60 @@ static void round_of(int me, int np, int round)
                  MPI_STATUS_IGNORE);
     report("sendrecv", &one);
 
+    /* the nonblocking forms, Alltoallw, and the neighborhood collectives
+     * on a periodic ring */
+    {
+        MPI_Request rq;
+        clear(&one);
+        if (me == root) memcpy(one.mem, sone.mem, one.bytes);
+        MPI_Ibcast(at(&one), (int)c, t, root, MPI_COMM_WORLD, &rq);
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        report("ibcast", &one);
+
+        clear(&big);
+        MPI_Igatherv(at(&sone), counts[me], t, at(&big), counts, displs, t, root, MPI_COMM_WORLD, &rq);
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        if (me == root) report("igatherv", &big);
+
+        clear(&all);
+        MPI_Iallgather(at(&sone), (int)c, t, at(&all), (int)c, t, MPI_COMM_WORLD, &rq);
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        report("iallgather", &all);
+
+        clear(&all);
+        MPI_Ialltoall(at(&sall), (int)per, t, at(&all), (int)per, t, MPI_COMM_WORLD, &rq);
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        report("ialltoall", &all);
+
+        /* Alltoallw: byte displacements, every block one element apart */
+        int wc[64], wsd[64], wrd[64];
+        MPI_Datatype wt[64];
+        const MPI_Aint ext = extent_of(t);
+        for (int j = 0; j < np; j++) {
+            wc[j] = (int)(per > 1 ? (j + me) % 2 + per / 2 : 1);
+            wsd[j] = (int)(j * per * ext);
+            wrd[j] = (int)((np - 1 - j) * per * ext);
+            wt[j] = t;
+        }
+        /* (what j sends me, (j + me) % 2 + per / 2, is my wc[j]) */
+        clear(&all);
+        MPI_Alltoallw(at(&sall), wc, wsd, wt, at(&all), wc, wrd, wt, MPI_COMM_WORLD);
+        report("alltoallw", &all);
+
+        MPI_Comm ring;
+        int dims[1] = {np}, periods[1] = {1};
+        MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+        struct region two = region_for(t, 2 * c); /* the left neighbour's, then the right one's */
+        clear(&two);
+        MPI_Neighbor_allgather(at(&sone), (int)c, t, at(&two), (int)c, t, ring);
+        report("neighbor_allgather", &two);
+        clear(&two);
+        MPI_Neighbor_alltoall(at(&sbig2), (int)c, t, at(&two), (int)c, t, ring);
+        report("neighbor_alltoall", &two);
+        free(two.mem);
+        MPI_Comm_free(&ring);
+    }
+
     /* Reductions take predefined types only: MPI-3.1 5.9.2 gives the
      * predefined operations no derived types (shmpi accepts those built of
      * one basic type, MPICH and Open MPI refuse them). */
@@ -301,6 +359,14 @@ static void round_of(int me, int np, int round)
         REDUCTION("allreduce_max", MPI_Allreduce(si, ri, ci, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
         REDUCTION("scan_sum", MPI_Scan(si, ri, ci, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
         REDUCTION("reduce_scatter_block", MPI_Reduce_scatter_block(si, ri, ci / np + 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        {
+            int rc[64];
+            for (int j = 0; j < np; j++) rc[j] = (ci / np) * (j % 3) / 2 + (j == 0);
+            REDUCTION("reduce_scatter", MPI_Reduce_scatter(si, ri, rc, MPI_INT, MPI_PROD, MPI_COMM_WORLD));
+            MPI_Request rq;
+            REDUCTION("iallreduce", MPI_Iallreduce(si, ri, ci, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq);
+                      MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        }
         if (me > 0) /* Exscan leaves rank 0's buffer undefined */
             REDUCTION("exscan_sum", MPI_Exscan(si, ri, ci, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
         else
@@ -310,7 +376,7 @@ static void round_of(int me, int np, int round)
         free(ri);
     }
 
-    free(one.mem); free(all.mem); free(big.mem); free(sone.mem); free(sall.mem); free(sbig.mem);
+    free(one.mem); free(all.mem); free(big.mem); free(sone.mem); free(sall.mem); free(sbig.mem); free(sbig2.mem);
     MPI_Type_free(&t);
 }
 
