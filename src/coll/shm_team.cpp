@@ -311,11 +311,12 @@ void ShmTeam::wait_slow(bool (*done)(void*), void* state) {
         } while (Clock::now() < start + transport_.policy().spin && !transport_.crowded());
     }
     // 2. Yield: give the core to a rank that may be the one we wait for.
+    const auto yield_until = start + transport_.yield_budget();
     do {
         if (look()) return;
         leave_if_aborting();
         sched_yield();
-    } while (Clock::now() < start + transport_.policy().yield);
+    } while (Clock::now() < yield_until);
     // 3. Sleep on our doorbell until a flag writer (or a point-to-point
     //    sender, or the abort) rings it.
     shm::RankSlot& me = *slots_[static_cast<std::size_t>(me_)];

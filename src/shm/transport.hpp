@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <sys/uio.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -253,6 +254,27 @@ public:
         // Relaxed: a hint; either answer is correct, one is faster.
         return oversubscribed_ && header_->awake.load(std::memory_order_relaxed) > cpus_;
     }
+    /// How long a wait yields before it sleeps: SHMPI_YIELD_US while at most
+    /// 16 ranks per CPU are awake; beyond, one more period for each 8 more
+    /// ranks per CPU, up to kLongestYieldFactor periods.  A collective over
+    /// r ranks per CPU takes a turn of every one of them, about 60 us per
+    /// rank per CPU on the 2-CPU VM of docs/BENCHMARKS.md; once that outlasts
+    /// the yields, its ranks fall asleep between calls, and each sleep (a
+    /// membarrier, a futex call, a wake-up) made the calls slower still.
+    /// A loop of Barriers at 48 and 64 ranks on 2 CPUs took 2.0-3.6 ms a
+    /// call with 1 ms of yields, 0.7-1.5 ms with this budget, where Open MPI
+    /// took 1.1-1.8 ms; one busy rank among 63 that wait for it lost 7 %
+    /// (docs/BENCHMARKS.md, "Waits of many ranks on few CPUs").
+    std::chrono::nanoseconds yield_budget() const {
+        if (!oversubscribed_) return policy_.yield;
+        // Relaxed: a hint read once a wait, like crowded().
+        const std::int64_t awake = header_->awake.load(std::memory_order_relaxed);
+        const std::int64_t step = std::int64_t{kRanksPerCpuPerYieldStep} * cpus_;
+        if (awake <= 2 * step) return policy_.yield;
+        return policy_.yield * std::min<std::int64_t>(awake - step, kLongestYieldFactor * step) / step;
+    }
+    static constexpr int kRanksPerCpuPerYieldStep = 8;
+    static constexpr int kLongestYieldFactor = 16;
     /// A poll of the program's own that found nothing (MPI_Test, MPI_Iprobe
     /// and the like, called in a loop): when crowded, the CPU goes to
     /// another rank, perhaps the one the program waits for, as the waits
@@ -400,7 +422,7 @@ void Transport::wait(Poll&& poll) {
         } while (Clock::now() < start + policy_.spin && !crowded());
     }
     // 2. Yield: give the core to a rank that may be the one we wait for.
-    auto yield_until = start + policy_.yield;
+    auto yield_until = start + yield_budget();
     const std::function<bool()> fn = [&poll] { return poll(); };
     for (;;) {
         do {
@@ -423,7 +445,7 @@ void Transport::wait(Poll&& poll) {
         // pieces spent more time in those barriers than in its copies
         // (64 MiB through a 4 KiB stream: 75,000 of them, 8 s of system
         // time, 4x slower).
-        yield_until = Clock::now() + policy_.yield;
+        yield_until = Clock::now() + yield_budget();
     }
 }
 

@@ -14,6 +14,10 @@
 // Transport::missed, what a test or nonblocking probe that found nothing
 // calls: while ranks outnumber CPUs it gives the CPU away, but at most once
 // per kPollYieldPeriod, and never otherwise.
+//
+// Transport::yield_budget, how long a wait yields before it sleeps: the
+// yield period while at most 16 ranks per CPU are awake, then one period
+// more for each 8 more ranks per CPU, up to 16 periods.
 #include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,6 +31,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "../attach_rank.hpp"
 #include "shm/segment.hpp"
@@ -187,6 +192,40 @@ TEST(Wait, APollThatFindsNothingKeepsTheCpuWhenRanksHaveOneEach) {
     if (!seg) GTEST_SKIP() << "no usable shared memory: " << why;
     const std::string line = poll_for_a_while(*seg, 2);
     EXPECT_EQ(line.substr(0, 4), "0 0 ") << line;
+}
+
+/// Rank 0 of the 2-rank `seg`, with `cpus` CPUs in the header: its
+/// yield_budget() in microseconds for each count of awake ranks, stored in
+/// the header before each look, as one line.
+std::string budgets(shm::Segment& seg, std::uint32_t cpus, const std::vector<int>& awake) {
+    seg.header().cpus = cpus;
+    const shmpi_test::Child rank = spawn_rank(seg, 0, [&](shm::Transport& t) {
+        std::string line;
+        for (int a : awake) {
+            seg.header().awake.store(a, std::memory_order_relaxed);
+            const auto us = std::chrono::duration_cast<std::chrono::microseconds>(t.yield_budget()).count();
+            line += (line.empty() ? "" : " ") + std::to_string(us);
+        }
+        return line;
+    });
+    return report(rank);
+}
+
+TEST(Wait, TheYieldBudgetGrowsWithTheAwakeRanksPerCpu) {
+    std::string why;
+    std::optional<shm::Segment> seg = two_rank_segment(why);
+    if (!seg) GTEST_SKIP() << "no usable shared memory: " << why;
+    // 2 ranks on 1 CPU: oversubscribed.  Up to 16 awake: the period as
+    // set (kYieldUs); 17, 24 and 32: 9/8, 2 and 3 times; 136 and more: 16.
+    EXPECT_EQ(budgets(*seg, 1, {2, 16, 17, 24, 32, 136, 100000}), "1000 1000 1125 2000 3000 16000 16000");
+}
+
+TEST(Wait, TheYieldBudgetStaysWhenRanksHaveACpuEach) {
+    std::string why;
+    std::optional<shm::Segment> seg = two_rank_segment(why);
+    if (!seg) GTEST_SKIP() << "no usable shared memory: " << why;
+    // 2 ranks on 2 CPUs are not oversubscribed, whatever the awake count says.
+    EXPECT_EQ(budgets(*seg, 2, {2, 100}), "1000 1000");
 }
 
 }  // namespace
