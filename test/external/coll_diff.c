@@ -22,34 +22,11 @@
  * lines, HASH an FNV-1a hash of the receive buffer's every byte.  Messages reach a few MiB, so the
  * pipelined and single-copy paths are taken too.
  */
-#include <mpi.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-static uint64_t state;
-static unsigned rnd(unsigned n)
-{
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (unsigned)((state >> 33) % n);
-}
-static int irnd(int lo, int hi) { return lo + (int)rnd((unsigned)(hi - lo + 1)); }
+#include "diff_common.h"
 
 static FILE *out;
-enum { DESC = 4096 };
-
-static void add(char *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(char *d, const char *fmt, ...)
-{
-    size_t n = strlen(d);
-    if (n + 1 >= DESC) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(d + n, DESC - n, fmt, ap);
-    va_end(ap);
-}
 
 static MPI_Aint extent_of(MPI_Datatype t)
 {
@@ -390,14 +367,7 @@ int main(int argc, char **argv)
         if (me == 0) fprintf(stderr, "usage: mpirun -n N coll_diff ROUNDS PREFIX [START] (N up to 64)\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    char path[4096];
-    snprintf(path, sizeof path, "%s.%d", argv[2], me);
-    out = fopen(path, "a"); /* a run that starts at a later round adds to it */
-    if (out == NULL) {
-        perror(path);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    setvbuf(out, NULL, _IOLBF, 0);
+    out = open_rank_file(argv[2], me);
     const int rounds = atoi(argv[1]);
     for (int r = argc > 3 ? atoi(argv[3]) : 0; r < rounds; r++) {
         fprintf(out, "== %d\n", r);

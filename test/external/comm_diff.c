@@ -28,19 +28,11 @@
  * as numbers, MPI_PROC_NULL as "null" and MPI_UNDEFINED as "undef", since
  * the constants differ between implementations.
  */
-#include <mpi.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 
-enum { MAX = 64 };
+#include "diff_common.h"
 
-static uint64_t state;
-static unsigned rnd(unsigned n)
-{
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (unsigned)((state >> 33) % n);
-}
+enum { MAX = 64 };
 
 static FILE *out;
 
@@ -316,14 +308,7 @@ int main(int argc, char **argv)
         if (me == 0) fprintf(stderr, "usage: mpirun -n N comm_diff ROUNDS PREFIX [START] (N up to %d)\n", MAX / 2);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    char path[4096];
-    snprintf(path, sizeof path, "%s.%d", argv[2], me);
-    out = fopen(path, "a"); /* a run that starts at a later round adds to it */
-    if (out == NULL) {
-        perror(path);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    setvbuf(out, NULL, _IOLBF, 0); /* a hang or crash loses no finished line */
+    out = open_rank_file(argv[2], me);
     MPI_Group world;
     MPI_Comm_group(MPI_COMM_WORLD, &world);
     const int rounds = atoi(argv[1]);

@@ -26,20 +26,9 @@
  * scripts/external-checks.sh uses it to step over a type that crashes one
  * implementation.
  */
-#include <mpi.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-static uint64_t state;
-static unsigned rnd(unsigned n)
-{
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (unsigned)((state >> 33) % n);
-}
-static int irnd(int lo, int hi) { return lo + (int)rnd((unsigned)(hi - lo + 1)); }
+#include "diff_common.h"
 
 static int empty_part, has_long_double;
 
@@ -74,19 +63,6 @@ static MPI_Datatype basic(const char **name)
     }
 }
 
-/* Appends printf-style text to the description being built. */
-static void add(char *d, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void add(char *d, size_t cap, const char *fmt, ...)
-{
-    size_t n = strlen(d);
-    if (n + 1 >= cap) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(d + n, cap - n, fmt, ap);
-    va_end(ap);
-}
-
-enum { DESC = 8192 };
 
 /* A random type of at most `depth` constructor levels, its description
  * appended to d.  The caller frees it. */
@@ -96,7 +72,7 @@ static MPI_Datatype make(int depth, char *d)
     const char *name;
     if (depth == 0 || rnd(4) == 0) {
         MPI_Type_dup(basic(&name), &t);
-        add(d, DESC, "%s", name);
+        add(d, "%s", name);
         return t;
     }
     /* the constructor's own arguments come first, then the old type */
@@ -155,61 +131,61 @@ static MPI_Datatype make(int depth, char *d)
     MPI_Type_size(old, &old_size);
     if (old_size == 0) empty_part = 1;
     switch (kind) {
-    case 0: rc = MPI_Type_contiguous(c, old, &t); add(d, DESC, "contig(%d,", c); break;
-    case 1: rc = MPI_Type_vector(c, b, (int)s, old, &t); add(d, DESC, "vector(%d,%d,%ld,", c, b, (long)s); break;
-    case 2: rc = MPI_Type_create_hvector(c, b, s, old, &t); add(d, DESC, "hvector(%d,%d,%ld,", c, b, (long)s); break;
+    case 0: rc = MPI_Type_contiguous(c, old, &t); add(d, "contig(%d,", c); break;
+    case 1: rc = MPI_Type_vector(c, b, (int)s, old, &t); add(d, "vector(%d,%d,%ld,", c, b, (long)s); break;
+    case 2: rc = MPI_Type_create_hvector(c, b, s, old, &t); add(d, "hvector(%d,%d,%ld,", c, b, (long)s); break;
     case 3:
         rc = MPI_Type_indexed(n, bl, di, old, &t);
-        add(d, DESC, "indexed(");
-        for (int i = 0; i < n; i++) add(d, DESC, "%d:%d ", bl[i], di[i]);
-        add(d, DESC, ",");
+        add(d, "indexed(");
+        for (int i = 0; i < n; i++) add(d, "%d:%d ", bl[i], di[i]);
+        add(d, ",");
         break;
     case 4:
         rc = MPI_Type_create_hindexed(n, bl, ad, old, &t);
-        add(d, DESC, "hindexed(");
-        for (int i = 0; i < n; i++) add(d, DESC, "%d:%ld ", bl[i], (long)ad[i]);
-        add(d, DESC, ",");
+        add(d, "hindexed(");
+        for (int i = 0; i < n; i++) add(d, "%d:%ld ", bl[i], (long)ad[i]);
+        add(d, ",");
         break;
     case 5:
         rc = MPI_Type_create_indexed_block(n, b, di, old, &t);
-        add(d, DESC, "indexed_block(%d;", b);
-        for (int i = 0; i < n; i++) add(d, DESC, "%d ", di[i]);
-        add(d, DESC, ",");
+        add(d, "indexed_block(%d;", b);
+        for (int i = 0; i < n; i++) add(d, "%d ", di[i]);
+        add(d, ",");
         break;
     case 6:
         rc = MPI_Type_create_hindexed_block(n, b, ad, old, &t);
-        add(d, DESC, "hindexed_block(%d;", b);
-        for (int i = 0; i < n; i++) add(d, DESC, "%ld ", (long)ad[i]);
-        add(d, DESC, ",");
+        add(d, "hindexed_block(%d;", b);
+        for (int i = 0; i < n; i++) add(d, "%ld ", (long)ad[i]);
+        add(d, ",");
         break;
     case 7:
         ft[0] = old;
         rc = MPI_Type_create_struct(n, bl, ad, ft, &t);
-        add(d, DESC, "struct(");
-        for (int i = 0; i < n; i++) add(d, DESC, "%d:%ld:%s ", bl[i], (long)ad[i], i == 0 ? "*" : fname[i]);
-        add(d, DESC, ",");
+        add(d, "struct(");
+        for (int i = 0; i < n; i++) add(d, "%d:%ld:%s ", bl[i], (long)ad[i], i == 0 ? "*" : fname[i]);
+        add(d, ",");
         break;
-    case 8: rc = MPI_Type_create_resized(old, lb, ext, &t); add(d, DESC, "resized(%ld,%ld,", (long)lb, (long)ext); break;
+    case 8: rc = MPI_Type_create_resized(old, lb, ext, &t); add(d, "resized(%ld,%ld,", (long)lb, (long)ext); break;
     case 9:
         rc = MPI_Type_create_subarray(nd, sizes, subs, starts, order, old, &t);
-        add(d, DESC, "subarray(%s;", order == MPI_ORDER_C ? "C" : "F");
-        for (int i = 0; i < nd; i++) add(d, DESC, "%d/%d@%d ", sizes[i], subs[i], starts[i]);
-        add(d, DESC, ",");
+        add(d, "subarray(%s;", order == MPI_ORDER_C ? "C" : "F");
+        for (int i = 0; i < nd; i++) add(d, "%d/%d@%d ", sizes[i], subs[i], starts[i]);
+        add(d, ",");
         break;
     default:
         rc = MPI_Type_create_darray(size, rank, nd, gs, dist, darg, ps, order, old, &t);
-        add(d, DESC, "darray(%d/%d,%s;", rank, size, order == MPI_ORDER_C ? "C" : "F");
+        add(d, "darray(%d/%d,%s;", rank, size, order == MPI_ORDER_C ? "C" : "F");
         for (int i = 0; i < nd; i++)
-            add(d, DESC, "%d:%s:%d:%d ", gs[i],
+            add(d, "%d:%s:%d:%d ", gs[i],
                 dist[i] == MPI_DISTRIBUTE_BLOCK ? "block" : dist[i] == MPI_DISTRIBUTE_CYCLIC ? "cyclic" : "none",
                 darg[i] == MPI_DISTRIBUTE_DFLT_DARG ? -1 : darg[i], ps[i]);
-        add(d, DESC, ",");
+        add(d, ",");
         break;
     }
-    add(d, DESC, "%s)", sub);
+    add(d, "%s)", sub);
     MPI_Type_free(&old);
     if (rc != MPI_SUCCESS) {
-        add(d, DESC, "=ERR_%s", class_name(rc));
+        add(d, "=ERR_%s", class_name(rc));
         MPI_Type_dup(MPI_INT, &t);
     }
     return t;
