@@ -21,9 +21,8 @@ struct CartShape {
 };
 
 /// Checks the arguments of MPI_Cart_create / MPI_Cart_map and returns the
-/// shape: MPI_ERR_DIMS for ndims < 0 or an entry of dims below 1 (MPI_ERR_ARG
-/// for a NULL array), MPI_ERR_TOPOLOGY when the grid has more points than
-/// `group_size`.
+/// shape: MPI_ERR_DIMS for an entry of dims below 1, MPI_ERR_ARG for
+/// ndims < 0, a NULL array or a grid with more points than `group_size`.
 CartShape check_cart(int ndims, const int* dims, const int* periods, int group_size, const char* fn);
 
 /// The coordinates of grid point `rank` (0 <= rank < points()).

@@ -21,9 +21,9 @@ struct GraphShape {
 };
 
 /// Checks the arguments of MPI_Graph_create / MPI_Graph_map and returns the
-/// graph: MPI_ERR_ARG for nnodes < 0 or NULL arrays, MPI_ERR_TOPOLOGY for
-/// more nodes than `group_size`, a decreasing index or an edge naming a node
-/// that does not exist.
+/// graph: MPI_ERR_ARG for nnodes < 0, NULL arrays, more nodes than
+/// `group_size`, a decreasing index or an edge naming a node that does not
+/// exist.
 GraphShape check_graph(int nnodes, const int* index, const int* edges, int group_size, const char* fn);
 
 /// One process's view of a distributed graph.  Weights are present
