@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstring>
+#include <exception>
 
 #include "coll/linear.hpp"
+#include "coll/shm_team.hpp"
 #include "dtype/datatype.hpp"
 #include "errors.hpp"
 #include "p2p.hpp"
@@ -35,6 +38,46 @@ void check_size(const Team& team, int peer, std::uint64_t got, std::int64_t want
                                peer, got, team.rank, want));
 }
 
+/// How long a wait goes before its polls also compare call signatures:
+/// a peer in the same call usually answers well within it, and the first
+/// look at a peer's signature is a cache miss (the peer has just written
+/// it), which cost a forced-linear 2-rank MPI_Gather a fifth of its time.
+constexpr std::chrono::microseconds kCheckAfter{20};
+
+/// Waits for `r`.  On a team in shared memory, once the wait has lasted
+/// kCheckAfter, each poll that finds `r` not done also compares the
+/// signature every member published for this call with ours
+/// (ShmTeam::check_call()), and throws that error: a
+/// member that refused its own arguments (MPI_ERRORS_RETURN) and went on
+/// to its next collective call would otherwise leave us waiting for a
+/// message that never comes.  (The error is thrown after the wait, not from
+/// inside the transport's wait loop.)
+void wait_for(const Team& team, p2p::Request& r) {
+    if (team.shm == nullptr) {
+        team.engine->wait(r);
+        return;
+    }
+    // By time, not by a count of polls: a rank among more ranks than CPUs
+    // polls a few dozen times while it yields, then once per nap of its
+    // sleep (800 ms).  The clock is read from the 16th poll on.
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point start = Clock::now();
+    std::uint32_t polls = 0;
+    std::exception_ptr mismatch;
+    team.engine->wait_until([&] {
+        if (r.done) return true;
+        if (++polls < 16 || Clock::now() - start < kCheckAfter) return false;
+        try {
+            team.shm->check_call();
+        } catch (const MpiError&) {
+            mismatch = std::current_exception();
+            return true;
+        }
+        return false;
+    });
+    if (mismatch) std::rethrow_exception(mismatch);
+}
+
 }  // namespace
 
 Exchange::~Exchange() {
@@ -59,7 +102,7 @@ void Exchange::recv(int peer, void* buf, std::int64_t count, const dtype::Dataty
 }
 
 void Exchange::wait() {
-    for (const Posted& p : posted_) team_.engine->wait(*p.req);
+    for (const Posted& p : posted_) wait_for(team_, *p.req);
     // Everything is complete: find the first receive of the wrong size, then
     // give the requests back before reporting it.
     int bad_peer = -1;
@@ -112,10 +155,17 @@ void send(const Team& team, std::int32_t tag, int peer, const void* buf, std::in
 }
 
 void recv(const Team& team, std::int32_t tag, int peer, void* buf, std::int64_t bytes) {
-    MPI_Status st;
-    const std::uint64_t got =
-        team.engine->recv(team.context, peer, tag, buf, bytes, dtype::byte_type(), st, world_of(team, peer));
-    check_size(team, peer, got, bytes);
+    if (team.shm == nullptr) {
+        MPI_Status st;
+        const std::uint64_t got =
+            team.engine->recv(team.context, peer, tag, buf, bytes, dtype::byte_type(), st, world_of(team, peer));
+        check_size(team, peer, got, bytes);
+        return;
+    }
+    // Through wait_for(), which notices a member in another call.
+    Exchange x(team, tag);
+    x.recv(peer, buf, bytes);
+    x.wait();
 }
 
 }  // namespace shmpi::coll::linear

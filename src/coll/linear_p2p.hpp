@@ -56,7 +56,10 @@ public:
     void send(int peer, const void* buf, std::int64_t count, const dtype::Datatype& type);
     void recv(int peer, void* buf, std::int64_t count, const dtype::Datatype& type);
     /// Waits for everything posted; throws MpiError (MPI_ERR_TRUNCATE: a
-    /// message larger than expected; MPI_ERR_COUNT: smaller).
+    /// message larger than expected; MPI_ERR_COUNT: smaller; MPI_ERR_OTHER
+    /// and the like at once, without waiting for the rest, when a member of
+    /// a team in shared memory made another collective call: see
+    /// ShmTeam::check_call()).
     void wait();
 
 private:

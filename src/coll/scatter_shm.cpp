@@ -273,10 +273,8 @@ bool scatter_shm(const Team& team, const void* send, void* recv, std::int64_t bl
                              got, static_cast<std::byte*>(recv), want, land);
             break;
         default:
-            throw MpiError(MPI_ERR_INTERN,
-                           fmt::format("collective: rank {} published its blocks in an unknown "
-                                       "way ({})",
-                                       root, src.aux));
+            shm->throw_peer_state(
+                fmt::format("collective: rank {} published its blocks in an unknown way ({})", root, src.aux));
     }
     if (static_cast<ShmTeam::Carry>(src.aux) != ShmTeam::Carry::Stream) {
         shm->gather(s);

@@ -196,6 +196,11 @@ void ShmTeam::check_call() const {
     }
 }
 
+void ShmTeam::throw_peer_state(const std::string& message) const {
+    check_calls();
+    throw MpiError(MPI_ERR_INTERN, message);
+}
+
 void ShmTeam::report_mismatch(int m, const Noted& mine, const Noted& theirs) const {
     auto kind = [](std::uint64_t w) { return static_cast<Kind>(w >> 32); };
     auto root = [](std::uint64_t w) { return static_cast<int>(w & 0xffffffffu) - 1; };
@@ -561,16 +566,13 @@ const std::byte* ShmTeam::published(int m, std::uint64_t step, std::uint64_t n) 
             at = wide_slot_of(m, 0);
             break;
         default:
-            throw MpiError(
-                MPI_ERR_INTERN,
-                fmt::format("collective: rank {} published a block in an unknown way ({})", m, c.aux));
+            throw_peer_state(fmt::format("collective: rank {} published a block in an unknown way ({})", m, c.aux));
     }
     // A size read from shared memory never takes a copy beyond the area it
     // names: a corrupted peer fails the job, it cannot make us overrun.
     if (n > area) {
-        throw MpiError(MPI_ERR_INTERN, fmt::format("collective: rank {} published a {}-byte block in its {} "
-                                                   "({} bytes)",
-                                                   m, c.bytes, what, area));
+        throw_peer_state(
+            fmt::format("collective: rank {} published a {}-byte block in its {} ({} bytes)", m, c.bytes, what, area));
     }
     return at;
 }

@@ -57,6 +57,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -337,6 +338,12 @@ public:
     /// to report members whose elements differ even where the algorithm
     /// did not wait (it then folded misaligned bytes).
     void check_call() const;
+    /// Throws the error of a member whose published state makes no sense
+    /// for our call: the differing call (check_calls()) when the member
+    /// noted another one, as a member that failed its previous collective
+    /// before taking part leaves it a call behind; else MPI_ERR_INTERN with
+    /// `message`.
+    [[noreturn]] void throw_peer_state(const std::string& message) const;
     /// Makes the next call number `call` + 1.  For a region whose flags
     /// already hold steps (one reused from a pool): every member passes the
     /// same value before its first call, and every flag in the region must
