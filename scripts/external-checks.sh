@@ -22,10 +22,13 @@
 #          random derived datatypes and reports their size, bounds and where
 #          MPI_Pack and MPI_Unpack put each byte; comm_diff.c builds groups,
 #          communicators, Cartesian and graph topologies, and coll_diff.c
-#          runs collectives on derived datatypes, at 1, 2, 3, 4 and 6 ranks.
-#          Each is built with the three mpiccs; an answer fails when MPICH
-#          and Open MPI give the same one and shmpi another
-#          (test/external/diff_compare.py).  2 minutes on 2 CPUs.
+#          runs collectives on derived datatypes, at 1, 2, 3, 4 and 6 ranks;
+#          err_diff.c makes 219 calls with one bad argument each and reports
+#          the error class, at 1, 2 and 3 ranks.  Each is built with the
+#          three mpiccs; an answer fails when MPICH and Open MPI give the
+#          same one and shmpi another (test/external/diff_compare.py), but
+#          for the err_diff answers test/external/err_diff-expected.txt
+#          lists with the reason.  6 minutes on 2 CPUs.
 # Sources are Debian's (deb.debian.org, orig tarballs, SHA-256 checked), so
 # this works where Debian's archive is the only network.  Nothing here runs
 # in CI (too long); run it before a release, or after changing the engine.
@@ -356,10 +359,10 @@ check_diff() {
     declare -A compilers=([shmpi]=$mpicc [mpich]=mpicc.mpich [ompi]=mpicc.openmpi)
     mkdir -p "$dir" || return 1
     : >"$dir/build.log"
-    step "diff: build dtype_diff, comm_diff and coll_diff with shmpi's, MPICH's and Open MPI's mpicc"
+    step "diff: build dtype_diff, comm_diff, coll_diff and err_diff with shmpi's, MPICH's and Open MPI's mpicc"
     for name in shmpi mpich ompi; do
         cc=${compilers[$name]}
-        for prog in dtype_diff comm_diff coll_diff; do
+        for prog in dtype_diff comm_diff coll_diff err_diff; do
             # (Open MPI's mpi.h makes GCC warn about MPI_UNWEIGHTED's array size.)
             "$cc" -O2 -o "$dir/$prog-$name" "$repo/test/external/$prog.c" >>"$dir/build.log" 2>&1 || {
                 echo "external-checks.sh: $cc cannot build $prog: $dir/build.log" >&2
@@ -395,6 +398,19 @@ check_diff() {
             python3 "$repo/test/external/diff_compare.py" comm "$dir/$prog-shmpi-$np" "$np" \
                 "$dir/$prog-mpich-$np" "$dir/$prog-ompi-$np" || ok=1
         done
+    done
+    # err_diff: one round a case of bad arguments (all of them: 1000 is
+    # more than its table holds).
+    for np in 1 2 3; do
+        step "diff: err_diff, $np ranks"
+        for name in shmpi mpich ompi; do
+            failed=$(run_rounds "$name" "$np" "$dir/err_diff-$name" 1000 "$dir/err_diff-$name-$np") || return 1
+            [[ -z $failed ]] && continue
+            echo "$name failed in cases $failed (left out; $dir/err_diff-$name-$np.log)"
+            [[ $name == shmpi ]] && ok=1
+        done
+        python3 "$repo/test/external/diff_compare.py" err "$repo/test/external/err_diff-expected.txt" \
+            "$dir/err_diff-shmpi-$np" "$np" "$dir/err_diff-mpich-$np" "$dir/err_diff-ompi-$np" || ok=1
     done
     return "$ok"
 }
