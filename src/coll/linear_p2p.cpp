@@ -57,16 +57,15 @@ void wait_for(const Team& team, p2p::Request& r) {
         team.engine->wait(r);
         return;
     }
-    // By time, not by a count of polls: a rank among more ranks than CPUs
-    // polls a few dozen times while it yields, then once per nap of its
-    // sleep (800 ms).  The clock is read from the 16th poll on.
+    // By time, not by a count of polls: a rank among more ranks than CPUs,
+    // or on a loaded machine, may poll only a few times while it yields,
+    // then once per nap of its sleep (800 ms).
     using Clock = std::chrono::steady_clock;
     const Clock::time_point start = Clock::now();
-    std::uint32_t polls = 0;
     std::exception_ptr mismatch;
     team.engine->wait_until([&] {
         if (r.done) return true;
-        if (++polls < 16 || Clock::now() - start < kCheckAfter) return false;
+        if (Clock::now() - start < kCheckAfter) return false;
         try {
             team.shm->check_call();
         } catch (const MpiError&) {
@@ -150,8 +149,15 @@ std::unique_ptr<MpiError> copy_own(const void* from, std::int64_t from_count,
 }
 
 void send(const Team& team, std::int32_t tag, int peer, const void* buf, std::int64_t bytes) {
-    team.engine->send(team.context, team.rank, tag, world_of(team, peer), buf, bytes, dtype::byte_type(),
-                      p2p::Mode::Standard);
+    if (team.shm == nullptr) {
+        team.engine->send(team.context, team.rank, tag, world_of(team, peer), buf, bytes, dtype::byte_type(),
+                          p2p::Mode::Standard);
+        return;
+    }
+    // Through wait_for(), as recv() (a large message waits for its receiver).
+    Exchange x(team, tag);
+    x.send(peer, buf, bytes);
+    x.wait();
 }
 
 void recv(const Team& team, std::int32_t tag, int peer, void* buf, std::int64_t bytes) {
