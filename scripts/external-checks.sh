@@ -354,6 +354,25 @@ run_rounds() {
     echo "${crashed# }"
 }
 
+# diff_rounds PROG NP ROUNDS WHAT MODE...: PROG (comm_diff, coll_diff or
+# err_diff, built as $dir/PROG-NAME, $dir being check_diff's) under each
+# MPI at NP ranks (run_rounds), then diff_compare.py MODE... on the three
+# outputs.  WHAT names a round in the messages.  Fails on a crash of shmpi or a verdict
+# against it; ends the check (exit 2) when a run cannot be made.
+diff_rounds() {
+    local prog=$1 np=$2 rounds=$3 what=$4 name failed ok=0
+    shift 4
+    for name in shmpi mpich ompi; do
+        failed=$(run_rounds "$name" "$np" "$dir/$prog-$name" "$rounds" "$dir/$prog-$name-$np") || return 2
+        [[ -z $failed ]] && continue
+        echo "$name failed in $what $failed (left out; $dir/$prog-$name-$np.log)"
+        [[ $name == shmpi ]] && ok=1
+    done
+    python3 "$repo/test/external/diff_compare.py" "$@" "$dir/$prog-shmpi-$np" "$np" \
+        "$dir/$prog-mpich-$np" "$dir/$prog-ompi-$np" || ok=1
+    return "$ok"
+}
+
 check_diff() {
     local dir=$work/diff name cc ok=0
     declare -A compilers=([shmpi]=$mpicc [mpich]=mpicc.mpich [ompi]=mpicc.openmpi)
@@ -383,34 +402,26 @@ check_diff() {
         python3 "$repo/test/external/diff_compare.py" dtype "$dir/dtype-shmpi-$seed.txt" \
             "$dir/dtype-mpich-$seed.txt" "$dir/dtype-ompi-$seed.txt" || ok=1
     done
-    local prog rounds failed
+    local prog rounds rc
     for np in 1 2 3 4 6; do
         for prog in comm_diff coll_diff; do
             rounds=150
             [[ $prog == coll_diff ]] && rounds=40
             step "diff: $prog, $np ranks, $rounds rounds"
-            for name in shmpi mpich ompi; do
-                failed=$(run_rounds "$name" "$np" "$dir/$prog-$name" "$rounds" "$dir/$prog-$name-$np") || return 1
-                [[ -z $failed ]] && continue
-                echo "$name failed in rounds $failed (left out; $dir/$prog-$name-$np.log)"
-                [[ $name == shmpi ]] && ok=1
-            done
-            python3 "$repo/test/external/diff_compare.py" comm "$dir/$prog-shmpi-$np" "$np" \
-                "$dir/$prog-mpich-$np" "$dir/$prog-ompi-$np" || ok=1
+            diff_rounds "$prog" "$np" "$rounds" rounds comm
+            rc=$?
+            ((rc == 2)) && return 1
+            ((rc != 0)) && ok=1
         done
     done
     # err_diff: one round a case of bad arguments (all of them: 1000 is
     # more than its table holds).
     for np in 1 2 3; do
         step "diff: err_diff, $np ranks"
-        for name in shmpi mpich ompi; do
-            failed=$(run_rounds "$name" "$np" "$dir/err_diff-$name" 1000 "$dir/err_diff-$name-$np") || return 1
-            [[ -z $failed ]] && continue
-            echo "$name failed in cases $failed (left out; $dir/err_diff-$name-$np.log)"
-            [[ $name == shmpi ]] && ok=1
-        done
-        python3 "$repo/test/external/diff_compare.py" err "$repo/test/external/err_diff-expected.txt" \
-            "$dir/err_diff-shmpi-$np" "$np" "$dir/err_diff-mpich-$np" "$dir/err_diff-ompi-$np" || ok=1
+        diff_rounds err_diff "$np" 1000 cases err "$repo/test/external/err_diff-expected.txt"
+        rc=$?
+        ((rc == 2)) && return 1
+        ((rc != 0)) && ok=1
     done
     return "$ok"
 }

@@ -14,9 +14,9 @@
  *   - the root's MPI_Allreduce returns success or MPI_ERR_OTHER.
  * The ranks then send their verdicts to rank 0 over MPI_COMM_WORLD, which
  * the broken duplicate does not touch.  With one rank the root only checks
- * its class.  shmpi only: MPICH leaves the other ranks waiting.  (Forced
- * to SHMPI_COLL=linear, the calls go through point-to-point, which compares
- * no call signatures: there mpirun's deadlock check ends the job.)
+ * its class.  shmpi only: MPICH leaves the other ranks waiting.  It runs
+ * under every forced algorithm too: the linear ones compare the call
+ * signatures in their point-to-point waits.
  */
 #include "coll_test.h"
 

@@ -8,8 +8,8 @@
 dtype compares dtype_diff.c's lines, comm compares the files of comm_diff.c
 or coll_diff.c (PREFIX.RANK, one block a round), err those of err_diff.c
 (one block a case), where the answers EXPECTED lists (CASE ANSWER REASON
-lines) are reported and allowed to differ.  An entry fails when every peer MPI gives
-the same answer and shmpi another: two independent implementations that
+lines) are reported and allowed to differ.  An entry fails when every peer
+MPI gives the same answer and shmpi another: two independent implementations that
 agree are taken to read the standard alike.  Where the peers disagree among
 themselves nothing is judged (they differ on what MPI leaves open, and each
 has bugs of its own).  Prints the failures (at most 20 of them) and one
