@@ -23,153 +23,28 @@
  * lines, HASH an FNV-1a hash of the receive buffer's every byte.  Messages
  * reach a few MiB, so the pipelined and single-copy paths are taken too.
  */
-#include <stdlib.h>
-
 #include "diff_common.h"
 
 static FILE *out;
 
-static MPI_Aint extent_of(MPI_Datatype t)
-{
-    MPI_Aint lb, ext;
-    MPI_Type_get_extent(t, &lb, &ext);
-    return ext;
-}
-
-/* A random type without overlapping parts: every constructor places its
- * copies of the old type at growing offsets, at least one extent apart. */
-static MPI_Datatype make(int depth, char *d)
-{
-    MPI_Datatype t, old;
-    if (depth == 0 || rnd(3) == 0) {
-        static const char *names[] = {"int", "char", "double", "short_int", "double_int", "2int"};
-        int k = (int)rnd(6);
-        MPI_Datatype b = k == 0 ? MPI_INT : k == 1 ? MPI_CHAR : k == 2 ? MPI_DOUBLE : k == 3 ? MPI_SHORT_INT
-                       : k == 4 ? MPI_DOUBLE_INT : MPI_2INT;
-        MPI_Type_dup(b, &t);
-        add(d, "%s", names[k]);
-        return t;
-    }
-    char sub[DESC] = "";
-    int kind = (int)rnd(8), c = irnd(1, 4), b = irnd(1, 3), gap = irnd(0, 2), n = irnd(1, 3), bl[3], di[3];
-    MPI_Aint ad[3], grow = irnd(0, 12);
-    int sizes[2], subs[2], starts[2], nd = irnd(1, 2), order = rnd(2) ? MPI_ORDER_C : MPI_ORDER_FORTRAN;
-    for (int i = 0; i < nd; i++) {
-        sizes[i] = irnd(1, 4);
-        subs[i] = irnd(1, sizes[i]);
-        starts[i] = irnd(0, sizes[i] - subs[i]);
-    }
-    for (int i = 0; i < n; i++) bl[i] = irnd(1, 2); /* no empty parts: MPI leaves their bounds open */
-    old = make(depth - 1, sub);
-    const MPI_Aint ext = extent_of(old);
-    switch (kind) {
-    case 0: MPI_Type_contiguous(c, old, &t); add(d, "contig(%d,", c); break;
-    case 1: MPI_Type_vector(c, b, b + gap, old, &t); add(d, "vector(%d,%d,%d,", c, b, b + gap); break;
-    case 2:
-        MPI_Type_create_hvector(c, b, b * ext + grow, old, &t);
-        add(d, "hvector(%d,%d,%ld,", c, b, (long)(b * ext + grow));
-        break;
-    case 3:
-        for (int i = 0, at = irnd(0, 2); i < n; i++) { di[i] = at; at += bl[i] + irnd(0, 2); }
-        MPI_Type_indexed(n, bl, di, old, &t);
-        add(d, "indexed(");
-        for (int i = 0; i < n; i++) add(d, "%d:%d ", bl[i], di[i]);
-        add(d, ",");
-        break;
-    case 4: {
-        MPI_Aint at = irnd(0, 9);
-        for (int i = 0; i < n; i++) { ad[i] = at; at += bl[i] * ext + irnd(0, 9); }
-        MPI_Type_create_hindexed(n, bl, ad, old, &t);
-        add(d, "hindexed(");
-        for (int i = 0; i < n; i++) add(d, "%d:%ld ", bl[i], (long)ad[i]);
-        add(d, ",");
-        break;
-    }
-    case 5:
-        for (int i = 0, at = irnd(0, 2); i < n; i++) { di[i] = at; at += b + irnd(0, 2); }
-        MPI_Type_create_indexed_block(n, b, di, old, &t);
-        add(d, "indexed_block(%d;", b);
-        for (int i = 0; i < n; i++) add(d, "%d ", di[i]);
-        add(d, ",");
-        break;
-    case 6: {
-        /* the old type, then basic types after it */
-        MPI_Datatype ty[3];
-        MPI_Aint at = irnd(0, 9);
-        int lens[3];
-        for (int i = 0; i < n; i++) {
-            ty[i] = i == 0 ? old : rnd(2) ? MPI_INT : MPI_DOUBLE;
-            lens[i] = i == 0 ? b : bl[i];
-            ad[i] = at;
-            at += lens[i] * extent_of(ty[i]) + irnd(0, 9);
-        }
-        MPI_Type_create_struct(n, lens, ad, ty, &t);
-        add(d, "struct(");
-        for (int i = 0; i < n; i++) add(d, "%d:%ld:%s ", lens[i], (long)ad[i], i == 0 ? "*" : ty[i] == MPI_INT ? "int" : "double");
-        add(d, ",");
-        break;
-    }
-    default:
-        MPI_Type_create_subarray(nd, sizes, subs, starts, order, old, &t);
-        add(d, "subarray(%s;", order == MPI_ORDER_C ? "C" : "F");
-        for (int i = 0; i < nd; i++) add(d, "%d/%d@%d ", sizes[i], subs[i], starts[i]);
-        add(d, ",");
-        break;
-    }
-    add(d, "%s)", sub);
-    MPI_Type_free(&old);
-    /* Explicit bounds around the data, the extent a multiple of 16: MPI
-     * rounds an extent up to its types' alignment (MPI-3.1 4.1.6), which
-     * MPICH does for structs only, so without them MPICH's elements land
-     * elsewhere and the round says nothing (dtype_diff.c compares extents). */
-    MPI_Aint tlb, text;
-    MPI_Datatype r;
-    MPI_Type_get_true_extent(t, &tlb, &text);
-    MPI_Type_create_resized(t, tlb, (text + 15) / 16 * 16, &r);
-    MPI_Type_free(&t);
-    return r;
-}
-
-/* A buffer for elements [0, n) of t, and the offset of element 0 in it. */
-struct region {
-    unsigned char *mem;
-    size_t bytes;
-    MPI_Aint origin;
-};
-
-static struct region region_for(MPI_Datatype t, long n)
-{
-    MPI_Aint lb, ext, tlb, text;
-    MPI_Type_get_extent(t, &lb, &ext);
-    MPI_Type_get_true_extent(t, &tlb, &text);
-    struct region r;
-    r.origin = -tlb;
-    r.bytes = n > 0 ? (size_t)((n - 1) * ext + text) : 0;
-    r.mem = malloc(r.bytes + 1);
-    return r;
-}
-
-static void fill(struct region *r, int rank)
-{
-    for (size_t i = 0; i < r->bytes; i++) r->mem[i] = (unsigned char)(i * 7 + (size_t)rank * 61 + 1);
-}
-
-static void clear(struct region *r) { memset(r->mem, 0xEE, r->bytes); }
+/* The leaves of coll_diff's types: six basic types, and int or double
+ * members after the old type in a struct. */
+static const MPI_Datatype leaf_types[] = {MPI_INT, MPI_CHAR, MPI_DOUBLE, MPI_SHORT_INT, MPI_DOUBLE_INT, MPI_2INT};
+static const char *const leaf_names[] = {"int", "char", "double", "short_int", "double_int", "2int"};
+static const MPI_Datatype member_types[] = {MPI_DOUBLE, MPI_INT};
+static const char *const member_names[] = {"double", "int"};
+static const struct leaves mixed = {6, leaf_types, leaf_names, 2, member_types, member_names};
 
 static void report(const char *op, const struct region *r)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < r->bytes; i++) h = (h ^ r->mem[i]) * 1099511628211ULL;
-    fprintf(out, "%s %016llx\n", op, (unsigned long long)h);
+    fprintf(out, "%s %016llx\n", op, (unsigned long long)hash_of(r));
 }
-
-static void *at(struct region *r) { return r->mem + r->origin; }
 
 static void round_of(int me, int np, int round)
 {
     state = 4242 + (uint64_t)round * 104729;
     char desc[DESC] = "";
-    MPI_Datatype t = make(3, desc);
+    MPI_Datatype t = make_type(3, &mixed, desc);
     MPI_Type_commit(&t);
     int size;
     MPI_Type_size(t, &size);

@@ -1,5 +1,6 @@
 /*
- * diff_common.h: what dtype_diff.c, comm_diff.c and coll_diff.c share.
+ * diff_common.h: what dtype_diff.c, comm_diff.c, coll_diff.c and
+ * p2p_diff.c share.
  * Header-only: each program is one file that external-checks.sh builds with
  * shmpi's, MPICH's and Open MPI's mpicc alike.
  */
@@ -10,6 +11,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define DIFF_UNUSED __attribute__((unused))
@@ -56,5 +58,161 @@ static DIFF_UNUSED FILE *open_rank_file(const char *prefix, int rank)
     setvbuf(f, NULL, _IOLBF, 0);
     return f;
 }
+
+static DIFF_UNUSED MPI_Aint extent_of(MPI_Datatype t)
+{
+    MPI_Aint lb, ext;
+    MPI_Type_get_extent(t, &lb, &ext);
+    return ext;
+}
+
+/* What make_type() builds its types of: the leaves (ntypes predefined types)
+ * and the members a struct puts after its old type (nmembers of them). */
+struct leaves {
+    int ntypes;
+    const MPI_Datatype *types;
+    const char *const *names;
+    int nmembers;
+    const MPI_Datatype *members;
+    const char *const *member_names;
+};
+
+/* A random type of depth levels at most over the leaves of lv, described
+ * in d, without overlapping parts: every constructor places its copies of
+ * the old type at growing offsets, at least one extent apart. */
+static DIFF_UNUSED MPI_Datatype make_type(int depth, const struct leaves *lv, char *d)
+{
+    MPI_Datatype t, old;
+    if (depth == 0 || rnd(3) == 0) {
+        const int k = (int)rnd((unsigned)lv->ntypes);
+        MPI_Type_dup(lv->types[k], &t);
+        add(d, "%s", lv->names[k]);
+        return t;
+    }
+    char sub[DESC] = "";
+    int kind = (int)rnd(8), c = irnd(1, 4), b = irnd(1, 3), gap = irnd(0, 2), n = irnd(1, 3), bl[3], di[3];
+    MPI_Aint ad[3], grow = irnd(0, 12);
+    int sizes[2], subs[2], starts[2], nd = irnd(1, 2), order = rnd(2) ? MPI_ORDER_C : MPI_ORDER_FORTRAN;
+    for (int i = 0; i < nd; i++) {
+        sizes[i] = irnd(1, 4);
+        subs[i] = irnd(1, sizes[i]);
+        starts[i] = irnd(0, sizes[i] - subs[i]);
+    }
+    for (int i = 0; i < n; i++) bl[i] = irnd(1, 2); /* no empty parts: MPI leaves their bounds open */
+    old = make_type(depth - 1, lv, sub);
+    const MPI_Aint ext = extent_of(old);
+    switch (kind) {
+    case 0: MPI_Type_contiguous(c, old, &t); add(d, "contig(%d,", c); break;
+    case 1: MPI_Type_vector(c, b, b + gap, old, &t); add(d, "vector(%d,%d,%d,", c, b, b + gap); break;
+    case 2:
+        MPI_Type_create_hvector(c, b, b * ext + grow, old, &t);
+        add(d, "hvector(%d,%d,%ld,", c, b, (long)(b * ext + grow));
+        break;
+    case 3:
+        for (int i = 0, at = irnd(0, 2); i < n; i++) { di[i] = at; at += bl[i] + irnd(0, 2); }
+        MPI_Type_indexed(n, bl, di, old, &t);
+        add(d, "indexed(");
+        for (int i = 0; i < n; i++) add(d, "%d:%d ", bl[i], di[i]);
+        add(d, ",");
+        break;
+    case 4: {
+        MPI_Aint at = irnd(0, 9);
+        for (int i = 0; i < n; i++) { ad[i] = at; at += bl[i] * ext + irnd(0, 9); }
+        MPI_Type_create_hindexed(n, bl, ad, old, &t);
+        add(d, "hindexed(");
+        for (int i = 0; i < n; i++) add(d, "%d:%ld ", bl[i], (long)ad[i]);
+        add(d, ",");
+        break;
+    }
+    case 5:
+        for (int i = 0, at = irnd(0, 2); i < n; i++) { di[i] = at; at += b + irnd(0, 2); }
+        MPI_Type_create_indexed_block(n, b, di, old, &t);
+        add(d, "indexed_block(%d;", b);
+        for (int i = 0; i < n; i++) add(d, "%d ", di[i]);
+        add(d, ",");
+        break;
+    case 6: {
+        /* the old type, then members after it */
+        MPI_Datatype ty[3];
+        const char *names[3] = {"*", "", ""};
+        MPI_Aint at = irnd(0, 9);
+        int lens[3];
+        for (int i = 0; i < n; i++) {
+            ty[i] = old;
+            if (i > 0) {
+                const int k = (int)rnd((unsigned)lv->nmembers);
+                ty[i] = lv->members[k];
+                names[i] = lv->member_names[k];
+            }
+            lens[i] = i == 0 ? b : bl[i];
+            ad[i] = at;
+            at += lens[i] * extent_of(ty[i]) + irnd(0, 9);
+        }
+        MPI_Type_create_struct(n, lens, ad, ty, &t);
+        add(d, "struct(");
+        for (int i = 0; i < n; i++) add(d, "%d:%ld:%s ", lens[i], (long)ad[i], names[i]);
+        add(d, ",");
+        break;
+    }
+    default:
+        MPI_Type_create_subarray(nd, sizes, subs, starts, order, old, &t);
+        add(d, "subarray(%s;", order == MPI_ORDER_C ? "C" : "F");
+        for (int i = 0; i < nd; i++) add(d, "%d/%d@%d ", sizes[i], subs[i], starts[i]);
+        add(d, ",");
+        break;
+    }
+    add(d, "%s)", sub);
+    MPI_Type_free(&old);
+    /* Explicit bounds around the data, the extent a multiple of 16: MPI
+     * rounds an extent up to its types' alignment (MPI-3.1 4.1.6), which
+     * MPICH does for structs only, so without them MPICH's elements land
+     * elsewhere and the round says nothing (dtype_diff.c compares extents). */
+    MPI_Aint tlb, text;
+    MPI_Datatype r;
+    MPI_Type_get_true_extent(t, &tlb, &text);
+    MPI_Type_create_resized(t, tlb, (text + 15) / 16 * 16, &r);
+    MPI_Type_free(&t);
+    return r;
+}
+
+/* A buffer for elements [0, n) of a type, and the offset of element 0 in
+ * it. */
+struct region {
+    unsigned char *mem;
+    size_t bytes;
+    MPI_Aint origin;
+};
+
+static DIFF_UNUSED struct region region_for(MPI_Datatype t, long n)
+{
+    MPI_Aint lb, ext, tlb, text;
+    MPI_Type_get_extent(t, &lb, &ext);
+    MPI_Type_get_true_extent(t, &tlb, &text);
+    struct region r;
+    r.origin = -tlb;
+    r.bytes = n > 0 ? (size_t)((n - 1) * ext + text) : 0;
+    r.mem = malloc(r.bytes + 1);
+    return r;
+}
+
+/* Send data: bytes that depend on the offset and on the rank. */
+static DIFF_UNUSED void fill(struct region *r, int rank)
+{
+    for (size_t i = 0; i < r->bytes; i++) r->mem[i] = (unsigned char)(i * 7 + (size_t)rank * 61 + 1);
+}
+
+/* Receive buffers start as 0xEE, gaps included, so that a byte written
+ * where the type has a gap shows. */
+static DIFF_UNUSED void clear(struct region *r) { memset(r->mem, 0xEE, r->bytes); }
+
+/* An FNV-1a hash of the region's every byte. */
+static DIFF_UNUSED uint64_t hash_of(const struct region *r)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < r->bytes; i++) h = (h ^ r->mem[i]) * 1099511628211ULL;
+    return h;
+}
+
+static DIFF_UNUSED void *at(struct region *r) { return r->mem + r->origin; }
 
 #endif

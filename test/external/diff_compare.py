@@ -3,17 +3,21 @@
 
     diff_compare.py dtype SHMPI_OUT PEER_OUT...
     diff_compare.py comm SHMPI_PREFIX NRANKS PEER_PREFIX...
+    diff_compare.py lines SHMPI_PREFIX NRANKS PEER_PREFIX...
     diff_compare.py err EXPECTED SHMPI_PREFIX NRANKS PEER_PREFIX...
 
 dtype compares dtype_diff.c's lines, comm compares the files of comm_diff.c
-or coll_diff.c (PREFIX.RANK, one block a round), err those of err_diff.c
-(one block a case), where the answers EXPECTED lists (CASE ANSWER REASON
-lines) are reported and allowed to differ.  An entry fails when every peer
-MPI gives the same answer and shmpi another: two independent implementations that
-agree are taken to read the standard alike.  Where the peers disagree among
-themselves nothing is judged (they differ on what MPI leaves open, and each
-has bugs of its own).  Prints the failures (at most 20 of them) and one
-summary line; exits 1 when any entry failed, 2 on bad input.
+or coll_diff.c (PREFIX.RANK, one block a round), lines those of p2p_diff.c
+(the same, but each line of a block is judged alone where the three blocks
+have as many lines: its rounds hold answers the peers differ on), err those
+of err_diff.c (one block a case), where the answers EXPECTED lists (CASE
+ANSWER REASON lines) are reported and allowed to differ.  An entry fails when
+every peer MPI gives the same answer and shmpi another: two independent
+implementations that agree are taken to read the standard alike.  Where the
+peers disagree among themselves nothing is judged (they differ on what MPI
+leaves open, and each has bugs of its own).  Prints the failures (at most 20
+of them) and one summary line; exits 1 when any entry failed, 2 on bad
+input.
 """
 import os
 import re
@@ -114,36 +118,46 @@ def expected_cases(path):
     return cases
 
 
-def compare_comm(shmpi_prefix, nranks, peer_prefixes, expected=None):
+def units(lines, others, per_line):
+    """What is judged of one round: the whole block, or each line alone
+    (per_line, where every block has as many lines) with its number."""
+    if per_line and all(len(o) == len(lines) for o in others):
+        return [((i,), (line,), [(o[i],) for o in others]) for i, line in enumerate(lines)]
+    return [((), tuple(lines), [tuple(o) for o in others])]
+
+
+def compare_comm(shmpi_prefix, nranks, peer_prefixes, expected=None, per_line=False):
     compared = agreed = 0
     failures = []
     allowed = set()
     for rank in range(nranks):
         ours = comm_blocks(shmpi_prefix, rank)
         peers = [comm_blocks(p, rank) for p in peer_prefixes]
-        for r, lines in sorted(ours.items()):
+        for r, block in sorted(ours.items()):
             if any(r not in p for p in peers):
                 continue
-            compared += 1
-            same = verdict(tuple(lines), [tuple(p[r]) for p in peers])
-            if same is None:
-                continue
-            agreed += 1
-            if not same and expected and lines[-1] in expected:
-                allowed.add(lines[-1])
-            elif not same:
-                other = peers[0][r]
-                diff = [(a, b) for a, b in zip(lines, other) if a != b]
-                if len(lines) != len(other):
-                    diff.append((f"({len(lines)} lines)", f"({len(other)} lines)"))
-                failures.append((rank, r, diff))
+            for where, lines, others in units(block, [p[r] for p in peers], per_line):
+                compared += 1
+                same = verdict(lines, others)
+                if same is None:
+                    continue
+                agreed += 1
+                if not same and expected and lines[-1] in expected:
+                    allowed.add(lines[-1])
+                elif not same:
+                    other = others[0]
+                    diff = [(a, b) for a, b in zip(lines, other) if a != b]
+                    if len(lines) != len(other):
+                        diff.append((f"({len(lines)} lines)", f"({len(other)} lines)"))
+                    failures.append((rank, r if not where else f"{r}, line {where[0] + 1}", diff))
     for rank, r, diff in failures[:20]:
         print(f"rank {rank} of {nranks}, round {r}:")
         for a, b in diff[:4]:
             print(f"   shmpi: {a}\n   peers: {b}")
     for name in sorted(allowed):
         print(f"expected: {name}: {expected[name]}")
-    print(f"{os.path.basename(shmpi_prefix)} ({nranks} ranks): {compared} rounds of a rank compared, the peers agree on {agreed}, "
+    what = "lines of a round of a rank" if per_line else "rounds of a rank"
+    print(f"{os.path.basename(shmpi_prefix)} ({nranks} ranks): {compared} {what} compared, the peers agree on {agreed}, "
           f"shmpi differs from them on {len(failures)}" + (f" (and on the {len(allowed)} expected)" if allowed else ""))
     return not failures
 
@@ -153,6 +167,8 @@ def main(argv):
         return 0 if compare_dtype(argv[1], argv[2:]) else 1
     if len(argv) >= 4 and argv[0] == "comm" and argv[2].isdigit():
         return 0 if compare_comm(argv[1], int(argv[2]), argv[3:]) else 1
+    if len(argv) >= 4 and argv[0] == "lines" and argv[2].isdigit():
+        return 0 if compare_comm(argv[1], int(argv[2]), argv[3:], per_line=True) else 1
     if len(argv) >= 5 and argv[0] == "err" and argv[3].isdigit():
         return 0 if compare_comm(argv[2], int(argv[3]), argv[4:], expected_cases(argv[1])) else 1
     print(__doc__.split("\n\n")[1], file=sys.stderr)
