@@ -2,7 +2,7 @@
 // mode; the rest drive it:
 //   0  a random nested type (test/dtype/reference.hpp's generator, drawing
 //      from the input) checked against the reference flattening: bounds,
-//      size, and byte-exact pack and unpack;
+//      size, and byte-exact pack and unpack, native and external32;
 //   1  a random sequence of constructor calls with raw arguments (negative
 //      counts, huge displacements, markers, ...) over a pool of types: a
 //      call either succeeds or throws MpiError of an argument class, and
@@ -174,6 +174,22 @@ void reference_mode(Input& in) {
     ref::unpack(m, want.data(), cut, x.base(), count);
     shmpi::dtype::unpack(*t, reinterpret_cast<const std::byte*>(want.data()), cut, y.base());
     if (x.bytes != y.bytes) fail(("unpack differs from the reference for " + ref::describe(s)).c_str());
+    // external32: the reference's bytes, and back into memory as a plain
+    // unpack of the whole stream leaves it (long double aside: empty).
+    const std::vector<unsigned char> ext = ref::pack_external32(m, a.base(), count);
+    if (!ext.empty()) {
+        std::vector<std::byte> packed(ext.size());
+        if (shmpi::dtype::external32_size(*t, count, "fuzz") != static_cast<std::int64_t>(ext.size()))
+            fail(("external32 size differs from the reference for " + ref::describe(s)).c_str());
+        shmpi::dtype::pack_external32(*t, a.base(), count, packed.data(), "fuzz");
+        if (std::memcmp(packed.data(), ext.data(), ext.size()) != 0)
+            fail(("external32 pack differs from the reference for " + ref::describe(s)).c_str());
+        x.fill(7);
+        y.fill(7);
+        ref::unpack(m, want.data(), static_cast<std::int64_t>(want.size()), x.base(), count);
+        shmpi::dtype::unpack_external32(*t, packed.data(), y.base(), count, "fuzz");
+        if (x.bytes != y.bytes) fail(("external32 unpack differs from the reference for " + ref::describe(s)).c_str());
+    }
     self_check(*t, in);
 }
 

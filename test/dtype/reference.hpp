@@ -39,6 +39,10 @@ namespace ref {
 struct Entry {
     std::int64_t disp;
     std::int64_t len;
+    /// External32 writes the element big-endian in units of this many
+    /// bytes (a complex number is two reals); 0 for long double, whose
+    /// binary128 form is no reordering of its bytes.
+    std::int64_t word;
 };
 
 /// A flattened type map with its bounds.
@@ -94,20 +98,20 @@ inline Map basic_map(MPI_Datatype t) {
     struct SI { short s; int i; };
     struct LDI { long double d; int i; };
     static const std::vector<Info> table = {
-        {MPI_CHAR, {{0, 1}}, 1, 1},
-        {MPI_BYTE, {{0, 1}}, 1, 1},
-        {MPI_SHORT, {{0, 2}}, 2, 2},
-        {MPI_INT, {{0, 4}}, 4, 4},
-        {MPI_FLOAT, {{0, 4}}, 4, 4},
-        {MPI_DOUBLE, {{0, 8}}, 8, 8},
-        {MPI_INT64_T, {{0, 8}}, 8, 8},
-        {MPI_LONG_DOUBLE, {{0, sizeof(long double)}}, sizeof(long double), alignof(long double)},
-        {MPI_C_DOUBLE_COMPLEX, {{0, 16}}, 16, 8},
-        {MPI_2INT, {{0, 4}, {4, 4}}, 8, 4},
-        {MPI_DOUBLE_INT, {{0, 8}, {offsetof(DI, i), 4}}, sizeof(DI), alignof(DI)},
-        {MPI_FLOAT_INT, {{0, 4}, {offsetof(FI, i), 4}}, sizeof(FI), alignof(FI)},
-        {MPI_SHORT_INT, {{0, 2}, {offsetof(SI, i), 4}}, sizeof(SI), alignof(SI)},
-        {MPI_LONG_DOUBLE_INT, {{0, sizeof(long double)}, {offsetof(LDI, i), 4}}, sizeof(LDI), alignof(LDI)},
+        {MPI_CHAR, {{0, 1, 1}}, 1, 1},
+        {MPI_BYTE, {{0, 1, 1}}, 1, 1},
+        {MPI_SHORT, {{0, 2, 2}}, 2, 2},
+        {MPI_INT, {{0, 4, 4}}, 4, 4},
+        {MPI_FLOAT, {{0, 4, 4}}, 4, 4},
+        {MPI_DOUBLE, {{0, 8, 8}}, 8, 8},
+        {MPI_INT64_T, {{0, 8, 8}}, 8, 8},
+        {MPI_LONG_DOUBLE, {{0, sizeof(long double), 0}}, sizeof(long double), alignof(long double)},
+        {MPI_C_DOUBLE_COMPLEX, {{0, 16, 8}}, 16, 8},
+        {MPI_2INT, {{0, 4, 4}, {4, 4, 4}}, 8, 4},
+        {MPI_DOUBLE_INT, {{0, 8, 8}, {offsetof(DI, i), 4, 4}}, sizeof(DI), alignof(DI)},
+        {MPI_FLOAT_INT, {{0, 4, 4}, {offsetof(FI, i), 4, 4}}, sizeof(FI), alignof(FI)},
+        {MPI_SHORT_INT, {{0, 2, 2}, {offsetof(SI, i), 4, 4}}, sizeof(SI), alignof(SI)},
+        {MPI_LONG_DOUBLE_INT, {{0, sizeof(long double), 0}, {offsetof(LDI, i), 4, 4}}, sizeof(LDI), alignof(LDI)},
     };
     for (const Info& i : table) {
         if (i.h == t) {
@@ -167,7 +171,7 @@ struct Placer {
         out.entries.resize(at + static_cast<std::size_t>(n) * per);
         Entry* to = out.entries.data() + at;
         for (std::int64_t k = 0; k < n; ++k)
-            for (const Entry& e : c.entries) *to++ = {e.disp + d + k * ext, e.len};
+            for (const Entry& e : c.entries) *to++ = {e.disp + d + k * ext, e.len, e.word};
         // The copies' lowest and highest bounds are those of the first and
         // the last copy (the extent may be negative).
         const std::int64_t first = d, last = d + (n - 1) * ext;
@@ -306,7 +310,7 @@ inline Map flatten(const Spec& s) {
             while (true) {
                 std::int64_t disp = 0;
                 for (int d = 0; d < n; ++d) disp += (s.starts[d] + idx[d]) * stride[d];
-                for (const Entry& e : c.entries) m.entries.push_back({e.disp + disp, e.len});
+                for (const Entry& e : c.entries) m.entries.push_back({e.disp + disp, e.len, e.word});
                 int d = 0;
                 for (; d < n; ++d) {
                     const int dim = s.order == MPI_ORDER_C ? n - 1 - d : d;
@@ -585,6 +589,22 @@ inline std::vector<unsigned char> pack(const Map& m, const unsigned char* base, 
             std::memcpy(out.data() + at, base + i * m.extent() + disp, static_cast<std::size_t>(len));
             at += static_cast<std::size_t>(len);
         });
+    return out;
+}
+
+/// The external32 stream of `count` elements at `base` (MPI-3.1 13.5.2):
+/// entry by entry, each big-endian in units of its word; the sizes of the
+/// generator's basic types are the same there as in memory.  Empty when an
+/// entry has no word (long double).
+inline std::vector<unsigned char> pack_external32(const Map& m, const unsigned char* base, std::int64_t count) {
+    std::vector<unsigned char> out;
+    for (const Entry& e : m.entries)
+        if (e.word == 0) return out;
+    out.reserve(static_cast<std::size_t>(count * m.size()));
+    for (std::int64_t i = 0; i < count; ++i)
+        for (const Entry& e : m.entries)
+            for (std::int64_t w = 0; w < e.len; w += e.word)
+                for (std::int64_t b = e.word; b-- > 0;) out.push_back(base[i * m.extent() + e.disp + w + b]);
     return out;
 }
 

@@ -1,7 +1,8 @@
 // Thousands of random nested datatypes against the reference flattening:
 // size, bounds, basic type and element counts (bytes to elements and back),
 // and byte-exact pack and unpack, whole and resumed from random offsets in
-// random pieces, and the memory segments of random parts of the stream.
+// random pieces, the memory segments of random parts of the stream, and
+// external32.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -113,6 +114,34 @@ void check_unpack(const ref::Map& m, const Datatype& t, std::int64_t count, std:
     ASSERT_EQ(got.bytes, want.bytes) << "unpack of the first " << cut << " bytes";
 }
 
+/// MPI_Pack_external's bytes are the reference's, its size the stream's,
+/// and MPI_Unpack_external puts back what MPI_Unpack would (types of long
+/// double aside: their binary128 form is not a reordering of bytes).
+/// Counts the types with data it checked in `checked`.
+void check_external32(const ref::Map& m, const Datatype& t, std::int64_t count, std::mt19937_64& rng, int& checked) {
+    ref::Arena a(m, count);
+    a.fill(rng());
+    const std::vector<unsigned char> want = ref::pack_external32(m, a.base(), count);
+    if (want.empty()) return;
+    ++checked;
+    ASSERT_EQ(shmpi::dtype::external32_size(t, count, "test"), static_cast<std::int64_t>(want.size()));
+    std::vector<std::byte> got(want.size() + 1);
+    shmpi::dtype::pack_external32(t, a.base(), count, got.data(), "test");
+    ASSERT_TRUE(std::equal(want.begin(), want.end(), reinterpret_cast<const unsigned char*>(got.data())))
+        << "external32 pack";
+
+    // Back into memory that held other bytes: the type's bytes are a's,
+    // as a plain unpack of a's stream leaves them; the gaps keep theirs.
+    const std::uint64_t seed = rng();
+    ref::Arena back(m, count), plain(m, count);
+    back.fill(seed);
+    plain.fill(seed);
+    shmpi::dtype::unpack_external32(t, got.data(), back.base(), count, "test");
+    const std::vector<unsigned char> stream = ref::pack(m, a.base(), count);
+    ref::unpack(m, stream.data(), static_cast<std::int64_t>(stream.size()), plain.base(), count);
+    ASSERT_EQ(back.bytes, plain.bytes) << "external32 unpack";
+}
+
 /// The segments of a random part of the stream are the map's entries that
 /// part covers, cut at its ends, with adjacent ones merged.
 void check_segments(const ref::Map& m, const Datatype& t, std::int64_t count, std::mt19937_64& rng) {
@@ -171,7 +200,7 @@ void check_counts(const ref::Map& m, const Datatype& t, std::int64_t count, std:
 TEST(DtypeRandom, ThousandsOfNestedTypesMatchTheReference) {
     std::mt19937_64 rng(20240607);
     const ref::Draw draw = ref::draw_from(rng);
-    int nonempty = 0;
+    int nonempty = 0, external = 0;
     for (int i = 0; i < kTypes; ++i) {
         const ref::Spec s = ref::random_spec(draw, 1 + i % 4);
         SCOPED_TRACE(::testing::Message() << "type " << i << ": " << ref::describe(s));
@@ -183,11 +212,14 @@ TEST(DtypeRandom, ThousandsOfNestedTypesMatchTheReference) {
         check_unpack(m, *t, count, rng);
         check_counts(m, *t, count, rng);
         check_segments(m, *t, count, rng);
+        check_external32(m, *t, count, rng, external);
         if (m.size() > 0) ++nonempty;
         if (::testing::Test::HasFatalFailure()) return;
     }
-    // The generator must produce mostly types with data.
+    // The generator must produce mostly types with data, many without
+    // long double.
     EXPECT_GT(nonempty, kTypes / 2);
+    EXPECT_GT(external, kTypes / 4);
 }
 
 /// Random arguments of MPI_Type_create_darray, valid ones.
@@ -267,7 +299,7 @@ ref::Map darray_map(const DarrayArgs& a, const ref::Map& old) {
     while (any) {
         std::int64_t index = 0;
         for (std::size_t i = 0; i < n; ++i) index += mine[i][at[i]] * stride[i];
-        for (const ref::Entry& e : old.entries) m.entries.push_back({e.disp + index * old.extent(), e.len});
+        for (const ref::Entry& e : old.entries) m.entries.push_back({e.disp + index * old.extent(), e.len, e.word});
         // The next element: the fastest dimension first.
         std::size_t k = n;
         while (k-- > 0) {
