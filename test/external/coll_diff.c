@@ -223,23 +223,4 @@ static void round_of(int me, int np, int round)
     MPI_Type_free(&t);
 }
 
-int main(int argc, char **argv)
-{
-    MPI_Init(&argc, &argv);
-    int me, np;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    if (argc < 3 || np > 64) {
-        if (me == 0) fprintf(stderr, "usage: mpirun -n N coll_diff ROUNDS PREFIX [START] (N up to 64)\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    out = open_rank_file(argv[2], me);
-    const int rounds = atoi(argv[1]);
-    for (int r = argc > 3 ? atoi(argv[3]) : 0; r < rounds; r++) {
-        fprintf(out, "== %d\n", r);
-        round_of(me, np, r);
-    }
-    fclose(out);
-    MPI_Finalize();
-    return 0;
-}
+int main(int argc, char **argv) { return rounds_main(argc, argv, "coll_diff", 64, &out, round_of); }

@@ -215,4 +215,30 @@ static DIFF_UNUSED uint64_t hash_of(const struct region *r)
 
 static DIFF_UNUSED void *at(struct region *r) { return r->mem + r->origin; }
 
+/* The main of coll_diff and p2p_diff: `mpirun -n N NAME ROUNDS PREFIX
+ * [START]` calls round(me, np, r) for each round r from START (default 0)
+ * to ROUNDS - 1, each after a line "== r" in PREFIX.RANK, which *out is;
+ * N at most max_np. */
+static DIFF_UNUSED int rounds_main(int argc, char **argv, const char *name, int max_np, FILE **out,
+                                   void (*round)(int me, int np, int r))
+{
+    MPI_Init(&argc, &argv);
+    int me, np;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    if (argc < 3 || np > max_np) {
+        if (me == 0) fprintf(stderr, "usage: mpirun -n N %s ROUNDS PREFIX [START] (N up to %d)\n", name, max_np);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    *out = open_rank_file(argv[2], me);
+    const int rounds = atoi(argv[1]);
+    for (int r = argc > 3 ? atoi(argv[3]) : 0; r < rounds; r++) {
+        fprintf(*out, "== %d\n", r);
+        round(me, np, r);
+    }
+    fclose(*out);
+    MPI_Finalize();
+    return 0;
+}
+
 #endif
