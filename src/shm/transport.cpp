@@ -536,6 +536,16 @@ Transport::Slept Transport::sleep_once(const std::function<bool()>& poll) {
         return Slept::kDone;
     }
     if (aborting()) leave_aborted();
+    // Cells in our ring to ourselves: poll() drained it and then filled it
+    // again from a long message to ourselves, or many, and only we read
+    // it: nobody would ring us.  Not sleeping on them keeps such a wait
+    // polling (it goes back to yielding, as after a ring).  A wait that
+    // slept here took one nap per ringful: 100 pre-posted 30 KB messages
+    // to itself took 12 s at 3 ranks on 2 CPUs, 0.026 s with MPICH.
+    if (in_[rank_].has_data()) {
+        me.sleeping.store(0, std::memory_order_relaxed);
+        return Slept::kRung;
+    }
     // A producer waiting for room in a ring may miss its wake-up (see
     // after_release), so it sleeps in short naps.
     const auto nap = stalled_count_ != 0 ? kStalledSleep : policy_.sleep;

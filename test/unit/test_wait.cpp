@@ -11,6 +11,9 @@
 // period (SHMPI_YIELD_US) before it sleeps again, so it sleeps at most once
 // per such period: the test checks that bound against the time the wait took.
 //
+// A wait never sleeps while its rank's ring to itself holds cells: nobody
+// else reads them, nor rings for them.
+//
 // Transport::missed, what a test or nonblocking probe that found nothing
 // calls: while ranks outnumber CPUs it gives the CPU away, but at most once
 // per kPollYieldPeriod, and never otherwise.
@@ -140,6 +143,49 @@ TEST(Wait, SleepsAtMostOncePerYieldPeriodWhileAPeerKeepsRinging) {
     // thousands here (one per cell).
     EXPECT_LE(sleeps, static_cast<unsigned long long>(us / kYieldUs) + 2)
         << "sleeps in a wait of " << us << " us while a peer rang every " << kPace.count() << " us";
+}
+
+TEST(Wait, NeverSleepsOnCellsItSentItself) {
+    std::string why;
+    std::optional<shm::Segment> seg = two_rank_segment(why);
+    if (!seg) GTEST_SKIP() << "no usable shared memory: " << why;
+    // Rank 0 sends itself kSelf cells from within one wait, as a long
+    // message to itself does: each poll drains its ring to itself and fills
+    // it again.  Its waits sleep as soon as a poll finds the wait not done
+    // (no spin, no yield period); but a poll that leaves cells in that ring
+    // has left work that only this rank can do and nobody will ring it
+    // for.  Reports "<cells> <sleeps>".
+    constexpr std::uint32_t kSelf = 20000;
+    const shmpi_test::Child rank = shmpi_test::spawn([&] {
+        setenv("SHMPI_SPIN_US", "0", 1);
+        setenv("SHMPI_YIELD_US", "0", 1);
+        auto transport = shmpi_test::attach_rank(*seg, 0, 2);
+        shm::Transport& t = *transport;
+        std::uint32_t sent = 0, got = 0;
+        bool in_order = true;
+        // (A wait that sleeps there takes minutes: it gives up after 5 s.)
+        const auto give_up = Clock::now() + std::chrono::seconds(5);
+        t.wait([&] {
+            while (const std::byte* cell = t.peek(0)) {
+                std::uint32_t value = 0;
+                std::memcpy(&value, cell, sizeof value);
+                in_order = in_order && value == got;
+                t.release(0);
+                t.after_release(0);
+                ++got;
+            }
+            for (std::byte* cell; sent < kSelf && (cell = t.try_claim(0)) != nullptr; ++sent) {
+                std::memcpy(cell, &sent, sizeof sent);
+                t.publish(0);
+            }
+            return got == kSelf || Clock::now() > give_up;
+        });
+        return std::to_string(got) + (in_order ? " " : " out of order ") + std::to_string(t.sleeps());
+    });
+    // Sleeping there took an 800 ms nap per ringful (32 cells) unless the
+    // rank's own doorbell happened to move: 100 pre-posted 30 KB messages
+    // to itself took 12 s at 3 ranks on 2 CPUs.
+    EXPECT_EQ(report(rank), std::to_string(kSelf) + " 0");
 }
 
 /// Rank 0 of the 2-rank `seg`, whose header is made to say the job has
