@@ -24,14 +24,14 @@
 #          communicators, Cartesian and graph topologies, and coll_diff.c
 #          runs collectives on derived datatypes, and p2p_diff.c sends
 #          messages of one random type and receives them into another,
-#          matched by tag or wildcard, reporting statuses and bytes, at 1,
-#          2, 3, 4 and 6 ranks;
+#          matched by tag or wildcard, then from every rank to one,
+#          reporting statuses and bytes, at 1, 2, 3, 4 and 6 ranks;
 #          err_diff.c makes 219 calls with one bad argument each and reports
 #          the error class, at 1, 2 and 3 ranks.  Each is built with the
 #          three mpiccs; an answer fails when MPICH and Open MPI give the
 #          same one and shmpi another (test/external/diff_compare.py), but
 #          for the err_diff answers test/external/err_diff-expected.txt
-#          lists with the reason.  7 minutes on 2 CPUs.
+#          lists with the reason.  8 minutes on 2 CPUs.
 # Sources are Debian's (deb.debian.org, orig tarballs, SHA-256 checked), so
 # this works where Debian's archive is the only network.  Nothing here runs
 # in CI (too long); run it before a release, or after changing the engine.

@@ -23,10 +23,14 @@
  * posts every receive at once and completes them with MPI_Waitall or an
  * MPI_Testall loop.  Non-overtaking decides which message each receive
  * matches.  Then MPI_Sendrecv and MPI_Sendrecv_replace between the same
- * ranks, and calls whose outcome MPI fixes: a receive from MPI_PROC_NULL,
+ * ranks; calls whose outcome MPI fixes (a receive from MPI_PROC_NULL,
  * MPI_Waitany, _Testany, _Testsome and _Waitall over null requests, an
  * MPI_Iprobe and MPI_Improbe that find nothing, MPI_Mprobe of
- * MPI_PROC_NULL, a cancelled receive, MPI_Status_set_elements(_x).
+ * MPI_PROC_NULL, a cancelled receive, MPI_Status_set_elements(_x)); a
+ * second batch of messages; and a third that every rank sends to one
+ * root, which takes each sender's messages as above (naming the source:
+ * with several senders a wildcard source would leave the match open), one
+ * sender's receives interleaved at random with another's.
  *
  * Each rank adds to PREFIX.RANK, per round from START (default 0) on, "== R",
  * the arguments, and a line per receive or call: the source and tag of the
@@ -101,7 +105,7 @@ struct message {
     int mode;  /* how it is sent: 0 Isend, 1 Issend, 2 Ibsend, 3 Irsend, 4 Send_init */
     int order; /* the receive that takes it, in the plan */
     char sdesc[DESC], rdesc[DESC];
-    struct region send, recv;
+    struct region send;
     MPI_Request sreq;
 };
 
@@ -157,9 +161,20 @@ static int match(int k, const struct message *m, int pre, const int *tags, int *
     return 1;
 }
 
-/* Sends 1 to MAXMSG messages to dest and receives as many from src, in an
- * order drawn, each with one method. */
-static void messages(int me, int dest, int src, const struct leaves *fam, int tag_base)
+/* The receive of message plan entry j from source index s, in the order a
+ * rank takes them. */
+struct take {
+    int s, j;
+};
+
+/* Sends 1 to MAXMSG messages to dest, and receives as many from each of
+ * the nsrc ranks srcs (none where srcs is NULL: nsrc only says how many
+ * the receiving rank has, for the draws every rank makes alike), each
+ * source's in an order drawn, with one method each; one source's receives
+ * are interleaved at random with another's.  With several sources every
+ * receive names its source: MPI_ANY_SOURCE would leave which sender it
+ * matches open. */
+static void messages(int me, int dest, int nsrc, const int *srcs, const struct leaves *fam, int tag_base)
 {
     struct message m[MAXMSG];
     const int k = irnd(1, MAXMSG);
@@ -180,7 +195,7 @@ static void messages(int me, int dest, int src, const struct leaves *fam, int ta
     /* The receives: each asks for the tag of a message left, or for
      * MPI_ANY_TAG; taken one at a time, each gets the earliest message
      * left that it matches. */
-    int tags[MAXMSG], sources[MAXMSG], taken[MAXMSG], methods[MAXMSG];
+    int tags[MAXMSG], any_source[MAXMSG], taken[MAXMSG], methods[MAXMSG];
     int all_at_once = rnd(4) == 0;
     for (int j = 0; j < k; j++) {
         const int pick = (int)rnd((unsigned)(k - j));
@@ -195,7 +210,7 @@ static void messages(int me, int dest, int src, const struct leaves *fam, int ta
             }
         m[i].order = j;
         tags[j] = any ? MPI_ANY_TAG : m[i].tag;
-        sources[j] = rnd(3) == 0 ? MPI_ANY_SOURCE : src;
+        any_source[j] = rnd(3) == 0 && nsrc == 1;
         methods[j] = (int)rnd(7);
     }
     /* Receives posted before the sends: all of them, or those up to the
@@ -218,6 +233,20 @@ static void messages(int me, int dest, int src, const struct leaves *fam, int ta
         pre = 0;
         match(k, m, pre, tags, taken);
     }
+    /* The order of the receives over the sources: the early ones source
+     * by source, then the others interleaved. */
+    struct take *order = malloc(sizeof *order * (size_t)(nsrc * k));
+    int n_order = 0, *next = malloc(sizeof *next * (size_t)nsrc);
+    for (int s = 0; s < nsrc; s++)
+        for (next[s] = 0; next[s] < pre; next[s]++) order[n_order++] = (struct take){s, next[s]};
+    while (n_order < nsrc * k) {
+        int s = (int)rnd((unsigned)nsrc);
+        while (next[s] == k) s = (s + 1) % nsrc;
+        order[n_order++] = (struct take){s, next[s]++};
+    }
+    free(next);
+    const int testall = rnd(2);
+
     int bsend_bytes = 0;
     for (int i = 0; i < k; i++) {
         fprintf(out, "message %d tag %d mode %d: %d of %s\n", i, m[i].tag, m[i].mode, m[i].scount, m[i].sdesc);
@@ -229,29 +258,35 @@ static void messages(int me, int dest, int src, const struct leaves *fam, int ta
     }
     for (int j = 0; j < k; j++) {
         const struct message *mj = &m[taken[j]];
-        fprintf(out, "receive %d", j);
-        put_rank("from", sources[j]);
-        fprintf(out, " tag %d method %d: message %d, %d of %s\n", tags[j] == MPI_ANY_TAG ? -1 : tags[j],
+        fprintf(out, "receive %d from %s tag %d method %d: message %d, %d of %s\n", j,
+                any_source[j] ? "any" : "its source", tags[j] == MPI_ANY_TAG ? -1 : tags[j],
                 all_at_once ? -1 : methods[j], taken[j], mj->rcount, mj->rdesc);
     }
     fprintf(out, "posted early %d\n", pre);
 
+    const int nrecv = srcs != NULL ? nsrc : 0;
+    struct region *recv = malloc(sizeof *recv * (size_t)(nrecv * k + 1));
+    MPI_Request *rreq = malloc(sizeof *rreq * (size_t)(nrecv * k + 1));
+    MPI_Status *rstat = malloc(sizeof *rstat * (size_t)(nrecv * k + 1));
     for (int i = 0; i < k; i++) {
         m[i].send = region_for(m[i].st, m[i].scount);
         fill(&m[i].send, me * 8 + i);
-        m[i].recv = region_for(m[i].rt, m[i].rcount);
-        clear(&m[i].recv);
+    }
+    for (int x = 0; x < nrecv * k; x++) {
+        recv[x] = region_for(m[taken[x % k]].rt, m[taken[x % k]].rcount);
+        clear(&recv[x]);
     }
     char *bsend_buffer = NULL;
     if (bsend_bytes > 0) {
         bsend_buffer = malloc((size_t)bsend_bytes);
         MPI_Buffer_attach(bsend_buffer, bsend_bytes);
     }
-    MPI_Request rreq[MAXMSG];
-    MPI_Status rstat[MAXMSG];
-    for (int j = 0; j < pre; j++) {
-        struct message *mj = &m[taken[j]];
-        MPI_Irecv(at(&mj->recv), mj->rcount, mj->rt, sources[j], tags[j], MPI_COMM_WORLD, &rreq[j]);
+    /* Receive x = s * k + j: plan entry j from source srcs[s]. */
+#define SOURCE(x) (any_source[(x) % k] ? MPI_ANY_SOURCE : srcs[(x) / k])
+    for (int y = 0; y < nrecv * pre; y++) {
+        const int x = order[y].s * k + order[y].j;
+        const struct message *mj = &m[taken[order[y].j]];
+        MPI_Irecv(at(&recv[x]), mj->rcount, mj->rt, SOURCE(x), tags[order[y].j], MPI_COMM_WORLD, &rreq[x]);
     }
     /* every rank's early receives are posted once this ends */
     MPI_Barrier(MPI_COMM_WORLD);
@@ -268,39 +303,40 @@ static void messages(int me, int dest, int src, const struct leaves *fam, int ta
             break;
         }
     }
-    if (all_at_once) {
-        if (rnd(2) == 0) {
-            MPI_Waitall(k, rreq, rstat);
+    if (all_at_once && nrecv > 0) {
+        if (!testall) {
+            MPI_Waitall(nrecv * k, rreq, rstat);
         } else {
             int flag = 0;
-            while (!flag) MPI_Testall(k, rreq, &flag, rstat);
+            while (!flag) MPI_Testall(nrecv * k, rreq, &flag, rstat);
         }
     }
-    for (int j = 0; j < k; j++) {
-        struct message *mj = &m[taken[j]];
-        void *buf = at(&mj->recv);
+    for (int y = 0; y < nrecv * k; y++) {
+        const int j = order[y].j, x = order[y].s * k + j, src = SOURCE(x);
+        const struct message *mj = &m[taken[j]];
+        void *buf = at(&recv[x]);
         /* (MPICH leaves a probe's cancelled flag as it was) */
-        MPI_Status *st = &rstat[j], probe;
+        MPI_Status *st = &rstat[x], probe;
         memset(&probe, 0, sizeof probe);
         MPI_Message msg;
         int flag = 0;
         if (all_at_once) {
             /* completed above */
         } else if (j < pre) {
-            MPI_Wait(&rreq[j], st);
+            MPI_Wait(&rreq[x], st);
         } else {
             switch (methods[j]) {
-            case 0: MPI_Recv(buf, mj->rcount, mj->rt, sources[j], tags[j], MPI_COMM_WORLD, st); break;
+            case 0: MPI_Recv(buf, mj->rcount, mj->rt, src, tags[j], MPI_COMM_WORLD, st); break;
             case 1:
-                MPI_Irecv(buf, mj->rcount, mj->rt, sources[j], tags[j], MPI_COMM_WORLD, &rreq[j]);
-                MPI_Wait(&rreq[j], st);
+                MPI_Irecv(buf, mj->rcount, mj->rt, src, tags[j], MPI_COMM_WORLD, &rreq[x]);
+                MPI_Wait(&rreq[x], st);
                 break;
             case 2:
             case 3:
-                if (methods[j] == 2) MPI_Probe(sources[j], tags[j], MPI_COMM_WORLD, &probe);
+                if (methods[j] == 2) MPI_Probe(src, tags[j], MPI_COMM_WORLD, &probe);
                 else
-                    while (!flag) MPI_Iprobe(sources[j], tags[j], MPI_COMM_WORLD, &flag, &probe);
-                fprintf(out, "probe %d:", j);
+                    while (!flag) MPI_Iprobe(src, tags[j], MPI_COMM_WORLD, &flag, &probe);
+                fprintf(out, "probe %d.%d:", order[y].s, j);
                 put_status(&probe, mj->rt);
                 fprintf(out, "\n");
                 /* the message the probe saw, by its source and tag */
@@ -309,29 +345,30 @@ static void messages(int me, int dest, int src, const struct leaves *fam, int ta
             case 4:
             case 5:
                 if (methods[j] == 4) {
-                    MPI_Mprobe(sources[j], tags[j], MPI_COMM_WORLD, &msg, &probe);
+                    MPI_Mprobe(src, tags[j], MPI_COMM_WORLD, &msg, &probe);
                     MPI_Mrecv(buf, mj->rcount, mj->rt, &msg, st);
                 } else {
-                    while (!flag) MPI_Improbe(sources[j], tags[j], MPI_COMM_WORLD, &flag, &msg, &probe);
-                    MPI_Imrecv(buf, mj->rcount, mj->rt, &msg, &rreq[j]);
-                    MPI_Wait(&rreq[j], st);
+                    while (!flag) MPI_Improbe(src, tags[j], MPI_COMM_WORLD, &flag, &msg, &probe);
+                    MPI_Imrecv(buf, mj->rcount, mj->rt, &msg, &rreq[x]);
+                    MPI_Wait(&rreq[x], st);
                 }
-                fprintf(out, "mprobe %d:", j);
+                fprintf(out, "mprobe %d.%d:", order[y].s, j);
                 put_status(&probe, mj->rt);
                 fprintf(out, " message null %d\n", msg == MPI_MESSAGE_NULL);
                 break;
             default:
-                MPI_Recv_init(buf, mj->rcount, mj->rt, sources[j], tags[j], MPI_COMM_WORLD, &rreq[j]);
-                MPI_Start(&rreq[j]);
-                MPI_Wait(&rreq[j], st);
-                MPI_Request_free(&rreq[j]);
+                MPI_Recv_init(buf, mj->rcount, mj->rt, src, tags[j], MPI_COMM_WORLD, &rreq[x]);
+                MPI_Start(&rreq[x]);
+                MPI_Wait(&rreq[x], st);
+                MPI_Request_free(&rreq[x]);
                 break;
             }
         }
-        fprintf(out, "received %d:", j);
+        fprintf(out, "received %d.%d:", order[y].s, j);
         put_status(st, mj->rt);
-        put_buffer(&mj->recv);
+        put_buffer(&recv[x]);
     }
+#undef SOURCE
     for (int i = 0; i < k; i++) {
         MPI_Wait(&m[i].sreq, MPI_STATUS_IGNORE);
         if (m[i].mode == 4) MPI_Request_free(&m[i].sreq);
@@ -345,10 +382,14 @@ static void messages(int me, int dest, int src, const struct leaves *fam, int ta
     }
     for (int i = 0; i < k; i++) {
         free(m[i].send.mem);
-        free(m[i].recv.mem);
         MPI_Type_free(&m[i].st);
         MPI_Type_free(&m[i].rt);
     }
+    for (int x = 0; x < nrecv * k; x++) free(recv[x].mem);
+    free(recv);
+    free(rreq);
+    free(rstat);
+    free(order);
 }
 
 /* MPI_Sendrecv between other types of the family, and
@@ -500,11 +541,19 @@ static void round_of(int me, int np, int round)
     const int f = (int)rnd(4), s = np > 1 && rnd(5) != 0 ? irnd(1, np - 1) : 0;
     const int dest = (me + s) % np, src = (me - s + np) % np;
     fprintf(out, "family %s, shift %d\n", families[f].names[0], s);
-    messages(me, dest, src, &families[f], 0);
+    messages(me, dest, 1, &src, &families[f], 0);
     sendrecvs(me, dest, src, &families[f]);
     fixed_outcomes(src, &families[f]);
     /* a second batch, its tags above the first's */
-    messages(me, dest, src, &families[f], 10);
+    messages(me, dest, 1, &src, &families[f], 10);
+    /* every rank (the root too) sends a batch to a root, which takes them
+     * source by source, interleaved */
+    const int root = (int)rnd((unsigned)np);
+    int *all = malloc(sizeof *all * (size_t)np);
+    for (int r = 0; r < np; r++) all[r] = r;
+    fprintf(out, "fan-in to %d\n", root);
+    messages(me, root, np, me == root ? all : NULL, &families[f], 20);
+    free(all);
 }
 
 int main(int argc, char **argv) { return rounds_main(argc, argv, "p2p_diff", 1 << 20, &out, round_of); }

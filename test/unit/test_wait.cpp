@@ -76,6 +76,20 @@ std::optional<shm::Segment> two_rank_segment(std::string& why) {
     return seg;
 }
 
+/// Takes every cell from `src` there is, each of which holds its number
+/// (counting from 0): counts them in `got`, clears `in_order` at one out of
+/// order.
+void take_cells(shm::Transport& t, std::uint32_t src, std::uint32_t& got, bool& in_order) {
+    while (const std::byte* cell = t.peek(src)) {
+        std::uint32_t value = 0;
+        std::memcpy(&value, cell, sizeof value);
+        in_order = in_order && value == got;
+        t.release(src);
+        t.after_release(src);
+        ++got;
+    }
+}
+
 TEST(Wait, SleepsAtMostOncePerYieldPeriodWhileAPeerKeepsRinging) {
     std::string why;
     std::optional<shm::Segment> seg = two_rank_segment(why);
@@ -88,14 +102,7 @@ TEST(Wait, SleepsAtMostOncePerYieldPeriodWhileAPeerKeepsRinging) {
         bool in_order = true;
         const auto start = Clock::now();
         t.wait([&] {
-            while (const std::byte* cell = t.peek(1)) {
-                std::uint32_t value = 0;
-                std::memcpy(&value, cell, sizeof value);
-                in_order = in_order && value == got;
-                t.release(1);
-                t.after_release(1);
-                ++got;
-            }
+            take_cells(t, 1, got, in_order);
             return got == kCells;
         });
         const auto us = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
@@ -166,14 +173,7 @@ TEST(Wait, NeverSleepsOnCellsItSentItself) {
         // (A wait that sleeps there takes minutes: it gives up after 5 s.)
         const auto give_up = Clock::now() + std::chrono::seconds(5);
         t.wait([&] {
-            while (const std::byte* cell = t.peek(0)) {
-                std::uint32_t value = 0;
-                std::memcpy(&value, cell, sizeof value);
-                in_order = in_order && value == got;
-                t.release(0);
-                t.after_release(0);
-                ++got;
-            }
+            take_cells(t, 0, got, in_order);
             for (std::byte* cell; sent < kSelf && (cell = t.try_claim(0)) != nullptr; ++sent) {
                 std::memcpy(cell, &sent, sizeof sent);
                 t.publish(0);
