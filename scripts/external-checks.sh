@@ -21,11 +21,12 @@
 #          on random arguments: test/external/dtype_diff.c builds 3 x 20000
 #          random derived datatypes and reports their size, bounds and where
 #          MPI_Pack and MPI_Unpack put each byte; comm_diff.c builds groups,
-#          communicators, Cartesian and graph topologies, and coll_diff.c
-#          runs collectives on derived datatypes, and p2p_diff.c sends
-#          messages of one random type and receives them into another,
-#          matched by tag or wildcard, then from every rank to one,
-#          reporting statuses and bytes, at 1, 2, 3, 4 and 6 ranks;
+#          communicators, intercommunicators, Cartesian and graph
+#          topologies, coll_diff.c runs collectives on derived datatypes,
+#          and p2p_diff.c sends messages of one random type and receives
+#          them into another, matched by tag or wildcard, then from every
+#          rank to one, reporting statuses and bytes, at 1, 2, 3, 4 and 6
+#          ranks;
 #          err_diff.c makes 219 calls with one bad argument each and reports
 #          the error class, at 1, 2 and 3 ranks.  Each is built with the
 #          three mpiccs; an answer fails when MPICH and Open MPI give the

@@ -22,7 +22,12 @@
  *     its own edges from it), MPI_Dist_graph_neighbors(_count);
  *   MPI_Graph_create (a symmetric graph, self-loops and repeated edges
  *     allowed), MPI_Graph_neighbors(_count);
- *   MPI_Neighbor_allgather of the ranks on both graphs.
+ *   MPI_Neighbor_allgather of the ranks on both graphs;
+ *   MPI_Intercomm_create between two random sides, MPI_Comm_test_inter,
+ *     _remote_size, _remote_group, Bcast, Reduce and Gather with
+ *     MPI_ROOT and MPI_PROC_NULL, Allreduce, Allgather, Alltoall, Barrier
+ *     and Sendrecv between the ranks of the same number on both sides,
+ *     MPI_Intercomm_merge.
  * Every rank draws the same arguments (the split's color and key aside),
  * so every call is correct unless it is meant to fail.  Ranks are printed
  * as numbers, MPI_PROC_NULL as "null" and MPI_UNDEFINED as "undef", since
@@ -297,6 +302,108 @@ static void graph_round(int me, int np)
     fprintf(out, "\n");
 }
 
+/* Two sides drawn from MPI_COMM_WORLD (each rank's side and key alike on
+ * every rank), an intercommunicator between them, and what its calls give:
+ * sizes, the remote group, the collectives with MPI_ROOT and
+ * MPI_PROC_NULL, a Sendrecv across, and MPI_Intercomm_merge. */
+static void intercomm_round(int me, int np, MPI_Group world)
+{
+    if (np < 2) {
+        fprintf(out, "intercomm: one rank\n");
+        return;
+    }
+    int side[MAX], key[MAX], n[2] = {0, 0};
+    for (int r = 0; r < np; r++) {
+        side[r] = (int)rnd(2);
+        key[r] = (int)rnd(3);
+        n[side[r]]++;
+    }
+    if (n[0] == 0 || n[1] == 0) { /* both sides have a rank */
+        const int r = (int)rnd((unsigned)np);
+        n[side[r]]--;
+        side[r] = 1 - side[r];
+        n[side[r]]++;
+    }
+    /* each side's leader: its rank 0, the lowest key (then world rank) */
+    int leader[2] = {-1, -1};
+    for (int r = 0; r < np; r++) {
+        const int l = leader[side[r]];
+        if (l < 0 || key[r] < key[l]) leader[side[r]] = r;
+    }
+    const int tag = (int)rnd(100), root_side = (int)rnd(2), root = (int)rnd((unsigned)n[root_side]),
+              high = (int)rnd(2);
+    const int mine = side[me];
+    MPI_Comm local, inter, merged;
+    MPI_Comm_split(MPI_COMM_WORLD, mine, key[me], &local);
+    int rc = MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, leader[1 - mine], tag, &inter);
+    fprintf(out, "intercomm side %d leaders %d %d tag %d: %s", mine, leader[0], leader[1], tag, class_name(rc));
+    if (rc != MPI_SUCCESS) {
+        fprintf(out, "\n");
+        MPI_Comm_free(&local);
+        return;
+    }
+    int flag, size, rsize, rank;
+    MPI_Comm_test_inter(inter, &flag);
+    MPI_Comm_size(inter, &size);
+    MPI_Comm_remote_size(inter, &rsize);
+    MPI_Comm_rank(inter, &rank);
+    fprintf(out, ", inter %d rank %d of %d, remote %d:", flag, rank, size, rsize);
+    MPI_Group remote;
+    MPI_Comm_remote_group(inter, &remote);
+    put_members(remote, world);
+    MPI_Group_free(&remote);
+    fprintf(out, "\n");
+
+    /* Bcast and Reduce from `root` of the root side, Gather to it */
+    int v[3] = {-1, -1, -1}, red = -1, gath[MAX];
+    const int in_root_side = mine == root_side, bcast_root = in_root_side ? (rank == root ? MPI_ROOT : MPI_PROC_NULL)
+                                                                          : root;
+    if (bcast_root == MPI_ROOT) v[0] = me, v[1] = tag, v[2] = rank;
+    MPI_Bcast(v, 3, MPI_INT, bcast_root, inter);
+    const int contribution = me * 7 + 1;
+    MPI_Reduce(&contribution, &red, 1, MPI_INT, MPI_SUM, bcast_root, inter);
+    for (int i = 0; i < MAX; i++) gath[i] = -1;
+    MPI_Gather(&contribution, 1, MPI_INT, gath, 1, MPI_INT, bcast_root, inter);
+    fprintf(out, "root %d of side %d: bcast %d %d %d reduce %d gather", root, root_side, v[0], v[1], v[2], red);
+    for (int i = 0; i < (bcast_root == MPI_ROOT ? rsize : 0); i++) fprintf(out, " %d", gath[i]);
+    fprintf(out, "\n");
+
+    /* the all-to-all family: each side gets the other's */
+    int sum = -1, all[MAX], to[MAX], from[MAX];
+    MPI_Allreduce(&contribution, &sum, 1, MPI_INT, MPI_SUM, inter);
+    MPI_Allgather(&me, 1, MPI_INT, all, 1, MPI_INT, inter);
+    for (int j = 0; j < rsize; j++) to[j] = me * 100 + j;
+    MPI_Alltoall(to, 1, MPI_INT, from, 1, MPI_INT, inter);
+    fprintf(out, "allreduce %d allgather", sum);
+    for (int j = 0; j < rsize; j++) fprintf(out, " %d", all[j]);
+    fprintf(out, " alltoall");
+    for (int j = 0; j < rsize; j++) fprintf(out, " %d", from[j]);
+    MPI_Barrier(inter);
+
+    /* across, with the remote rank of my rank where there is one */
+    int got = -1, from_rank = -1;
+    if (rank < rsize) {
+        MPI_Status st;
+        MPI_Sendrecv(&me, 1, MPI_INT, rank, 3, &got, 1, MPI_INT, MPI_ANY_SOURCE, 3, inter, &st);
+        from_rank = st.MPI_SOURCE;
+    }
+    fprintf(out, " sendrecv %d from %d\n", got, from_rank);
+
+    /* merged: the side with high = 1 after the other */
+    rc = MPI_Intercomm_merge(inter, mine == high, &merged);
+    int mrank = -1, msize = -1, msum = -1, weighted = (me + 1) * 1000;
+    if (rc == MPI_SUCCESS) {
+        MPI_Comm_rank(merged, &mrank);
+        MPI_Comm_size(merged, &msize);
+        weighted += mrank;
+        MPI_Allreduce(&weighted, &msum, 1, MPI_INT, MPI_SUM, merged);
+        MPI_Comm_free(&merged);
+    }
+    fprintf(out, "merge high %d: %s rank %d of %d sum %d\n", mine == high, class_name(rc), mrank, msize, msum);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&local);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -322,6 +429,7 @@ int main(int argc, char **argv)
         group_round(np, world);
         cart_round(np);
         graph_round(me, np);
+        intercomm_round(me, np, world);
     }
     MPI_Group_free(&world);
     fclose(out);
