@@ -119,11 +119,12 @@ def expected_cases(path):
 
 
 def units(lines, others, per_line):
-    """What is judged of one round: the whole block, or each line alone
-    (per_line, where every block has as many lines) with its number."""
+    """What is judged of one round, as (line number or None, shmpi's lines,
+    each peer's lines): the whole block, or each line alone (per_line,
+    where every block has as many lines)."""
     if per_line and all(len(o) == len(lines) for o in others):
-        return [((i,), (line,), [(o[i],) for o in others]) for i, line in enumerate(lines)]
-    return [((), tuple(lines), [tuple(o) for o in others])]
+        return [(i, (line,), [(o[i],) for o in others]) for i, line in enumerate(lines)]
+    return [(None, tuple(lines), [tuple(o) for o in others])]
 
 
 def compare_comm(shmpi_prefix, nranks, peer_prefixes, expected=None, per_line=False):
@@ -149,7 +150,7 @@ def compare_comm(shmpi_prefix, nranks, peer_prefixes, expected=None, per_line=Fa
                     diff = [(a, b) for a, b in zip(lines, other) if a != b]
                     if len(lines) != len(other):
                         diff.append((f"({len(lines)} lines)", f"({len(other)} lines)"))
-                    failures.append((rank, r if not where else f"{r}, line {where[0] + 1}", diff))
+                    failures.append((rank, r if where is None else f"{r}, line {where + 1}", diff))
     for rank, r, diff in failures[:20]:
         print(f"rank {rank} of {nranks}, round {r}:")
         for a, b in diff[:4]:
