@@ -17,6 +17,14 @@
 #   hypre  hypre 2.26.0's autotests TEST_ij, TEST_struct and TEST_sstruct
 #          (61 scripts of 1 to 8 ranks): iteration counts and residual norms
 #          against the saved ones.
+#   scotch PT-Scotch 7.0.3 (graph ordering and partitioning), built with
+#          shmpi's mpicc and with MPICH's: its `make ptcheck`, then at 1 to 8
+#          ranks a nested-dissection ordering of a 64000-vertex mesh and a
+#          13-way partition of a 16384-vertex hypercube, each checked by
+#          Scotch's own gotst/gmtst and, where MPICH's build writes the same
+#          file twice (the partition only up to 3 ranks), compared with it
+#          byte for byte; and a grid scattered into one file a rank and
+#          gathered back unchanged.  3 minutes.
 #   diff   shmpi beside MPICH and Open MPI (Debian's mpich and openmpi-bin)
 #          on random arguments: test/external/dtype_diff.c builds 3 x 20000
 #          random derived datatypes and reports their size, bounds and where
@@ -38,7 +46,8 @@
 # in CI (too long); run it before a release, or after changing the engine.
 #
 # usage: scripts/external-checks.sh [--build DIR] [--work DIR] CHECK...
-#   CHECK    mpich, hpcc, fftw, hypre, diff, apps (hpcc fftw hypre) or all
+#   CHECK    mpich, hpcc, fftw, hypre, scotch, diff, apps (hpcc fftw hypre
+#            scotch) or all
 #   --build  shmpi's build directory (default $SHMPI_BUILD_DIR, else build);
 #            it must be built (scripts/test.sh or ninja -C DIR)
 #   --work   where the sources are unpacked and built (default build-external;
@@ -58,15 +67,15 @@ while [[ $# -gt 0 ]]; do
     case $1 in
         --build) build=${2:?--build needs a directory}; shift 2 ;;
         --work) work=${2:?--work needs a directory}; shift 2 ;;
-        mpich | hpcc | fftw | hypre | diff) checks+=("$1"); shift ;;
-        apps) checks+=(hpcc fftw hypre); shift ;;
-        all) checks+=(mpich hpcc fftw hypre diff); shift ;;
+        mpich | hpcc | fftw | hypre | scotch | diff) checks+=("$1"); shift ;;
+        apps) checks+=(hpcc fftw hypre scotch); shift ;;
+        all) checks+=(mpich hpcc fftw hypre scotch diff); shift ;;
         -h | --help) sed -n '3,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "external-checks.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
 if [[ ${#checks[@]} -eq 0 ]]; then
-    echo "external-checks.sh: name a check: mpich, hpcc, fftw, hypre, diff, apps or all (see --help)" >&2
+    echo "external-checks.sh: name a check: mpich, hpcc, fftw, hypre, scotch, diff, apps or all (see --help)" >&2
     exit 2
 fi
 
@@ -299,6 +308,145 @@ check_hypre() {
         return 1
     fi
     echo "hypre: all $total test scripts match the saved results"
+}
+
+# --- PT-Scotch --------------------------------------------------------------
+# build_scotch DIR MPICC: PT-Scotch 7.0.3's libraries and programs, built in
+# DIR with MPICC.  Without threads: PT-Scotch's threaded build asks for
+# MPI_THREAD_MULTIPLE, which shmpi does not provide.
+# SCOTCH_MPI_ASYNC_COLL: its nonblocking collectives (MPI_Ialltoallv).
+build_scotch() {
+    local dir=$1 cc=$2
+    [[ -x $dir/scotch-7.0.3/bin/dgord && -x $dir/scotch-7.0.3/bin/gotst ]] && return 0
+    rm -rf "$dir"
+    mkdir -p "$dir" && tar -C "$dir" -xJf "$work/downloads/scotch_7.0.3.orig.tar.xz" || return 1
+    cat >"$dir/scotch-7.0.3/src/Makefile.inc" <<EOF
+EXE =
+LIB = .a
+OBJ = .o
+MAKE = make
+AR = ar
+ARFLAGS = -ruv
+CAT = cat
+CCS = gcc
+CCP = $cc
+CCD = $cc
+CFLAGS = -O2 -DCOMMON_RANDOM_FIXED_SEED -DSCOTCH_MPI_ASYNC_COLL -DSCOTCH_RENAME -Drestrict=__restrict -DIDXSIZE64
+CLIBFLAGS =
+LDFLAGS = -lm -lrt
+CP = cp
+FLEX = flex
+LN = ln
+MKDIR = mkdir -p
+MV = mv
+RANLIB = ranlib
+BISON = bison
+EOF
+    make -C "$dir/scotch-7.0.3/src" -j"$jobs" scotch ptscotch >"$dir/build.log" 2>&1 || {
+        echo "external-checks.sh: PT-Scotch did not build with $cc: $dir/build.log" >&2
+        return 1
+    }
+}
+
+# scotch_case NAME NP COMPARE CHECK FILE -- COMMAND...: runs COMMAND (a
+# PT-Scotch program writing FILE) at NP ranks with shmpi; CHECK (a command
+# line; FILE is appended) judges shmpi's FILE on its own.  With COMPARE
+# "mpich", the twin built with MPICH runs twice too: where it writes the
+# same FILE both times, shmpi's must be byte for byte the same.  Counts into
+# same, alone (checked by CHECK only) and bad.
+scotch_case() {
+    local name=$1 np=$2 compare=$3 check=$4 file=$5
+    shift 6
+    local log=$work/scotch-runs/$name-np$np
+    local -a mpich_cmd=("${@//$sbin/$mbin}")
+    if ! timeout 300 "$mpirun" -n "$np" "$@" >"$log.out" 2>&1; then
+        echo "PT-Scotch $name at $np ranks FAILED (exit $?): $log.out"
+        bad=$((bad + 1))
+        return
+    fi
+    cp "$file" "$log.shmpi"
+    # shellcheck disable=SC2086  # CHECK is a command line
+    if ! $check "$file" >"$log.check" 2>&1; then
+        echo "PT-Scotch $name at $np ranks: shmpi's output FAILED its check: $log.check, $log.shmpi"
+        bad=$((bad + 1))
+        return
+    fi
+    if [[ $compare != mpich ]]; then
+        alone=$((alone + 1))
+        return
+    fi
+    local run
+    for run in 1 2; do
+        if ! timeout 300 mpirun.mpich -n "$np" "${mpich_cmd[@]}" >"$log.mpich$run.out" 2>&1; then
+            echo "PT-Scotch $name at $np ranks: MPICH's run failed ($log.mpich$run.out); shmpi's output passed its check"
+            alone=$((alone + 1))
+            return
+        fi
+        cp "$file" "$log.mpich$run"
+    done
+    if ! cmp -s "$log.mpich1" "$log.mpich2"; then
+        alone=$((alone + 1))
+    elif cmp -s "$log.shmpi" "$log.mpich1"; then
+        same=$((same + 1))
+    else
+        echo "PT-Scotch $name at $np ranks: FAILED: MPICH writes $log.mpich1 twice, shmpi $log.shmpi"
+        bad=$((bad + 1))
+    fi
+}
+
+check_scotch() {
+    fetch scotch_7.0.3.orig.tar.xz 09b582e75df3cf91313e8dd83306bc9d59385fa358d6d4052e5bbf8c75a83348 s/scotch || return 1
+    step "PT-Scotch: build with $mpicc and with mpicc.mpich"
+    build_scotch "$work/scotch-shmpi" "$mpicc" || return 1
+    if ! command -v mpicc.mpich >/dev/null || ! command -v mpirun.mpich >/dev/null; then
+        echo "external-checks.sh: PT-Scotch needs MPICH beside shmpi (Debian's mpich: scripts/install-deps.sh)" >&2
+        return 1
+    fi
+    build_scotch "$work/scotch-mpich" mpicc.mpich || return 1
+    local sbin=$work/scotch-shmpi/scotch-7.0.3/bin mbin=$work/scotch-mpich/scotch-7.0.3/bin
+    step "PT-Scotch: make ptcheck (3 and 4 ranks)"
+    make -C "$work/scotch-shmpi/scotch-7.0.3/src/check" ptcheck EXECPPROG="$mpirun" \
+        >"$work/scotch-ptcheck.log" 2>&1 || {
+        echo "PT-Scotch make ptcheck FAILED: $work/scotch-ptcheck.log"
+        return 1
+    }
+    echo "PT-Scotch: make ptcheck passed ($(grep -c "^$mpirun -n" "$work/scotch-ptcheck.log") parallel runs)"
+    # A 40 x 40 x 40 mesh (64000 vertices), a 14-dimensional hypercube
+    # (16384) and a 300 x 300 grid (90000), made by Scotch's own tools.
+    local g=$work/scotch-runs
+    rm -rf "$g" && mkdir -p "$g" || return 1
+    "$sbin/gmk_m3" 40 40 40 "$g/m3.grf" && "$sbin/gmk_hy" 14 "$g/hy.grf" && "$sbin/gmk_m2" 300 300 "$g/m2.grf" || return 1
+    echo "cmplt 13" >"$g/cmplt13.tgt"
+    local np same=0 alone=0 scattered=0 bad=0
+    for np in 1 2 3 4 5 6 7 8; do
+        step "PT-Scotch: ordering, partitioning, scatter and gather at $np ranks"
+        # dgord: a nested-dissection ordering; gotst checks it is a
+        # permutation of the vertices and reports its fill.  With -Cd it is
+        # the same at every rank count, run after run, with either MPI.
+        scotch_case dgord "$np" mpich "$sbin/gotst $g/m3.grf" "$g/m3.ord" -- "$sbin/dgord" "$g/m3.grf" "$g/m3.ord" -Cd
+        # dgpart: 13 parts; gmtst checks every vertex has one.  From 4 ranks
+        # on, its coarsening matches vertices in the order messages arrive
+        # (MPI_Waitany), and MPICH's own runs differ: gmtst alone judges.
+        local compare=mpich
+        ((np >= 4)) && compare=no
+        scotch_case dgpart "$np" "$compare" "$sbin/gmtst $g/hy.grf $g/cmplt13.tgt" "$g/hy.map" -- "$sbin/dgpart" 13 "$g/hy.grf" "$g/hy.map" -Cd
+        # dgscat cuts the grid into one file a rank, from the last rank;
+        # dgtst checks the pieces fit together; dggath joins them on rank 0.
+        # The grid must come back byte for byte.
+        local log=$g/scatter-np$np.out
+        rm -f "$g"/m2_*.grf "$g/m2.back"
+        if timeout 300 "$mpirun" -n "$np" "$sbin/dgscat" -c -r$((np - 1)) "$g/m2.grf" "$g/m2_%r.grf" >"$log" 2>&1 &&
+            timeout 300 "$mpirun" -n "$np" "$sbin/dgtst" "$g/m2_%r.grf" >>"$log" 2>&1 &&
+            timeout 300 "$mpirun" -n "$np" "$sbin/dggath" -c "$g/m2_%r.grf" "$g/m2.back" >>"$log" 2>&1 &&
+            cmp -s "$g/m2.grf" "$g/m2.back"; then
+            scattered=$((scattered + 1))
+        else
+            echo "PT-Scotch scatter and gather at $np ranks FAILED: $log"
+            bad=$((bad + 1))
+        fi
+    done
+    echo "PT-Scotch: $same orderings and partitions byte for byte as MPICH's, $alone more checked by Scotch's tools alone, $scattered scatter-gather round trips exact; $bad failed"
+    ((bad == 0))
 }
 
 # --- shmpi beside MPICH and Open MPI ------------------------------------------
