@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# scotch_compare.sh: an application beside the microbenchmarks.  PT-Scotch
+# 7.0.3's parallel ordering (dgord, a 40 x 40 x 40 mesh) and partitioning
+# (dgpart, 13 parts of a 14-dimensional hypercube), built with shmpi's,
+# MPICH's and Open MPI's mpicc, timed at several rank counts.
+#
+# What it does:
+#   1. Runs `scripts/external-checks.sh scotch` in --work DIR, which
+#      downloads PT-Scotch, builds it with shmpi and with MPICH, makes the
+#      graphs and checks the results; then builds the Open MPI twin there
+#      (mpicc.openmpi) if Open MPI is installed.
+#   2. Runs each program with each MPI in rounds; within a round the MPIs
+#      take turns, so slow drifts of a shared machine hit all alike.  The
+#      ranks are not bound (each MPI's placement is its own).
+#   3. Prints a Markdown table: for every program and rank count the median
+#      over rounds of each MPI's time, as Scotch reports it with -vt (its
+#      "Order" or "Mapping" line, the slowest rank: the work alone, without
+#      reading the graph or starting the job), and shmpi's over the faster
+#      of the other two (below 1: shmpi is faster); then the same for the
+#      whole mpirun command, launch and file reading included.
+#
+# usage: bench/scotch_compare.sh [--shmpi-build DIR] [--work DIR] [--ranks 2,4,8] [--rounds N]
+#   --shmpi-build  shmpi's build directory (default build; built already)
+#   --work         external-checks.sh's work directory (default build-external)
+# Exit status: 0 when every run gave a time, 1 otherwise.
+set -uo pipefail
+
+repo=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
+build=$repo/build
+work=$repo/build-external
+ranks_list=2,4,8
+rounds=3
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --shmpi-build) build=${2:?--shmpi-build needs a directory}; shift 2 ;;
+        --work) work=${2:?--work needs a directory}; shift 2 ;;
+        --ranks) ranks_list=${2:?--ranks needs a list}; shift 2 ;;
+        --rounds) rounds=${2:?--rounds needs a number}; shift 2 ;;
+        -h | --help) sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) echo "scotch_compare.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    esac
+done
+build=$(realpath -m "$build")
+work=$(realpath -m "$work")
+
+"$repo/scripts/external-checks.sh" --build "$build" --work "$work" scotch || {
+    echo "scotch_compare.sh: the scotch check failed; no timings" >&2
+    exit 1
+}
+mpis=(shmpi mpich)
+if command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null; then
+    twin=$work/scotch-openmpi/scotch-7.0.3
+    if [[ ! -x $twin/bin/dgord ]]; then
+        echo "scotch_compare.sh: building PT-Scotch with mpicc.openmpi"
+        if ! { rm -rf "$work/scotch-openmpi" && mkdir -p "$work/scotch-openmpi" &&
+            tar -C "$work/scotch-openmpi" -xJf "$work/downloads/scotch_7.0.3.orig.tar.xz" &&
+            sed -e 's/^CCP = .*/CCP = mpicc.openmpi/' -e 's/^CCD = .*/CCD = mpicc.openmpi/' \
+                "$work/scotch-mpich/scotch-7.0.3/src/Makefile.inc" >"$twin/src/Makefile.inc" &&
+            make -C "$twin/src" -j"$(nproc)" scotch ptscotch >"$work/scotch-openmpi/build.log" 2>&1; }; then
+            echo "scotch_compare.sh: Open MPI's build failed: $work/scotch-openmpi/build.log" >&2
+            exit 1
+        fi
+    fi
+    mpis+=(openmpi)
+fi
+
+g=$work/scotch-runs
+# launch MPI NP PROGRAM ARGS...: one run; prints "WORK WALL" in seconds.
+launch() {
+    local mpi=$1 np=$2 prog=$3
+    shift 3
+    local bin=$work/scotch-$mpi/scotch-7.0.3/bin start end text
+    local -a cmd
+    case $mpi in
+        shmpi) cmd=("$build/tools/launcher/mpirun" -n "$np") ;;
+        mpich) cmd=(mpirun.mpich -n "$np") ;;
+        openmpi) cmd=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun.openmpi --oversubscribe -n "$np") ;;
+    esac
+    start=$(date +%s.%N)
+    text=$(timeout 600 "${cmd[@]}" "$bin/$prog" "$@" -Cd -vt 2>&1) || return 1
+    end=$(date +%s.%N)
+    # "T<tab>Order<tab>min=0.28<tab>max=0.31<tab>avg=0.29": the slowest rank
+    awk -v wall="$(echo "$end - $start" | bc)" -F'\t' '$1 == "T" && ($2 == "Order" || $2 == "Mapping") {
+        sub(/max=/, "", $4); print $4, wall; found = 1 } END { exit !found }' <<<"$text"
+}
+
+declare -A work_s wall_s
+status=0
+IFS=, read -r -a ranks <<<"$ranks_list"
+for ((round = 1; round <= rounds; round++)); do
+    for np in "${ranks[@]}"; do
+        for prog in dgord dgpart; do
+            for mpi in "${mpis[@]}"; do
+                if [[ $prog == dgord ]]; then
+                    t=$(launch "$mpi" "$np" dgord "$g/m3.grf" /dev/null)
+                else
+                    t=$(launch "$mpi" "$np" dgpart 13 "$g/hy.grf" /dev/null)
+                fi || { echo "scotch_compare.sh: $prog with $mpi at $np ranks failed" >&2; status=1; continue; }
+                work_s[$prog,$np,$mpi]+=" ${t% *}"
+                wall_s[$prog,$np,$mpi]+=" ${t#* }"
+            done
+        done
+    done
+    echo "scotch_compare.sh: round $round of $rounds done"
+done
+
+median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
+# table NAME ARRAY: one row per program and rank count.
+table() {
+    local -n times=$2
+    printf '\n%s, seconds (median of %d rounds)\n\n| program | ranks |' "$1" "$rounds"
+    for mpi in "${mpis[@]}"; do printf ' %s |' "$mpi"; done
+    printf ' shmpi / faster other |\n|---|---|'
+    for _ in "${mpis[@]}"; do printf -- '---|'; done
+    printf -- '---|\n'
+    for prog in dgord dgpart; do
+        for np in "${ranks[@]}"; do
+            local row="| $prog | $np |" best='' m
+            for mpi in "${mpis[@]}"; do
+                m=$(median "${times[$prog,$np,$mpi]:-}")
+                if [[ -n $m ]]; then row+=" $(printf '%.3f' "$m") |"; else row+=" n/a |"; fi
+                if [[ $mpi != shmpi && -n $m ]]; then
+                    if [[ -z $best ]] || (($(echo "$m < $best" | bc))); then best=$m; fi
+                fi
+            done
+            m=$(median "${times[$prog,$np,shmpi]:-}")
+            if [[ -n $m && -n $best ]]; then row+=" $(printf '%.2f' "$(echo "scale=4; $m / $best" | bc)") |"; else row+=" n/a |"; fi
+            echo "$row"
+        done
+    done
+}
+table "Scotch's own time for the work (slowest rank)" work_s
+table "The whole mpirun command" wall_s
+exit "$status"
