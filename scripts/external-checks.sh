@@ -359,8 +359,10 @@ scotch_case() {
     shift 6
     local log=$work/scotch-runs/$name-np$np
     local -a mpich_cmd=("${@//$sbin/$mbin}")
-    if ! timeout 300 "$mpirun" -n "$np" "$@" >"$log.out" 2>&1; then
-        echo "PT-Scotch $name at $np ranks FAILED (exit $?): $log.out"
+    timeout 300 "$mpirun" -n "$np" "$@" >"$log.out" 2>&1
+    local rc=$?
+    if ((rc != 0)); then
+        echo "PT-Scotch $name at $np ranks FAILED (exit $rc): $log.out"
         bad=$((bad + 1))
         return
     fi
