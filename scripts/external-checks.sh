@@ -25,6 +25,11 @@
 #          file twice (the partition only up to 3 ranks), compared with it
 #          byte for byte; and a grid scattered into one file a rank and
 #          gathered back unchanged.  3 minutes.
+#   p4est  p4est 2.2 and its bundled libsc (parallel adaptive octrees), built
+#          with shmpi's mpicc and mpicxx: `make check`, its 72 self-checking
+#          programs (forests refined, partitioned, balanced and searched,
+#          several checked against known checksums), at 2, 3, 4 and 8 ranks.
+#          6 minutes.
 #   diff   shmpi beside MPICH and Open MPI (Debian's mpich and openmpi-bin)
 #          on random arguments: test/external/dtype_diff.c builds 3 x 20000
 #          random derived datatypes and reports their size, bounds and where
@@ -46,8 +51,8 @@
 # in CI (too long); run it before a release, or after changing the engine.
 #
 # usage: scripts/external-checks.sh [--build DIR] [--work DIR] CHECK...
-#   CHECK    mpich, hpcc, fftw, hypre, scotch, diff, apps (hpcc fftw hypre
-#            scotch) or all
+#   CHECK    mpich, hpcc, fftw, hypre, scotch, p4est, diff, apps (hpcc fftw
+#            hypre scotch p4est) or all
 #   --build  shmpi's build directory (default $SHMPI_BUILD_DIR, else build);
 #            it must be built (scripts/test.sh or ninja -C DIR)
 #   --work   where the sources are unpacked and built (default build-external;
@@ -67,15 +72,15 @@ while [[ $# -gt 0 ]]; do
     case $1 in
         --build) build=${2:?--build needs a directory}; shift 2 ;;
         --work) work=${2:?--work needs a directory}; shift 2 ;;
-        mpich | hpcc | fftw | hypre | scotch | diff) checks+=("$1"); shift ;;
-        apps) checks+=(hpcc fftw hypre scotch); shift ;;
-        all) checks+=(mpich hpcc fftw hypre scotch diff); shift ;;
+        mpich | hpcc | fftw | hypre | scotch | p4est | diff) checks+=("$1"); shift ;;
+        apps) checks+=(hpcc fftw hypre scotch p4est); shift ;;
+        all) checks+=(mpich hpcc fftw hypre scotch p4est diff); shift ;;
         -h | --help) sed -n '3,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "external-checks.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
 if [[ ${#checks[@]} -eq 0 ]]; then
-    echo "external-checks.sh: name a check: mpich, hpcc, fftw, hypre, scotch, diff, apps or all (see --help)" >&2
+    echo "external-checks.sh: name a check: mpich, hpcc, fftw, hypre, scotch, p4est, diff, apps or all (see --help)" >&2
     exit 2
 fi
 
@@ -449,6 +454,49 @@ check_scotch() {
     done
     echo "PT-Scotch: $same orderings and partitions byte for byte as MPICH's, $alone more checked by Scotch's tools alone, $scattered scatter-gather round trips exact; $bad failed"
     ((bad == 0))
+}
+
+# --- p4est ------------------------------------------------------------------
+# p4est 2.2 with its bundled libsc: parallel adaptive octrees (refine,
+# partition, balance, ghost layers, nodes, search), 72 self-checking test
+# programs (libsc's 14 and p4est's 58), several of which compare checksums
+# of the forest with known values.  No MPI I/O (shmpi has none), no BLAS.
+check_p4est() {
+    fetch p4est_2.2.orig.tar.xz f09a799d99e541c8f06a9ad3f1e7dc74362ad96a7938a69c7fbd4103516f86c9 p/p4est || return 1
+    local src=$work/p4est-2.2 bld=$work/p4est-build
+    if [[ ! -x $bld/test/p4est_test_balance ]]; then
+        step "p4est: bootstrap, configure and build with $mpicc (a few minutes)"
+        rm -rf "$src" "$bld"
+        tar -C "$work" -xJf "$work/downloads/p4est_2.2.orig.tar.xz" || return 1
+        # The release tarball has no configure script; its version files
+        # stand in for the git history the bootstrap would read.
+        echo 2.2 >"$src/.tarball-version" && echo 2.2 >"$src/sc/.tarball-version" || return 1
+        mkdir -p "$bld" || return 1
+        if ! { (cd "$src" && ./bootstrap >"$work/p4est-bootstrap.log" 2>&1) &&
+            (cd "$bld" && "$src/configure" --enable-mpi --disable-mpiio --without-blas \
+                CC="$mpicc" CXX="$mpicxx" CFLAGS=-O2 >"$work/p4est-configure.log" 2>&1) &&
+            make -C "$bld" -j"$jobs" >"$work/p4est-build.log" 2>&1 &&
+            make -C "$bld" -j"$jobs" check TESTS= >>"$work/p4est-build.log" 2>&1; }; then
+            echo "external-checks.sh: p4est did not build: $work/p4est-bootstrap.log, $work/p4est-configure.log, $work/p4est-build.log" >&2
+            return 1
+        fi
+    fi
+    local np bad=0 log counts
+    for np in 2 3 4 8; do
+        step "p4est: make check, every test at $np ranks"
+        log=$work/p4est-check-$np.log
+        # configure names whichever mpiexec is first on PATH: ours replaces it.
+        make -C "$bld" -j"$jobs" check LOG_COMPILER="$mpirun" AM_LOG_FLAGS="-n $np" >"$log" 2>&1
+        local rc=$?
+        counts=$(grep -E '^# (PASS|FAIL|ERROR):' "$log" | awk '{ n[$2] += $3 } END { printf "%d passed, %d failed, %d errors", n["PASS:"], n["FAIL:"], n["ERROR:"] }')
+        if ((rc != 0)) || [[ $counts != "72 passed, 0 failed, 0 errors" ]]; then
+            echo "p4est at $np ranks FAILED (exit $rc; $counts of 72): $log and the test logs in $bld/test, $bld/sc/test"
+            bad=1
+        else
+            echo "p4est at $np ranks: $counts"
+        fi
+    done
+    return "$bad"
 }
 
 # --- shmpi beside MPICH and Open MPI ------------------------------------------

@@ -11,7 +11,8 @@
 #   --check     only report what is missing
 #   --external  also the packages of scripts/external-checks.sh (MPICH's test
 #               suite and the applications it builds: curl, xz-utils, make,
-#               perl, a BLAS for HPCC, flex and bison for PT-Scotch)
+#               perl, a BLAS for HPCC, flex and bison for PT-Scotch, the
+#               autotools for p4est's bootstrap)
 set -euo pipefail
 
 packages=(
@@ -38,7 +39,7 @@ check_only=no
 for arg in "$@"; do
     case $arg in
         --check) check_only=yes ;;
-        --external) packages+=(curl xz-utils make perl libblas-dev flex bison) ;;
+        --external) packages+=(curl xz-utils make perl libblas-dev flex bison autoconf automake libtool) ;;
         *) echo "install-deps.sh: unknown argument '$arg' (usage: install-deps.sh [--check] [--external])" >&2; exit 2 ;;
     esac
 done
