@@ -7,8 +7,8 @@
 # What it does:
 #   1. Runs `scripts/external-checks.sh scotch` in --work DIR, which
 #      downloads PT-Scotch, builds it with shmpi and with MPICH, makes the
-#      graphs and checks the results; then builds the Open MPI twin there
-#      (mpicc.openmpi) if Open MPI is installed.
+#      graphs and checks the results; with SCOTCH_OPENMPI=1 it also builds
+#      the Open MPI twin there (mpicc.openmpi) if Open MPI is installed.
 #   2. Runs each program with each MPI in rounds; within a round the MPIs
 #      take turns, so slow drifts of a shared machine hit all alike.  The
 #      ranks are not bound (each MPI's placement is its own).
@@ -43,26 +43,16 @@ done
 build=$(realpath -m "$build")
 work=$(realpath -m "$work")
 
-"$repo/scripts/external-checks.sh" --build "$build" --work "$work" scotch || {
+mpis=(shmpi mpich)
+openmpi=0
+if command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null; then
+    openmpi=1
+    mpis+=(openmpi)
+fi
+SCOTCH_OPENMPI=$openmpi "$repo/scripts/external-checks.sh" --build "$build" --work "$work" scotch || {
     echo "scotch_compare.sh: the scotch check failed; no timings" >&2
     exit 1
 }
-mpis=(shmpi mpich)
-if command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null; then
-    twin=$work/scotch-openmpi/scotch-7.0.3
-    if [[ ! -x $twin/bin/dgord ]]; then
-        echo "scotch_compare.sh: building PT-Scotch with mpicc.openmpi"
-        if ! { rm -rf "$work/scotch-openmpi" && mkdir -p "$work/scotch-openmpi" &&
-            tar -C "$work/scotch-openmpi" -xJf "$work/downloads/scotch_7.0.3.orig.tar.xz" &&
-            sed -e 's/^CCP = .*/CCP = mpicc.openmpi/' -e 's/^CCD = .*/CCD = mpicc.openmpi/' \
-                "$work/scotch-mpich/scotch-7.0.3/src/Makefile.inc" >"$twin/src/Makefile.inc" &&
-            make -C "$twin/src" -j"$(nproc)" scotch ptscotch >"$work/scotch-openmpi/build.log" 2>&1; }; then
-            echo "scotch_compare.sh: Open MPI's build failed: $work/scotch-openmpi/build.log" >&2
-            exit 1
-        fi
-    fi
-    mpis+=(openmpi)
-fi
 
 g=$work/scotch-runs
 # launch MPI NP PROGRAM ARGS...: one run; prints "WORK WALL" in seconds.

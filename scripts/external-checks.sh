@@ -60,6 +60,9 @@
 # environment:
 #   MPICH_DIRS       the directories of MPICH's suite to run (default above)
 #   MPITEST_TIMEOUT  seconds a test of MPICH's suite may take (default 180)
+#   SCOTCH_OPENMPI   1: the scotch check also builds PT-Scotch with
+#                    mpicc.openmpi, in DIR/scotch-openmpi (for
+#                    bench/scotch_compare.sh)
 # Exits 0 when every check passed; the last line says what passed.
 set -uo pipefail
 
@@ -410,6 +413,8 @@ check_scotch() {
         return 1
     fi
     build_scotch "$work/scotch-mpich" mpicc.mpich || return 1
+    # bench/scotch_compare.sh times an Open MPI build beside the two.
+    if [[ ${SCOTCH_OPENMPI:-0} == 1 ]]; then build_scotch "$work/scotch-openmpi" mpicc.openmpi || return 1; fi
     local sbin=$work/scotch-shmpi/scotch-7.0.3/bin mbin=$work/scotch-mpich/scotch-7.0.3/bin
     step "PT-Scotch: make ptcheck (3 and 4 ranks)"
     make -C "$work/scotch-shmpi/scotch-7.0.3/src/check" ptcheck EXECPPROG="$mpirun" \
