@@ -30,6 +30,14 @@
 #          programs (forests refined, partitioned, balanced and searched,
 #          several checked against known checksums), at 2, 3, 4 and 8 ranks.
 #          6 minutes.
+#   sundials SUNDIALS 6.4.1 (ODE, DAE and nonlinear solvers), built with
+#          shmpi's mpicc and mpicxx and with Open MPI's: its 55 MPI examples
+#          and tests (CVODE, CVODES, ARKODE, IDA, IDAS and KINSOL on parallel
+#          and MPI-many vectors; vector and Krylov solver tests) at the rank
+#          counts its CMake gives them, and its self-checking vector and
+#          solver tests again at 1, 3 and 8 ranks.  Each run must exit 0
+#          and print what Open MPI's build prints, timings left out.
+#          6 minutes from an empty --work directory, 3 once built.
 #   diff   shmpi beside MPICH and Open MPI (Debian's mpich and openmpi-bin)
 #          on random arguments: test/external/dtype_diff.c builds 3 x 20000
 #          random derived datatypes and reports their size, bounds and where
@@ -51,8 +59,8 @@
 # in CI (too long); run it before a release, or after changing the engine.
 #
 # usage: scripts/external-checks.sh [--build DIR] [--work DIR] CHECK...
-#   CHECK    mpich, hpcc, fftw, hypre, scotch, p4est, diff, apps (hpcc fftw
-#            hypre scotch p4est) or all
+#   CHECK    mpich, hpcc, fftw, hypre, scotch, p4est, sundials, diff, apps
+#            (hpcc fftw hypre scotch p4est sundials) or all
 #   --build  shmpi's build directory (default $SHMPI_BUILD_DIR, else build);
 #            it must be built (scripts/test.sh or ninja -C DIR)
 #   --work   where the sources are unpacked and built (default build-external;
@@ -63,6 +71,9 @@
 #   SCOTCH_OPENMPI   1: the scotch check also builds PT-Scotch with
 #                    mpicc.openmpi, in DIR/scotch-openmpi (for
 #                    bench/scotch_compare.sh)
+#   SUNDIALS_MPICH   1: the sundials check also builds SUNDIALS with
+#                    mpicc.mpich, in DIR/sundials-mpich (for
+#                    bench/sundials_compare.sh)
 # Exits 0 when every check passed; the last line says what passed.
 set -uo pipefail
 
@@ -75,15 +86,15 @@ while [[ $# -gt 0 ]]; do
     case $1 in
         --build) build=${2:?--build needs a directory}; shift 2 ;;
         --work) work=${2:?--work needs a directory}; shift 2 ;;
-        mpich | hpcc | fftw | hypre | scotch | p4est | diff) checks+=("$1"); shift ;;
-        apps) checks+=(hpcc fftw hypre scotch p4est); shift ;;
-        all) checks+=(mpich hpcc fftw hypre scotch p4est diff); shift ;;
+        mpich | hpcc | fftw | hypre | scotch | p4est | sundials | diff) checks+=("$1"); shift ;;
+        apps) checks+=(hpcc fftw hypre scotch p4est sundials); shift ;;
+        all) checks+=(mpich hpcc fftw hypre scotch p4est sundials diff); shift ;;
         -h | --help) sed -n '3,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "external-checks.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
 if [[ ${#checks[@]} -eq 0 ]]; then
-    echo "external-checks.sh: name a check: mpich, hpcc, fftw, hypre, scotch, p4est, diff, apps or all (see --help)" >&2
+    echo "external-checks.sh: name a check: mpich, hpcc, fftw, hypre, scotch, p4est, sundials, diff, apps or all (see --help)" >&2
     exit 2
 fi
 
@@ -502,6 +513,130 @@ check_p4est() {
         fi
     done
     return "$bad"
+}
+
+# --- SUNDIALS ----------------------------------------------------------------
+# SUNDIALS 6.4.1: time integrators and nonlinear solvers whose vectors and
+# Krylov solvers reduce with MPI_Allreduce at every step and exchange
+# halos with MPI_Isend/MPI_Irecv, on split and duplicated communicators.
+# SUNDIALS's own answer files hold 4 significant digits from LLNL's
+# machines; here 25 of its 240 tests differ from them with any MPI (serial
+# ones too: the compiler and libm differ), so each run is compared with the
+# same program built with Open MPI instead.  (MPICH would do as well but
+# takes 7 minutes for one 4-rank example that Open MPI and shmpi run in 2
+# seconds on 2 CPUs: it polls without yielding.)
+
+# build_sundials DIR MPICC MPICXX MPIEXEC: configure and build SUNDIALS and
+# its C and C++ examples in DIR (skipped when built).
+build_sundials() {
+    local dir=$1
+    [[ -x $dir/examples/nvector/parallel/test_nvector_mpi ]] && return 0
+    rm -rf "$dir" && mkdir -p "$dir" || return 1
+    if ! { (cd "$dir" && cmake "$work/sundials-6.4.1" -DENABLE_MPI=ON -DMPI_C_COMPILER="$2" \
+        -DMPI_CXX_COMPILER="$3" -DMPIEXEC_EXECUTABLE="$4" -DEXAMPLES_ENABLE_C=ON \
+        -DEXAMPLES_ENABLE_CXX=ON -DEXAMPLES_INSTALL=OFF -DBUILD_STATIC_LIBS=OFF \
+        -DSUNDIALS_TEST_DEVTESTS=ON \
+        -DCMAKE_BUILD_TYPE=Release >"$dir/configure.log" 2>&1) &&
+        make -C "$dir" -j"$jobs" >"$dir/build.log" 2>&1; }; then
+        echo "external-checks.sh: SUNDIALS did not build with $2: $dir/configure.log, $dir/build.log" >&2
+        return 1
+    fi
+}
+
+# sundials_case NAME NP WORKDIR EXE ARG...: EXE (a path under the shmpi
+# build) at NP ranks with shmpi, then its twin in the Open MPI build; both
+# must exit 0 and print the same lines but for timings.  Rank output
+# interleaves differently, so the lines are compared sorted.
+sundials_case() {
+    local name=$1 np=$2 wd=$3 exe=$4 log
+    shift 4
+    log=$work/sundials-runs/$name-np$np
+    # (</dev/null: the list the caller reads is on stdin.)
+    (cd "$wd" && timeout 300 "$mpirun" -n "$np" "$exe" "$@") </dev/null >"$log.shmpi" 2>&1
+    local rc=$?
+    if ((rc != 0)); then
+        echo "SUNDIALS $name at $np ranks FAILED (exit $rc): $log.shmpi"
+        bad=$((bad + 1))
+        return
+    fi
+    (cd "${wd/sundials-shmpi/sundials-openmpi}" &&
+        timeout 300 mpirun.openmpi --oversubscribe -n "$np" "${exe/sundials-shmpi/sundials-openmpi}" "$@") </dev/null >"$log.openmpi" 2>&1
+    rc=$?
+    if ((rc != 0)); then
+        echo "SUNDIALS $name at $np ranks: Open MPI's run failed (exit $rc; $log.openmpi), shmpi's passed"
+        alone=$((alone + 1))
+        return
+    fi
+    local f
+    for f in "$log.shmpi" "$log.openmpi"; do
+        grep -v 'Time: ' "$f" | sed 's/[[:space:]]*$//' | LC_ALL=C sort >"$f.lines"
+    done
+    if cmp -s "$log.shmpi.lines" "$log.openmpi.lines"; then
+        same=$((same + 1))
+    else
+        echo "SUNDIALS $name at $np ranks FAILED: prints other lines than Open MPI's build: diff $log.shmpi.lines $log.openmpi.lines"
+        bad=$((bad + 1))
+    fi
+}
+
+check_sundials() {
+    fetch sundials_6.4.1+dfsg1.orig.tar.xz c61157f1d4be06c704bea40cb131eb63ba2dada161989071604d0a0959cdf04a s/sundials || return 1
+    if ! command -v mpicc.openmpi >/dev/null || ! command -v mpirun.openmpi >/dev/null; then
+        echo "external-checks.sh: the SUNDIALS check needs Open MPI beside shmpi (Debian's openmpi-bin: scripts/install-deps.sh)" >&2
+        return 1
+    fi
+    if [[ ! -d $work/sundials-6.4.1 ]]; then
+        tar -C "$work" -xJf "$work/downloads/sundials_6.4.1+dfsg1.orig.tar.xz" || return 1
+    fi
+    step "SUNDIALS: build with $mpicc and with mpicc.openmpi (a few minutes)"
+    build_sundials "$work/sundials-shmpi" "$mpicc" "$mpicxx" "$mpirun" || return 1
+    build_sundials "$work/sundials-openmpi" mpicc.openmpi mpicxx.openmpi mpirun.openmpi || return 1
+    # bench/sundials_compare.sh times an MPICH build beside the two.
+    if [[ ${SUNDIALS_MPICH:-0} == 1 ]]; then
+        build_sundials "$work/sundials-mpich" mpicc.mpich mpicxx.mpich mpirun.mpich || return 1
+    fi
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 # Open MPI refuses root otherwise
+    rm -rf "$work/sundials-runs" && mkdir -p "$work/sundials-runs" || return 1
+    # The MPI tests CTest knows, as "name workdir np exe arg..." (tabs).
+    # SUNDIALS_TEST_DEVTESTS gives all of them (55, not 14), each run by
+    # SUNDIALS's testRunner with --runcommand="MPIRUN -n NP".
+    local list
+    list=$(cd "$work/sundials-shmpi" && ctest --show-only=json-v1 | python3 -c '
+import json, shlex, sys
+mpirun = sys.argv[1]
+for t in json.load(sys.stdin)["tests"]:
+    # (CMake passes --runcommand="..." with the quotes.)
+    opts = dict(a[2:].split("=", 1) for a in t["command"] if a.startswith("--") and "=" in a)
+    opts = {k: v[1:-1] if v[:1] == v[-1:] == "\"" else v for k, v in opts.items()}
+    run = shlex.split(opts.get("runcommand", ""))
+    if run[:2] != [mpirun, "-n"]:
+        continue
+    wd = [p["value"] for p in t.get("properties", []) if p["name"] == "WORKING_DIRECTORY"]
+    print("\t".join([t["name"], wd[0] if wd else ".", run[2], opts["executablename"]]
+                    + shlex.split(opts.get("runargs", ""))))
+' "$mpirun") || return 1
+    local n=0 same=0 alone=0 bad=0 name wd np exe args
+    n=$(grep -c . <<<"$list")
+    if ((n < 50)); then
+        echo "external-checks.sh: CTest lists $n MPI tests of SUNDIALS, not 55: $work/sundials-shmpi" >&2
+        return 1
+    fi
+    step "SUNDIALS: $n MPI examples and tests, with shmpi and with Open MPI"
+    while IFS=$'\t' read -r -a args; do
+        name=${args[0]} wd=${args[1]} np=${args[2]} exe=${args[3]}
+        sundials_case "$name" "$np" "$wd" "$exe" "${args[@]:4}"
+    done <<<"$list"
+    # The vector and Krylov tests check themselves; run them at more sizes.
+    step "SUNDIALS: the vector and Krylov solver tests at 1, 3 and 8 ranks"
+    while IFS=$'\t' read -r -a args; do
+        name=${args[0]} wd=${args[1]} exe=${args[3]}
+        [[ $name == test_* ]] || continue
+        for np in 1 3 8; do
+            sundials_case "$name" "$np" "$wd" "$exe" "${args[@]:4}"
+        done
+    done <<<"$list"
+    echo "SUNDIALS: $same runs print what Open MPI's build prints, $alone passed where Open MPI's failed; $bad failed"
+    ((bad == 0))
 }
 
 # --- shmpi beside MPICH and Open MPI ------------------------------------------

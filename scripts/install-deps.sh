@@ -12,7 +12,7 @@
 #   --external  also the packages of scripts/external-checks.sh (MPICH's test
 #               suite and the applications it builds: curl, xz-utils, make,
 #               perl, a BLAS for HPCC, flex and bison for PT-Scotch, the
-#               autotools for p4est's bootstrap)
+#               autotools for p4est's bootstrap, CMake for SUNDIALS)
 set -euo pipefail
 
 packages=(
@@ -39,7 +39,7 @@ check_only=no
 for arg in "$@"; do
     case $arg in
         --check) check_only=yes ;;
-        --external) packages+=(curl xz-utils make perl libblas-dev flex bison autoconf automake libtool) ;;
+        --external) packages+=(curl xz-utils make perl libblas-dev flex bison autoconf automake libtool cmake) ;;
         *) echo "install-deps.sh: unknown argument '$arg' (usage: install-deps.sh [--check] [--external])" >&2; exit 2 ;;
     esac
 done
