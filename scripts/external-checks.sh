@@ -22,7 +22,7 @@
 #          ranks a nested-dissection ordering of a 64000-vertex mesh and a
 #          13-way partition of a 16384-vertex hypercube, each checked by
 #          Scotch's own gotst/gmtst and, where MPICH's build writes the same
-#          file twice (the partition only up to 3 ranks), compared with it
+#          file twice (the partition only up to 2 ranks), compared with it
 #          byte for byte; and a grid scattered into one file a rank and
 #          gathered back unchanged.  3 minutes.
 #   p4est  p4est 2.2 and its bundled libsc (parallel adaptive octrees), built
@@ -447,11 +447,13 @@ check_scotch() {
         # permutation of the vertices and reports its fill.  With -Cd it is
         # the same at every rank count, run after run, with either MPI.
         scotch_case dgord "$np" mpich "$sbin/gotst $g/m3.grf" "$g/m3.ord" -- "$sbin/dgord" "$g/m3.grf" "$g/m3.ord" -Cd
-        # dgpart: 13 parts; gmtst checks every vertex has one.  From 4 ranks
+        # dgpart: 13 parts; gmtst checks every vertex has one.  From 3 ranks
         # on, its coarsening matches vertices in the order messages arrive
-        # (MPI_Waitany), and MPICH's own runs differ: gmtst alone judges.
+        # (MPI_Waitany), and runs differ with either MPI (at 3 ranks in 1
+        # of 10 of MPICH's while a CPU is busy, more from 4): gmtst alone
+        # judges there.
         local compare=mpich
-        ((np >= 4)) && compare=no
+        ((np >= 3)) && compare=no
         scotch_case dgpart "$np" "$compare" "$sbin/gmtst $g/hy.grf $g/cmplt13.tgt" "$g/hy.map" -- "$sbin/dgpart" 13 "$g/hy.grf" "$g/hy.map" -Cd
         # dgscat cuts the grid into one file a rank, from the last rank;
         # dgtst checks the pieces fit together; dggath joins them on rank 0.
