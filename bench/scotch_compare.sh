@@ -54,20 +54,17 @@ SCOTCH_OPENMPI=$openmpi "$repo/scripts/external-checks.sh" --build "$build" --wo
     exit 1
 }
 
+# shellcheck source=bench/compare_lib.sh
+source "$repo/bench/compare_lib.sh"
 g=$work/scotch-runs
 # launch MPI NP PROGRAM ARGS...: one run; prints "WORK WALL" in seconds.
 launch() {
     local mpi=$1 np=$2 prog=$3
     shift 3
     local bin=$work/scotch-$mpi/scotch-7.0.3/bin start end text
-    local -a cmd
-    case $mpi in
-        shmpi) cmd=("$build/tools/launcher/mpirun" -n "$np") ;;
-        mpich) cmd=(mpirun.mpich -n "$np") ;;
-        openmpi) cmd=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun.openmpi --oversubscribe -n "$np") ;;
-    esac
+    mpirun_of "$mpi" "$np"
     start=$(date +%s.%N)
-    text=$(timeout 600 "${cmd[@]}" "$bin/$prog" "$@" -Cd -vt 2>&1) || return 1
+    text=$(timeout 600 "${launch_cmd[@]}" "$bin/$prog" "$@" -Cd -vt 2>&1) || return 1
     end=$(date +%s.%N)
     # "T<tab>Order<tab>min=0.28<tab>max=0.31<tab>avg=0.29": the slowest rank
     awk -v wall="$(echo "$end - $start" | bc)" -F'\t' '$1 == "T" && ($2 == "Order" || $2 == "Mapping") {
@@ -94,31 +91,10 @@ for ((round = 1; round <= rounds; round++)); do
     echo "scotch_compare.sh: round $round of $rounds done"
 done
 
-median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
-# table NAME ARRAY: one row per program and rank count.
-table() {
-    local -n times=$2
-    printf '\n%s, seconds (median of %d rounds)\n\n| program | ranks |' "$1" "$rounds"
-    for mpi in "${mpis[@]}"; do printf ' %s |' "$mpi"; done
-    printf ' shmpi / faster other |\n|---|---|'
-    for _ in "${mpis[@]}"; do printf -- '---|'; done
-    printf -- '---|\n'
-    for prog in dgord dgpart; do
-        for np in "${ranks[@]}"; do
-            local row="| $prog | $np |" best='' m
-            for mpi in "${mpis[@]}"; do
-                m=$(median "${times[$prog,$np,$mpi]:-}")
-                if [[ -n $m ]]; then row+=" $(printf '%.3f' "$m") |"; else row+=" n/a |"; fi
-                if [[ $mpi != shmpi && -n $m ]]; then
-                    if [[ -z $best ]] || (($(echo "$m < $best" | bc))); then best=$m; fi
-                fi
-            done
-            m=$(median "${times[$prog,$np,shmpi]:-}")
-            if [[ -n $m && -n $best ]]; then row+=" $(printf '%.2f' "$(echo "scale=4; $m / $best" | bc)") |"; else row+=" n/a |"; fi
-            echo "$row"
-        done
-    done
-}
-table "Scotch's own time for the work (slowest rank)" work_s
-table "The whole mpirun command" wall_s
+rows=()
+for prog in dgord dgpart; do
+    for np in "${ranks[@]}"; do rows+=("$prog,$np"); done
+done
+compare_table "Scotch's own time for the work (slowest rank)" work_s "${rows[@]}"
+compare_table "The whole mpirun command" wall_s "${rows[@]}"
 exit "$status"
