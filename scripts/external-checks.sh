@@ -628,7 +628,8 @@ for t in json.load(sys.stdin)["tests"]:
         name=${args[0]} wd=${args[1]} np=${args[2]} exe=${args[3]}
         sundials_case "$name" "$np" "$wd" "$exe" "${args[@]:4}"
     done <<<"$list"
-    # The vector and Krylov tests check themselves; run them at more sizes.
+    # The vector and Krylov tests check themselves; run them at more rank
+    # counts.
     step "SUNDIALS: the vector and Krylov solver tests at 1, 3 and 8 ranks"
     while IFS=$'\t' read -r -a args; do
         name=${args[0]} wd=${args[1]} exe=${args[3]}
