@@ -38,6 +38,15 @@
 #          solver tests again at 1, 3 and 8 ranks.  Each run must exit 0
 #          and print what Open MPI's build prints, timings left out.
 #          6 minutes from an empty --work directory, 3 once built.
+#   boost  Boost.MPI 1.74 (the C++ interface to MPI: serialized objects,
+#          skeletons and content, its own datatypes built with
+#          MPI_Type_create_struct, nonblocking waits), built with shmpi's
+#          mpicxx: the 32 tests of libs/mpi/test/Jamfile.v2 (3 of them
+#          Boost's examples), at the rank counts it gives each (1 to 48),
+#          94 runs.  Boost's own wait_some is patched first
+#          (test/external/boost-mpi-wait_some.patch: it can leave a
+#          completed request's stale handle behind, which shmpi reports).
+#          5 minutes from an empty --work directory, 20 seconds once built.
 #   diff   shmpi beside MPICH and Open MPI (Debian's mpich and openmpi-bin)
 #          on random arguments: test/external/dtype_diff.c builds 3 x 20000
 #          random derived datatypes and reports their size, bounds and where
@@ -59,8 +68,8 @@
 # in CI (too long); run it before a release, or after changing the engine.
 #
 # usage: scripts/external-checks.sh [--build DIR] [--work DIR] CHECK...
-#   CHECK    mpich, hpcc, fftw, hypre, scotch, p4est, sundials, diff, apps
-#            (hpcc fftw hypre scotch p4est sundials) or all
+#   CHECK    mpich, hpcc, fftw, hypre, scotch, p4est, sundials, boost, diff,
+#            apps (hpcc fftw hypre scotch p4est sundials boost) or all
 #   --build  shmpi's build directory (default $SHMPI_BUILD_DIR, else build);
 #            it must be built (scripts/test.sh or ninja -C DIR)
 #   --work   where the sources are unpacked and built (default build-external;
@@ -86,15 +95,15 @@ while [[ $# -gt 0 ]]; do
     case $1 in
         --build) build=${2:?--build needs a directory}; shift 2 ;;
         --work) work=${2:?--work needs a directory}; shift 2 ;;
-        mpich | hpcc | fftw | hypre | scotch | p4est | sundials | diff) checks+=("$1"); shift ;;
-        apps) checks+=(hpcc fftw hypre scotch p4est sundials); shift ;;
-        all) checks+=(mpich hpcc fftw hypre scotch p4est sundials diff); shift ;;
+        mpich | hpcc | fftw | hypre | scotch | p4est | sundials | boost | diff) checks+=("$1"); shift ;;
+        apps) checks+=(hpcc fftw hypre scotch p4est sundials boost); shift ;;
+        all) checks+=(mpich hpcc fftw hypre scotch p4est sundials boost diff); shift ;;
         -h | --help) sed -n '3,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "external-checks.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
 if [[ ${#checks[@]} -eq 0 ]]; then
-    echo "external-checks.sh: name a check: mpich, hpcc, fftw, hypre, scotch, p4est, sundials, diff, apps or all (see --help)" >&2
+    echo "external-checks.sh: name a check: mpich, hpcc, fftw, hypre, scotch, p4est, sundials, boost, diff, apps or all (see --help)" >&2
     exit 2
 fi
 
@@ -639,6 +648,92 @@ for t in json.load(sys.stdin)["tests"]:
         done
     done <<<"$list"
     echo "SUNDIALS: $same runs print what Open MPI's build prints, $alone passed where Open MPI's failed; $bad failed"
+    ((bad == 0))
+}
+
+# --- Boost.MPI ----------------------------------------------------------------
+# Boost.MPI 1.74, the C++ interface to MPI, and Boost.Serialization under
+# it, compiled from Boost's release with shmpi's mpicxx (Debian's
+# libboost-mpi is Open MPI's), then the tests of libs/mpi/test/Jamfile.v2,
+# each at the rank counts the Jamfile gives it (mpi.jam's default:
+# 1 2 3 4 7 8 13 17).  They check themselves (Boost.Test; a failure exits
+# nonzero).
+
+# boost_build LIST: Boost.Serialization and Boost.MPI into one library, then
+# each test of LIST ("name source counts" lines), $jobs compilers at a time.
+boost_build() {
+    local src=$work/boost bld=$work/boost-build name source counts running=0 broken=0
+    local cxx=("$mpicxx" -I"$bld/include" -DBOOST_ALL_NO_LIB)
+    while read -r source; do
+        "${cxx[@]}" -O2 -DBOOST_MPI_SOURCE -c "$source" -o "$bld/obj/${source##*/}.o" >"$bld/obj/${source##*/}.log" 2>&1 &
+        if ((++running >= jobs)); then wait -n || broken=1; running=$((running - 1)); fi
+    done < <(find "$src/libs/serialization/src" "$src/libs/mpi/src" -maxdepth 1 -name '*.cpp')
+    while ((running > 0)); do wait -n || broken=1; running=$((running - 1)); done
+    if ((broken)) || ! ar rcs "$bld/libboost_mpi.a" "$bld"/obj/*.o; then
+        echo "external-checks.sh: Boost.MPI did not build with $mpicxx: $bld/obj/*.log" >&2
+        return 1
+    fi
+    # (-O1: Boost.Test's header-only runner is slow to compile.  From the
+    # test directory: the Jamfile names sources relative to it.)
+    while read -r name source counts; do
+        (cd "$src/libs/mpi/test" && "${cxx[@]}" -O1 "$source" -o "$bld/bin/$name" "$bld/libboost_mpi.a") >"$bld/bin/$name.log" 2>&1 &
+        if ((++running >= jobs)); then wait -n || broken=1; running=$((running - 1)); fi
+    done <<<"$1"
+    while ((running > 0)); do wait -n || broken=1; running=$((running - 1)); done
+    if ((broken)); then
+        echo "external-checks.sh: Boost.MPI's tests did not build with $mpicxx: $bld/bin/*.log" >&2
+        return 1
+    fi
+}
+
+check_boost() {
+    fetch boost1.74_1.74.0+ds1.orig.tar.xz 192f5df504d282cb81288f88232d8af45b64a9ab531e1c7cf8ae955f16f6bb28 b/boost1.74 || return 1
+    local src=$work/boost bld=$work/boost-build
+    if [[ ! -f $bld/built ]]; then
+        rm -rf "$src" "$bld"
+        tar -C "$work" -xJf "$work/downloads/boost1.74_1.74.0+ds1.orig.tar.xz" || return 1
+        patch -d "$src/libs/mpi" -p1 -s <"$repo/test/external/boost-mpi-wait_some.patch" || return 1
+        mkdir -p "$bld/include" "$bld/obj" "$bld/bin" || return 1
+        # The release keeps each library's headers in libs/*/include: one
+        # tree of them stands in for b2's "headers" step.
+        find "$src/libs" -type d -path '*/include/boost' -prune -exec cp -r {} "$bld/include/" \; || return 1
+    fi
+    # "name source process-counts" for each mpi-test rule of the Jamfile.
+    local list
+    list=$(python3 - "$src/libs/mpi/test/Jamfile.v2" <<'PY'
+import re, sys
+jam = open(sys.argv[1]).read()
+for rule in re.findall(r"\[\s*mpi-test\s+([^\]]*)\]", jam):
+    parts = [p.split() for p in rule.split(":")] + [[]] * 4
+    source = parts[1][0] if parts[1] else parts[0][0] + ".cpp"
+    counts = parts[3] or "1 2 3 4 7 8 13 17".split()
+    print(parts[0][0], source, " ".join(counts))
+PY
+) || return 1
+    if (($(wc -l <<<"$list") < 30)); then
+        echo "external-checks.sh: $src/libs/mpi/test/Jamfile.v2 lists $(wc -l <<<"$list") tests, not 32" >&2
+        return 1
+    fi
+    if [[ ! -f $bld/built ]]; then
+        step "Boost.MPI: build Boost.Serialization, Boost.MPI and its $(wc -l <<<"$list") tests with $mpicxx (about 5 minutes)"
+        boost_build "$list" && touch "$bld/built" || return 1
+    fi
+    step "Boost.MPI: its tests at the rank counts of its Jamfile"
+    rm -rf "$bld/runs" && mkdir -p "$bld/runs" || return 1
+    local name source counts np runs=0 bad=0 log
+    while read -r name source counts; do
+        for np in $counts; do
+            log=$bld/runs/$name-$np.log
+            runs=$((runs + 1))
+            "$mpirun" --timeout 300 -n "$np" "$bld/bin/$name" </dev/null >"$log" 2>&1
+            local rc=$?
+            if ((rc != 0)); then
+                echo "Boost.MPI $name at $np ranks FAILED (exit $rc): $log"
+                bad=$((bad + 1))
+            fi
+        done
+    done <<<"$list"
+    echo "Boost.MPI: $((runs - bad)) of $runs runs passed"
     ((bad == 0))
 }
 
