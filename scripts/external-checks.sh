@@ -47,6 +47,13 @@
 #          (test/external/boost-mpi-wait_some.patch: it can leave a
 #          completed request's stale handle behind, which shmpi reports).
 #          5 minutes from an empty --work directory, 20 seconds once built.
+#   dune   DUNE 2.9's core module dune-common (its MPI layer: communicators
+#          wrapped for C++, futures over nonblocking collectives, index
+#          sets synchronized between ranks, persistent synchronous sends of
+#          hindexed types, variable-size messages completed with
+#          MPI_Testsome), built with shmpi's mpicc and mpicxx by CMake:
+#          its 25 MPI tests at 2, 4 and 8 ranks as CTest lists them.
+#          2 minutes from an empty --work directory.
 #   diff   shmpi beside MPICH and Open MPI (Debian's mpich and openmpi-bin)
 #          on random arguments: test/external/dtype_diff.c builds 3 x 20000
 #          random derived datatypes and reports their size, bounds and where
@@ -68,8 +75,9 @@
 # in CI (too long); run it before a release, or after changing the engine.
 #
 # usage: scripts/external-checks.sh [--build DIR] [--work DIR] CHECK...
-#   CHECK    mpich, hpcc, fftw, hypre, scotch, p4est, sundials, boost, diff,
-#            apps (hpcc fftw hypre scotch p4est sundials boost) or all
+#   CHECK    mpich, hpcc, fftw, hypre, scotch, p4est, sundials, boost, dune,
+#            diff, apps (hpcc fftw hypre scotch p4est sundials boost dune)
+#            or all
 #   --build  shmpi's build directory (default $SHMPI_BUILD_DIR, else build);
 #            it must be built (scripts/test.sh or ninja -C DIR)
 #   --work   where the sources are unpacked and built (default build-external;
@@ -95,15 +103,15 @@ while [[ $# -gt 0 ]]; do
     case $1 in
         --build) build=${2:?--build needs a directory}; shift 2 ;;
         --work) work=${2:?--work needs a directory}; shift 2 ;;
-        mpich | hpcc | fftw | hypre | scotch | p4est | sundials | boost | diff) checks+=("$1"); shift ;;
-        apps) checks+=(hpcc fftw hypre scotch p4est sundials boost); shift ;;
-        all) checks+=(mpich hpcc fftw hypre scotch p4est sundials boost diff); shift ;;
+        mpich | hpcc | fftw | hypre | scotch | p4est | sundials | boost | dune | diff) checks+=("$1"); shift ;;
+        apps) checks+=(hpcc fftw hypre scotch p4est sundials boost dune); shift ;;
+        all) checks+=(mpich hpcc fftw hypre scotch p4est sundials boost dune diff); shift ;;
         -h | --help) sed -n '3,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "external-checks.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
 if [[ ${#checks[@]} -eq 0 ]]; then
-    echo "external-checks.sh: name a check: mpich, hpcc, fftw, hypre, scotch, p4est, sundials, boost, diff, apps or all (see --help)" >&2
+    echo "external-checks.sh: name a check: mpich, hpcc, fftw, hypre, scotch, p4est, sundials, boost, dune, diff, apps or all (see --help)" >&2
     exit 2
 fi
 
@@ -735,6 +743,60 @@ PY
     done <<<"$list"
     echo "Boost.MPI: $((runs - bad)) of $runs runs passed"
     ((bad == 0))
+}
+
+# --- DUNE -------------------------------------------------------------------
+# dune-common 2.9, the core module of the DUNE finite-element framework:
+# the MPI tests its CMake registers (dune_add_test with MPI_RANKS), which
+# check themselves.  DUNE_MAX_TEST_CORES lifts CMake's cap of the rank
+# counts at the machine's cores (2 here), so 4 and 8 run as well.
+check_dune() {
+    fetch dune-common_2.9.0.orig.tar.xz 27552881fdd024fc17e0b24096ebd3bd1e2bae7a463282e37ae01904a374f061 d/dune-common || return 1
+    local src=$work/dune-common-2.9.0.orig bld=$work/dune-build
+    if [[ ! -f $bld/CMakeCache.txt ]]; then
+        step "DUNE: configure dune-common with $mpicc and $mpicxx"
+        rm -rf "$src" "$bld"
+        tar -C "$work" -xJf "$work/downloads/dune-common_2.9.0.orig.tar.xz" && mkdir -p "$bld" || return 1
+        if ! (cd "$bld" && cmake "$src" -DMPI_C_COMPILER="$mpicc" -DMPI_CXX_COMPILER="$mpicxx" \
+            -DMPIEXEC_EXECUTABLE="$mpirun" -DDUNE_MAX_TEST_CORES=16 -DCMAKE_BUILD_TYPE=Release \
+            -DDUNE_ENABLE_PYTHONBINDINGS=OFF -DCMAKE_DISABLE_FIND_PACKAGE_Vc=TRUE >"$bld/configure.log" 2>&1); then
+            echo "external-checks.sh: dune-common did not configure: $bld/configure.log" >&2
+            rm -f "$bld/CMakeCache.txt"
+            return 1
+        fi
+    fi
+    # The tests CTest runs through shmpi's mpirun: "name target".
+    local list
+    list=$(cd "$bld" && ctest --show-only=json-v1 | python3 -c '
+import json, sys
+for t in json.load(sys.stdin)["tests"]:
+    cmd = t.get("command", [])
+    if cmd[:1] == [sys.argv[1]]:
+        print(t["name"], cmd[-1].rsplit("/", 1)[-1])
+' "$mpirun") || return 1
+    local n
+    n=$(grep -c . <<<"$list")
+    if ((n < 25)); then
+        echo "external-checks.sh: CTest lists $n MPI tests of dune-common, not 25: $bld" >&2
+        return 1
+    fi
+    step "DUNE: build the programs of its $n MPI tests"
+    # shellcheck disable=SC2046  # a list of target names, one word each
+    make -C "$bld" -j"$jobs" $(awk '{ print $2 }' <<<"$list" | sort -u) >"$bld/build.log" 2>&1 || {
+        echo "external-checks.sh: dune-common's tests did not build: $bld/build.log" >&2
+        return 1
+    }
+    step "DUNE: $n MPI tests (CTest)"
+    local log=$bld/ctest.log names
+    names=$(awk '{ print $1 }' <<<"$list" | paste -sd '|')
+    (cd "$bld" && ctest -R "^($names)\$" --output-on-failure) >"$log" 2>&1
+    local rc=$? summary
+    summary=$(grep -E '^[0-9]+% tests passed' "$log")
+    echo "DUNE: $summary"
+    if ((rc != 0)) || [[ $summary != "100% tests passed, 0 tests failed out of $n" ]] || grep -q '\*\*\*Skipped' "$log"; then
+        echo "DUNE FAILED (ctest exit $rc): $log"
+        return 1
+    fi
 }
 
 # --- shmpi beside MPICH and Open MPI ------------------------------------------
