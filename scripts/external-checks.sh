@@ -56,6 +56,10 @@
 #          shmpi's mpicc and mpicxx by CMake: their 35 MPI tests at 2, 4
 #          and 8 ranks as CTest lists them.  3 minutes from an empty
 #          --work directory.
+#   netpipe NetPIPE 3.7.2's MPI ping-pong in its integrity mode (every int of
+#          every message checked, 5 B to 8 MiB) at 2 ranks, sent eight ways
+#          (see check_netpipe); and its unsafe mode, both ranks in MPI_Send
+#          at once, whose deadlock mpirun must end and report.  1 minute.
 #   diff   shmpi beside MPICH and Open MPI (Debian's mpich and openmpi-bin)
 #          on random arguments: test/external/dtype_diff.c builds 3 x 20000
 #          random derived datatypes and reports their size, bounds and where
@@ -78,8 +82,8 @@
 #
 # usage: scripts/external-checks.sh [--build DIR] [--work DIR] CHECK...
 #   CHECK    mpich, hpcc, fftw, hypre, scotch, p4est, sundials, boost, dune,
-#            diff, apps (hpcc fftw hypre scotch p4est sundials boost dune)
-#            or all
+#            netpipe, diff, apps (hpcc fftw hypre scotch p4est sundials
+#            boost dune netpipe) or all
 #   --build  shmpi's build directory (default $SHMPI_BUILD_DIR, else build);
 #            it must be built (scripts/test.sh or ninja -C DIR)
 #   --work   where the sources are unpacked and built (default build-external;
@@ -105,15 +109,15 @@ while [[ $# -gt 0 ]]; do
     case $1 in
         --build) build=${2:?--build needs a directory}; shift 2 ;;
         --work) work=${2:?--work needs a directory}; shift 2 ;;
-        mpich | hpcc | fftw | hypre | scotch | p4est | sundials | boost | dune | diff) checks+=("$1"); shift ;;
-        apps) checks+=(hpcc fftw hypre scotch p4est sundials boost dune); shift ;;
-        all) checks+=(mpich hpcc fftw hypre scotch p4est sundials boost dune diff); shift ;;
+        mpich | hpcc | fftw | hypre | scotch | p4est | sundials | boost | dune | netpipe | diff) checks+=("$1"); shift ;;
+        apps) checks+=(hpcc fftw hypre scotch p4est sundials boost dune netpipe); shift ;;
+        all) checks+=(mpich hpcc fftw hypre scotch p4est sundials boost dune netpipe diff); shift ;;
         -h | --help) sed -n '3,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "external-checks.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
 if [[ ${#checks[@]} -eq 0 ]]; then
-    echo "external-checks.sh: name a check: mpich, hpcc, fftw, hypre, scotch, p4est, sundials, boost, dune, diff, apps or all (see --help)" >&2
+    echo "external-checks.sh: name a check: mpich, hpcc, fftw, hypre, scotch, p4est, sundials, boost, dune, netpipe, diff, apps or all (see --help)" >&2
     exit 2
 fi
 
@@ -822,6 +826,70 @@ check_dune() {
     # (dune-istl finds dune-common in its build tree.)
     dune_module dune-istl 7e6430422709b31ed7352ba874fd800ca9f6161312501804a1387bf3a519e254 10 \
         -Ddune-common_DIR="$work/dune-common-build"
+}
+
+# --- NetPIPE ----------------------------------------------------------------
+# NetPIPE 3.7.2's MPI module (src/mpi.c) in its integrity mode (-i): rank 0
+# and rank 1 pass a buffer of consecutive ints back and forth, from 5 bytes
+# up to 8 MiB in steps of half a power of two, and the receiver checks every
+# int.  Each option set sends another way: blocking MPI_Recv; MPI_Irecv
+# posted before the sender starts (-a); MPI_Ssend (-S); MPI_ANY_SOURCE (-z);
+# buffers at odd addresses (-O 1,3); fresh buffers for every size (-I); both
+# ranks sending at once (-2 -a); and MPI_Bsend from a 10 MiB buffer
+# attached with MPI_Buffer_attach (NetPIPE's -DBSEND build).  NetPIPE runs
+# two ranks only (with more, the others finalize while rank 0 waits in a
+# barrier on MPI_COMM_WORLD).
+np_sizes_ok() { # LOG: every size passed, and the last one reached 8 MiB
+    ! grep -q 'Integrity check failed' "$1" &&
+        awk '/ bytes .*Integrity check passed/ { last = $2 } END { exit !(last >= 8388608) }' "$1"
+}
+check_netpipe() {
+    fetch netpipe_3.7.2.orig.tar.gz 13dac884ff52951636f651c421f5ff4a853218a95aa28a4a852402ee385a2ab8 n/netpipe || return 1
+    local src=$work/NetPIPE-3.7.2
+    if [[ ! -x $src/NPmpi || ! -x $src/NPmpi-bsend ]]; then
+        step "NetPIPE: build NPmpi, and NPmpi-bsend (MPI_Bsend)"
+        rm -rf "$src"
+        tar -C "$work" -xzf "$work/downloads/netpipe_3.7.2.orig.tar.gz" || return 1
+        (cd "$src" && "$mpicc" -O2 -DMPI -Isrc src/netpipe.c src/mpi.c -o NPmpi &&
+            "$mpicc" -O2 -DMPI -DBSEND -Isrc src/netpipe.c src/mpi.c -o NPmpi-bsend) >"$work/netpipe-build.log" 2>&1 || {
+            echo "external-checks.sh: NetPIPE did not build: $work/netpipe-build.log" >&2
+            return 1
+        }
+    fi
+    local logs=$work/netpipe-logs ok=0 opts exe log name passed=0
+    rm -rf "$logs"
+    mkdir -p "$logs" || return 1
+    step "NetPIPE: integrity checks, 5 B to 8 MiB, 2 ranks"
+    for opts in '' '-a' '-S' '-z' '-O 1,3' '-I' '-2 -a' 'bsend'; do
+        exe=$src/NPmpi
+        if [[ $opts == bsend ]]; then exe=$src/NPmpi-bsend opts=''; fi
+        name=${exe##*/}${opts:+ $opts}
+        log=$logs/${name// /_}.log
+        # (NetPIPE writes its table into the file given by -o.)
+        # shellcheck disable=SC2086  # opts: several options, no spaces in any
+        if (cd "$logs" && timeout 300 "$mpirun" -n 2 "$exe" -i -u 8388609 $opts -o "${log%.log}.out") \
+            </dev/null >"$log" 2>&1 && np_sizes_ok "$log"; then
+            passed=$((passed + 1))
+        else
+            echo "NetPIPE $name FAILED: $log"
+            ok=1
+        fi
+    done
+    echo "NetPIPE: $passed of 8 integrity runs passed, each $(grep -c 'Integrity check passed' "$logs/NPmpi.log") sizes"
+    # Both ranks in MPI_Send at once, without -a: an unsafe program that
+    # NetPIPE warns may lock up, as it does once a message no longer fits
+    # the eager buffers.  shmpi's mpirun must end it, and say why.
+    step "NetPIPE: both ranks sending without -a (a deadlock mpirun must end)"
+    log=$logs/NPmpi_-2.log
+    (cd "$logs" && timeout 120 "$mpirun" -n 2 "$src/NPmpi" -i -u 8388609 -2 -o NPmpi_-2.out) </dev/null >"$log" 2>&1
+    local rc=$?
+    if ((rc == 0 || rc == 124)) || ! grep -q 'mpirun: deadlock: every rank waits' "$log"; then
+        echo "NetPIPE -2 FAILED: exit $rc, and mpirun did not report the deadlock: $log"
+        ok=1
+    else
+        echo "NetPIPE -2: mpirun ended the deadlock (exit $rc); sizes up to $(awk '/ bytes .*Integrity check passed/ { last = $2 } END { print last + 0 }' "$log") B had passed"
+    fi
+    return "$ok"
 }
 
 # --- shmpi beside MPICH and Open MPI ------------------------------------------
