@@ -23,12 +23,14 @@ median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { if
 # compare_table TITLE ARRAY ROW...: a Markdown table, one line per ROW, of
 # the median time of each MPI and shmpi's over the faster of the others
 # (below 1: shmpi is faster).  A run stopped at its limit shows as
-# "> limit"; shmpi's ratio to such a run is "< ratio".
+# "> limit"; shmpi's ratio to such a run is "< ratio".  compare_unit (default
+# seconds) and compare_first (default program) name the times' unit and the
+# first column.
 compare_table() {
     local title=$1 row mpi m best bound
     local -n times=$2
     shift 2
-    printf '\n%s, seconds (median of %d rounds)\n\n| program | ranks |' "$title" "$rounds"
+    printf '\n%s, %s (median of %d rounds)\n\n| %s | ranks |' "$title" "${compare_unit:-seconds}" "$rounds" "${compare_first:-program}"
     for mpi in "${mpis[@]}"; do printf ' %s |' "$mpi"; done
     printf ' shmpi / faster other |\n|---|---|'
     for _ in "${mpis[@]}"; do printf -- '---|'; done
