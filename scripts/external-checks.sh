@@ -56,6 +56,13 @@
 #          shmpi's mpicc and mpicxx by CMake: their 35 MPI tests at 2, 4
 #          and 8 ranks as CTest lists them.  3 minutes from an empty
 #          --work directory.
+#   lammps LAMMPS 29 Sep 2021 (molecular dynamics: ghost atoms exchanged
+#          between neighbours, PPPM's parallel FFTs, recursive-bisection
+#          balancing, -partition), built with shmpi's mpicxx and with Open
+#          MPI's: 5 bench/ inputs at 2, 3, 4 and 8 ranks, a balancing
+#          example at 3, 4 and 8, two partitioned runs; each run must print
+#          what Open MPI's build prints, timings left out.  35 minutes from
+#          an empty --work directory (the two builds), 6 once built.
 #   netpipe NetPIPE 3.7.2's MPI ping-pong in its integrity mode (every int of
 #          every message checked, 5 B to 8 MiB) at 2 ranks, sent eight ways
 #          (see check_netpipe); and its unsafe mode, both ranks in MPI_Send
@@ -82,8 +89,8 @@
 #
 # usage: scripts/external-checks.sh [--build DIR] [--work DIR] CHECK...
 #   CHECK    mpich, hpcc, fftw, hypre, scotch, p4est, sundials, boost, dune,
-#            netpipe, diff, apps (hpcc fftw hypre scotch p4est sundials
-#            boost dune netpipe) or all
+#            lammps, netpipe, diff, apps (hpcc fftw hypre scotch p4est
+#            sundials boost dune lammps netpipe) or all
 #   --build  shmpi's build directory (default $SHMPI_BUILD_DIR, else build);
 #            it must be built (scripts/test.sh or ninja -C DIR)
 #   --work   where the sources are unpacked and built (default build-external;
@@ -109,15 +116,15 @@ while [[ $# -gt 0 ]]; do
     case $1 in
         --build) build=${2:?--build needs a directory}; shift 2 ;;
         --work) work=${2:?--work needs a directory}; shift 2 ;;
-        mpich | hpcc | fftw | hypre | scotch | p4est | sundials | boost | dune | netpipe | diff) checks+=("$1"); shift ;;
-        apps) checks+=(hpcc fftw hypre scotch p4est sundials boost dune netpipe); shift ;;
-        all) checks+=(mpich hpcc fftw hypre scotch p4est sundials boost dune netpipe diff); shift ;;
+        mpich | hpcc | fftw | hypre | scotch | p4est | sundials | boost | dune | lammps | netpipe | diff) checks+=("$1"); shift ;;
+        apps) checks+=(hpcc fftw hypre scotch p4est sundials boost dune lammps netpipe); shift ;;
+        all) checks+=(mpich hpcc fftw hypre scotch p4est sundials boost dune lammps netpipe diff); shift ;;
         -h | --help) sed -n '3,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "external-checks.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
 if [[ ${#checks[@]} -eq 0 ]]; then
-    echo "external-checks.sh: name a check: mpich, hpcc, fftw, hypre, scotch, p4est, sundials, boost, dune, netpipe, diff, apps or all (see --help)" >&2
+    echo "external-checks.sh: name a check: mpich, hpcc, fftw, hypre, scotch, p4est, sundials, boost, dune, lammps, netpipe, diff, apps or all (see --help)" >&2
     exit 2
 fi
 
@@ -826,6 +833,132 @@ check_dune() {
     # (dune-istl finds dune-common in its build tree.)
     dune_module dune-istl 7e6430422709b31ed7352ba874fd800ca9f6161312501804a1387bf3a519e254 10 \
         -Ddune-common_DIR="$work/dune-common-build"
+}
+
+# --- LAMMPS -----------------------------------------------------------------
+# LAMMPS 29 Sep 2021 (stable, update 2; Debian's source), the molecular
+# dynamics code: a spatial decomposition over an MPI_Cart_create grid or
+# recursive bisection (comm_style tiled, whose balancer reduces with
+# MPI_Op_create operations), ghost atoms exchanged with
+# MPI_Irecv/MPI_Send/MPI_Sendrecv, thermodynamics reduced with
+# MPI_Allreduce, PPPM long-range electrostatics whose 3-d FFTs remap the
+# grid between ranks, and -partition, which splits the world into
+# simulations of their own.  Built (packages MOLECULE, KSPACE, RIGID,
+# MANYBODY, GRANULAR; KISS FFT) with shmpi's mpicxx and with Open MPI's,
+# the same flags.  Each input is LAMMPS's own (bench/ and examples/) and
+# each run's screen output must be what Open MPI's build prints at the same
+# rank count, timings left out: same trajectories to every printed digit
+# (for the balancing example, its thermo rows to 6 digits; see below).
+
+# build_lammps DIR MPICC MPICXX: configure and build lmp in DIR (skipped
+# when built).
+build_lammps() {
+    local dir=$1
+    [[ -x $dir/lmp ]] && return 0
+    rm -rf "$dir" && mkdir -p "$dir" || return 1
+    if ! { (cd "$dir" && cmake "$work/lammps-0~20220106.git7586adbb6a/cmake" -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" -DCMAKE_C_COMPILER="$2" -DCMAKE_CXX_COMPILER="$3" \
+        -DBUILD_MPI=yes -DBUILD_OMP=no -DPKG_MOLECULE=yes -DPKG_KSPACE=yes -DPKG_RIGID=yes \
+        -DPKG_MANYBODY=yes -DPKG_GRANULAR=yes -DFFT=KISS -DWITH_JPEG=no -DWITH_PNG=no \
+        -DWITH_FFMPEG=no -DWITH_GZIP=no >"$dir/configure.log" 2>&1) &&
+        make -C "$dir" -j"$jobs" lmp >"$dir/build.log" 2>&1; }; then
+        echo "external-checks.sh: LAMMPS did not build with $3: $dir/configure.log, $dir/build.log" >&2
+        return 1
+    fi
+}
+
+# lammps_lines FILE: FILE's lines without timings (times of setup steps, the
+# loop, the timing table, the CPU column of thermo_style multi).
+lammps_lines() {
+    sed -E 's/CPU = +[0-9.e+-]+ (\(sec\)|seconds)/CPU = (left out)/' "$1" |
+        grep -vE 'Time spent|Loop time of|^Performance:|% CPU use|Total wall time|^[A-Za-z ]+\|'
+}
+
+# lammps_thermo FILE: the thermo rows of FILE (all fields numbers), each
+# number to 6 significant digits.
+lammps_thermo() {
+    awk '{ for (i = 1; i <= NF; i++) if ($i !~ /^-?[0-9.]+(e[-+]?[0-9]+)?$/) next
+           for (i = 1; i <= NF; i++) printf "%.6g ", $i; print "" }' "$1"
+}
+
+# lammps_case NAME NP DIR [--thermo] ARG...: lmp ARG... at NP ranks in DIR
+# with shmpi and with Open MPI; both must exit 0 and print the same lines
+# (and, with -partition, write the same screen.N files); with --thermo,
+# only the same thermo rows to 6 digits.
+lammps_case() {
+    local name=$1 np=$2 dir=$3 log=$work/lammps-runs/$1-np$2 mpi rc f filter=lammps_lines
+    shift 3
+    if [[ ${1:-} == --thermo ]]; then filter=lammps_thermo; shift; fi
+    for mpi in shmpi openmpi; do
+        rm -rf "$log.$mpi.d" && cp -r "$dir" "$log.$mpi.d" || return 1
+        if [[ $mpi == shmpi ]]; then
+            (cd "$log.$mpi.d" && timeout 600 "$mpirun" -n "$np" "$work/lammps-shmpi/lmp" -log none "$@")
+        else
+            (cd "$log.$mpi.d" && timeout 600 mpirun.openmpi --oversubscribe -n "$np" "$work/lammps-openmpi/lmp" -log none "$@")
+        fi </dev/null >"$log.$mpi" 2>"$log.$mpi.err"
+        rc=$?
+        if ((rc != 0)); then
+            echo "LAMMPS $name at $np ranks FAILED with $mpi (exit $rc): $log.$mpi, $log.$mpi.err"
+            bad=$((bad + 1))
+            return
+        fi
+        "$filter" "$log.$mpi" >"$log.$mpi.lines"
+        for f in "$log.$mpi.d"/screen.*; do
+            [[ -e $f ]] && "$filter" "$f" >>"$log.$mpi.lines"
+        done
+    done
+    # (With -partition each partition writes its run to screen.N.)
+    if ! grep -qs '^Loop time of' "$log.shmpi" "$log.shmpi.d"/screen.*; then
+        echo "LAMMPS $name at $np ranks FAILED: no run finished: $log.shmpi"
+        bad=$((bad + 1))
+    elif cmp -s "$log.shmpi.lines" "$log.openmpi.lines"; then
+        same=$((same + 1))
+    else
+        echo "LAMMPS $name at $np ranks FAILED: prints other lines than Open MPI's build: diff $log.shmpi.lines $log.openmpi.lines"
+        bad=$((bad + 1))
+    fi
+}
+
+check_lammps() {
+    local tarball=lammps_20220106.git7586adbb6a+ds1.orig.tar.xz
+    fetch "$tarball" 65146c615ad24d8b8bc64f4e05e86226a7f1fdb45c0b5ea9416562b9f3863082 l/lammps || return 1
+    if ! command -v mpicxx.openmpi >/dev/null || ! command -v mpirun.openmpi >/dev/null; then
+        echo "external-checks.sh: the LAMMPS check needs Open MPI beside shmpi (Debian's openmpi-bin: scripts/install-deps.sh)" >&2
+        return 1
+    fi
+    local src=$work/lammps-0~20220106.git7586adbb6a
+    if [[ ! -d $src ]]; then
+        tar -C "$work" -xJf "$work/downloads/$tarball" || return 1
+    fi
+    step "LAMMPS: build lmp with $mpicxx and with mpicxx.openmpi (about 15 minutes on 2 CPUs)"
+    build_lammps "$work/lammps-shmpi" "$mpicc" "$mpicxx" || return 1
+    build_lammps "$work/lammps-openmpi" mpicc.openmpi mpicxx.openmpi || return 1
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 # Open MPI refuses root otherwise
+    rm -rf "$work/lammps-runs" && mkdir -p "$work/lammps-runs" || return 1
+    local same=0 bad=0 np input
+    step "LAMMPS: bench/ inputs (LJ, polymer chain, EAM, granular chute, rhodopsin with PPPM) at 2, 3, 4 and 8 ranks"
+    for np in 2 3 4 8; do
+        for input in lj chain eam chute rhodo; do
+            lammps_case "$input" "$np" "$src/bench" -in "in.$input"
+        done
+    done
+    # Balancing is compared by its thermo rows alone: LAMMPS's Irregular
+    # stores migrating atoms in the order their MPI_ANY_SOURCE messages
+    # arrive, so two runs with the same MPI can cut the box a little
+    # differently and sum forces in another order.  With Open MPI, 1 of 5
+    # runs of this input at 8 ranks counted one ghost atom more on a rank;
+    # with either MPI, examples/balance/in.balance (10000 steps) prints
+    # thermo rows that part in the 8th digit by step 1200 from one run to
+    # the next.
+    step "LAMMPS: recursive-bisection balancing (comm_style tiled) at 3, 4 and 8 ranks"
+    for np in 3 4 8; do
+        lammps_case balance.neigh.rcb "$np" "$src/examples/balance" --thermo -in in.balance.neigh.rcb
+    done
+    step "LAMMPS: partitions (-partition 3 1, -partition 2x2) at 4 ranks"
+    lammps_case partition-3-1 4 "$src/bench" -partition 3 1 -in in.lj
+    lammps_case partition-2x2 4 "$src/bench" -partition 2x2 -in in.chain
+    echo "LAMMPS: $same runs print what Open MPI's build prints; $bad failed"
+    ((bad == 0))
 }
 
 # --- NetPIPE ----------------------------------------------------------------
