@@ -1,8 +1,9 @@
 # shellcheck shell=bash disable=SC2154,SC2034  # mpis, rounds, build: the caller's; launch_cmd: for it
-# compare_lib.sh: the tables of bench/scotch_compare.sh and
-# bench/sundials_compare.sh (sourced, not run).  They time one program with
-# several MPIs in rounds and keep, for each row ("label,ranks") and MPI, the
-# times of all rounds in one string: times[ROW,MPI]=" t1 t2 ...".
+# compare_lib.sh: the tables of bench/scotch_compare.sh,
+# bench/sundials_compare.sh and bench/netpipe_compare.sh (sourced, not
+# run).  They time one program with several MPIs in rounds and keep, for
+# each row ("label,ranks") and MPI, the times of all rounds in one string:
+# times[ROW,MPI]=" t1 t2 ...".
 # The caller sets mpis (shmpi first), rounds and build; over[ROW,MPI]=SECONDS says
 # that MPI's runs of ROW were stopped at that limit.
 declare -A over=()
