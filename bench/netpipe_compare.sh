@@ -82,10 +82,11 @@ done
 # shellcheck source=bench/compare_lib.sh
 source "$repo/bench/compare_lib.sh"
 declare -A us=() stopped=()
+# The table's sizes: powers of 8, and where shmpi's protocols change (4 KiB
+# fills one ring cell, 8 KiB goes through the stream buffer, 16 and 32 KiB
+# are the eager limits), 64 KiB, 1 MiB and 4 MiB.
 rows=()
 for ((size = 1; size <= upper; size *= 8)); do rows+=("$size,2"); done
-# and where shmpi's protocols change: 4 KiB fills one ring cell, 8 KiB goes
-# through the stream buffer, 16 and 32 KiB are the eager limits
 for size in 4096 8192 16384 32768 65536 1048576 4194304; do
     ((size <= upper)) && [[ " ${rows[*]} " != *" $size,2 "* ]] && rows+=("$size,2")
 done
