@@ -61,8 +61,8 @@
 #          balancing, -partition), built with shmpi's mpicxx and with Open
 #          MPI's: 5 bench/ inputs at 2, 3, 4 and 8 ranks, a balancing
 #          example at 3, 4 and 8, two partitioned runs; each run must print
-#          what Open MPI's build prints, timings left out.  35 minutes from
-#          an empty --work directory (the two builds), 6 once built.
+#          what Open MPI's build prints, timings left out.  20 minutes from
+#          an empty --work directory (the two builds take 15), 3 once built.
 #   netpipe NetPIPE 3.7.2's MPI ping-pong in its integrity mode (every int of
 #          every message checked, 5 B to 8 MiB) at 2 ranks, sent eight ways
 #          (see check_netpipe); and its unsafe mode, both ranks in MPI_Send
@@ -850,19 +850,20 @@ check_dune() {
 # rank count, timings left out: same trajectories to every printed digit
 # (for the balancing example, its thermo rows to 6 digits; see below).
 
-# build_lammps DIR MPICC MPICXX: configure and build lmp in DIR (skipped
-# when built).
+# build_lammps SRC DIR MPICC MPICXX: configure LAMMPS's source SRC and build
+# lmp in DIR (skipped when built).
 build_lammps() {
-    local dir=$1
+    local src=$1 dir=$2
+    shift 2
     [[ -x $dir/lmp ]] && return 0
     rm -rf "$dir" && mkdir -p "$dir" || return 1
-    if ! { (cd "$dir" && cmake "$work/lammps-0~20220106.git7586adbb6a/cmake" -DCMAKE_BUILD_TYPE=Release \
-        -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" -DCMAKE_C_COMPILER="$2" -DCMAKE_CXX_COMPILER="$3" \
+    if ! { (cd "$dir" && cmake "$src/cmake" -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" -DCMAKE_C_COMPILER="$1" -DCMAKE_CXX_COMPILER="$2" \
         -DBUILD_MPI=yes -DBUILD_OMP=no -DPKG_MOLECULE=yes -DPKG_KSPACE=yes -DPKG_RIGID=yes \
         -DPKG_MANYBODY=yes -DPKG_GRANULAR=yes -DFFT=KISS -DWITH_JPEG=no -DWITH_PNG=no \
         -DWITH_FFMPEG=no -DWITH_GZIP=no >"$dir/configure.log" 2>&1) &&
         make -C "$dir" -j"$jobs" lmp >"$dir/build.log" 2>&1; }; then
-        echo "external-checks.sh: LAMMPS did not build with $3: $dir/configure.log, $dir/build.log" >&2
+        echo "external-checks.sh: LAMMPS did not build with $2: $dir/configure.log, $dir/build.log" >&2
         return 1
     fi
 }
@@ -886,16 +887,15 @@ lammps_thermo() {
 # (and, with -partition, write the same screen.N files); with --thermo,
 # only the same thermo rows to 6 digits.
 lammps_case() {
-    local name=$1 np=$2 dir=$3 log=$work/lammps-runs/$1-np$2 mpi rc f filter=lammps_lines
+    local name=$1 np=$2 dir=$3 log=$work/lammps-runs/$1-np$2 mpi rc f filter=lammps_lines launch
     shift 3
     if [[ ${1:-} == --thermo ]]; then filter=lammps_thermo; shift; fi
     for mpi in shmpi openmpi; do
         rm -rf "$log.$mpi.d" && cp -r "$dir" "$log.$mpi.d" || return 1
-        if [[ $mpi == shmpi ]]; then
-            (cd "$log.$mpi.d" && timeout 600 "$mpirun" -n "$np" "$work/lammps-shmpi/lmp" -log none "$@")
-        else
-            (cd "$log.$mpi.d" && timeout 600 mpirun.openmpi --oversubscribe -n "$np" "$work/lammps-openmpi/lmp" -log none "$@")
-        fi </dev/null >"$log.$mpi" 2>"$log.$mpi.err"
+        launch=("$mpirun")
+        [[ $mpi == openmpi ]] && launch=(mpirun.openmpi --oversubscribe)
+        (cd "$log.$mpi.d" && timeout 600 "${launch[@]}" -n "$np" "$work/lammps-$mpi/lmp" -log none "$@") \
+            </dev/null >"$log.$mpi" 2>"$log.$mpi.err"
         rc=$?
         if ((rc != 0)); then
             echo "LAMMPS $name at $np ranks FAILED with $mpi (exit $rc): $log.$mpi, $log.$mpi.err"
@@ -931,8 +931,8 @@ check_lammps() {
         tar -C "$work" -xJf "$work/downloads/$tarball" || return 1
     fi
     step "LAMMPS: build lmp with $mpicxx and with mpicxx.openmpi (about 15 minutes on 2 CPUs)"
-    build_lammps "$work/lammps-shmpi" "$mpicc" "$mpicxx" || return 1
-    build_lammps "$work/lammps-openmpi" mpicc.openmpi mpicxx.openmpi || return 1
+    build_lammps "$src" "$work/lammps-shmpi" "$mpicc" "$mpicxx" || return 1
+    build_lammps "$src" "$work/lammps-openmpi" mpicc.openmpi mpicxx.openmpi || return 1
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 # Open MPI refuses root otherwise
     rm -rf "$work/lammps-runs" && mkdir -p "$work/lammps-runs" || return 1
     local same=0 bad=0 np input
@@ -964,18 +964,20 @@ check_lammps() {
 # --- NetPIPE ----------------------------------------------------------------
 # NetPIPE 3.7.2's MPI module (src/mpi.c) in its integrity mode (-i): rank 0
 # and rank 1 pass a buffer of consecutive ints back and forth, 2^k + 1 and
-# 1.5 * 2^k + 1 bytes from 5 B to 8 MiB, and the receiver checks every int.  Each option set sends another way: blocking MPI_Recv; MPI_Irecv
-# posted before the sender starts (-a); MPI_Ssend (-S); MPI_ANY_SOURCE (-z);
+# 1.5 * 2^k + 1 bytes from 5 B to 8 MiB, and the receiver checks every int.
+# Each option set sends another way: blocking MPI_Recv; MPI_Irecv posted
+# before the sender starts (-a); MPI_Ssend (-S); MPI_ANY_SOURCE (-z);
 # buffers at odd addresses (-O 1,3); fresh buffers for every size (-I); both
 # ranks sending at once (-2 -a); and MPI_Bsend from a 10 MiB buffer
 # attached with MPI_Buffer_attach (NetPIPE's -DBSEND build).  NetPIPE runs
 # two ranks only (with more, the others finalize while rank 0 waits in a
 # barrier on MPI_COMM_WORLD).
+np_upper=8388609 # NetPIPE's -u: its sizes end at 8 MiB + 1
 np_last() { # LOG: the largest size that passed, 0 if none
     awk '/ bytes .*Integrity check passed/ { last = $2 } END { print last + 0 }' "$1"
 }
 np_sizes_ok() { # LOG: every size passed, up to 8 MiB
-    ! grep -q 'Integrity check failed' "$1" && (($(np_last "$1") >= 8388608))
+    ! grep -q 'Integrity check failed' "$1" && (($(np_last "$1") >= np_upper - 1))
 }
 check_netpipe() {
     fetch netpipe_3.7.2.orig.tar.gz 13dac884ff52951636f651c421f5ff4a853218a95aa28a4a852402ee385a2ab8 n/netpipe || return 1
@@ -991,17 +993,18 @@ check_netpipe() {
         }
     fi
     local logs=$work/netpipe-logs ok=0 opts exe log name passed=0
+    local ways=('' '-a' '-S' '-z' '-O 1,3' '-I' '-2 -a' 'bsend')
     rm -rf "$logs"
     mkdir -p "$logs" || return 1
     step "NetPIPE: integrity checks, 5 B to 8 MiB, 2 ranks"
-    for opts in '' '-a' '-S' '-z' '-O 1,3' '-I' '-2 -a' 'bsend'; do
+    for opts in "${ways[@]}"; do
         exe=$src/NPmpi
         if [[ $opts == bsend ]]; then exe=$src/NPmpi-bsend opts=''; fi
         name=${exe##*/}${opts:+ $opts}
         log=$logs/${name// /_}.log
         # (NetPIPE writes its table into the file given by -o.)
         # shellcheck disable=SC2086  # opts: several options, no spaces in any
-        if (cd "$logs" && timeout 300 "$mpirun" -n 2 "$exe" -i -u 8388609 $opts -o "${log%.log}.out") \
+        if (cd "$logs" && timeout 300 "$mpirun" -n 2 "$exe" -i -u "$np_upper" $opts -o "${log%.log}.out") \
             </dev/null >"$log" 2>&1 && np_sizes_ok "$log"; then
             passed=$((passed + 1))
         else
@@ -1009,13 +1012,13 @@ check_netpipe() {
             ok=1
         fi
     done
-    echo "NetPIPE: $passed of 8 integrity runs passed, each $(grep -c 'Integrity check passed' "$logs/NPmpi.log") sizes"
+    echo "NetPIPE: $passed of ${#ways[@]} integrity runs passed, each $(grep -c 'Integrity check passed' "$logs/NPmpi.log") sizes"
     # Both ranks in MPI_Send at once, without -a: an unsafe program that
     # NetPIPE warns may lock up, as it does once a message no longer fits
     # the eager buffers.  shmpi's mpirun must end it, and say why.
     step "NetPIPE: both ranks sending without -a (a deadlock mpirun must end)"
     log=$logs/NPmpi_-2.log
-    (cd "$logs" && timeout 120 "$mpirun" -n 2 "$src/NPmpi" -i -u 8388609 -2 -o NPmpi_-2.out) </dev/null >"$log" 2>&1
+    (cd "$logs" && timeout 120 "$mpirun" -n 2 "$src/NPmpi" -i -u "$np_upper" -2 -o NPmpi_-2.out) </dev/null >"$log" 2>&1
     local rc=$?
     if ((rc == 0 || rc == 124)) || ! grep -q 'mpirun: deadlock: every rank waits' "$log"; then
         echo "NetPIPE -2 FAILED: expected mpirun's deadlock report and a nonzero exit, got exit $rc: $log"
