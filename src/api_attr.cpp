@@ -7,6 +7,7 @@
 
 #include "api_comm.hpp"
 #include "api_common.hpp"
+#include "api_rma.hpp"
 #include "attributes.hpp"
 #include "runtime.hpp"
 
@@ -31,7 +32,9 @@ const char* predefined_name(int k) {
 
 bool predefined_key(int k) { return predefined_name(k) != nullptr; }
 
-const char* kind_name(attr::Kind k) { return k == attr::Kind::Comm ? "communicator" : "datatype"; }
+const char* kind_name(attr::Kind k) {
+    return k == attr::Kind::Comm ? "communicator" : k == attr::Kind::Type ? "datatype" : "window";
+}
 
 /// The user keyval `id` of `kind`; MPI_ERR_KEYVAL naming `fn` otherwise.
 /// With `freed_ok` (getting and deleting attributes), also a keyval the
@@ -275,5 +278,82 @@ int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
     });
 }
 SHMPI_WEAK_ALIAS(Type_delete_attr);
+
+// Window attributes: user keyvals, and the five predefined ones
+// (MPI_WIN_BASE ... MPI_WIN_MODEL, MPI-3.1 11.2.6), which every window
+// answers and nobody may set or delete.
+
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn,
+                           MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval, void* extra_state) {
+    const char* fn = "MPI_Win_create_keyval";
+    return guard(MPI_COMM_WORLD, fn, [&] {
+        running(fn);
+        need(win_keyval, "win_keyval", fn);
+        (void)win_copy_attr_fn;  // windows are never copied
+        attr::Keyval k;
+        k.kind = attr::Kind::Win;
+        k.win_delete = win_delete_attr_fn;
+        k.extra_state = extra_state;
+        *win_keyval = attr::create_keyval(k);
+    });
+}
+SHMPI_WEAK_ALIAS(Win_create_keyval);
+
+int PMPI_Win_free_keyval(int* win_keyval) {
+    return free_keyval(win_keyval, attr::Kind::Win, "MPI_Win_free_keyval");
+}
+SHMPI_WEAK_ALIAS(Win_free_keyval);
+
+namespace {
+
+bool win_predefined_key(int k) { return k >= MPI_WIN_BASE && k <= MPI_WIN_MODEL; }
+
+void refuse_predefined(int k, const char* fn) {
+    if (win_predefined_key(k)) {
+        throw MpiError(MPI_ERR_KEYVAL, fmt::format("{}: keyval {} is a predefined window attribute: it cannot be "
+                                                   "set or deleted", fn, k));
+    }
+}
+
+}  // namespace
+
+int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
+    const char* fn = "MPI_Win_set_attr";
+    return win_guard(win, fn, [&] {
+        rma::Window& w = win_of(win, fn);
+        refuse_predefined(win_keyval, fn);
+        w.attributes.set(win, keyval_of(win_keyval, attr::Kind::Win, fn), attribute_val, fn);
+    });
+}
+SHMPI_WEAK_ALIAS(Win_set_attr);
+
+int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
+    const char* fn = "MPI_Win_get_attr";
+    return win_guard(win, fn, [&] {
+        rma::Window& w = win_of(win, fn);
+        need(attribute_val, "attribute_val", fn);
+        need(flag, "flag", fn);
+        if (win_predefined_key(win_keyval)) {
+            // MPI_WIN_BASE's value is the base itself; the others point at
+            // values the window keeps.
+            *static_cast<void**>(attribute_val) = w.predefined_attribute(win_keyval);
+            *flag = 1;
+            return;
+        }
+        attr::Keyval& k = keyval_of(win_keyval, attr::Kind::Win, fn, true);
+        *flag = w.attributes.get(k, static_cast<void**>(attribute_val)) ? 1 : 0;
+    });
+}
+SHMPI_WEAK_ALIAS(Win_get_attr);
+
+int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) {
+    const char* fn = "MPI_Win_delete_attr";
+    return win_guard(win, fn, [&] {
+        rma::Window& w = win_of(win, fn);
+        refuse_predefined(win_keyval, fn);
+        w.attributes.erase(win, keyval_of(win_keyval, attr::Kind::Win, fn, true), fn);
+    });
+}
+SHMPI_WEAK_ALIAS(Win_delete_attr);
 
 }  // extern "C"

@@ -176,7 +176,10 @@ void check_source(const Communicator& c, int rank, const char* fn);
 struct UserErrhandler : HandleStorage {
     static constexpr std::uint32_t kMagic = 0x45525248;  // "ERRH"
     std::uint32_t magic = kMagic;
+    /// MPI_Comm_create_errhandler's function, or null for a window's.
     MPI_Comm_errhandler_function* fn = nullptr;
+    /// MPI_Win_create_errhandler's function, or null for a communicator's.
+    MPI_Win_errhandler_function* win_fn = nullptr;
     int refs = 1;
 };
 
@@ -191,6 +194,9 @@ void release(MPI_Errhandler e);
 /// MPI_ERRORS_ARE_FATAL / MPI_ERRORS_ABORT, calls a user handler, and returns
 /// the error code (`code` when given, else a new one for `e`).
 int raise(MPI_Comm comm, const MpiError& e, int code = -1);
+/// MPI_Comm_call_errhandler and MPI_Win_call_errhandler: the error that
+/// hands `errorcode` to a handler, its text the code's (or what it is).
+MpiError called_error(int errorcode, const char* fn);
 /// raise() for the error of a request (its completion, or the completion of
 /// several): the request's communicator handles it even after
 /// MPI_Comm_free (it lingers while requests hold it).  Everything else

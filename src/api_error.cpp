@@ -13,7 +13,13 @@ bool predefined_handler(MPI_Errhandler e) {
     return e == MPI_ERRORS_ARE_FATAL || e == MPI_ERRORS_RETURN || e == MPI_ERRORS_ABORT;
 }
 
-bool valid_handler(MPI_Errhandler e) { return predefined_handler(e) || user_errhandler(e) != nullptr; }
+/// A handler for communicators: predefined, or MPI_Comm_create_errhandler's
+/// (not a window's).
+bool valid_handler(MPI_Errhandler e) {
+    if (predefined_handler(e)) return true;
+    const UserErrhandler* u = user_errhandler(e);
+    return u != nullptr && u->fn != nullptr;
+}
 
 }  // namespace
 
@@ -62,6 +68,22 @@ int get_comm_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler, const char* f
 
 }  // namespace
 
+namespace shmpi::api {
+
+MpiError called_error(int errorcode, const char* fn) {
+    const int cls = error_class_of(errorcode);
+    std::string text = error_text(errorcode);
+    if (cls < 0) {
+        text = fmt::format("error code {} (not a valid error code)", errorcode);
+    } else if (text.empty()) {  // an added class or code without MPI_Add_error_string
+        text = cls == errorcode ? fmt::format("error class {} (no text set)", cls)
+                                : fmt::format("error code {} of class {} (no text set)", errorcode, cls);
+    }
+    return MpiError(cls < 0 || cls == MPI_ERR_LASTCODE ? MPI_ERR_UNKNOWN : cls, fmt::format("{}: {}", fn, text));
+}
+
+}  // namespace shmpi::api
+
 extern "C" {
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
@@ -88,10 +110,10 @@ int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
     const char* fn = "MPI_Errhandler_free";
     return guard(MPI_COMM_WORLD, fn, [&] {
         if (errhandler == nullptr) throw MpiError(MPI_ERR_ARG, fmt::format("{}: errhandler is NULL", fn));
-        if (!valid_handler(*errhandler)) {
+        if (!predefined_handler(*errhandler) && user_errhandler(*errhandler) == nullptr) {  // any kind
             throw MpiError(MPI_ERR_ARG, fmt::format("{}: invalid error handler {}", fn, errhandler_text(*errhandler)));
         }
-        // Drops the caller's reference; communicators keep theirs.
+        // Drops the caller's reference; communicators and windows keep theirs.
         release(*errhandler);
         *errhandler = MPI_ERRHANDLER_NULL;
     });
@@ -113,19 +135,9 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
     const char* fn = "MPI_Comm_call_errhandler";
     return guard(comm, fn, [&] {
         comm_of(comm, fn);
-        const int cls = error_class_of(errorcode);
-        std::string text = error_text(errorcode);
-        if (cls < 0) {
-            text = fmt::format("error code {} (not a valid error code)", errorcode);
-        } else if (text.empty()) {  // an added class or code without MPI_Add_error_string
-            text = cls == errorcode ? fmt::format("error class {} (no text set)", cls)
-                                    : fmt::format("error code {} of class {} (no text set)", errorcode, cls);
-        }
         // The handler sees the code as given; MPI-3.1 has this call return
         // MPI_SUCCESS once the handler returns.
-        raise(comm, MpiError(cls < 0 || cls == MPI_ERR_LASTCODE ? MPI_ERR_UNKNOWN : cls,
-                             fmt::format("{}: {}", fn, text)),
-              errorcode);
+        raise(comm, called_error(errorcode, fn), errorcode);
     });
 }
 SHMPI_WEAK_ALIAS(Comm_call_errhandler);

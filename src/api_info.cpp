@@ -153,6 +153,24 @@ void check_info_arg(MPI_Info handle, const char* fn) {
     if (handle != MPI_INFO_NULL) info_of(handle, fn);
 }
 
+bool info_says_true(MPI_Info handle, const char* key) {
+    if (handle == MPI_INFO_NULL) return false;
+    const Info& i = info_of(handle, "info_says_true");
+    const auto it = i.find(key);
+    return it != i.entries.end() && it->second == "true";
+}
+
+std::vector<std::pair<std::string, std::string>> info_entries(MPI_Info handle, const char* fn) {
+    if (handle == MPI_INFO_NULL) return {};
+    return info_of(handle, fn).entries;
+}
+
+MPI_Info new_info(std::vector<std::pair<std::string, std::string>> entries) {
+    auto* i = new Info;
+    i->entries = std::move(entries);
+    return reinterpret_cast<MPI_Info>(i);
+}
+
 }  // namespace shmpi::api
 
 extern "C" {

@@ -97,6 +97,19 @@ int shmpi_type_dup_fn(MPI_Datatype, int, void*, void* attribute_val_in, void* at
 
 int shmpi_type_null_delete_fn(MPI_Datatype, int, void*, void*) { return MPI_SUCCESS; }
 
+int shmpi_win_null_copy_fn(MPI_Win, int, void*, void*, void*, int* flag) {
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+int shmpi_win_dup_fn(MPI_Win, int, void*, void* attribute_val_in, void* attribute_val_out, int* flag) {
+    *static_cast<void**>(attribute_val_out) = attribute_val_in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int shmpi_win_null_delete_fn(MPI_Win, int, void*, void*) { return MPI_SUCCESS; }
+
 int shmpi_null_copy_fn(MPI_Comm comm, int keyval, void* extra_state, void* attribute_val_in,
                        void* attribute_val_out, int* flag) {
     return shmpi_comm_null_copy_fn(comm, keyval, extra_state, attribute_val_in, attribute_val_out, flag);

@@ -38,7 +38,7 @@
 namespace shmpi::attr {
 
 /// Which objects a keyval may be used on.
-enum class Kind { Comm, Type };
+enum class Kind { Comm, Type, Win };
 
 struct Keyval {
     Kind kind = Kind::Comm;
@@ -50,6 +50,9 @@ struct Keyval {
     /// Type keyvals, likewise.
     MPI_Type_copy_attr_function* type_copy = nullptr;
     MPI_Type_delete_attr_function* type_delete = nullptr;
+    /// Window keyvals (windows are never copied, so only the delete
+    /// callback ever runs).
+    MPI_Win_delete_attr_function* win_delete = nullptr;
     void* extra_state = nullptr;
     /// The user's key (until freed) plus one per stored attribute.
     int refs = 1;
@@ -285,6 +288,10 @@ private:
     static void call_delete(MPI_Datatype h, Keyval& k, void* v, const char* fn) {
         if (k.type_delete == nullptr) return;
         if (int rc = k.type_delete(h, k.id, v, k.extra_state); rc != MPI_SUCCESS) failed(fn, "delete", k, rc);
+    }
+    static void call_delete(MPI_Win h, Keyval& k, void* v, const char* fn) {
+        if (k.win_delete == nullptr) return;
+        if (int rc = k.win_delete(h, k.id, v, k.extra_state); rc != MPI_SUCCESS) failed(fn, "delete", k, rc);
     }
     /// Runs the copy callback; returns whether to store `*out`.
     template <class Handle, class Copy>

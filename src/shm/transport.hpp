@@ -325,6 +325,10 @@ public:
     /// the job is aborting.
     template <class Poll>
     void wait(Poll&& poll);
+    /// After a store in shared memory that rank `dst` may wait for in
+    /// wait() (one-sided locks and epochs, rma/window.hpp): wakes `dst` if
+    /// it sleeps.
+    void wake(std::uint32_t dst) { wake_if_sleeping(dst); }
 
 private:
     Transport() = default;

@@ -351,6 +351,23 @@ def sh_ok(m, _):
     launch.check_nothing_left()
 
 
+def sh_window_names_removed(m, _):
+    """What a job leaves of a one-sided window's name (shmpi-UID-PID-win-*,
+    made while its ranks create a window) mpirun removes when the job ends;
+    names of another mpirun's windows stay.  The ranks make such names
+    themselves: a rank's parent is mpirun."""
+    other = f"/dev/shm/shmpi-{os.getuid()}-1-win-not-this-job"
+    with open(other, "w"):
+        pass
+    try:
+        launch = Launch(m, ["-n", "2", "sh", "-c", 'touch "/dev/shm/shmpi-$(id -u)-$PPID-win-rank$SHMPI_RANK"'])
+        expect(launch, launch.wait(), 0, stderr_lines=0)
+        launch.check_nothing_left()
+        check(os.path.exists(other), "mpirun removed another job's window name")
+    finally:
+        os.unlink(other)
+
+
 def sh_exit_code(m, _):
     run_victim(m, 3, ["sh", "-c", SH_WAIT.replace("exec", '[ $SHMPI_RANK = 1 ] && { sleep 0.3; echo dying 1; exit 3; }; exec')],
                3, "shmpi: mpirun: rank 1 exited with code 3; ending the job", 1)

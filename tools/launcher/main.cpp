@@ -19,12 +19,16 @@
 //      NUMA node (src/place/membind.hpp);
 //   5. fork the ranks, each bound as the map says (spawn.hpp), and
 //      supervise them (job.hpp); mpirun is the job's child subreaper, so a
-//      job that ends early ends what its ranks started too.
+//      job that ends early ends what its ranks started too;
+//   6. remove the names of one-sided windows the job was making when it
+//      ended (src/rma/window.cpp: a window's name lives from its creation
+//      until every rank has mapped it, and carries mpirun's pid).
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -199,6 +203,18 @@ auto env_setting(const char* name, Parse parse, std::string_view values) {
     return mode;
 }
 
+/// Step 6: removes /dev/shm/shmpi-UID-PID-win-*, the names of the windows
+/// this mpirun's ranks were making (a job that ends, say through mpirun's
+/// deadlock check, while its ranks create a window).
+void remove_window_names() {
+    const std::string prefix = fmt::format("shmpi-{}-{}-win-", getuid(), getpid());
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator("/dev/shm", ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.starts_with(prefix)) shm_unlink(("/" + name).c_str());
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -351,7 +367,9 @@ int main(int argc, char** argv) {
                        args.nranks);
         }
         Job job(args, seg, std::move(started), signal_fd, *output_wait, began);
-        return job.run();
+        const int status = job.run();
+        remove_window_names();
+        return status;
     } catch (const shm::SegmentError& e) {
         fmt::print(stderr, "{}\n", e.what());
         return 1;
