@@ -40,9 +40,8 @@ void check_assert(int assert, int allowed, const char* fn) {
 
 /// Copies `bytes` bytes between `dense` and the runs `segs` of process
 /// `pid` (a write when `write`), IOV_MAX runs per call.
-void cross_copy(pid_t pid, bool write, std::byte* dense, const std::vector<dtype::Segment>& segs, int target,
-                const char* fn) {
-    std::vector<iovec> remote;
+void cross_copy(pid_t pid, bool write, std::byte* dense, const std::vector<dtype::Segment>& segs,
+                std::vector<iovec>& remote, int target, const char* fn) {
     std::size_t i = 0;
     while (i < segs.size()) {
         const std::size_t k = std::min<std::size_t>(IOV_MAX, segs.size() - i);
@@ -354,9 +353,9 @@ void Window::read_target(const Target& t, std::byte* at, std::byte* dense, std::
         dtype::pack(*t.type, at, t.count, dense);
         return;
     }
-    std::vector<dtype::Segment> segs;
-    dtype::segments(*t.type, at, t.count, 0, bytes, segs);
-    cross_copy(rt_.transport().peer_pid(comm_->world_rank(t.rank)), false, dense, segs, t.rank, fn);
+    segs_.clear();
+    dtype::segments(*t.type, at, t.count, 0, bytes, segs_);
+    cross_copy(rt_.transport().peer_pid(comm_->world_rank(t.rank)), false, dense, segs_, iov_, t.rank, fn);
 }
 
 void Window::write_target(const Target& t, std::byte* at, const std::byte* dense, std::int64_t bytes,
@@ -365,10 +364,10 @@ void Window::write_target(const Target& t, std::byte* at, const std::byte* dense
         dtype::unpack(*t.type, dense, bytes, at);
         return;
     }
-    std::vector<dtype::Segment> segs;
-    dtype::segments(*t.type, at, t.count, 0, bytes, segs);
-    cross_copy(rt_.transport().peer_pid(comm_->world_rank(t.rank)), true, const_cast<std::byte*>(dense), segs,
-               t.rank, fn);
+    segs_.clear();
+    dtype::segments(*t.type, at, t.count, 0, bytes, segs_);
+    cross_copy(rt_.transport().peer_pid(comm_->world_rank(t.rank)), true, const_cast<std::byte*>(dense), segs_,
+               iov_, t.rank, fn);
 }
 
 namespace {
@@ -402,12 +401,7 @@ void Window::put(const Buf& origin, const Target& t, const char* fn) {
         dtype::copy(*origin.type, origin.addr, origin.count, *t.type, at, t.count);
         return;
     }
-    std::vector<std::byte> scratch;
-    const std::byte* dense = dense_of(origin, scratch);
-    std::vector<dtype::Segment> segs;
-    dtype::segments(*t.type, at, t.count, 0, bytes, segs);
-    cross_copy(rt_.transport().peer_pid(comm_->world_rank(t.rank)), true, const_cast<std::byte*>(dense), segs,
-               t.rank, fn);
+    write_target(t, at, dense_of(origin, scratch_), bytes, fn);
 }
 
 void Window::get(const Buf& origin, const Target& t, const char* fn) {
@@ -421,16 +415,13 @@ void Window::get(const Buf& origin, const Target& t, const char* fn) {
         dtype::copy(*t.type, at, t.count, *origin.type, dst, origin.count);
         return;
     }
-    std::vector<dtype::Segment> segs;
-    dtype::segments(*t.type, at, t.count, 0, bytes, segs);
-    const pid_t pid = rt_.transport().peer_pid(comm_->world_rank(t.rank));
     if (origin.type->is_run(origin.count)) {
-        cross_copy(pid, false, static_cast<std::byte*>(dst) + origin.type->true_lb, segs, t.rank, fn);
+        read_target(t, at, static_cast<std::byte*>(dst) + origin.type->true_lb, bytes, fn);
         return;
     }
-    std::vector<std::byte> dense(static_cast<std::size_t>(bytes));
-    cross_copy(pid, false, dense.data(), segs, t.rank, fn);
-    dtype::unpack(*origin.type, dense.data(), bytes, dst);
+    scratch_.resize(static_cast<std::size_t>(bytes));
+    read_target(t, at, scratch_.data(), bytes, fn);
+    dtype::unpack(*origin.type, scratch_.data(), bytes, dst);
 }
 
 void Window::accumulate(const Buf& origin, const Buf* result, const Target& t, const op::Op& op, const char* fn) {
@@ -465,8 +456,7 @@ void Window::accumulate(const Buf& origin, const Buf* result, const Target& t, c
     if (!no_op) same_bytes(origin.count * origin.type->size, bytes, "origin buffer", fn);
     if (result != nullptr) same_bytes(result->count * result->type->size, bytes, "result buffer", fn);
     if (bytes == 0) return;
-    std::vector<std::byte> scratch;
-    const std::byte* in = no_op ? nullptr : dense_of(origin, scratch);
+    const std::byte* in = no_op ? nullptr : dense_of(origin, scratch_);
     const std::int64_t elems = basic->size > 0 ? bytes / basic->size : 0;
     const bool direct = shared_memory() || t.rank == rank();
     acc_lock(t.rank);
@@ -477,14 +467,15 @@ void Window::accumulate(const Buf& origin, const Buf* result, const Target& t, c
         } else if (result == nullptr && replace) {
             write_target(t, at, in, bytes, fn);
         } else {
-            std::vector<std::byte> cur(static_cast<std::size_t>(bytes));
-            read_target(t, at, cur.data(), bytes, fn);
-            if (result != nullptr) dtype::unpack(*result->type, cur.data(), bytes, const_cast<void*>(result->addr));
+            current_.resize(static_cast<std::size_t>(bytes));
+            std::byte* cur = current_.data();
+            read_target(t, at, cur, bytes, fn);
+            if (result != nullptr) dtype::unpack(*result->type, cur, bytes, const_cast<void*>(result->addr));
             if (replace) {
                 write_target(t, at, in, bytes, fn);
             } else if (kernel != nullptr) {
-                kernel(in, cur.data(), elems, nullptr);
-                write_target(t, at, cur.data(), bytes, fn);
+                kernel(in, cur, elems, nullptr);
+                write_target(t, at, cur, bytes, fn);
             }
         }
     } catch (...) {
