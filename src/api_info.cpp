@@ -153,9 +153,9 @@ void check_info_arg(MPI_Info handle, const char* fn) {
     if (handle != MPI_INFO_NULL) info_of(handle, fn);
 }
 
-bool info_says_true(MPI_Info handle, const char* key) {
+bool info_says_true(MPI_Info handle, const char* key, const char* fn) {
     if (handle == MPI_INFO_NULL) return false;
-    const Info& i = info_of(handle, "info_says_true");
+    const Info& i = info_of(handle, fn);
     const auto it = i.find(key);
     return it != i.entries.end() && it->second == "true";
 }

@@ -21,7 +21,7 @@ const Info& info_of(MPI_Info handle, const char* fn);
 void check_info_arg(MPI_Info handle, const char* fn);
 
 /// Whether the info `handle` (MPI_INFO_NULL or valid) sets `key` to "true".
-bool info_says_true(MPI_Info handle, const char* key);
+bool info_says_true(MPI_Info handle, const char* key, const char* fn);
 
 /// The (key, value) pairs of the info `handle` (MPI_INFO_NULL: none), in
 /// the order they were set.

@@ -165,7 +165,7 @@ void make_window(MPI_Comm comm, Flavor flavor, void* base, MPI_Aint size, int di
     if (flavor == Flavor::Create && base == nullptr && size > 0) {
         fail(MPI_ERR_BASE, "{}: base is NULL but size is {}", fn, size);
     }
-    const bool noncontig = flavor == Flavor::Shared && info_says_true(info, "alloc_shared_noncontig");
+    const bool noncontig = flavor == Flavor::Shared && info_says_true(info, "alloc_shared_noncontig", fn);
     // The window's own communicator: a duplicate, whose error handler is
     // never used (the window's is).
     std::vector<int> all(static_cast<std::size_t>(c.size()));
