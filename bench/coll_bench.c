@@ -54,12 +54,12 @@
 #endif
 
 #include "bench_sizes.h"
+#include "bench_util.h"
 
 enum {
     MAX_SIZES = 64,
     PLACE_LEN = 128,
     MIN_ITERS = 8,
-    STAMP_STRIDE = 4096,
 };
 
 enum op {
@@ -238,36 +238,6 @@ static int parse_args(int argc, char **argv, struct options *opt) {
     return 0;
 }
 
-/* "cpus 0-3 (running on 2)" for this process, or "unknown" off Linux. */
-static void placement(char *out, size_t len) {
-#ifdef __linux__
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) != 0) {
-        snprintf(out, len, "unknown");
-        return;
-    }
-    size_t n = (size_t)snprintf(out, len, "cpus ");
-    int first = -1;
-    for (int c = 0; c <= CPU_SETSIZE && n < len; ++c) {
-        int in = c < CPU_SETSIZE && CPU_ISSET(c, &set);
-        if (in && first < 0) first = c;
-        if (!in && first >= 0) {
-            if (first == c - 1) {
-                n += (size_t)snprintf(out + n, len - n, "%d,", first);
-            } else {
-                n += (size_t)snprintf(out + n, len - n, "%d-%d,", first, c - 1);
-            }
-            first = -1;
-        }
-    }
-    if (n > 0 && n < len && out[n - 1] == ',') out[--n] = '\0';
-    if (n < len) snprintf(out + n, len - n, " (running on %d)", sched_getcpu());
-#else
-    snprintf(out, len, "unknown");
-#endif
-}
-
 /* ------------------------------------------------------------------ data */
 
 /* The buffers of one (collective, size), allocated for the largest size. */
@@ -324,7 +294,7 @@ static void stamp(int op, unsigned char *send, long elems, int nranks, uint64_t 
         return;
     }
     double stampv = (double)(v & 0xffff);
-    for (long off = 0; off + 8 <= bytes; off += STAMP_STRIDE) memcpy(send + off, &stampv, 8);
+    for (long off = 0; off + 8 <= bytes; off += BENCH_STAMP_STRIDE) memcpy(send + off, &stampv, 8);
     memcpy(send + bytes - 8, &stampv, 8);
 }
 
@@ -663,7 +633,7 @@ int main(int argc, char **argv) {
     }
 
     char where[PLACE_LEN];
-    placement(where, sizeof where);
+    bench_placement(where, sizeof where);
     char *places = rank == 0 ? malloc((size_t)PLACE_LEN * (size_t)nranks) : NULL;
     MPI_Gather(where, PLACE_LEN, MPI_CHAR, places, PLACE_LEN, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (rank == 0) print_header(&opt, nranks, places);

@@ -47,6 +47,7 @@
 #endif
 
 #include "bench_sizes.h"
+#include "bench_util.h"
 
 enum {
     TAG_PING = 1,     /* rank 0 -> rank 1: echo this */
@@ -54,7 +55,6 @@ enum {
     TAG_STOP = 3,     /* rank 0 -> others: leave */
     TAG_PLACE = 4,    /* ranks 1 and up -> rank 0: where they run */
     MAX_SIZES = 64,
-    STAMP_STRIDE = 4096,
     PLACE_LEN = 256,
     MIN_ITERS = 16, /* per repetition, even when the time budget says fewer */
 };
@@ -151,60 +151,6 @@ static int parse_args(int argc, char **argv, struct options *opt) {
     return 0;
 }
 
-/* "cpus 0-3 (on 2)" for this process, or "unknown" off Linux. */
-static void placement(char *out, size_t len) {
-#ifdef __linux__
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) != 0) {
-        snprintf(out, len, "unknown");
-        return;
-    }
-    size_t n = (size_t)snprintf(out, len, "cpus ");
-    int first = -1;
-    for (int c = 0; c <= CPU_SETSIZE && n < len; ++c) {
-        int in = c < CPU_SETSIZE && CPU_ISSET(c, &set);
-        if (in && first < 0) first = c;
-        if (!in && first >= 0) {
-            if (first == c - 1) {
-                n += (size_t)snprintf(out + n, len - n, "%d,", first);
-            } else {
-                n += (size_t)snprintf(out + n, len - n, "%d-%d,", first, c - 1);
-            }
-            first = -1;
-        }
-    }
-    if (n > 0 && n < len && out[n - 1] == ',') out[--n] = '\0';
-    if (n < len) snprintf(out + n, len - n, " (running on %d)", sched_getcpu());
-#else
-    snprintf(out, len, "unknown");
-#endif
-}
-
-/* The 64-bit stamp of message number `k` of size `size`. */
-static uint64_t stamp_of(uint64_t k, long size) {
-    return (k + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)size;
-}
-
-/* Writes the stamp at every stamped position of a `size`-byte buffer. */
-static void stamp(unsigned char *buf, long size, uint64_t value) {
-    if (size < 8) {
-        memcpy(buf, &value, (size_t)size);
-        return;
-    }
-    for (long off = 0; off + 8 <= size; off += STAMP_STRIDE) memcpy(buf + off, &value, 8);
-    memcpy(buf + size - 8, &value, 8);
-}
-
-/* True when every stamped position of `buf` holds `value`. */
-static int stamp_ok(const unsigned char *buf, long size, uint64_t value) {
-    if (size < 8) return memcmp(buf, &value, (size_t)size) == 0;
-    for (long off = 0; off + 8 <= size; off += STAMP_STRIDE) {
-        if (memcmp(buf + off, &value, 8) != 0) return 0;
-    }
-    return memcmp(buf + size - 8, &value, 8) == 0;
-}
-
 /* Byte `i` of the untimed full check of a `size`-byte message. */
 static unsigned char pattern_byte(long i, long size) {
     return (unsigned char)(i * 7 + size * 13 + 1);
@@ -224,7 +170,7 @@ static int cmp_double(const void *a, const void *b) {
 /* Rank 1: echo every message from rank 0 until the stop tag. */
 static void echo_server(unsigned char *buf, long max_size) {
     char where[PLACE_LEN];
-    placement(where, sizeof where);
+    bench_placement(where, sizeof where);
     MPI_Send(where, PLACE_LEN, MPI_CHAR, 0, TAG_PLACE, MPI_COMM_WORLD);
     for (;;) {
         MPI_Status st;
@@ -265,7 +211,7 @@ static long measure(const struct options *opt, long size, unsigned char *sbuf, u
     double t0 = MPI_Wtime();
     long done = 0;
     while (done < warmup && MPI_Wtime() - t0 < opt->time / 4) {
-        stamp(sbuf, size, stamp_of((*msg)++, size));
+        bench_stamp(sbuf, size, bench_stamp_of((*msg)++, size));
         round_trip(sbuf, rbuf, size);
         ++done;
     }
@@ -284,12 +230,12 @@ static long measure(const struct options *opt, long size, unsigned char *sbuf, u
     for (int r = 0; r < opt->reps; ++r) {
         double start = MPI_Wtime();
         for (long it = 0; it < iters; ++it) {
-            uint64_t value = stamp_of(*msg, size);
+            uint64_t value = bench_stamp_of(*msg, size);
             ++*msg;
-            stamp(sbuf, size, value);
+            bench_stamp(sbuf, size, value);
             round_trip(sbuf, rbuf, size);
             int check = opt->verify_every > 0 && it % opt->verify_every == 0;
-            if (check && !stamp_ok(rbuf, size, value)) {
+            if (check && !bench_stamp_ok(rbuf, size, value)) {
                 if (failures == 0) {
                     fprintf(stderr, "pingpong: size %ld, repetition %d, iteration %ld: the echo "
                                     "does not carry the stamp just sent\n", size, r, it);
@@ -362,7 +308,7 @@ int main(int argc, char **argv) {
     /* Ranks 2 and up: wait for the end. */
     if (rank >= 2) {
         char where[PLACE_LEN];
-        placement(where, sizeof where);
+        bench_placement(where, sizeof where);
         MPI_Send(where, PLACE_LEN, MPI_CHAR, 0, TAG_PLACE, MPI_COMM_WORLD);
         int stop = 0;
         MPI_Recv(&stop, 1, MPI_INT, MPI_ANY_SOURCE, TAG_STOP, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -396,7 +342,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "pingpong: cannot allocate the placement of %d ranks\n", nranks);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    placement(places, PLACE_LEN);
+    bench_placement(places, PLACE_LEN);
     for (int r = 1; r < nranks; ++r) {
         char *p = places + (size_t)r * PLACE_LEN;
         MPI_Recv(p, PLACE_LEN, MPI_CHAR, r, TAG_PLACE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);

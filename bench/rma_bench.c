@@ -76,13 +76,13 @@
 #endif
 
 #include "bench_sizes.h"
+#include "bench_util.h"
 
 enum {
     TAG_INFO = 11,    /* rank 0 -> rank 1: what the target must now hold */
     TAG_VERDICT = 12, /* rank 1 -> rank 0: how many of its checks failed */
     TAG_PLACE = 13,   /* rank 1 -> rank 0: where it runs */
     MAX_SIZES = 64,
-    STAMP_STRIDE = 4096,
     PLACE_LEN = 256,
     MIN_ITERS = 16, /* per repetition, even when the time budget says fewer */
 };
@@ -243,57 +243,12 @@ static int parse_args(int argc, char **argv, struct options *opt) {
     return 0;
 }
 
-/* "cpus 0-3 (running on 2)" for this process, or "unknown" off Linux. */
-static void placement(char *out, size_t len) {
-#ifdef __linux__
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) != 0) {
-        snprintf(out, len, "unknown");
-        return;
-    }
-    size_t n = (size_t)snprintf(out, len, "cpus ");
-    int first = -1;
-    for (int c = 0; c <= CPU_SETSIZE && n < len; ++c) {
-        int in = c < CPU_SETSIZE && CPU_ISSET(c, &set);
-        if (in && first < 0) first = c;
-        if (!in && first >= 0) {
-            if (first == c - 1) {
-                n += (size_t)snprintf(out + n, len - n, "%d,", first);
-            } else {
-                n += (size_t)snprintf(out + n, len - n, "%d-%d,", first, c - 1);
-            }
-            first = -1;
-        }
-    }
-    if (n > 0 && n < len && out[n - 1] == ',') out[--n] = '\0';
-    if (n < len) snprintf(out + n, len - n, " (running on %d)", sched_getcpu());
-#else
-    snprintf(out, len, "unknown");
-#endif
-}
-
 /* ---------------------------------------------------------------- data */
-
-/* The 64-bit stamp of operation number `k` of size `size`. */
-static uint64_t stamp_of(uint64_t k, long size) {
-    return (k + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)size;
-}
-
-/* Writes `value` at every stamped position of a `size`-byte buffer. */
-static void stamp(unsigned char *buf, long size, uint64_t value) {
-    if (size < 8) {
-        memcpy(buf, &value, (size_t)size);
-        return;
-    }
-    for (long off = 0; off + 8 <= size; off += STAMP_STRIDE) memcpy(buf + off, &value, 8);
-    memcpy(buf + size - 8, &value, 8);
-}
 
 /* True when every stamped position of `buf` holds what `want` holds there. */
 static int stamps_match(const unsigned char *buf, const unsigned char *want, long size) {
     if (size < 8) return memcmp(buf, want, (size_t)size) == 0;
-    for (long off = 0; off + 8 <= size; off += STAMP_STRIDE) {
+    for (long off = 0; off + 8 <= size; off += BENCH_STAMP_STRIDE) {
         if (memcmp(buf + off, want + off, 8) != 0) return 0;
     }
     return memcmp(buf + size - 8, want + size - 8, 8) == 0;
@@ -307,10 +262,10 @@ static unsigned char target_byte(long i, long size) { return (unsigned char)(i *
 static double acc_value(uint64_t k) { return (double)(k % 1021) + 2.0; }
 
 /* Doubles `d` of an accumulate of `n` doubles: is it a stamped one? */
-static int acc_stamped(long d, long n) { return d == n - 1 || (d * 8) % STAMP_STRIDE == 0; }
+static int acc_stamped(long d, long n) { return d == n - 1 || (d * 8) % BENCH_STAMP_STRIDE == 0; }
 
 static void acc_stamp(double *buf, long n, double value) {
-    for (long d = 0; d < n; d += STAMP_STRIDE / 8) buf[d] = value;
+    for (long d = 0; d < n; d += BENCH_STAMP_STRIDE / 8) buf[d] = value;
     buf[n - 1] = value;
 }
 
@@ -350,7 +305,7 @@ static void target_fill(struct bench *b, enum op op, long size) {
 /* What rank 0's origin buffer held at its last put of `size` bytes. */
 static void expected_put(unsigned char *want, long size, const struct info *in) {
     for (long i = 0; i < size; ++i) want[i] = origin_byte(i, size);
-    if (in->ops > 1) stamp(want, size, in->last);
+    if (in->ops > 1) bench_stamp(want, size, in->last);
 }
 
 /* The end of a passive row: rank 1 checks its whole part against what rank
@@ -413,12 +368,12 @@ static int one_op(struct bench *b, enum op op, long size, uint64_t k, uint64_t *
                   int check) {
     switch (op) {
         case OP_PUT:
-            if (k > 0) stamp(b->obuf, size, stamp_of(k, size));
+            if (k > 0) bench_stamp(b->obuf, size, bench_stamp_of(k, size));
             MPI_Put(b->obuf, (int)size, MPI_BYTE, 1, 0, (int)size, MPI_BYTE, b->win);
             MPI_Win_flush(1, b->win);
             return 0;
         case OP_GET:
-            stamp(b->obuf, size, stamp_of(k, size));
+            bench_stamp(b->obuf, size, bench_stamp_of(k, size));
             MPI_Get(b->obuf, (int)size, MPI_BYTE, 1, 0, (int)size, MPI_BYTE, b->win);
             MPI_Win_flush(1, b->win);
             return check && !stamps_match(b->obuf, b->expect, size);
@@ -440,7 +395,7 @@ static int one_op(struct bench *b, enum op op, long size, uint64_t k, uint64_t *
             return wrong;
         }
         case OP_CAS: {
-            uint64_t next = stamp_of(k, 8), old = ~*running;
+            uint64_t next = bench_stamp_of(k, 8), old = ~*running;
             MPI_Compare_and_swap(&next, running, &old, MPI_UINT64_T, 1, 0, b->win);
             MPI_Win_flush(1, b->win);
             int wrong = old != *running;
@@ -466,7 +421,7 @@ static int one_epoch(struct bench *b, enum op op, long size, uint64_t k, int che
     long disp = epoch_disp(b, op, k);
     if (b->rank == 0) {
         if (op == OP_PSCW) MPI_Win_start(b->peer, 0, b->win);
-        if (k > 0) stamp(b->obuf, size, stamp_of(k, size));
+        if (k > 0) bench_stamp(b->obuf, size, bench_stamp_of(k, size));
         MPI_Put(b->obuf, (int)size, MPI_BYTE, 1, disp, (int)size, MPI_BYTE, b->win);
         if (op == OP_PSCW) {
             MPI_Win_complete(b->win);
@@ -486,7 +441,7 @@ static int one_epoch(struct bench *b, enum op op, long size, uint64_t k, int che
         for (long i = 0; i < size; ++i) b->expect[i] = origin_byte(i, size);
         return first_diff(b->part + disp, b->expect, size) >= 0;
     }
-    stamp(b->expect, size, stamp_of(k, size));
+    bench_stamp(b->expect, size, bench_stamp_of(k, size));
     return !stamps_match(b->part + disp, b->expect, size);
 }
 
@@ -607,7 +562,7 @@ static void passive_row(const struct options *opt, struct bench *b, enum op op, 
     MPI_Win_unlock_all(b->win);
     MPI_Barrier(MPI_COMM_WORLD);
 
-    struct info in = {k, op == OP_PUT ? stamp_of(k - 1, size) : running, stamp_sum, 0};
+    struct info in = {k, op == OP_PUT ? bench_stamp_of(k - 1, size) : running, stamp_sum, 0};
     MPI_Send(&in, sizeof in, MPI_BYTE, 1, TAG_INFO, MPI_COMM_WORLD);
     long bad = 0;
     MPI_Recv(&bad, 1, MPI_LONG, 1, TAG_VERDICT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -665,7 +620,7 @@ static void active_row(const struct options *opt, struct bench *b, enum op op, l
     if (op == OP_FENCE) MPI_Win_fence(MPI_MODE_NOSUCCEED, b->win);
 
     /* Rank 1's full check of the last epoch, and both ranks' verdicts. */
-    struct info in = {k, stamp_of(k - 1, size), 0, (uint64_t)epoch_disp(b, op, k - 1)};
+    struct info in = {k, bench_stamp_of(k - 1, size), 0, (uint64_t)epoch_disp(b, op, k - 1)};
     if (b->rank == 1) failures += target_check(b, op, size, &in, fl);
     long all = 0;
     MPI_Reduce(&failures, &all, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -768,7 +723,7 @@ int main(int argc, char **argv) {
     MPI_Group_free(&world);
 
     char places[2 * PLACE_LEN];
-    placement(places + (size_t)rank * PLACE_LEN, PLACE_LEN);
+    bench_placement(places + (size_t)rank * PLACE_LEN, PLACE_LEN);
     if (rank == 1) {
         MPI_Send(places + PLACE_LEN, PLACE_LEN, MPI_CHAR, 0, TAG_PLACE, MPI_COMM_WORLD);
     } else {
