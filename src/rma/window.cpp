@@ -459,30 +459,24 @@ void Window::accumulate(const Buf& origin, const Buf* result, const Target& t, c
     const std::byte* in = no_op ? nullptr : dense_of(origin, scratch_);
     const std::int64_t elems = basic->size > 0 ? bytes / basic->size : 0;
     const bool direct = shared_memory() || t.rank == rank();
-    acc_lock(t.rank);
-    try {
-        if (direct && result == nullptr && kernel != nullptr && t.type->is_run(t.count)) {
-            // In place: the common case of a contiguous target in shared memory.
-            kernel(in, at + t.type->true_lb, elems, nullptr);
-        } else if (result == nullptr && replace) {
+    const AccHold hold(*this, t.rank);
+    if (direct && result == nullptr && kernel != nullptr && t.type->is_run(t.count)) {
+        // In place: the common case of a contiguous target in shared memory.
+        kernel(in, at + t.type->true_lb, elems, nullptr);
+    } else if (result == nullptr && replace) {
+        write_target(t, at, in, bytes, fn);
+    } else {
+        current_.resize(static_cast<std::size_t>(bytes));
+        std::byte* cur = current_.data();
+        read_target(t, at, cur, bytes, fn);
+        if (result != nullptr) dtype::unpack(*result->type, cur, bytes, const_cast<void*>(result->addr));
+        if (replace) {
             write_target(t, at, in, bytes, fn);
-        } else {
-            current_.resize(static_cast<std::size_t>(bytes));
-            std::byte* cur = current_.data();
-            read_target(t, at, cur, bytes, fn);
-            if (result != nullptr) dtype::unpack(*result->type, cur, bytes, const_cast<void*>(result->addr));
-            if (replace) {
-                write_target(t, at, in, bytes, fn);
-            } else if (kernel != nullptr) {
-                kernel(in, cur, elems, nullptr);
-                write_target(t, at, cur, bytes, fn);
-            }
+        } else if (kernel != nullptr) {
+            kernel(in, cur, elems, nullptr);
+            write_target(t, at, cur, bytes, fn);
         }
-    } catch (...) {
-        acc_unlock(t.rank);
-        throw;
     }
-    acc_unlock(t.rank);
 }
 
 void Window::compare_and_swap(const void* origin, const void* compare, void* result, const dtype::Datatype& type,
@@ -501,18 +495,12 @@ void Window::compare_and_swap(const void* origin, const void* compare, void* res
     std::byte* at = target_address(t, fn);
     std::byte cur[16];
     const std::int64_t bytes = type.size;
-    acc_lock(target);
-    try {
-        read_target(t, at, cur, bytes, fn);
-        std::memcpy(result, cur, static_cast<std::size_t>(bytes));
-        if (std::memcmp(cur, compare, static_cast<std::size_t>(bytes)) == 0) {
-            write_target(t, at, static_cast<const std::byte*>(origin), bytes, fn);
-        }
-    } catch (...) {
-        acc_unlock(target);
-        throw;
+    const AccHold hold(*this, target);
+    read_target(t, at, cur, bytes, fn);
+    std::memcpy(result, cur, static_cast<std::size_t>(bytes));
+    if (std::memcmp(cur, compare, static_cast<std::size_t>(bytes)) == 0) {
+        write_target(t, at, static_cast<const std::byte*>(origin), bytes, fn);
     }
-    acc_unlock(target);
 }
 
 void Window::acc_lock(int target) {
@@ -637,8 +625,7 @@ void Window::complete(const char* fn) {
     access_open_ = false;
 }
 
-bool Window::test(const char* fn) {
-    if (!exposure_open_) fail(MPI_ERR_RMA_SYNC, "{}: no exposure epoch is open (MPI_Win_post first)", fn);
+bool Window::exposure_completed() const {
     for (const int o : exposure_) {
         // Acquire: pairs with the origin's complete; its writes are visible.
         if (static_cast<std::int32_t>(done_word(rank(), o).load(std::memory_order_acquire) -
@@ -646,6 +633,12 @@ bool Window::test(const char* fn) {
             return false;
         }
     }
+    return true;
+}
+
+bool Window::test(const char* fn) {
+    if (!exposure_open_) fail(MPI_ERR_RMA_SYNC, "{}: no exposure epoch is open (MPI_Win_post first)", fn);
+    if (!exposure_completed()) return false;
     exposure_.clear();
     exposure_open_ = false;
     return true;
@@ -653,15 +646,7 @@ bool Window::test(const char* fn) {
 
 void Window::wait(const char* fn) {
     if (!exposure_open_) fail(MPI_ERR_RMA_SYNC, "{}: no exposure epoch is open (MPI_Win_post first)", fn);
-    wait_for([&] {
-        for (const int o : exposure_) {
-            if (static_cast<std::int32_t>(done_word(rank(), o).load(std::memory_order_acquire) -
-                                          dones_due_[static_cast<std::size_t>(o)]) < 0) {
-                return false;
-            }
-        }
-        return true;
-    });
+    wait_for([&] { return exposure_completed(); });
     exposure_.clear();
     exposure_open_ = false;
 }

@@ -205,6 +205,17 @@ private:
     void write_target(const Target& t, std::byte* at, const std::byte* dense, std::int64_t bytes, const char* fn);
     void acc_lock(int target);
     void acc_unlock(int target);
+    /// Holds `target`'s accumulate mutex for its life (given back on a throw too).
+    struct AccHold {
+        Window& w;
+        int target;
+        AccHold(Window& win, int t) : w(win), target(t) { w.acc_lock(t); }
+        ~AccHold() { w.acc_unlock(target); }
+        AccHold(const AccHold&) = delete;
+        AccHold& operator=(const AccHold&) = delete;
+    };
+    /// Every origin of the open exposure epoch has completed its access.
+    bool exposure_completed() const;
     TargetLine& line(int target) const { return lines_[static_cast<std::size_t>(target)]; }
     std::atomic<std::uint32_t>& post_word(int t, int o) const {
         return post_[static_cast<std::size_t>(t) * static_cast<std::size_t>(size()) + static_cast<std::size_t>(o)];
