@@ -23,7 +23,7 @@
 #   SHMPI_CI_MPICH_SLOW_MAX_RANKS  the same for the rows marked 'mpich_slow'
 #                     (default 3; 0: as the others)
 #   SHMPI_CI_ASAN_SUITES, SHMPI_CI_TSAN_SUITES
-#                     their suites (default: 'unit mpi comm coll_nbc rma' and
+#                     their suites (default: 'unit mpi comm coll_nbc rma io' and
 #                     'threads'; see below)
 #   SHMPI_CI_SAN_MAX_RANKS  largest rank count of the sanitizer runs
 #                     (default 3; 0: every test of the suites)
@@ -98,7 +98,7 @@ fi
 # Sanitizers (scripts/sanitizers.sh, own build directories build-asan and
 # build-tsan, at -Og -g1).  CI has 30 minutes on a 2-core machine, so it runs a
 # subset, building just the targets those tests need:
-#   ASan+UBSan: suites unit, mpi, comm, coll_nbc and rma, up to 3 ranks
+#   ASan+UBSan: suites unit, mpi, comm, coll_nbc, rma and io, up to 3 ranks
 #     (SHMPI_CI_SAN_MAX_RANKS), the transport variants at 2 ranks only
 #     (SHMPI_CI_SAN_SKIP).  Every program of those suites runs at one or
 #     more of 1, 2 and 3 ranks, an odd team among them; a memory error
@@ -124,7 +124,7 @@ if [[ $# -gt 0 ]]; then
 elif [[ $san_kinds == none ]]; then
     san_result="skipped: SHMPI_CI_SANITIZERS=none"
 else
-    asan_suites=${SHMPI_CI_ASAN_SUITES:-unit mpi comm coll_nbc rma}
+    asan_suites=${SHMPI_CI_ASAN_SUITES:-unit mpi comm coll_nbc rma io}
     tsan_suites=${SHMPI_CI_TSAN_SUITES:-threads}
     step "Sanitizers: scripts/sanitizers.sh $san_kinds (ASan: $asan_suites; TSan: $tsan_suites; up to ${SHMPI_CI_SAN_MAX_RANKS:-3} ranks)"
     # shellcheck disable=SC2086  # a list of sanitizer names

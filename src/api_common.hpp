@@ -176,10 +176,12 @@ void check_source(const Communicator& c, int rank, const char* fn);
 struct UserErrhandler : HandleStorage {
     static constexpr std::uint32_t kMagic = 0x45525248;  // "ERRH"
     std::uint32_t magic = kMagic;
-    /// MPI_Comm_create_errhandler's function, or null for a window's.
+    /// MPI_Comm_create_errhandler's function, or null for a window's or a file's.
     MPI_Comm_errhandler_function* fn = nullptr;
     /// MPI_Win_create_errhandler's function, or null for a communicator's.
     MPI_Win_errhandler_function* win_fn = nullptr;
+    /// MPI_File_create_errhandler's function, or null for the others'.
+    MPI_File_errhandler_function* file_fn = nullptr;
     int refs = 1;
 };
 

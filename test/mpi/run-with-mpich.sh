@@ -39,6 +39,9 @@ fi
 if [[ -f "$here/../rma/meson.build" ]]; then
     tables+=("$(cd "$here/../rma" && pwd)/meson.build")
 fi
+if [[ -f "$here/../io/meson.build" ]]; then
+    tables+=("$(cd "$here/../io" && pwd)/meson.build")
+fi
 for extra in soak limits; do  # the message storm; 64 ranks on few cores
     if [[ -f "$here/../$extra/meson.build" ]]; then
         tables+=("$(cd "$here/../$extra" && pwd)/meson.build")

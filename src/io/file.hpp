@@ -1,0 +1,210 @@
+// Parallel file I/O (MPI-3.1 chapter 13): a file opened by every member of a
+// communicator, the view through which each member sees it, and the data
+// accesses at explicit offsets, through the member's own file pointer, and
+// through the pointer the members share.
+//
+// Where the data goes.  Every member opens the file itself (all members run
+// on this machine, so they name the same file) and moves its data with
+// pread/pwrite at the byte positions its view gives; the kernel's page
+// cache makes what one member wrote visible to the others' reads at once,
+// which is stronger than MPI's default consistency (13.6.1).  Nothing is
+// cached in the library, so MPI_File_sync only has to reach the disk.
+//
+// Views (13.3).  A view is a displacement, an etype and a filetype: the
+// filetype is tiled from the displacement on, and the data a member reads
+// or writes fills the filetype's data bytes in order.  Offsets count
+// etypes of that stream.  A stream byte is mapped to its file position by
+// tile (stream byte / filetype size) and by dtype::segments() inside the
+// tile, so any filetype the datatype engine takes works, with no flattened
+// copy kept.  Data representations "native" and "internal" (the same here).
+//
+// The shared file pointer (13.4.4) lives in a window (rma/window.hpp) of 8
+// bytes at rank 0, which every member keeps locked (MPI_Win_lock_all) from
+// open to close: an access through it is one atomic fetch-and-add of its
+// etype count there, then an access at the old value.  The ordered
+// (collective) forms agree on everyone's place with one allgather and one
+// broadcast.  The window's communicator, a duplicate of the opener's, also
+// carries the file's own collectives, so they never meet the program's.
+//
+// Atomic mode (13.6.1).  Each access holds a POSIX open-file-description
+// lock over the file range it touches (shared to read, exclusive to write),
+// so overlapping accesses of different members are serialised.
+#pragma once
+
+#include <mpi.h>
+#include <sys/uio.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "communicator.hpp"
+#include "dtype/datatype.hpp"
+#include "handle_storage.hpp"
+
+namespace shmpi {
+class Runtime;
+}
+namespace shmpi::rma {
+class Window;
+}
+
+namespace shmpi::io {
+
+/// The MPI error class of a failed system call's errno (MPI-3.1 13.7).
+int error_class_of_errno(int err);
+
+/// A file.  Its handle is its address.  The C boundary checks arguments it
+/// can check alone; what only the file knows (access mode, view, the
+/// collective agreement of the members) is checked here and reported with
+/// MpiError naming `fn`.
+class File : public HandleStorage {
+public:
+    static constexpr std::uint32_t kMagic = 0x46494c45;  // "FILE"
+
+    /// Collective over `comm` (the caller's duplicate of the opener's
+    /// intracommunicator, which the file keeps): opens `path` with `amode`
+    /// (checked for its own consistency by the caller).  Throws MpiError
+    /// naming `fn` on every member alike.
+    static std::unique_ptr<File> open(Runtime& rt, std::unique_ptr<Communicator> comm, const std::string& path,
+                                      int amode, const char* fn);
+    ~File();
+    File(const File&) = delete;
+    File& operator=(const File&) = delete;
+
+    std::uint32_t magic() const { return magic_; }
+    int amode() const { return amode_; }
+    int rank() const;
+    int size() const;
+    /// The file's own communicator (the group of MPI_File_get_group).
+    Communicator& comm();
+
+    /// MPI_File_close, collective: closes, and removes the file with
+    /// MPI_MODE_DELETE_ON_CLOSE.  The caller deletes the object.
+    void close(const char* fn);
+
+    MPI_Errhandler errhandler = MPI_ERRORS_RETURN;  ///< MPI_File_set_errhandler's
+    /// The hints MPI_File_get_info reports: what MPI_File_open and
+    /// MPI_File_set_info / MPI_File_set_view gave.  None changes behaviour.
+    std::vector<std::pair<std::string, std::string>> hints;
+
+    // ---- size ----
+    std::int64_t file_size(const char* fn) const;
+    /// MPI_File_set_size and MPI_File_preallocate, collective.
+    void set_size(std::int64_t bytes, bool preallocate, const char* fn);
+    /// MPI_File_sync, collective.
+    void sync(const char* fn);
+    /// MPI_File_set_atomicity, collective.
+    void set_atomicity(bool on, const char* fn);
+    bool atomicity() const { return atomic_; }
+
+    // ---- the view ----
+    /// MPI_File_set_view, collective.  `disp` may be MPI_DISPLACEMENT_CURRENT
+    /// (for MPI_MODE_SEQUENTIAL files).  Resets both file pointers.
+    void set_view(std::int64_t disp, const dtype::Datatype& etype, const dtype::Datatype& filetype,
+                  const std::string& datarep, const char* fn);
+    std::int64_t view_disp() const { return disp_; }
+    const dtype::Datatype& etype() const { return *etype_; }
+    const dtype::Datatype& filetype() const { return *filetype_; }
+    const std::string& datarep() const { return datarep_; }
+    /// MPI_File_get_byte_offset: the absolute byte of view offset `offset`.
+    std::int64_t byte_offset(std::int64_t offset, const char* fn) const;
+
+    // ---- data access ----
+    /// Reads or writes `count` elements of `type` at `buf` starting at view
+    /// offset `offset` (etypes).  Returns the bytes moved: all of them for
+    /// a write, fewer for a read that reaches the end of the file.
+    std::int64_t read_at(std::int64_t offset, void* buf, std::int64_t count, const dtype::Datatype& type,
+                         const char* fn);
+    std::int64_t write_at(std::int64_t offset, const void* buf, std::int64_t count, const dtype::Datatype& type,
+                          const char* fn);
+    /// The same through the individual file pointer, which moves past the
+    /// data accessed.
+    std::int64_t read(void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn);
+    std::int64_t write(const void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn);
+    /// MPI_File_seek; MPI_File_get_position.
+    void seek(std::int64_t offset, int whence, const char* fn);
+    std::int64_t position() const { return pos_; }
+    /// Through the shared file pointer, independent.
+    std::int64_t read_shared(void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn);
+    std::int64_t write_shared(const void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn);
+    /// Through the shared file pointer, collective, in rank order.
+    std::int64_t read_ordered(void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn);
+    std::int64_t write_ordered(const void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn);
+    /// MPI_File_seek_shared (collective); MPI_File_get_position_shared.
+    void seek_shared(std::int64_t offset, int whence, const char* fn);
+    std::int64_t position_shared(const char* fn);
+
+    // ---- split collectives (13.4.5): one may be open at a time ----
+    enum class Split : std::uint8_t { None, ReadAt, WriteAt, Read, Write, ReadOrdered, WriteOrdered };
+    /// Notes that a split collective of `kind` began on `buf` with the
+    /// access's result in bytes.
+    void split_begin(Split kind, const void* buf, std::int64_t bytes, const char* fn);
+    /// Ends the open split collective, which must be of `kind` on `buf`;
+    /// returns its bytes.
+    std::int64_t split_end(Split kind, const void* buf, const char* fn);
+    /// Throws when a split collective is open (`fn` may not begin another).
+    void no_split(const char* fn) const;
+
+private:
+    File(Runtime& rt, std::unique_ptr<Communicator> comm);
+
+    /// Moves the data of an access of `bytes` stream bytes at view byte
+    /// `start` to or from the `count` elements of `type` at `buf`.
+    std::int64_t transfer(bool write, std::int64_t start, void* buf, std::int64_t count,
+                          const dtype::Datatype& type, std::int64_t bytes, const char* fn);
+    /// The checks every access makes: mode, etype multiple, offset range.
+    /// Returns the access's bytes.
+    std::int64_t access_bytes(bool write, std::int64_t offset, std::int64_t count, const dtype::Datatype& type,
+                              const char* fn) const;
+    /// Where stream byte `p` of the view lies in the file.
+    std::int64_t file_position(std::int64_t p) const;
+    /// The view offset (etypes, rounded up) of the end of the file.
+    std::int64_t end_offset(const char* fn) const;
+    /// The shared file pointer: adds `delta` etypes, returns the old value.
+    std::int64_t shared_fetch_add(std::int64_t delta, const char* fn);
+    void shared_set(std::int64_t value, const char* fn);
+    /// Fails with MPI_ERR_NOT_SAME unless every member passed the same
+    /// `value` (collective).
+    void agree(std::int64_t value, const char* what, const char* fn);
+    /// Rank 0's verdict (an errno, 0 for success) on every member.
+    int share_errno(int err);
+    /// Appends to segs_ the file runs of stream bytes [p, p + n).
+    void file_runs(std::int64_t p, std::int64_t n);
+    void lock_range(bool write, std::int64_t from, std::int64_t to, const char* fn) const;
+    void unlock_range(std::int64_t from, std::int64_t to) const;
+
+    std::uint32_t magic_ = kMagic;
+    Runtime& rt_;
+    /// Holds the shared file pointer; its communicator is the file's.
+    std::unique_ptr<rma::Window> shared_;
+    int fd_ = -1;
+    int amode_ = 0;
+    std::string path_;
+    bool atomic_ = false;
+
+    std::int64_t disp_ = 0;
+    dtype::Ref etype_;
+    dtype::Ref filetype_;
+    std::string datarep_ = "native";
+    std::int64_t pos_ = 0;  ///< the individual file pointer, in etypes
+
+    Split split_ = Split::None;
+    const void* split_buf_ = nullptr;
+    std::int64_t split_bytes_ = 0;
+
+    // Buffers accesses reuse.
+    std::vector<dtype::Segment> segs_;   ///< file runs (addresses are file positions)
+    std::vector<dtype::Segment> msegs_;  ///< memory runs
+    std::vector<iovec> iov_;
+    std::vector<std::byte> bounce_;      ///< the data stream, packed
+    std::vector<std::byte> sieve_;       ///< a span of the file read at once
+};
+
+/// The file behind `handle`, or nullptr when it is not one.
+File* file_of(MPI_File handle);
+
+}  // namespace shmpi::io
