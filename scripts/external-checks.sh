@@ -3,11 +3,12 @@
 # external-checks.sh: other people's MPI tests and programs against a shmpi
 # build, each judged by its own checks:
 #   mpich  MPICH 4.0.2's test suite (test/mpi: attr coll comm datatype errhan
-#          group info init pt2pt rma topo errors), built with shmpi's mpicc and
-#          run with its mpirun; the failures expected, each with its reason,
-#          are in test/external/mpich-expected.txt.  728 runs (207 of them
-#          one-sided); before those came, 521 runs took 11 minutes on 2 CPUs
-#          from an empty --work directory, 8 once its programs were built.
+#          group info init io pt2pt rma topo errors), built with shmpi's mpicc
+#          and run with its mpirun; the failures expected, each with its
+#          reason, are in test/external/mpich-expected.txt.  760 runs (207 of
+#          them one-sided, 32 parallel I/O); before those came, 521 runs took
+#          11 minutes on 2 CPUs from an empty --work directory, 8 once its
+#          programs were built.
 #   hpcc   HPC Challenge 1.5.0 (HPL, PTRANS, DGEMM, STREAM, FFT, RandomAccess)
 #          at 1, 3, 4 and 8 ranks: HPL's residual checks and HPCC's own
 #          verdict (Success=1).  HPCC accepts up to 1% wrong table entries
@@ -166,16 +167,16 @@ fetch() {
 check_mpich() {
     fetch mpich_4.0.2.orig.tar.xz b27039f964afeb6b8a3e009c56b441cbe368c26d6d6476ad3bb7190996875860 m/mpich || return 1
     local src=$work/mpich-4.0.2/test/mpi
-    # (A tree configured before one-sided communication came, without
-    # rma/Makefile, is configured again.)
-    if [[ ! -f $src/util/mtest_single.o || ! -f $src/rma/Makefile ]]; then
+    # (A tree configured before one-sided communication or parallel I/O
+    # came, without rma/Makefile or io/Makefile, is configured again.)
+    if [[ ! -f $src/util/mtest_single.o || ! -f $src/rma/Makefile || ! -f $src/io/Makefile ]]; then
         step "MPICH suite: configure with $mpicc"
         rm -rf "$work/mpich-4.0.2"
         tar -C "$work" -xf "$work/downloads/mpich_4.0.2.orig.tar.xz" mpich-4.0.2/test/mpi || return 1
-        # No Fortran, C++, MPI-IO, spawn or MPI-4 partitioned tests: shmpi
-        # has none of them.  Strict MPI: no MPICH extensions.
+        # No Fortran, C++, spawn or MPI-4 partitioned tests: shmpi has none
+        # of them.  Strict MPI: no MPICH extensions.
         (cd "$src" && ./configure CC="$mpicc" MPICC="$mpicc" MPIEXEC="$mpirun" \
-            --disable-fortran --disable-cxx --disable-romio --disable-spawn \
+            --disable-fortran --disable-cxx --disable-spawn \
             --disable-part --enable-strictmpi --enable-checkerrors --enable-threads=single \
             >"$work/mpich-configure.log" 2>&1) || {
             echo "external-checks.sh: MPICH suite's configure failed: $work/mpich-configure.log" >&2
@@ -186,7 +187,7 @@ check_mpich() {
     fi
     # runtests reads the top testlist, then the file of the same name in each
     # directory it names: the top one picks the directories.
-    local dirs=${MPICH_DIRS:-attr coll comm datatype errhan group info init pt2pt rma topo errors}
+    local dirs=${MPICH_DIRS:-attr coll comm datatype errhan group info init io pt2pt rma topo errors}
     # shellcheck disable=SC2086  # one directory a line
     printf '%s\n' $dirs >"$src/testlist"
     step "MPICH suite: ${dirs// /, } (a test may take ${MPITEST_TIMEOUT:-180} s)"

@@ -340,9 +340,78 @@ void File::set_atomicity(bool on, const char* fn) {
 
 // ------------------------------------------------------------------ views
 
+namespace {
+
+/// The rules of MPI-3.1 13.3 for an etype or filetype (`etype`: the view's
+/// etype, for a filetype): data, displacements that are nonnegative and
+/// monotonically nondecreasing (over the copies that tile the file too), no
+/// overlapping data when the file may be written, and holes that are
+/// whole etypes.  Classes as ROMIO's: MPI_ERR_ARG for sizes, MPI_ERR_IO for
+/// the layout.
+void check_view_type(const dtype::Datatype& t, const char* what, const dtype::Datatype* etype, bool writable,
+                     const char* fn) {
+    if (t.size <= 0) fail(MPI_ERR_ARG, "{}: {} {} holds no data", fn, what, t.name);
+    if (etype != nullptr && t.size % etype->size != 0) {
+        fail(MPI_ERR_ARG, "{}: filetype {} holds {} bytes, not a whole number of etypes {} ({} bytes each)", fn,
+             t.name, t.size, etype->name, etype->size);
+    }
+    std::vector<dtype::Segment> runs;
+    dtype::segments(t, nullptr, 1, 0, t.size, runs);
+    // As ROMIO reads the rule: each run starts at or after the start of the
+    // run before it; a run that starts inside the one before overlaps it,
+    // which only a file that is never written may have.
+    std::int64_t prev_at = -1, prev_end = -1;
+    for (const dtype::Segment& s : runs) {
+        const std::int64_t at = at_of(s);
+        if (at < 0) {
+            fail(MPI_ERR_IO, "{}: {} {} places data at byte {}: the displacements of a view's types must be "
+                 "nonnegative (MPI-3.1 13.3)", fn, what, t.name, at);
+        }
+        if (at < prev_at) {
+            fail(MPI_ERR_IO, "{}: {} {} places data at byte {} after data at byte {}: the displacements of a "
+                 "view's types must be monotonically nondecreasing (MPI-3.1 13.3)", fn, what, t.name, at, prev_at);
+        }
+        if (writable && at < prev_end) {
+            fail(MPI_ERR_IO, "{}: {} {} has overlapping data (bytes {} to {} again): a file opened for writing "
+                 "takes no overlapping etype or filetype (MPI-3.1 13.3)", fn, what, t.name, at, prev_end);
+        }
+        prev_at = at;
+        prev_end = std::max(prev_end, at + s.length);
+    }
+    if (etype == nullptr) return;
+    // Copies of the filetype follow one another at its extent.
+    const std::int64_t first = at_of(runs.front());
+    const std::int64_t reach = writable ? prev_end : prev_at;
+    if (t.extent <= 0 || first + t.extent < reach) {
+        fail(MPI_ERR_IO, "{}: filetype {} has extent {}, so its copies, which tile the file, would {} (its data "
+             "spans bytes {} to {})", fn, t.name, t.extent, writable ? "overlap or go back" : "go back", first,
+             prev_end);
+    }
+    // "The extent of any hole in the filetype must be a multiple of the
+    // etype's extent": with an etype that is one run of bytes, every run of
+    // the filetype starts on an etype boundary, from one copy of the
+    // filetype to the next too.  (An etype with gaps of its own is taken
+    // as it is.)
+    const std::int64_t unit = etype->extent;
+    if (unit <= 0 || !etype->contiguous) return;
+    for (const dtype::Segment& s : runs) {
+        if ((at_of(s) - t.lb) % unit != 0) {
+            fail(MPI_ERR_IO, "{}: filetype {} places data at byte {}, which is not a whole number of etypes {} ({} "
+                 "bytes each) from its lower bound (MPI-3.1 13.3)", fn, t.name, at_of(s), etype->name, unit);
+        }
+    }
+    if (t.extent % unit != 0) {
+        fail(MPI_ERR_IO, "{}: filetype {} has extent {}, not a whole number of etypes {} ({} bytes each), so its "
+             "copies leave holes that are not (MPI-3.1 13.3)", fn, t.name, t.extent, etype->name, unit);
+    }
+}
+
+}  // namespace
+
 void File::set_view(std::int64_t disp, const dtype::Datatype& etype, const dtype::Datatype& filetype,
                     const std::string& datarep, const char* fn) {
     const bool current = disp == MPI_DISPLACEMENT_CURRENT;
+    const bool writable = (amode_ & MPI_MODE_RDONLY) == 0;
     collectively(rt_, comm(), etype.size, current ? 1 : 0, "an etype of size (bytes)/MPI_DISPLACEMENT_CURRENT",
                  fn, [&] {
         no_split(fn);
@@ -358,49 +427,9 @@ void File::set_view(std::int64_t disp, const dtype::Datatype& etype, const dtype
             fail(MPI_ERR_ARG, "{}: disp MPI_DISPLACEMENT_CURRENT needs a file opened with MPI_MODE_SEQUENTIAL", fn);
         }
         if (!current && disp < 0) fail(MPI_ERR_ARG, "{}: disp {} is negative", fn, disp);
-        if (etype.size <= 0) fail(MPI_ERR_TYPE, "{}: etype {} holds no data", fn, etype.name);
-        if (filetype.size <= 0) fail(MPI_ERR_TYPE, "{}: filetype {} holds no data", fn, filetype.name);
-        if (filetype.size % etype.size != 0) {
-            fail(MPI_ERR_TYPE, "{}: filetype {} holds {} bytes, not a whole number of etypes {} ({} bytes each)", fn,
-                 filetype.name, filetype.size, etype.name, etype.size);
-        }
-        // 13.3: the filetype's displacements are nonnegative and never go
-        // back, from one copy of it to the next too.
-        std::vector<dtype::Segment> runs;
-        dtype::segments(filetype, nullptr, 1, 0, filetype.size, runs);
-        std::int64_t last = -1;
-        for (const dtype::Segment& s : runs) {
-            const std::int64_t at = at_of(s);
-            if (at < 0 || at < last) {
-                fail(MPI_ERR_TYPE, "{}: filetype {} places data at byte {}{}: a filetype's displacements must be "
-                     "nonnegative and monotonically nondecreasing (MPI-3.1 13.3)", fn, filetype.name, at,
-                     at < 0 ? "" : fmt::format(" after byte {}", last));
-            }
-            last = at;
-        }
-        // "The extent of any hole in the filetype must be a multiple of the
-        // etype's extent": every run starts on an etype boundary, from one
-        // copy of the filetype to the next too.
-        const std::int64_t unit = etype.extent;
-        if (unit > 0) {
-            for (const dtype::Segment& s : runs) {
-                if ((at_of(s) - filetype.lb) % unit != 0) {
-                    fail(MPI_ERR_TYPE, "{}: filetype {} places data at byte {}, which is not a whole number of "
-                         "etypes {} ({} bytes each) from its lower bound (MPI-3.1 13.3)", fn, filetype.name,
-                         at_of(s), etype.name, unit);
-                }
-            }
-            if (filetype.extent % unit != 0) {
-                fail(MPI_ERR_TYPE, "{}: filetype {} has extent {}, not a whole number of etypes {} ({} bytes "
-                     "each), so its copies leave holes that are not (MPI-3.1 13.3)", fn, filetype.name,
-                     filetype.extent, etype.name, unit);
-            }
-        }
-        const std::int64_t first = runs.empty() ? 0 : at_of(runs.front());
-        if (filetype.extent <= 0 || filetype.extent < last - first) {
-            fail(MPI_ERR_TYPE, "{}: filetype {} has extent {}, so its copies, which tile the file, would overlap "
-                 "or go back (its data spans bytes {} to {})", fn, filetype.name, filetype.extent, first, last);
-        }
+        if (disp > (std::int64_t{1} << 62)) fail(MPI_ERR_ARG, "{}: disp {} is beyond the largest file position", fn, disp);
+        check_view_type(etype, "etype", nullptr, writable, fn);
+        check_view_type(filetype, "filetype", &etype, writable, fn);
     });
     // Every member is here: no shared-pointer access of the old view is
     // still running.  Rank 0 reads (MPI_DISPLACEMENT_CURRENT) and resets the
