@@ -354,8 +354,8 @@ SHMPI_WEAK_ALIAS(File_get_type_extent);
             File& f = file_arg(fh, fn);                                                               \
             const dtype::Datatype& t = data_args(buf, count, datatype, fn);                           \
             not_sequential(f, fn);                                                                    \
-            if (Collective) f.no_split(fn);                                                           \
-            put_io_status(status, f.read_at(offset, buf, count, t, fn));                              \
+            put_io_status(status, Collective ? f.read_at_all(offset, buf, count, t, fn)              \
+                                             : f.read_at(offset, buf, count, t, fn));                 \
         });                                                                                           \
     }                                                                                                 \
     SHMPI_WEAK_ALIAS(File_##Name);
@@ -368,8 +368,8 @@ SHMPI_WEAK_ALIAS(File_get_type_extent);
             File& f = file_arg(fh, fn);                                                                     \
             const dtype::Datatype& t = data_args(buf, count, datatype, fn);                                 \
             not_sequential(f, fn);                                                                          \
-            if (Collective) f.no_split(fn);                                                                 \
-            put_io_status(status, f.write_at(offset, buf, count, t, fn));                                   \
+            put_io_status(status, Collective ? f.write_at_all(offset, buf, count, t, fn)                  \
+                                             : f.write_at(offset, buf, count, t, fn));                     \
         });                                                                                                 \
     }                                                                                                       \
     SHMPI_WEAK_ALIAS(File_##Name);
@@ -387,8 +387,9 @@ SHMPI_IO_WRITE_AT(write_at_all, true)
             File& f = file_arg(fh, fn);                                                                \
             const dtype::Datatype& t = data_args(buf, count, datatype, fn);                            \
             not_sequential(f, fn);                                                                     \
-            if (Collective) f.no_split(fn);                                                            \
-            start_access(request, fn, [&] { return f.read_at(offset, buf, count, t, fn); });          \
+            start_access(request, fn, [&] {                                                            \
+                return Collective ? f.read_at_all(offset, buf, count, t, fn) : f.read_at(offset, buf, count, t, fn); \
+            });                                                                                        \
         });                                                                                            \
     }                                                                                                  \
     SHMPI_WEAK_ALIAS(File_##Name);
@@ -401,8 +402,9 @@ SHMPI_IO_WRITE_AT(write_at_all, true)
             File& f = file_arg(fh, fn);                                                                     \
             const dtype::Datatype& t = data_args(buf, count, datatype, fn);                                 \
             not_sequential(f, fn);                                                                          \
-            if (Collective) f.no_split(fn);                                                                 \
-            start_access(request, fn, [&] { return f.write_at(offset, buf, count, t, fn); });              \
+            start_access(request, fn, [&] {                                                                 \
+                return Collective ? f.write_at_all(offset, buf, count, t, fn) : f.write_at(offset, buf, count, t, fn); \
+            });                                                                                             \
         });                                                                                                 \
     }                                                                                                       \
     SHMPI_WEAK_ALIAS(File_##Name);
@@ -421,8 +423,7 @@ SHMPI_IO_IWRITE_AT(iwrite_at_all, true)
             File& f = file_arg(fh, fn);                                                                  \
             const dtype::Datatype& t = data_args(buf, count, datatype, fn);                              \
             not_sequential(f, fn);                                                                       \
-            if (Collective) f.no_split(fn);                                                              \
-            put_io_status(status, f.read(buf, count, t, fn));                                            \
+            put_io_status(status, Collective ? f.read_all(buf, count, t, fn) : f.read(buf, count, t, fn)); \
         });                                                                                              \
     }                                                                                                    \
     SHMPI_WEAK_ALIAS(File_##Name);
@@ -434,8 +435,7 @@ SHMPI_IO_IWRITE_AT(iwrite_at_all, true)
             File& f = file_arg(fh, fn);                                                                        \
             const dtype::Datatype& t = data_args(buf, count, datatype, fn);                                    \
             not_sequential(f, fn);                                                                             \
-            if (Collective) f.no_split(fn);                                                                    \
-            put_io_status(status, f.write(buf, count, t, fn));                                                 \
+            put_io_status(status, Collective ? f.write_all(buf, count, t, fn) : f.write(buf, count, t, fn));   \
         });                                                                                                    \
     }                                                                                                          \
     SHMPI_WEAK_ALIAS(File_##Name);
@@ -452,8 +452,7 @@ SHMPI_IO_WRITE(write_all, true)
             File& f = file_arg(fh, fn);                                                                      \
             const dtype::Datatype& t = data_args(buf, count, datatype, fn);                                  \
             not_sequential(f, fn);                                                                           \
-            if (Collective) f.no_split(fn);                                                                  \
-            start_access(request, fn, [&] { return f.read(buf, count, t, fn); });                           \
+            start_access(request, fn, [&] { return Collective ? f.read_all(buf, count, t, fn) : f.read(buf, count, t, fn); }); \
         });                                                                                                  \
     }                                                                                                        \
     SHMPI_WEAK_ALIAS(File_##Name);
@@ -465,8 +464,7 @@ SHMPI_IO_WRITE(write_all, true)
             File& f = file_arg(fh, fn);                                                                            \
             const dtype::Datatype& t = data_args(buf, count, datatype, fn);                                        \
             not_sequential(f, fn);                                                                                 \
-            if (Collective) f.no_split(fn);                                                                        \
-            start_access(request, fn, [&] { return f.write(buf, count, t, fn); });                                \
+            start_access(request, fn, [&] { return Collective ? f.write_all(buf, count, t, fn) : f.write(buf, count, t, fn); }); \
         });                                                                                                        \
     }                                                                                                              \
     SHMPI_WEAK_ALIAS(File_##Name);
@@ -615,13 +613,13 @@ SHMPI_WEAK_ALIAS(File_get_position_shared);
     }                                                                               \
     SHMPI_WEAK_ALIAS(File_##Name##_end);
 
-SHMPI_IO_SPLIT_BEGIN_AT(read_at_all, ReadAt, read_at, void*)
+SHMPI_IO_SPLIT_BEGIN_AT(read_at_all, ReadAt, read_at_all, void*)
 SHMPI_IO_SPLIT_END(read_at_all, ReadAt, void*)
-SHMPI_IO_SPLIT_BEGIN_AT(write_at_all, WriteAt, write_at, const void*)
+SHMPI_IO_SPLIT_BEGIN_AT(write_at_all, WriteAt, write_at_all, const void*)
 SHMPI_IO_SPLIT_END(write_at_all, WriteAt, const void*)
-SHMPI_IO_SPLIT_BEGIN(read_all, Read, read, void*, false)
+SHMPI_IO_SPLIT_BEGIN(read_all, Read, read_all, void*, false)
 SHMPI_IO_SPLIT_END(read_all, Read, void*)
-SHMPI_IO_SPLIT_BEGIN(write_all, Write, write, const void*, false)
+SHMPI_IO_SPLIT_BEGIN(write_all, Write, write_all, const void*, false)
 SHMPI_IO_SPLIT_END(write_all, Write, const void*)
 SHMPI_IO_SPLIT_BEGIN(read_ordered, ReadOrdered, read_ordered, void*, true)
 SHMPI_IO_SPLIT_END(read_ordered, ReadOrdered, void*)

@@ -23,10 +23,7 @@ namespace shmpi::io {
 
 namespace {
 
-/// Stream bytes one step of an access moves: the size of the buffers a
-/// non-contiguous access packs through, and of the file runs it asks the
-/// datatype engine for at once.
-constexpr std::int64_t kChunk = std::int64_t{1} << 22;
+constexpr std::int64_t kChunk = File::kChunk;
 /// A read of several file runs reads their whole span at once ("data
 /// sieving") when the span is at most this many times the data.
 constexpr std::int64_t kSieveRatio = 4;
@@ -43,8 +40,14 @@ std::int64_t times(std::int64_t a, std::int64_t b, const char* what, const char*
     return r;
 }
 
-/// pread/pwrite of all `n` bytes (a read stops early at the end of the
-/// file); returns the bytes moved.
+/// The position and length of a file run as segments() gives them (its
+/// "address" is a byte position: the filetype is walked from address 0).
+std::int64_t at_of(const dtype::Segment& s) { return static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(s.address)); }
+
+}  // namespace
+
+namespace detail {
+
 std::int64_t whole(int fd, bool write, std::byte* p, std::int64_t n, std::int64_t at, const char* fn) {
     std::int64_t done = 0;
     while (done < n) {
@@ -62,8 +65,6 @@ std::int64_t whole(int fd, bool write, std::byte* p, std::int64_t n, std::int64_
     return done;
 }
 
-/// preadv/pwritev of the memory runs `iov` to or from the file from byte
-/// `at` on; returns the bytes moved (fewer only at the end of the file).
 std::int64_t vectored(int fd, bool write, std::vector<iovec>& iov, std::int64_t at, const char* fn) {
     std::int64_t done = 0;
     std::size_t first = 0;
@@ -90,11 +91,7 @@ std::int64_t vectored(int fd, bool write, std::vector<iovec>& iov, std::int64_t 
     return done;
 }
 
-/// The position and length of a file run as segments() gives them (its
-/// "address" is a byte position: the filetype is walked from address 0).
-std::int64_t at_of(const dtype::Segment& s) { return static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(s.address)); }
-
-}  // namespace
+}  // namespace detail
 
 int error_class_of_errno(int err) {
     switch (err) {
@@ -216,6 +213,7 @@ std::unique_ptr<File> File::open(Runtime& rt, std::unique_ptr<Communicator> comm
     Communicator& c = f->comm();
     f->amode_ = amode;
     f->path_ = path;
+    f->coll_mode_ = coll_mode_from_environment(fn);
     collective_verdict(rt, c, 0, "", amode, 0, "amode", fn);
 
     int flags = O_CLOEXEC;
@@ -443,6 +441,9 @@ void File::set_view(std::int64_t disp, const dtype::Datatype& etype, const dtype
     disp_ = disp;
     etype_ = dtype::Ref(&etype);
     filetype_ = dtype::Ref(&filetype);
+    std::vector<dtype::Segment> runs;
+    if (!filetype.contiguous) dtype::segments(filetype, nullptr, 1, 0, filetype.size, runs);
+    runs_per_tile_ = std::max<std::int64_t>(1, static_cast<std::int64_t>(runs.size()));
     datarep_ = datarep;
     pos_ = 0;
     if (rank() == 0) shared_set(0, fn);
@@ -581,7 +582,7 @@ std::int64_t File::transfer(bool write, std::int64_t start, void* buf, std::int6
             dtype::segments(type, buf, count, done, n, msegs_);
             iov_.clear();
             for (const dtype::Segment& s : msegs_) iov_.push_back(iovec{s.address, static_cast<std::size_t>(s.length)});
-            moved = vectored(fd_, write, iov_, at_of(segs_.front()), fn);
+            moved = detail::vectored(fd_, write, iov_, at_of(segs_.front()), fn);
         } else {
             // The stream bytes of this step: in memory already, or packed.
             std::byte* data = mem != nullptr ? mem + done : nullptr;
@@ -593,19 +594,19 @@ std::int64_t File::transfer(bool write, std::int64_t start, void* buf, std::int6
             if (write) {
                 std::int64_t k = 0;
                 for (const dtype::Segment& s : segs_) {
-                    whole(fd_, true, data + k, s.length, at_of(s), fn);
+                    detail::whole(fd_, true, data + k, s.length, at_of(s), fn);
                     k += s.length;
                 }
                 moved = n;
             } else if (segs_.size() == 1) {
-                moved = whole(fd_, false, data, n, at_of(segs_.front()), fn);
+                moved = detail::whole(fd_, false, data, n, at_of(segs_.front()), fn);
             } else {
                 const std::int64_t lo = at_of(segs_.front());
                 const std::int64_t hi = at_of(segs_.back()) + segs_.back().length;
                 if (hi - lo <= kSieveRatio * n) {
                     // One read of the span; the runs are picked out of it.
                     if (sieve_.size() < static_cast<std::size_t>(hi - lo)) sieve_.resize(static_cast<std::size_t>(hi - lo));
-                    const std::int64_t got = whole(fd_, false, sieve_.data(), hi - lo, lo, fn);
+                    const std::int64_t got = detail::whole(fd_, false, sieve_.data(), hi - lo, lo, fn);
                     for (const dtype::Segment& s : segs_) {
                         const std::int64_t from = at_of(s) - lo;
                         const std::int64_t have = std::clamp<std::int64_t>(got - from, 0, s.length);
@@ -615,7 +616,7 @@ std::int64_t File::transfer(bool write, std::int64_t start, void* buf, std::int6
                     }
                 } else {
                     for (const dtype::Segment& s : segs_) {
-                        const std::int64_t got = whole(fd_, false, data + moved, s.length, at_of(s), fn);
+                        const std::int64_t got = detail::whole(fd_, false, data + moved, s.length, at_of(s), fn);
                         moved += got;
                         if (got < s.length) break;
                     }
@@ -650,6 +651,18 @@ std::int64_t File::read(void* buf, std::int64_t count, const dtype::Datatype& ty
 
 std::int64_t File::write(const void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
     const std::int64_t put = write_at(pos_, buf, count, type, fn);
+    pos_ += put / etype_->size;
+    return put;
+}
+
+std::int64_t File::read_all(void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
+    const std::int64_t got = access_all(false, pos_, buf, count, type, fn);
+    pos_ += (got + etype_->size - 1) / etype_->size;
+    return got;
+}
+
+std::int64_t File::write_all(const void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
+    const std::int64_t put = access_all(true, pos_, const_cast<void*>(buf), count, type, fn);
     pos_ += put / etype_->size;
     return put;
 }

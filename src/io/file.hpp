@@ -121,6 +121,19 @@ public:
                          const char* fn);
     std::int64_t write_at(std::int64_t offset, const void* buf, std::int64_t count, const dtype::Datatype& type,
                           const char* fn);
+    /// The collective forms (the _all calls): two-phase I/O when the views
+    /// scatter small runs (io/collective.cpp), else each member's own
+    /// access.  Collective: every member learns every member's errors.
+    std::int64_t read_at_all(std::int64_t offset, void* buf, std::int64_t count, const dtype::Datatype& type,
+                             const char* fn) {
+        return access_all(false, offset, buf, count, type, fn);
+    }
+    std::int64_t write_at_all(std::int64_t offset, const void* buf, std::int64_t count,
+                              const dtype::Datatype& type, const char* fn) {
+        return access_all(true, offset, const_cast<void*>(buf), count, type, fn);
+    }
+    std::int64_t read_all(void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn);
+    std::int64_t write_all(const void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn);
     /// The same through the individual file pointer, which moves past the
     /// data accessed.
     std::int64_t read(void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn);
@@ -149,8 +162,25 @@ public:
     /// Throws when a split collective is open (`fn` may not begin another).
     void no_split(const char* fn) const;
 
+    /// Stream bytes one step of an access moves: the size of the buffers a
+    /// non-contiguous access packs through, of the file runs it asks the
+    /// datatype engine for at once, and of a two-phase round.
+    static constexpr std::int64_t kChunk = std::int64_t{1} << 22;
+
 private:
     File(Runtime& rt, std::unique_ptr<Communicator> comm);
+
+    /// SHMPI_IO_COLL: how the collective accesses move data.
+    enum CollMode { kCollAuto, kCollIndependent, kCollTwoPhase };
+    /// The mode SHMPI_IO_COLL asks for; throws naming `fn` for a value that
+    /// is none.
+    static int coll_mode_from_environment(const char* fn);
+    std::int64_t access_all(bool write, std::int64_t offset, void* buf, std::int64_t count,
+                            const dtype::Datatype& type, const char* fn);
+    /// Two-phase I/O of an access of `bytes` stream bytes at view byte
+    /// `start`, in `rounds` rounds (the most any member needs).
+    std::int64_t two_phase(bool write, std::int64_t start, void* buf, std::int64_t count,
+                           const dtype::Datatype& type, std::int64_t bytes, std::int64_t rounds, const char* fn);
 
     /// Moves the data of an access of `bytes` stream bytes at view byte
     /// `start` to or from the `count` elements of `type` at `buf`.
@@ -191,6 +221,8 @@ private:
     dtype::Ref filetype_;
     std::string datarep_ = "native";
     std::int64_t pos_ = 0;  ///< the individual file pointer, in etypes
+    std::int64_t runs_per_tile_ = 1;  ///< runs of data in one filetype
+    int coll_mode_ = kCollAuto;
 
     Split split_ = Split::None;
     const void* split_buf_ = nullptr;
@@ -206,5 +238,15 @@ private:
 
 /// The file behind `handle`, or nullptr when it is not one.
 File* file_of(MPI_File handle);
+
+namespace detail {
+/// pread/pwrite of all `n` bytes at byte `at` (a read stops early at the
+/// end of the file); returns the bytes moved.  Throws naming `fn`.
+std::int64_t whole(int fd, bool write, std::byte* p, std::int64_t n, std::int64_t at, const char* fn);
+/// preadv/pwritev of the memory runs `iov` from byte `at` on (IOV_MAX at a
+/// time); returns the bytes moved (fewer only at the end of the file).
+/// Consumes `iov`.
+std::int64_t vectored(int fd, bool write, std::vector<iovec>& iov, std::int64_t at, const char* fn);
+}  // namespace detail
 
 }  // namespace shmpi::io
