@@ -702,53 +702,45 @@ void File::shared_set(std::int64_t value, const char* fn) {
                         op::op_of(MPI_REPLACE, fn), fn);
 }
 
-std::int64_t File::read_shared(void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
-    const std::int64_t bytes = access_bytes(false, 0, count, type, fn);
+std::int64_t File::shared_access(bool write, void* buf, std::int64_t count, const dtype::Datatype& type,
+                                 const char* fn) {
+    const std::int64_t bytes = access_bytes(write, 0, count, type, fn);
     const std::int64_t at = shared_fetch_add(bytes / etype_->size, fn);
-    return transfer(false, times(at, etype_->size, "the shared file pointer", fn), buf, count, type, bytes, fn);
+    return transfer(write, times(at, etype_->size, "the shared file pointer", fn), buf, count, type, bytes, fn);
 }
 
-std::int64_t File::write_shared(const void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
-    const std::int64_t bytes = access_bytes(true, 0, count, type, fn);
-    const std::int64_t at = shared_fetch_add(bytes / etype_->size, fn);
-    return transfer(true, times(at, etype_->size, "the shared file pointer", fn), const_cast<void*>(buf), count,
-                    type, bytes, fn);
-}
-
-std::int64_t File::read_ordered(void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
-    std::int64_t bytes = 0;
-    collectively(rt_, comm(), 0, 0, nullptr, fn, [&] { bytes = access_bytes(false, 0, count, type, fn); });
-    std::vector<std::int64_t> all(static_cast<std::size_t>(size()));
-    const std::int64_t mine = bytes / etype_->size;
+std::int64_t File::ordered(bool write, void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
+    // One allgather: every member's verdict and etype count.
+    struct Mine {
+        std::int64_t cls;
+        std::int64_t etypes;
+    } mine{0, 0};
+    std::string text;
+    try {
+        mine.etypes = access_bytes(write, 0, count, type, fn) / etype_->size;
+    } catch (const MpiError& e) {
+        mine.cls = e.error_class();
+        text = e.what();
+    }
+    std::vector<Mine> all(static_cast<std::size_t>(size()));
     coll::allgather(rt_.coll_selection(), comm().team(), &mine, sizeof mine, all.data());
+    if (mine.cls != 0) throw MpiError(static_cast<int>(mine.cls), text);
     std::int64_t before = 0, total = 0;
     for (int r = 0; r < size(); ++r) {
-        if (r < rank()) before += all[static_cast<std::size_t>(r)];
-        total += all[static_cast<std::size_t>(r)];
+        const Mine& m = all[static_cast<std::size_t>(r)];
+        if (m.cls != 0) {
+            fail(static_cast<int>(m.cls), "{}: rank {} of the file's communicator failed in this collective call "
+                 "(its error handler reports why)", fn, r);
+        }
+        if (r < rank()) before += m.etypes;
+        total += m.etypes;
     }
+    // Rank 0 moves the shared pointer past everyone's data, in rank order.
     std::int64_t base = 0;
     if (rank() == 0) base = shared_fetch_add(total, fn);
     coll::bcast(rt_.coll_selection(), comm().team(), &base, sizeof base, 0);
-    return transfer(false, times(base + before, etype_->size, "the shared file pointer", fn), buf, count, type, bytes,
-                    fn);
-}
-
-std::int64_t File::write_ordered(const void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
-    std::int64_t bytes = 0;
-    collectively(rt_, comm(), 0, 0, nullptr, fn, [&] { bytes = access_bytes(true, 0, count, type, fn); });
-    std::vector<std::int64_t> all(static_cast<std::size_t>(size()));
-    const std::int64_t mine = bytes / etype_->size;
-    coll::allgather(rt_.coll_selection(), comm().team(), &mine, sizeof mine, all.data());
-    std::int64_t before = 0, total = 0;
-    for (int r = 0; r < size(); ++r) {
-        if (r < rank()) before += all[static_cast<std::size_t>(r)];
-        total += all[static_cast<std::size_t>(r)];
-    }
-    std::int64_t base = 0;
-    if (rank() == 0) base = shared_fetch_add(total, fn);
-    coll::bcast(rt_.coll_selection(), comm().team(), &base, sizeof base, 0);
-    return transfer(true, times(base + before, etype_->size, "the shared file pointer", fn), const_cast<void*>(buf),
-                    count, type, bytes, fn);
+    return transfer(write, times(base + before, etype_->size, "the shared file pointer", fn), buf, count, type,
+                    mine.etypes * etype_->size, fn);
 }
 
 void File::seek_shared(std::int64_t offset, int whence, const char* fn) {

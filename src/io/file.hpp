@@ -142,11 +142,19 @@ public:
     void seek(std::int64_t offset, int whence, const char* fn);
     std::int64_t position() const { return pos_; }
     /// Through the shared file pointer, independent.
-    std::int64_t read_shared(void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn);
-    std::int64_t write_shared(const void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn);
+    std::int64_t read_shared(void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
+        return shared_access(false, buf, count, type, fn);
+    }
+    std::int64_t write_shared(const void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
+        return shared_access(true, const_cast<void*>(buf), count, type, fn);
+    }
     /// Through the shared file pointer, collective, in rank order.
-    std::int64_t read_ordered(void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn);
-    std::int64_t write_ordered(const void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn);
+    std::int64_t read_ordered(void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
+        return ordered(false, buf, count, type, fn);
+    }
+    std::int64_t write_ordered(const void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
+        return ordered(true, const_cast<void*>(buf), count, type, fn);
+    }
     /// MPI_File_seek_shared (collective); MPI_File_get_position_shared.
     void seek_shared(std::int64_t offset, int whence, const char* fn);
     std::int64_t position_shared(const char* fn);
@@ -182,6 +190,9 @@ private:
     std::int64_t two_phase(bool write, std::int64_t start, void* buf, std::int64_t count,
                            const dtype::Datatype& type, std::int64_t bytes, std::int64_t rounds, const char* fn);
 
+    std::int64_t shared_access(bool write, void* buf, std::int64_t count, const dtype::Datatype& type,
+                               const char* fn);
+    std::int64_t ordered(bool write, void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn);
     /// Moves the data of an access of `bytes` stream bytes at view byte
     /// `start` to or from the `count` elements of `type` at `buf`.
     std::int64_t transfer(bool write, std::int64_t start, void* buf, std::int64_t count,
