@@ -45,24 +45,20 @@ namespace {
 
 /// Runs shorter than this on average make a view worth two-phase I/O.
 constexpr std::int64_t kTwoPhaseRun = 64 * 1024;
+/// An access of fewer runs than this goes without two-phase I/O, unless
+/// another member's asks for it.
+constexpr std::int64_t kTwoPhaseRuns = 4;
 /// Pieces of a read closer than this are read as one stretch.
 constexpr std::int64_t kReadGap = 4096;
 /// A stretch of written pieces averaging less than this is copied into one
 /// buffer and written with one pwrite.
 constexpr std::int64_t kGatherPiece = 4096;
 
-/// A piece of a member's access: a run of the file, cut at domain bounds.
-struct Piece {
-    std::int64_t at;
-    std::int64_t len;
-};
 
 /// What each member says before a collective access.
 struct Say {
     std::int32_t cls;     ///< its error class, 0 for none
-    std::int32_t wants;   ///< its view asks for two-phase I/O
-    std::int32_t atomic;  ///< the file is in atomic mode
-    std::int32_t pad;
+    std::int32_t wants;   ///< its access asks for two-phase I/O
     std::int64_t rounds;  ///< rounds of kChunk its access takes
 };
 
@@ -95,8 +91,21 @@ int File::coll_mode_from_environment(const char* fn) {
     fail(MPI_ERR_OTHER, "{}: SHMPI_IO_COLL={} is none of auto, independent, two_phase", fn, v);
 }
 
+bool File::small_runs(const dtype::Datatype& filetype, std::int64_t runs_per_tile) {
+    return !filetype.contiguous && filetype.size < kTwoPhaseRun * runs_per_tile;
+}
+
 std::int64_t File::access_all(bool write, std::int64_t offset, void* buf, std::int64_t count,
                               const dtype::Datatype& type, const char* fn) {
+    // Every member's view has large runs (views_small_, agreed on in
+    // MPI_File_set_view), or atomic mode (set collectively): each member
+    // accesses its own runs, with no collective step.
+    const bool may_two = coll_mode_ == kCollTwoPhase || (coll_mode_ == kCollAuto && views_small_);
+    if (!may_two || atomic_) {
+        no_split(fn);
+        const std::int64_t bytes = access_bytes(write, offset, count, type, fn);
+        return transfer(write, offset * etype_->size, buf, count, type, bytes, fn);
+    }
     std::int64_t bytes = 0;
     Say say{};
     std::string text;
@@ -107,9 +116,13 @@ std::int64_t File::access_all(bool write, std::int64_t offset, void* buf, std::i
         say.cls = e.error_class();
         text = e.what();
     }
-    const bool small_runs = !filetype_->contiguous && filetype_->size < kTwoPhaseRun * runs_per_tile_;
-    say.wants = coll_mode_ == kCollTwoPhase ? 1 : coll_mode_ == kCollIndependent ? 0 : (small_runs && bytes > 0);
-    say.atomic = atomic_ ? 1 : 0;
+    // Worth it when the access spans several of the view's runs; for a
+    // read, only when they lie too far apart for one read of their span
+    // (transfer()'s data sieving: a single system call).
+    const std::int64_t runs = filetype_->contiguous ? 1 : bytes * runs_per_tile_ / filetype_->size;
+    const std::int64_t span = filetype_->contiguous ? bytes : bytes / filetype_->size * filetype_->extent;
+    const bool sieves = !write && span <= kSieveRatio * bytes;
+    say.wants = coll_mode_ == kCollTwoPhase ? 1 : (runs >= kTwoPhaseRuns && !sieves ? 1 : 0);
     say.rounds = (bytes + kChunk - 1) / kChunk;
     std::vector<Say> all(static_cast<std::size_t>(size()));
     coll::allgather(rt_.coll_selection(), comm().team(), &say, sizeof say, all.data());
@@ -123,11 +136,9 @@ std::int64_t File::access_all(bool write, std::int64_t offset, void* buf, std::i
         }
         two = two || all[r].wants != 0;
         rounds = std::max(rounds, all[r].rounds);
-        // Atomic mode is set collectively: every member sees the same.
-        if (all[r].atomic != 0) two = false;
     }
     const std::int64_t start = offset * etype_->size;
-    if (!two || coll_mode_ == kCollIndependent) return transfer(write, start, buf, count, type, bytes, fn);
+    if (!two) return transfer(write, start, buf, count, type, bytes, fn);
     return two_phase(write, start, buf, count, type, bytes, rounds, fn);
 }
 
@@ -151,9 +162,23 @@ std::int64_t File::two_phase(bool write, std::int64_t start, void* buf, std::int
         std::string text;
     } failed;
 
-    std::vector<std::vector<Piece>> mine(un);
-    std::vector<std::vector<std::int64_t>> where(un);  // each piece's stream position in this round's slice
-    std::vector<std::byte> out, in;
+    // A piece of a member's access: a run of the file, cut at domain bounds.
+    using Piece = TwoPhase::Piece;
+    using Item = TwoPhase::Item;
+    auto& mine = tp_.mine;
+    auto& where = tp_.where;
+    mine.resize(un);
+    where.resize(un);
+    auto& out = tp_.out;
+    auto& in = tp_.in;
+    auto& items = tp_.items;
+    auto& pieces_out = tp_.pieces_out;
+    auto& pieces_in = tp_.pieces_in;
+    // Grows a buffer to `n` elements, never shrinks it (no zeroing of what
+    // it holds already).
+    auto grow = [](auto& v, std::int64_t n) {
+        if (v.size() < static_cast<std::size_t>(n)) v.resize(static_cast<std::size_t>(n));
+    };
     std::int64_t done = 0;
     for (std::int64_t round = 0; round < rounds; ++round) {
         const std::int64_t len = std::min(kChunk, bytes - done);
@@ -219,8 +244,9 @@ std::int64_t File::two_phase(bool write, std::int64_t start, void* buf, std::int
             meta_out.counts[d] = tell[2 * d] * static_cast<std::int64_t>(sizeof(Piece));
             meta_in.counts[d] = told[2 * d] * static_cast<std::int64_t>(sizeof(Piece));
         }
-        std::vector<Piece> pieces_out(static_cast<std::size_t>(meta_out.pack_displs() / sizeof(Piece)));
-        std::vector<Piece> pieces_in(static_cast<std::size_t>(meta_in.pack_displs() / sizeof(Piece)));
+        const auto n_in = static_cast<std::size_t>(meta_in.pack_displs() / static_cast<std::int64_t>(sizeof(Piece)));
+        grow(pieces_out, meta_out.pack_displs() / static_cast<std::int64_t>(sizeof(Piece)));
+        grow(pieces_in, static_cast<std::int64_t>(n_in));
         {
             std::size_t k = 0;
             for (std::size_t d = 0; d < un; ++d) {
@@ -238,17 +264,12 @@ std::int64_t File::two_phase(bool write, std::int64_t start, void* buf, std::int
         }
         const std::int64_t mine_bytes = data_mine.pack_displs();
         const std::int64_t theirs_bytes = data_theirs.pack_displs();
-        out.resize(static_cast<std::size_t>(write ? mine_bytes : theirs_bytes));
-        in.resize(static_cast<std::size_t>(write ? theirs_bytes : mine_bytes));
+        grow(out, write ? mine_bytes : theirs_bytes);
+        grow(in, write ? theirs_bytes : mine_bytes);
 
         // Every piece this member's domain holds, in file order.
-        struct Item {
-            std::int64_t at;
-            std::int64_t len;
-            std::int64_t byte;  ///< where its bytes are in `in` (write) or go in `out` (read)
-        };
-        std::vector<Item> items;
-        items.reserve(pieces_in.size());
+        items.clear();
+        items.reserve(n_in);
         {
             std::size_t k = 0;
             for (std::size_t r = 0; r < un; ++r) {
@@ -259,7 +280,26 @@ std::int64_t File::two_phase(bool write, std::int64_t start, void* buf, std::int
                 }
             }
         }
-        std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.at < b.at; });
+        // Each member's pieces come in file order already (a view's runs
+        // never go back): merge the members' lists pairwise.
+        {
+            auto by_at = [](const Item& a, const Item& b) { return a.at < b.at; };
+            std::vector<std::size_t> bounds{0};
+            for (std::size_t r = 0; r < un; ++r) bounds.push_back(bounds.back() + static_cast<std::size_t>(told[2 * r]));
+            for (std::size_t r = 0; r < un; ++r) {
+                const auto b = items.begin() + static_cast<std::ptrdiff_t>(bounds[r]);
+                const auto e = items.begin() + static_cast<std::ptrdiff_t>(bounds[r + 1]);
+                if (!std::is_sorted(b, e, by_at)) std::stable_sort(b, e, by_at);
+            }
+            for (std::size_t width = 1; width < un; width *= 2) {
+                for (std::size_t r = 0; r + width < un; r += 2 * width) {
+                    const auto b = items.begin() + static_cast<std::ptrdiff_t>(bounds[r]);
+                    const auto m = items.begin() + static_cast<std::ptrdiff_t>(bounds[r + width]);
+                    const auto e = items.begin() + static_cast<std::ptrdiff_t>(bounds[std::min(un, r + 2 * width)]);
+                    std::inplace_merge(b, m, e, by_at);
+                }
+            }
+        }
 
         if (write) {
             // This slice of the stream, packed unless memory is one run.

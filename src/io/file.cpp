@@ -24,9 +24,7 @@ namespace shmpi::io {
 namespace {
 
 constexpr std::int64_t kChunk = File::kChunk;
-/// A read of several file runs reads their whole span at once ("data
-/// sieving") when the span is at most this many times the data.
-constexpr std::int64_t kSieveRatio = 4;
+constexpr std::int64_t kSieveRatio = File::kSieveRatio;
 
 std::string errno_text(int err) { return std::strerror(err); }
 
@@ -431,7 +429,7 @@ void File::set_view(std::int64_t disp, const dtype::Datatype& etype, const dtype
     });
     // Every member is here: no shared-pointer access of the old view is
     // still running.  Rank 0 reads (MPI_DISPLACEMENT_CURRENT) and resets the
-    // shared pointer, and the barrier publishes it.
+    // shared pointer, and the allgather at the end publishes it.
     if (current) {
         std::int64_t at = 0;
         if (rank() == 0) at = byte_offset(shared_fetch_add(0, fn), fn);
@@ -447,7 +445,13 @@ void File::set_view(std::int64_t disp, const dtype::Datatype& etype, const dtype
     datarep_ = datarep;
     pos_ = 0;
     if (rank() == 0) shared_set(0, fn);
-    coll::barrier(rt_.coll_selection(), comm().team());
+    // Whether any member's new view has small runs; the allgather also
+    // publishes the reset shared pointer (no member goes on before rank 0
+    // has reset it).
+    std::vector<std::int32_t> small(static_cast<std::size_t>(size()));
+    const std::int32_t mine = small_runs(filetype, runs_per_tile_) ? 1 : 0;
+    coll::allgather(rt_.coll_selection(), comm().team(), &mine, sizeof mine, small.data());
+    views_small_ = std::find(small.begin(), small.end(), 1) != small.end();
 }
 
 std::int64_t File::file_position(std::int64_t p) const {

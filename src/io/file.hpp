@@ -174,6 +174,9 @@ public:
     /// non-contiguous access packs through, of the file runs it asks the
     /// datatype engine for at once, and of a two-phase round.
     static constexpr std::int64_t kChunk = std::int64_t{1} << 22;
+    /// A read of several file runs reads their whole span at once ("data
+    /// sieving") when the span is at most this many times the data.
+    static constexpr std::int64_t kSieveRatio = 4;
 
 private:
     File(Runtime& rt, std::unique_ptr<Communicator> comm);
@@ -233,6 +236,12 @@ private:
     std::string datarep_ = "native";
     std::int64_t pos_ = 0;  ///< the individual file pointer, in etypes
     std::int64_t runs_per_tile_ = 1;  ///< runs of data in one filetype
+    /// Some member's view has small runs (small_runs()): agreed on by every
+    /// member in MPI_File_set_view, so the collective accesses know alike
+    /// whether two-phase I/O may come.
+    bool views_small_ = false;
+    /// A view of `filetype` (of `runs_per_tile` runs) is worth two-phase I/O.
+    static bool small_runs(const dtype::Datatype& filetype, std::int64_t runs_per_tile);
     int coll_mode_ = kCollAuto;
 
     Split split_ = Split::None;
@@ -245,6 +254,25 @@ private:
     std::vector<iovec> iov_;
     std::vector<std::byte> bounce_;      ///< the data stream, packed
     std::vector<std::byte> sieve_;       ///< a span of the file read at once
+    /// Two-phase I/O's buffers (io/collective.cpp), kept from call to call:
+    /// allocated afresh, the megabytes of a large access came from mmap and
+    /// went back each time, and their page faults were most of its time.
+    struct TwoPhase {
+        struct Piece {
+            std::int64_t at;
+            std::int64_t len;
+        };
+        struct Item {
+            std::int64_t at;
+            std::int64_t len;
+            std::int64_t byte;  ///< where its bytes are in `in` (a write) or go in `out` (a read)
+        };
+        std::vector<std::vector<Piece>> mine;         ///< per domain: this member's pieces
+        std::vector<std::vector<std::int64_t>> where;  ///< their stream positions in the round's slice
+        std::vector<Piece> pieces_out, pieces_in;
+        std::vector<Item> items;
+        std::vector<std::byte> out, in;
+    } tp_;
 };
 
 /// The file behind `handle`, or nullptr when it is not one.
