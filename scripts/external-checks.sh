@@ -65,6 +65,14 @@
 #          example at 3, 4 and 8, two partitioned runs; each run must print
 #          what Open MPI's build prints, timings left out.  20 minutes from
 #          an empty --work directory (the two builds take 15), 3 once built.
+#   hdf5   HDF5 1.10.8 in parallel mode (its MPI-IO file driver), built with
+#          shmpi's mpicc: the parallel tests of testpar/ (t_mpi, testphdf5,
+#          t_shapesame, t_filters_parallel, t_pread, t_bigio, t_init_term,
+#          t_pshutdown, t_prestart, t_cache_image) at 4 ranks, each judged by
+#          its own checks (datasets written collectively and independently
+#          through hyperslab selections, read back and compared).  About 15
+#          minutes from an empty --work directory (t_cache_image takes 5 of
+#          them on 2 CPUs), 7 once built.
 #   netpipe NetPIPE 3.7.2's MPI ping-pong in its integrity mode (every int of
 #          every message checked, 5 B to 8 MiB) at 2 ranks, sent eight ways
 #          (see check_netpipe); and its unsafe mode, both ranks in MPI_Send
@@ -91,8 +99,8 @@
 #
 # usage: scripts/external-checks.sh [--build DIR] [--work DIR] CHECK...
 #   CHECK    mpich, hpcc, fftw, hypre, scotch, p4est, sundials, boost, dune,
-#            lammps, netpipe, diff, apps (hpcc fftw hypre scotch p4est
-#            sundials boost dune lammps netpipe) or all
+#            lammps, hdf5, netpipe, diff, apps (hpcc fftw hypre scotch p4est
+#            sundials boost dune lammps hdf5 netpipe) or all
 #   --build  shmpi's build directory (default $SHMPI_BUILD_DIR, else build);
 #            it must be built (scripts/test.sh or ninja -C DIR)
 #   --work   where the sources are unpacked and built (default build-external;
@@ -118,15 +126,15 @@ while [[ $# -gt 0 ]]; do
     case $1 in
         --build) build=${2:?--build needs a directory}; shift 2 ;;
         --work) work=${2:?--work needs a directory}; shift 2 ;;
-        mpich | hpcc | fftw | hypre | scotch | p4est | sundials | boost | dune | lammps | netpipe | diff) checks+=("$1"); shift ;;
-        apps) checks+=(hpcc fftw hypre scotch p4est sundials boost dune lammps netpipe); shift ;;
-        all) checks+=(mpich hpcc fftw hypre scotch p4est sundials boost dune lammps netpipe diff); shift ;;
+        mpich | hpcc | fftw | hypre | scotch | p4est | sundials | boost | dune | lammps | hdf5 | netpipe | diff) checks+=("$1"); shift ;;
+        apps) checks+=(hpcc fftw hypre scotch p4est sundials boost dune lammps hdf5 netpipe); shift ;;
+        all) checks+=(mpich hpcc fftw hypre scotch p4est sundials boost dune lammps hdf5 netpipe diff); shift ;;
         -h | --help) sed -n '3,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "external-checks.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
 if [[ ${#checks[@]} -eq 0 ]]; then
-    echo "external-checks.sh: name a check: mpich, hpcc, fftw, hypre, scotch, p4est, sundials, boost, dune, lammps, netpipe, diff, apps or all (see --help)" >&2
+    echo "external-checks.sh: name a check: mpich, hpcc, fftw, hypre, scotch, p4est, sundials, boost, dune, lammps, hdf5, netpipe, diff, apps or all (see --help)" >&2
     exit 2
 fi
 
@@ -963,6 +971,41 @@ check_lammps() {
     lammps_case partition-2x2 4 "$src/bench" -partition 2x2 -in in.chain
     echo "LAMMPS: $same runs print what Open MPI's build prints; $bad failed"
     ((bad == 0))
+}
+
+# --- HDF5 in parallel mode ---------------------------------------------------
+check_hdf5() {
+    fetch hdf5_1.10.8+repack1.orig.tar.gz 7b38e58ff83b13fd8959a90b13bf896bc318ba096c940ab0847abf3ad41a0b31 h/hdf5 ||
+        return 1
+    local src=$work/hdf5-1.10.8+repack1
+    local tests=(t_mpi t_init_term t_pshutdown t_prestart t_pread testphdf5 t_filters_parallel t_shapesame t_bigio
+                 t_cache_image)
+    if [[ ! -x $src/testpar/t_cache_image ]]; then
+        step "HDF5: build the library and its parallel tests with $mpicc (about 8 minutes)"
+        rm -rf "$src"
+        tar -C "$work" -xzf "$work/downloads/hdf5_1.10.8+repack1.orig.tar.gz" || return 1
+        (cd "$src" && ./configure CC="$mpicc" --enable-parallel --disable-fortran --disable-cxx --disable-hl \
+            --disable-tools --enable-build-mode=production >"$work/hdf5-configure.log" 2>&1 &&
+            make -j"$jobs" -C src >"$work/hdf5-build.log" 2>&1 &&
+            make -j"$jobs" -C test libh5test.la >>"$work/hdf5-build.log" 2>&1 &&
+            make -j"$jobs" -C testpar >>"$work/hdf5-build.log" 2>&1) || {
+            echo "external-checks.sh: HDF5 did not build: $work/hdf5-configure.log, $work/hdf5-build.log" >&2
+            return 1
+        }
+    fi
+    # From testpar/: t_cache_image runs a serial copy of itself from there.
+    step "HDF5: ${tests[*]} at 4 ranks"
+    local t bad=0
+    for t in "${tests[@]}"; do
+        if (cd "$src/testpar" && timeout 900 "$mpirun" -n 4 "./$t" >"$work/hdf5-$t.log" 2>&1); then
+            echo "HDF5 $t: passed"
+        else
+            echo "HDF5 $t: FAILED ($work/hdf5-$t.log)"
+            bad=1
+        fi
+    done
+    rm -f "$src"/testpar/*.h5
+    return "$bad"
 }
 
 # --- NetPIPE ----------------------------------------------------------------

@@ -375,13 +375,12 @@ void check_view_type(const dtype::Datatype& t, const char* what, const dtype::Da
         prev_end = std::max(prev_end, at + s.length);
     }
     if (etype == nullptr) return;
-    // Copies of the filetype follow one another at its extent.
-    const std::int64_t first = at_of(runs.front());
-    const std::int64_t reach = writable ? prev_end : prev_at;
-    if (t.extent <= 0 || first + t.extent < reach) {
-        fail(MPI_ERR_IO, "{}: filetype {} has extent {}, so its copies, which tile the file, would {} (its data "
-             "spans bytes {} to {})", fn, t.name, t.extent, writable ? "overlap or go back" : "go back", first,
-             prev_end);
+    // Copies of the filetype follow one another at its extent.  (One that
+    // is shorter than its data, so that copies overlap, is taken: HDF5
+    // makes such filetypes for accesses of a single copy.)
+    if (t.extent <= 0) {
+        fail(MPI_ERR_IO, "{}: filetype {} has extent {}, so its copies, which tile the file, would not move "
+             "forward", fn, t.name, t.extent);
     }
     // "The extent of any hole in the filetype must be a multiple of the
     // etype's extent": with an etype that is one run of bytes, every run of
@@ -442,6 +441,12 @@ void File::set_view(std::int64_t disp, const dtype::Datatype& etype, const dtype
     std::vector<dtype::Segment> runs;
     if (!filetype.contiguous) dtype::segments(filetype, nullptr, 1, 0, filetype.size, runs);
     runs_per_tile_ = std::max<std::int64_t>(1, static_cast<std::int64_t>(runs.size()));
+    tiles_ordered_ = true;
+    if (!runs.empty()) {
+        std::int64_t reach = 0;
+        for (const dtype::Segment& s : runs) reach = std::max(reach, at_of(s) + s.length);
+        tiles_ordered_ = at_of(runs.front()) + filetype.extent >= reach;
+    }
     datarep_ = datarep;
     pos_ = 0;
     if (rank() == 0) shared_set(0, fn);
@@ -569,8 +574,14 @@ std::int64_t File::transfer(bool write, std::int64_t start, void* buf, std::int6
         }
     } locked;
     if (atomic_) {
-        const std::int64_t from = file_position(start);
-        const std::int64_t to = file_position(start + bytes - 1) + 1;
+        // The range from the first byte's position to the last's, or the
+        // whole file where copies of the filetype overlap (then positions
+        // do not grow with the stream).
+        std::int64_t from = 0, to = 0;  // to 0: to the end of the file and beyond (F_SETLK's l_len 0)
+        if (tiles_ordered_) {
+            from = file_position(start);
+            to = file_position(start + bytes - 1) + 1;
+        }
         lock_range(write, from, to, fn);
         locked = Range{this, from, to};
     }
@@ -605,8 +616,11 @@ std::int64_t File::transfer(bool write, std::int64_t start, void* buf, std::int6
             } else if (segs_.size() == 1) {
                 moved = detail::whole(fd_, false, data, n, at_of(segs_.front()), fn);
             } else {
-                const std::int64_t lo = at_of(segs_.front());
-                const std::int64_t hi = at_of(segs_.back()) + segs_.back().length;
+                std::int64_t lo = INT64_MAX, hi = 0;  // (copies of the filetype may overlap)
+                for (const dtype::Segment& s : segs_) {
+                    lo = std::min(lo, at_of(s));
+                    hi = std::max(hi, at_of(s) + s.length);
+                }
                 if (hi - lo <= kSieveRatio * n) {
                     // One read of the span; the runs are picked out of it.
                     if (sieve_.size() < static_cast<std::size_t>(hi - lo)) sieve_.resize(static_cast<std::size_t>(hi - lo));

@@ -236,6 +236,9 @@ private:
     std::string datarep_ = "native";
     std::int64_t pos_ = 0;  ///< the individual file pointer, in etypes
     std::int64_t runs_per_tile_ = 1;  ///< runs of data in one filetype
+    /// Each copy of the filetype starts past the data of the one before, so
+    /// file positions grow with the stream (false: copies overlap).
+    bool tiles_ordered_ = true;
     /// Some member's view has small runs (small_runs()): agreed on by every
     /// member in MPI_File_set_view, so the collective accesses know alike
     /// whether two-phase I/O may come.
