@@ -1,7 +1,7 @@
-# shellcheck shell=bash disable=SC2154,SC2034  # mpis, rounds, build: the caller's; launch_cmd: for it
-# compare_lib.sh: the tables of bench/scotch_compare.sh,
-# bench/sundials_compare.sh and bench/netpipe_compare.sh (sourced, not
-# run).  They time one program with several MPIs in rounds and keep, for
+# shellcheck shell=bash disable=SC2154,SC2034  # mpis, rounds, build, out, repo, mpi_list: the caller's; launch_cmd: for it
+# compare_lib.sh: the builds and tables of bench/scotch_compare.sh,
+# bench/sundials_compare.sh, bench/netpipe_compare.sh, bench/rma_compare.sh
+# and bench/io_compare.sh (sourced, not run).  They time one program with several MPIs in rounds and keep, for
 # each row ("label,ranks") and MPI, the times of all rounds in one string:
 # times[ROW,MPI]=" t1 t2 ...".
 # The caller sets mpis (shmpi first), rounds and build; over[ROW,MPI]=SECONDS says
@@ -16,6 +16,33 @@ mpirun_of() {
         mpich) launch_cmd=(mpirun.mpich -n "$2") ;;
         openmpi) launch_cmd=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun.openmpi --oversubscribe -n "$2") ;;
     esac
+}
+
+# build_each SCRIPT PROGRAM: builds bench/PROGRAM.c with the mpicc of each
+# MPI in mpi_list (a comma list of shmpi, mpich, openmpi) at -O2, into
+# $out/PROGRAM.MPI (its log $out/build.MPI.log), and sets mpis to those that
+# built, shmpi first.  A missing or failing MPI is left out with a note
+# naming SCRIPT; without shmpi it returns 1.
+build_each() {
+    local script=$1 program=$2 m
+    local -A cc=([shmpi]="$build/tools/wrappers/mpicc" [mpich]=mpicc.mpich [openmpi]=mpicc.openmpi)
+    local -A run=([shmpi]="$build/tools/launcher/mpirun" [mpich]=mpirun.mpich [openmpi]=mpirun.openmpi)
+    local -a wanted
+    mpis=()
+    IFS=, read -r -a wanted <<<"$mpi_list"
+    for m in shmpi mpich openmpi; do
+        [[ " ${wanted[*]} " == *" $m "* ]] || continue
+        if ! command -v "${cc[$m]}" >/dev/null 2>&1 || ! command -v "${run[$m]}" >/dev/null 2>&1; then
+            echo "$script: $m: ${cc[$m]} or ${run[$m]} not found; left out" >&2
+            continue
+        fi
+        if ! "${cc[$m]}" -O2 -o "$out/$program.$m" "$repo/bench/$program.c" >"$out/build.$m.log" 2>&1; then
+            echo "$script: $m: the build failed ($out/build.$m.log); left out" >&2
+            continue
+        fi
+        mpis+=("$m")
+    done
+    [[ ${mpis[0]:-} == shmpi ]] || { echo "$script: no shmpi build to compare" >&2; return 1; }
 }
 
 # median "T1 T2 ...": the middle value (the lower of the two middle ones).

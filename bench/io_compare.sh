@@ -96,27 +96,11 @@ mkdir -p "$out/raw" || exit 1
 IFS=, read -r -a rank_list <<<"$ranks"
 IFS=, read -r -a pattern_list <<<"$patterns"
 
-# 1. Builds.
-declare -A cc=([shmpi]="$build/tools/wrappers/mpicc" [mpich]=mpicc.mpich [openmpi]=mpicc.openmpi)
-declare -A run=([shmpi]="$build/tools/launcher/mpirun" [mpich]=mpirun.mpich [openmpi]=mpirun.openmpi)
-mpis=()
-IFS=, read -r -a wanted <<<"$mpi_list"
-for m in shmpi mpich openmpi; do
-    [[ " ${wanted[*]} " == *" $m "* ]] || continue
-    if ! command -v "${cc[$m]}" >/dev/null 2>&1 || ! command -v "${run[$m]}" >/dev/null 2>&1; then
-        echo "io_compare.sh: $m: ${cc[$m]} or ${run[$m]} not found; left out" >&2
-        continue
-    fi
-    if ! "${cc[$m]}" -O2 -o "$out/io_bench.$m" "$repo/bench/io_bench.c" >"$out/build.$m.log" 2>&1; then
-        echo "io_compare.sh: $m: the build failed ($out/build.$m.log); left out" >&2
-        continue
-    fi
-    mpis+=("$m")
-done
-[[ ${mpis[0]:-} == shmpi ]] || { echo "io_compare.sh: no shmpi build to compare" >&2; exit 1; }
-
 # shellcheck source=bench/compare_lib.sh
 source "$repo/bench/compare_lib.sh"
+
+# 1. Builds.
+build_each io_compare.sh io_bench || exit 1
 bench_args=(--time "$time_per_row")
 [[ -n $sizes ]] && bench_args+=(--sizes "$sizes")
 [[ -n $block ]] && bench_args+=(--block "$block")

@@ -251,6 +251,25 @@ template <class Body>
     }
 }
 
+/// guard() for the calls on an object with an error handler of its own (a
+/// window, a file): `raise_to(e, code)` applies that handler, with `code`
+/// -1 for a new code.
+template <class Raise, class Body>
+int object_guard(const char* fn, Raise&& raise_to, Body&& body) {
+    const CallName call_name(fn);
+    try {
+        running(fn);
+        body();
+        return MPI_SUCCESS;
+    } catch (const MpiError& e) {
+        return raise_to(e, e.code());
+    } catch (const std::bad_alloc&) {
+        return raise_to(MpiError(MPI_ERR_NO_MEM, std::string(fn) + ": out of memory"), -1);
+    } catch (const std::exception& e) {
+        return raise_to(MpiError(MPI_ERR_INTERN, std::string(fn) + ": " + e.what()), -1);
+    }
+}
+
 /// Copies `s` into a user status unless it is MPI_STATUS_IGNORE, all but
 /// its MPI_ERROR: MPI-3.1 3.2.5, "message-passing calls do not modify the
 /// value of the error code field of status variables", but for the calls

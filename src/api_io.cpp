@@ -11,6 +11,7 @@
 #include <numeric>
 #include <string>
 #include <vector>
+#include <utility>
 
 #include "api_comm.hpp"
 #include "api_common.hpp"
@@ -58,20 +59,11 @@ int raise_file(MPI_File fh, const MpiError& e, int code = -1) {
     runtime().transport().abort_job(e.error_class(), shm::kAbortFatal);
 }
 
+/// guard() for the calls on a file: errors go to its handler.
 template <class Body>
 int file_guard(MPI_File fh, const char* fn, Body&& body) {
-    const CallName call_name(fn);
-    try {
-        running(fn);
-        body();
-        return MPI_SUCCESS;
-    } catch (const MpiError& e) {
-        return raise_file(fh, e, e.code());
-    } catch (const std::bad_alloc&) {
-        return raise_file(fh, MpiError(MPI_ERR_NO_MEM, std::string(fn) + ": out of memory"));
-    } catch (const std::exception& e) {
-        return raise_file(fh, MpiError(MPI_ERR_INTERN, std::string(fn) + ": " + e.what()));
-    }
+    return object_guard(fn, [fh](const MpiError& e, int code) { return raise_file(fh, e, code); },
+                        std::forward<Body>(body));
 }
 
 /// A status of an access that moved `bytes` bytes.

@@ -6,6 +6,7 @@
 
 #include <new>
 #include <string>
+#include <utility>
 
 #include "api_common.hpp"
 #include "rma/window.hpp"
@@ -22,18 +23,8 @@ int raise_win(MPI_Win win, const MpiError& e, int code = -1);
 /// guard() for the calls on a window: errors go to its handler.
 template <class Body>
 int win_guard(MPI_Win win, const char* fn, Body&& body) {
-    const CallName call_name(fn);
-    try {
-        running(fn);
-        body();
-        return MPI_SUCCESS;
-    } catch (const MpiError& e) {
-        return raise_win(win, e, e.code());
-    } catch (const std::bad_alloc&) {
-        return raise_win(win, MpiError(MPI_ERR_NO_MEM, std::string(fn) + ": out of memory"));
-    } catch (const std::exception& e) {
-        return raise_win(win, MpiError(MPI_ERR_INTERN, std::string(fn) + ": " + e.what()));
-    }
+    return object_guard(fn, [win](const MpiError& e, int code) { return raise_win(win, e, code); },
+                        std::forward<Body>(body));
 }
 
 }  // namespace shmpi::api
