@@ -55,13 +55,6 @@ constexpr std::int64_t kReadGap = 4096;
 constexpr std::int64_t kGatherPiece = 4096;
 
 
-/// What each member says before a collective access.
-struct Say {
-    std::int32_t cls;     ///< its error class, 0 for none
-    std::int32_t wants;   ///< its access asks for two-phase I/O
-    std::int64_t rounds;  ///< rounds of kChunk its access takes
-};
-
 /// Typed-block arguments of the all-to-alls, over bytes.
 struct ByteBlocks {
     std::vector<std::int64_t> counts, displs;
@@ -107,13 +100,13 @@ std::int64_t File::access_all(bool write, std::int64_t offset, void* buf, std::i
         return transfer(write, offset * etype_->size, buf, count, type, bytes, fn);
     }
     std::int64_t bytes = 0;
-    Say say{};
+    int cls = 0;
     std::string text;
     try {
         no_split(fn);
         bytes = access_bytes(write, offset, count, type, fn);
     } catch (const MpiError& e) {
-        say.cls = e.error_class();
+        cls = e.error_class();
         text = e.what();
     }
     // Worth it when the access spans several of the view's runs; for a
@@ -122,20 +115,14 @@ std::int64_t File::access_all(bool write, std::int64_t offset, void* buf, std::i
     const std::int64_t runs = filetype_->contiguous ? 1 : bytes * runs_per_tile_ / filetype_->size;
     const std::int64_t span = filetype_->contiguous ? bytes : bytes / filetype_->size * filetype_->extent;
     const bool sieves = !write && span <= kSieveRatio * bytes;
-    say.wants = coll_mode_ == kCollTwoPhase ? 1 : (runs >= kTwoPhaseRuns && !sieves ? 1 : 0);
-    say.rounds = (bytes + kChunk - 1) / kChunk;
-    std::vector<Say> all(static_cast<std::size_t>(size()));
-    coll::allgather(rt_.coll_selection(), comm().team(), &say, sizeof say, all.data());
-    if (say.cls != 0) throw MpiError(say.cls, text);
+    const bool wants = coll_mode_ == kCollTwoPhase || (runs >= kTwoPhaseRuns && !sieves);
+    // Every member's verdict, whether it wants two-phase I/O, and the rounds
+    // of kChunk its access takes.
     bool two = false;
     std::int64_t rounds = 0;
-    for (std::size_t r = 0; r < all.size(); ++r) {
-        if (all[r].cls != 0) {
-            fail(all[r].cls, "{}: rank {} of the file's communicator failed in this collective call (its error "
-                 "handler reports why)", fn, r);
-        }
-        two = two || all[r].wants != 0;
-        rounds = std::max(rounds, all[r].rounds);
+    for (const Verdict& v : verdicts(rt_, comm(), cls, text, wants ? 1 : 0, (bytes + kChunk - 1) / kChunk, fn)) {
+        two = two || v.value != 0;
+        rounds = std::max(rounds, v.value2);
     }
     const std::int64_t start = offset * etype_->size;
     if (!two) return transfer(write, start, buf, count, type, bytes, fn);
@@ -405,17 +392,9 @@ std::int64_t File::two_phase(bool write, std::int64_t start, void* buf, std::int
     // learns whether all of that worked.  (For a write, this also makes the
     // data visible to the member's next access: MPI-3.1 13.6.1's
     // sequential consistency for a process's own accesses.)
-    std::vector<std::int32_t> classes(un);
-    const std::int32_t mine_cls = failed.cls;
-    coll::allgather(sel, team, &mine_cls, sizeof mine_cls, classes.data());
-    if (failed.cls != 0) throw MpiError(failed.cls, failed.text);
-    for (std::size_t r = 0; r < un; ++r) {
-        if (classes[r] != 0) {
-            fail(classes[r], "{}: rank {} of the file's communicator could not {} its part of this collective "
-                 "access, which held data of this rank (its error handler reports why)", fn, r,
-                 write ? "write" : "read");
-        }
-    }
+    verdicts(rt_, comm(), failed.cls, failed.text, 0, 0, fn,
+             write ? "could not write its part of this collective access, which held data of this rank"
+                   : "could not read its part of this collective access, which held data of this rank");
     return write ? bytes : valid;
 }
 

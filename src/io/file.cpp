@@ -148,34 +148,26 @@ int File::rank() const { return shared_->rank(); }
 int File::size() const { return shared_->size(); }
 Communicator& File::comm() { return shared_->comm(); }
 
-namespace {
-
-/// What every member says in a collective check: its error (class 0 for
-/// none) and a value that must be the same everywhere.
-struct Verdict {
-    std::int32_t cls;
-    std::int32_t pad;
-    std::int64_t value;
-    std::int64_t value2;
-};
-
-}  // namespace
-
-/// Every member's verdict, so that all of them fail alike (none waits in a
-/// later collective for one that gave up).  `mine`: this member's error
-/// class and text, class 0 when it has none.
-static void collective_verdict(Runtime& rt, Communicator& c, int cls, const std::string& text, std::int64_t value,
-                               std::int64_t value2, const char* what, const char* fn) {
-    Verdict v{cls, 0, value, value2};
+std::vector<Verdict> verdicts(Runtime& rt, Communicator& c, int cls, const std::string& text, std::int64_t value,
+                              std::int64_t value2, const char* fn, const char* failed_at) {
+    const Verdict mine{cls, value, value2};
     std::vector<Verdict> all(static_cast<std::size_t>(c.size()));
-    coll::allgather(rt.coll_selection(), c.team(), &v, sizeof v, all.data());
+    coll::allgather(rt.coll_selection(), c.team(), &mine, sizeof mine, all.data());
     if (cls != 0) throw MpiError(cls, text);
     for (std::size_t r = 0; r < all.size(); ++r) {
         if (all[r].cls != 0) {
-            fail(all[r].cls, "{}: rank {} of the file's communicator failed in this collective call (its error "
-                 "handler reports why)", fn, r);
+            fail(static_cast<int>(all[r].cls), "{}: rank {} of the file's communicator {} (its error handler "
+                 "reports why)", fn, r, failed_at);
         }
     }
+    return all;
+}
+
+/// verdicts(), and with `what`, MPI_ERR_NOT_SAME unless every member
+/// passed the same values (`what` names them).
+static void collective_verdict(Runtime& rt, Communicator& c, int cls, const std::string& text, std::int64_t value,
+                               std::int64_t value2, const char* what, const char* fn) {
+    const std::vector<Verdict> all = verdicts(rt, c, cls, text, value, value2, fn);
     if (what == nullptr) return;
     for (std::size_t r = 0; r < all.size(); ++r) {
         if (all[r].value != value || all[r].value2 != value2) {
@@ -344,8 +336,14 @@ namespace {
 /// overlapping data when the file may be written, and holes that are
 /// whole etypes.  Classes as ROMIO's: MPI_ERR_ARG for sizes, MPI_ERR_IO for
 /// the layout.
-void check_view_type(const dtype::Datatype& t, const char* what, const dtype::Datatype* etype, bool writable,
-                     const char* fn) {
+/// What set_view keeps of a filetype's layout (check_view_type walks it).
+struct Shape {
+    std::int64_t runs = 1;  ///< runs of data in one copy
+    bool ordered = true;    ///< each copy starts past the data of the one before
+};
+
+Shape check_view_type(const dtype::Datatype& t, const char* what, const dtype::Datatype* etype, bool writable,
+                      const char* fn) {
     if (t.size <= 0) fail(MPI_ERR_ARG, "{}: {} {} holds no data", fn, what, t.name);
     if (etype != nullptr && t.size % etype->size != 0) {
         fail(MPI_ERR_ARG, "{}: filetype {} holds {} bytes, not a whole number of etypes {} ({} bytes each)", fn,
@@ -374,7 +372,9 @@ void check_view_type(const dtype::Datatype& t, const char* what, const dtype::Da
         prev_at = at;
         prev_end = std::max(prev_end, at + s.length);
     }
-    if (etype == nullptr) return;
+    const Shape shape{std::max<std::int64_t>(1, static_cast<std::int64_t>(runs.size())),
+                      runs.empty() || at_of(runs.front()) + t.extent >= prev_end};
+    if (etype == nullptr) return shape;
     // Copies of the filetype follow one another at its extent.  (One that
     // is shorter than its data, so that copies overlap, is taken: HDF5
     // makes such filetypes for accesses of a single copy.)
@@ -388,7 +388,7 @@ void check_view_type(const dtype::Datatype& t, const char* what, const dtype::Da
     // filetype to the next too.  (An etype with gaps of its own is taken
     // as it is.)
     const std::int64_t unit = etype->extent;
-    if (unit <= 0 || !etype->contiguous) return;
+    if (unit <= 0 || !etype->contiguous) return shape;
     for (const dtype::Segment& s : runs) {
         if ((at_of(s) - t.lb) % unit != 0) {
             fail(MPI_ERR_IO, "{}: filetype {} places data at byte {}, which is not a whole number of etypes {} ({} "
@@ -399,6 +399,7 @@ void check_view_type(const dtype::Datatype& t, const char* what, const dtype::Da
         fail(MPI_ERR_IO, "{}: filetype {} has extent {}, not a whole number of etypes {} ({} bytes each), so its "
              "copies leave holes that are not (MPI-3.1 13.3)", fn, t.name, t.extent, etype->name, unit);
     }
+    return shape;
 }
 
 }  // namespace
@@ -407,6 +408,7 @@ void File::set_view(std::int64_t disp, const dtype::Datatype& etype, const dtype
                     const std::string& datarep, const char* fn) {
     const bool current = disp == MPI_DISPLACEMENT_CURRENT;
     const bool writable = (amode_ & MPI_MODE_RDONLY) == 0;
+    Shape shape;
     collectively(rt_, comm(), etype.size, current ? 1 : 0, "an etype of size (bytes)/MPI_DISPLACEMENT_CURRENT",
                  fn, [&] {
         no_split(fn);
@@ -424,7 +426,7 @@ void File::set_view(std::int64_t disp, const dtype::Datatype& etype, const dtype
         if (!current && disp < 0) fail(MPI_ERR_ARG, "{}: disp {} is negative", fn, disp);
         if (disp > (std::int64_t{1} << 62)) fail(MPI_ERR_ARG, "{}: disp {} is beyond the largest file position", fn, disp);
         check_view_type(etype, "etype", nullptr, writable, fn);
-        check_view_type(filetype, "filetype", &etype, writable, fn);
+        shape = check_view_type(filetype, "filetype", &etype, writable, fn);
     });
     // Every member is here: no shared-pointer access of the old view is
     // still running.  Rank 0 reads (MPI_DISPLACEMENT_CURRENT) and resets the
@@ -438,15 +440,8 @@ void File::set_view(std::int64_t disp, const dtype::Datatype& etype, const dtype
     disp_ = disp;
     etype_ = dtype::Ref(&etype);
     filetype_ = dtype::Ref(&filetype);
-    std::vector<dtype::Segment> runs;
-    if (!filetype.contiguous) dtype::segments(filetype, nullptr, 1, 0, filetype.size, runs);
-    runs_per_tile_ = std::max<std::int64_t>(1, static_cast<std::int64_t>(runs.size()));
-    tiles_ordered_ = true;
-    if (!runs.empty()) {
-        std::int64_t reach = 0;
-        for (const dtype::Segment& s : runs) reach = std::max(reach, at_of(s) + s.length);
-        tiles_ordered_ = at_of(runs.front()) + filetype.extent >= reach;
-    }
+    runs_per_tile_ = shape.runs;
+    tiles_ordered_ = shape.ordered;
     datarep_ = datarep;
     pos_ = 0;
     if (rank() == 0) shared_set(0, fn);
@@ -729,36 +724,27 @@ std::int64_t File::shared_access(bool write, void* buf, std::int64_t count, cons
 
 std::int64_t File::ordered(bool write, void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
     // One allgather: every member's verdict and etype count.
-    struct Mine {
-        std::int64_t cls;
-        std::int64_t etypes;
-    } mine{0, 0};
+    int cls = 0;
     std::string text;
+    std::int64_t etypes = 0;
     try {
-        mine.etypes = access_bytes(write, 0, count, type, fn) / etype_->size;
+        etypes = access_bytes(write, 0, count, type, fn) / etype_->size;
     } catch (const MpiError& e) {
-        mine.cls = e.error_class();
+        cls = e.error_class();
         text = e.what();
     }
-    std::vector<Mine> all(static_cast<std::size_t>(size()));
-    coll::allgather(rt_.coll_selection(), comm().team(), &mine, sizeof mine, all.data());
-    if (mine.cls != 0) throw MpiError(static_cast<int>(mine.cls), text);
     std::int64_t before = 0, total = 0;
+    const std::vector<Verdict> all = verdicts(rt_, comm(), cls, text, etypes, 0, fn);
     for (int r = 0; r < size(); ++r) {
-        const Mine& m = all[static_cast<std::size_t>(r)];
-        if (m.cls != 0) {
-            fail(static_cast<int>(m.cls), "{}: rank {} of the file's communicator failed in this collective call "
-                 "(its error handler reports why)", fn, r);
-        }
-        if (r < rank()) before += m.etypes;
-        total += m.etypes;
+        if (r < rank()) before += all[static_cast<std::size_t>(r)].value;
+        total += all[static_cast<std::size_t>(r)].value;
     }
     // Rank 0 moves the shared pointer past everyone's data, in rank order.
     std::int64_t base = 0;
     if (rank() == 0) base = shared_fetch_add(total, fn);
     coll::bcast(rt_.coll_selection(), comm().team(), &base, sizeof base, 0);
     return transfer(write, times(base + before, etype_->size, "the shared file pointer", fn), buf, count, type,
-                    mine.etypes * etype_->size, fn);
+                    etypes * etype_->size, fn);
 }
 
 void File::seek_shared(std::int64_t offset, int whence, const char* fn) {

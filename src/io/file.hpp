@@ -281,6 +281,24 @@ private:
 /// The file behind `handle`, or nullptr when it is not one.
 File* file_of(MPI_File handle);
 
+/// What each member of a collective file call says: its error class (0 for
+/// none) and two values of the call.
+struct Verdict {
+    std::int64_t cls;
+    std::int64_t value;
+    std::int64_t value2;
+};
+
+/// Collective over `c`: every member's verdict, so that all of them fail
+/// alike and none waits in a later collective for one that gave up.
+/// Throws this member's own error (class `cls`, text `text`), else the
+/// error of the first member that failed, naming it: "rank R of the file's
+/// communicator <failed_at> (its error handler reports why)".  Returns every
+/// member's verdict otherwise.
+std::vector<Verdict> verdicts(Runtime& rt, Communicator& c, int cls, const std::string& text, std::int64_t value,
+                              std::int64_t value2, const char* fn,
+                              const char* failed_at = "failed in this collective call");
+
 namespace detail {
 /// pread/pwrite of all `n` bytes at byte `at` (a read stops early at the
 /// end of the file); returns the bytes moved.  Throws naming `fn`.
