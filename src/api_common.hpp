@@ -187,6 +187,15 @@ struct UserErrhandler : HandleStorage {
 
 /// The user handler behind `e`, or nullptr for predefined or invalid handles.
 UserErrhandler* user_errhandler(MPI_Errhandler e);
+/// What an error handler is set on.
+enum class HandlerKind { Comm, Win, File };
+/// Whether `e` may be set on an object of `kind`: a predefined handler, or
+/// a user handler made for that kind (MPI_Comm/Win/File_create_errhandler).
+bool handler_fits(MPI_Errhandler e, HandlerKind kind);
+/// MPI_Win_set_errhandler and MPI_File_set_errhandler: puts `e` in `slot`,
+/// keeping the reference counts; MPI_ERR_ARG naming `fn` when `e` does
+/// not fit `kind`.
+void set_errhandler_slot(MPI_Errhandler& slot, MPI_Errhandler e, HandlerKind kind, const char* fn);
 /// Adds or drops a reference to a user handler (no-op for predefined ones).
 void retain(MPI_Errhandler e);
 void release(MPI_Errhandler e);

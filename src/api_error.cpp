@@ -13,14 +13,6 @@ bool predefined_handler(MPI_Errhandler e) {
     return e == MPI_ERRORS_ARE_FATAL || e == MPI_ERRORS_RETURN || e == MPI_ERRORS_ABORT;
 }
 
-/// A handler for communicators: predefined, or MPI_Comm_create_errhandler's
-/// (not a window's).
-bool valid_handler(MPI_Errhandler e) {
-    if (predefined_handler(e)) return true;
-    const UserErrhandler* u = user_errhandler(e);
-    return u != nullptr && u->fn != nullptr;
-}
-
 }  // namespace
 
 namespace {
@@ -47,7 +39,7 @@ std::string errhandler_text(MPI_Errhandler h) {
 int set_comm_errhandler(MPI_Comm comm, MPI_Errhandler errhandler, const char* fn) {
     return guard(comm, fn, [&] {
         Communicator& c = comm_of(comm, fn);
-        if (!valid_handler(errhandler)) {
+        if (!handler_fits(errhandler, HandlerKind::Comm)) {
             throw MpiError(MPI_ERR_ARG, fmt::format("{}: invalid error handler {}", fn, errhandler_text(errhandler)));
         }
         retain(errhandler);
@@ -69,6 +61,34 @@ int get_comm_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler, const char* f
 }  // namespace
 
 namespace shmpi::api {
+
+bool handler_fits(MPI_Errhandler e, HandlerKind kind) {
+    if (predefined_handler(e)) return true;
+    const UserErrhandler* u = user_errhandler(e);
+    if (u == nullptr) return false;
+    switch (kind) {
+    case HandlerKind::Comm:
+        return u->fn != nullptr;
+    case HandlerKind::Win:
+        return u->win_fn != nullptr;
+    case HandlerKind::File:
+        return u->file_fn != nullptr;
+    }
+    return false;
+}
+
+void set_errhandler_slot(MPI_Errhandler& slot, MPI_Errhandler e, HandlerKind kind, const char* fn) {
+    if (!handler_fits(e, kind)) {
+        const bool win = kind == HandlerKind::Win;
+        fail(MPI_ERR_ARG, "{}: errhandler {:#x} is not a {} error handler ({}'s, or a predefined one)", fn,
+             reinterpret_cast<std::uintptr_t>(e), win ? "window" : kind == HandlerKind::File ? "file" : "communicator",
+             win ? "MPI_Win_create_errhandler" : kind == HandlerKind::File ? "MPI_File_create_errhandler"
+                                                                          : "MPI_Comm_create_errhandler");
+    }
+    retain(e);
+    release(slot);
+    slot = e;
+}
 
 MpiError called_error(int errorcode, const char* fn) {
     const int cls = error_class_of(errorcode);

@@ -67,12 +67,12 @@ int file_guard(MPI_File fh, const char* fn, Body&& body) {
 }
 
 /// A status of an access that moved `bytes` bytes.
-void put_io_status(MPI_Status* status, std::int64_t bytes) {
-    if (status == MPI_STATUS_IGNORE) return;
+MPI_Status io_status(std::int64_t bytes) {
     MPI_Status s = empty_status();
     set_status_bytes(s, static_cast<std::uint64_t>(bytes));
-    put_status(status, s);
+    return s;
 }
+void put_io_status(MPI_Status* status, std::int64_t bytes) { put_status(status, io_status(bytes)); }
 
 /// The arguments of a data access: checked, and the datatype translated.
 const dtype::Datatype& data_args(const void* buf, int count, MPI_Datatype datatype, const char* fn) {
@@ -87,17 +87,6 @@ void not_sequential(const File& f, const char* fn) {
         fail(MPI_ERR_UNSUPPORTED_OPERATION, "{}: the file was opened with MPI_MODE_SEQUENTIAL, which allows only "
              "the shared file pointer", fn);
     }
-}
-
-/// A request already complete with an access's status (the nonblocking
-/// accesses finish in their starting call).
-MPI_Request done_request(std::int64_t bytes) {
-    p2p::Request* r = runtime().engine().new_request();
-    r->done = true;
-    r->comm_handle = MPI_COMM_WORLD;
-    r->status = empty_status();
-    set_status_bytes(r->status, static_cast<std::uint64_t>(bytes));
-    return reinterpret_cast<MPI_Request>(r);
 }
 
 /// The amode rules of 13.2.1.
@@ -149,8 +138,7 @@ void take_hints(File& f, MPI_Info info, const char* fn) {
 template <class Access>
 void start_access(MPI_Request* request, const char* fn, Access&& access) {
     need_new(request, MPI_REQUEST_NULL, "request", fn);
-    const std::int64_t bytes = access();
-    *request = done_request(bytes);
+    *request = completed_request(io_status(access()));
 }
 
 }  // namespace
@@ -661,17 +649,7 @@ int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) {
     const char* fn = "MPI_File_set_errhandler";
     return file_guard(file, fn, [&] {
         File* f = file == MPI_FILE_NULL ? nullptr : &file_arg(file, fn);
-        const UserErrhandler* u = user_errhandler(errhandler);
-        const bool predefined = errhandler == MPI_ERRORS_ARE_FATAL || errhandler == MPI_ERRORS_RETURN ||
-                                errhandler == MPI_ERRORS_ABORT;
-        if (!predefined && (u == nullptr || u->file_fn == nullptr)) {
-            fail(MPI_ERR_ARG, "{}: errhandler {:#x} is not a file error handler (MPI_File_create_errhandler's, or "
-                 "a predefined one)", fn, reinterpret_cast<std::uintptr_t>(errhandler));
-        }
-        MPI_Errhandler& slot = f != nullptr ? f->errhandler : g_default_errhandler;
-        retain(errhandler);
-        release(slot);
-        slot = errhandler;
+        set_errhandler_slot(f != nullptr ? f->errhandler : g_default_errhandler, errhandler, HandlerKind::File, fn);
     });
 }
 SHMPI_WEAK_ALIAS(File_set_errhandler);

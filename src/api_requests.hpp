@@ -96,6 +96,11 @@ inline void put_empty_status(MPI_Status* out) {
 using p2p::set_status_bytes;
 using p2p::status_bytes;
 
+/// A request that is complete already and reports `status`: for calls that
+/// finish their work before they return a request (the request-based
+/// one-sided operations, the nonblocking file accesses).
+MPI_Request completed_request(const MPI_Status& status);
+
 /// The errors of a call that completes several requests (Waitall, Testall,
 /// Waitsome, Testsome).  MPI-3.1 3.7.5: each failed request's status gets
 /// its own error code in MPI_ERROR, and the call returns MPI_ERR_IN_STATUS,

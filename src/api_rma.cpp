@@ -15,6 +15,7 @@
 #include "api_comm.hpp"
 #include "api_common.hpp"
 #include "api_info.hpp"
+#include "api_requests.hpp"
 #include "api_rma.hpp"
 #include "comm_create.hpp"
 #include "op.hpp"
@@ -91,15 +92,6 @@ const op::Op& acc_op(MPI_Op handle, const char* fn) {
              "operations only (MPI-3.1 11.3.4)", fn, reinterpret_cast<std::uintptr_t>(handle));
     }
     return o;
-}
-
-/// A request already complete, for the request-based operations (every
-/// operation is complete when its call returns: rma/window.hpp).
-MPI_Request done_request() {
-    p2p::Request* r = runtime().engine().new_request();
-    r->done = true;
-    r->comm_handle = MPI_COMM_WORLD;
-    return reinterpret_cast<MPI_Request>(r);
 }
 
 void need_passive(const Window& w, int rank, const char* fn) {
@@ -350,17 +342,7 @@ SHMPI_WEAK_ALIAS(Win_create_errhandler);
 int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
     const char* fn = "MPI_Win_set_errhandler";
     return win_guard(win, fn, [&] {
-        Window& w = win_of(win, fn);
-        const UserErrhandler* u = user_errhandler(errhandler);
-        const bool predefined = errhandler == MPI_ERRORS_ARE_FATAL || errhandler == MPI_ERRORS_RETURN ||
-                                errhandler == MPI_ERRORS_ABORT;
-        if (!predefined && (u == nullptr || u->win_fn == nullptr)) {
-            fail(MPI_ERR_ARG, "{}: errhandler {:#x} is not a window error handler (MPI_Win_create_errhandler's, or "
-                 "a predefined one)", fn, reinterpret_cast<std::uintptr_t>(errhandler));
-        }
-        retain(errhandler);
-        release(w.errhandler);
-        w.errhandler = errhandler;
+        set_errhandler_slot(win_of(win, fn).errhandler, errhandler, HandlerKind::Win, fn);
     });
 }
 SHMPI_WEAK_ALIAS(Win_set_errhandler);
@@ -489,7 +471,7 @@ int PMPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_dat
         const Window::Target t = target_arg(w, target_rank, target_disp, target_count, target_datatype, fn);
         need_passive(w, target_rank, fn);
         w.put(o, t, fn);
-        *request = done_request();
+        *request = completed_request(MPI_Status{});  // every operation is complete in its call
     });
 }
 SHMPI_WEAK_ALIAS(Rput);
@@ -505,7 +487,7 @@ int PMPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
         const Window::Target t = target_arg(w, target_rank, target_disp, target_count, target_datatype, fn);
         need_passive(w, target_rank, fn);
         w.get(o, t, fn);
-        *request = done_request();
+        *request = completed_request(MPI_Status{});  // every operation is complete in its call
     });
 }
 SHMPI_WEAK_ALIAS(Rget);
@@ -522,7 +504,7 @@ int PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype ori
         const Window::Target t = target_arg(w, target_rank, target_disp, target_count, target_datatype, fn);
         need_passive(w, target_rank, fn);
         w.accumulate(o, nullptr, t, the_op, fn);
-        *request = done_request();
+        *request = completed_request(MPI_Status{});  // every operation is complete in its call
     });
 }
 SHMPI_WEAK_ALIAS(Raccumulate);
@@ -539,7 +521,7 @@ int PMPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype
         need_passive(w, target_rank, fn);
         get_accumulate(w, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
                        target_rank, target_disp, target_count, target_datatype, op, fn);
-        *request = done_request();
+        *request = completed_request(MPI_Status{});  // every operation is complete in its call
     });
 }
 SHMPI_WEAK_ALIAS(Rget_accumulate);
