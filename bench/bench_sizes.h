@@ -1,6 +1,8 @@
 /*
  * bench_sizes.h: the --sizes option of the MPI benchmark programs
- * (pingpong.c, coll_bench.c), in one place.  Plain C, no MPI: the programs
+ * (pingpong.c, coll_bench.c, rma_bench.c, io_bench.c), and their options
+ * that name a list of things (rma_bench's --ops, io_bench's --patterns), in
+ * one place.  Plain C, no MPI: the programs
  * build with any MPI's mpicc, and this header with them.
  */
 #ifndef SHMPI_BENCH_SIZES_H
@@ -59,6 +61,33 @@ static int bench_parse_sizes(const char *prog, const char *arg, long max, long *
             return -1;
         }
         sizes[n++] = s;
+    }
+    return n > 0 ? n : -1;
+}
+
+/* Fills idx[] with the positions in names[0..count) of a comma list of
+ * names ("put,get"), each at most once per entry of `idx` (count entries).
+ * Returns how many, or -1 after printing why to stderr (prefixed with
+ * `prog` and the option `what`) unless `quiet`. */
+static inline int bench_parse_names(const char *prog, const char *what, const char *arg, const char *const *names,
+                                    int count, int *idx, int quiet) {
+    char buf[256];
+    int n = 0;
+    if (strlen(arg) >= sizeof buf) {
+        if (!quiet) fprintf(stderr, "%s: %s '%s' is too long\n", prog, what, arg);
+        return -1;
+    }
+    strcpy(buf, arg);
+    for (char *tok = strtok(buf, ","); tok != NULL; tok = strtok(NULL, ",")) {
+        int found = -1;
+        for (int k = 0; k < count; ++k) {
+            if (strcmp(tok, names[k]) == 0) found = k;
+        }
+        if (found < 0 || n == count) {
+            if (!quiet) fprintf(stderr, "%s: %s: '%s' is not one of this program's names\n", prog, what, tok);
+            return -1;
+        }
+        idx[n++] = found;
     }
     return n > 0 ? n : -1;
 }

@@ -182,29 +182,6 @@ static void usage(FILE *out, const char *argv0) {
             argv0);
 }
 
-/* Fills `idx` from a comma list of `names`; returns how many or -1. */
-static int parse_names(const char *what, const char *arg, const char *const *names, int count, int *idx) {
-    char buf[256];
-    int n = 0;
-    if (strlen(arg) >= sizeof buf) {
-        complain("io_bench: %s '%s' is too long\n", what, arg);
-        return -1;
-    }
-    strcpy(buf, arg);
-    for (char *tok = strtok(buf, ","); tok != NULL; tok = strtok(NULL, ",")) {
-        int found = -1;
-        for (int k = 0; k < count; ++k) {
-            if (strcmp(tok, names[k]) == 0) found = k;
-        }
-        if (found < 0 || n == count) {
-            complain("io_bench: %s: '%s' is not one of this program's names\n", what, tok);
-            return -1;
-        }
-        idx[n++] = found;
-    }
-    return n > 0 ? n : -1;
-}
-
 /* Returns 0 and fills `opt`, 1 for --help, -1 for a usage error. */
 static int parse_args(int argc, char **argv, struct options *opt) {
     static const long default_sizes[] = {8, 512, 4096, 65536, 1048576};
@@ -245,7 +222,7 @@ static int parse_args(int argc, char **argv, struct options *opt) {
                 }
             }
         } else if (strcmp(a, "--patterns") == 0) {
-            opt->npatterns = parse_names("--patterns", v, pattern_names, NUM_PATTERNS, opt->patterns);
+            opt->npatterns = bench_parse_names("io_bench", "--patterns", v, pattern_names, NUM_PATTERNS, opt->patterns, quiet);
             if (opt->npatterns < 0) return -1;
         } else if (strcmp(a, "--block") == 0) {
             opt->block = bench_parse_size(v, 1L << 24);

@@ -157,29 +157,6 @@ static void usage(FILE *out, const char *argv0) {
             argv0);
 }
 
-/* Fills `idx` from a comma list of `names`; returns how many or -1. */
-static int parse_names(const char *what, const char *arg, const char *const *names, int count, int *idx) {
-    char buf[256];
-    int n = 0;
-    if (strlen(arg) >= sizeof buf) {
-        complain("rma_bench: %s '%s' is too long\n", what, arg);
-        return -1;
-    }
-    strcpy(buf, arg);
-    for (char *tok = strtok(buf, ","); tok != NULL; tok = strtok(NULL, ",")) {
-        int found = -1;
-        for (int k = 0; k < count; ++k) {
-            if (strcmp(tok, names[k]) == 0) found = k;
-        }
-        if (found < 0 || n == count) {
-            complain("rma_bench: %s: '%s' is not one of this program's names\n", what, tok);
-            return -1;
-        }
-        idx[n++] = found;
-    }
-    return n > 0 ? n : -1;
-}
-
 /* Returns 0 and fills `opt`, 1 for --help, -1 for a usage error. */
 static int parse_args(int argc, char **argv, struct options *opt) {
     static const long default_sizes[] = {8, 64, 512, 4096, 32768, 262144, 1048576};
@@ -214,10 +191,10 @@ static int parse_args(int argc, char **argv, struct options *opt) {
             opt->nsizes = bench_parse_sizes("rma_bench", v, 1L << 30, opt->sizes, MAX_SIZES, quiet);
             if (opt->nsizes <= 0) return -1;
         } else if (strcmp(a, "--ops") == 0) {
-            opt->nops = parse_names("--ops", v, op_names, NUM_OPS, opt->ops);
+            opt->nops = bench_parse_names("rma_bench", "--ops", v, op_names, NUM_OPS, opt->ops, quiet);
             if (opt->nops < 0) return -1;
         } else if (strcmp(a, "--windows") == 0) {
-            opt->nflavors = parse_names("--windows", v, flavor_names, NUM_FLAVORS, opt->flavors);
+            opt->nflavors = bench_parse_names("rma_bench", "--windows", v, flavor_names, NUM_FLAVORS, opt->flavors, quiet);
             if (opt->nflavors < 0) return -1;
         } else if (strcmp(a, "--iters") == 0) {
             opt->iters = atol(v);
