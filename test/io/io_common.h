@@ -41,6 +41,21 @@ static inline void io_path(MPI_Comm comm, const char *prog, int n, char *path)
     CHECK_MPI(MPI_Bcast(path, IO_PATH_MAX, MPI_CHAR, 0, comm));
 }
 
+/* MPI_File_open of `path` on `comm` with MPI_MODE_CREATE | MPI_MODE_RDWR |
+ * MPI_MODE_DELETE_ON_CLOSE: a scratch file that goes when it is closed. */
+static inline void io_open_temp(MPI_Comm comm, const char *path, MPI_File *fh)
+{
+    CHECK_MPI(MPI_File_open(comm, path, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
+                            MPI_INFO_NULL, fh));
+}
+
+/* io_path(), then io_open_temp() of that name. */
+static inline void io_open_scratch(MPI_Comm comm, const char *prog, char *path, MPI_File *fh)
+{
+    io_path(comm, prog, 0, path);
+    io_open_temp(comm, path, fh);
+}
+
 /* EXPECT_CLASS(call, cls): the call must fail with an error of class cls. */
 #define EXPECT_CLASS(call, cls) io_expect_class((call), (cls), #call, __FILE__, __LINE__)
 

@@ -48,9 +48,7 @@ static void atomic_mode(const char *path)
     const int rank = world_rank(), n = world_size();
     MPI_File fh;
     MPI_Status st;
-    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path,
-                            MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
-                            MPI_INFO_NULL, &fh));
+    io_open_temp(MPI_COMM_WORLD, path, &fh);
     int flag = -1;
     CHECK_MPI(MPI_File_get_atomicity(fh, &flag));
     CHECKF(flag == 0, "a new file is in atomic mode (%d)", flag); /* 13.6.1: nonatomic */

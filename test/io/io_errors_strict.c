@@ -40,11 +40,8 @@ int main(int argc, char **argv)
 {
     CHECK_MPI(MPI_Init(&argc, &argv));
     char path[IO_PATH_MAX];
-    io_path(MPI_COMM_WORLD, "io_errors_strict", 0, path);
     MPI_File fh;
-    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path,
-                            MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
-                            MPI_INFO_NULL, &fh));
+    io_open_scratch(MPI_COMM_WORLD, "io_errors_strict", path, &fh);
     MPI_Datatype three, holed;
     CHECK_MPI(MPI_Type_contiguous(3, MPI_INT, &three));
     CHECK_MPI(MPI_Type_commit(&three));

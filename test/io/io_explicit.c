@@ -39,11 +39,8 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Init(&argc, &argv));
     const int rank = world_rank(), n = world_size();
     char path[IO_PATH_MAX];
-    io_path(MPI_COMM_WORLD, "io_explicit", 0, path);
     MPI_File fh;
-    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path,
-                            MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
-                            MPI_INFO_NULL, &fh));
+    io_open_scratch(MPI_COMM_WORLD, "io_explicit", path, &fh);
     const MPI_Offset base = (MPI_Offset)rank * REGION;
     MPI_Status st;
 

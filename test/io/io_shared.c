@@ -64,12 +64,9 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Init(&argc, &argv));
     const int rank = world_rank(), n = world_size();
     char path[IO_PATH_MAX];
-    io_path(MPI_COMM_WORLD, "io_shared", 0, path);
     MPI_File fh;
     MPI_Status st;
-    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path,
-                            MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
-                            MPI_INFO_NULL, &fh));
+    io_open_scratch(MPI_COMM_WORLD, "io_shared", path, &fh);
     CHECK(pos_shared(fh) == 0);
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD)); /* all have looked before anyone writes */
 

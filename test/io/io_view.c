@@ -245,9 +245,7 @@ static void subarray(const char *path)
 
     MPI_File fh;
     MPI_Status st;
-    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path,
-                            MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
-                            MPI_INFO_NULL, &fh));
+    io_open_temp(MPI_COMM_WORLD, path, &fh);
     CHECK_MPI(MPI_File_set_view(fh, SDISP, MPI_INT, sub, "native", MPI_INFO_NULL));
     const int mine = ls[0] * ls[1];
     int *loc = check_malloc((size_t)mine * sizeof(int));
@@ -293,9 +291,7 @@ static void doubles(const char *path)
     const int rank = world_rank(), n = world_size();
     MPI_File fh;
     MPI_Status st;
-    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path,
-                            MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
-                            MPI_INFO_NULL, &fh));
+    io_open_temp(MPI_COMM_WORLD, path, &fh);
     const MPI_Offset disp = DDISP + (MPI_Offset)rank * M * 8;
     CHECK_MPI(MPI_File_set_view(fh, disp, MPI_DOUBLE, MPI_DOUBLE, "native", MPI_INFO_NULL));
     double d[M], e[M];
