@@ -37,6 +37,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -352,6 +353,31 @@ std::int64_t external32_size(const Datatype& type, std::int64_t count, const cha
 void pack_external32(const Datatype& type, const void* buf, std::int64_t count, std::byte* out, const char* fn);
 /// Reads `count` elements in external32 from `in` into `buf`.
 void unpack_external32(const Datatype& type, const std::byte* in, void* buf, std::int64_t count, const char* fn);
+/// Bytes one value of the basic type `basic` takes in external32.
+std::int64_t external32_value_size(const Datatype& basic);
+/// Reads the first `values` basic values of a stream of elements of `type`
+/// in external32 from `in` into the elements at `buf` (the last element
+/// may be left partly filled).
+void unpack_external32_values(const Datatype& type, const std::byte* in, void* buf, std::int64_t values,
+                              const char* fn);
+
+// ---------------------------------------------------------------- rebuilding
+
+/// `t` made again by the constructors its envelope names, with each
+/// predefined data type in it replaced by `replace(that type)`; committed,
+/// with no user handle.  Displacements counted in old types (contiguous,
+/// vector, indexed, indexed_block, subarray, darray) scale with the new
+/// old types; displacements and bounds in bytes (hvector, hindexed,
+/// hindexed_block, struct, resized) stay as the user gave them.  This is
+/// how a file data representation lays out a view's types (MPI-3.1 13.5:
+/// "MPI will scale any displacements in the datatypes to match the file
+/// data representation" for the portable ones).  MPI_LB and MPI_UB stay
+/// themselves; a predefined `t` is replace(t).  Throws what the
+/// constructors throw, naming `fn`.
+Ref rebuild(const Datatype& t, const std::function<Ref(const Datatype&)>& replace, const char* fn);
+/// Holds a type a constructor made for the library's own use: no user
+/// handle, one reference (the returned one), committed.
+Ref adopt_internal(Datatype* made);
 
 // ----------------------------------------------------------------- counting
 
