@@ -1439,8 +1439,8 @@ int PMPI_Win_sync(MPI_Win win);
 
 /* ---- parallel I/O (MPI-3.1 chapter 13) ----
  * Files on this machine's file systems, opened by every rank of a
- * communicator.  Data representations "native" and "internal" (the same);
- * "external32" and MPI_Register_datarep are not offered.  Nonblocking and
+ * communicator.  Data representations "native" and "internal" (the same),
+ * "external32", and those MPI_Register_datarep defines.  Nonblocking and
  * split collective accesses are complete when their starting call
  * returns. */
 #define MPI_MODE_CREATE 1
@@ -1460,6 +1460,10 @@ int PMPI_Win_sync(MPI_Win win);
 
 typedef void MPI_File_errhandler_function(MPI_File *file, int *errcode, ...);
 typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
+typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype, int count, void *filebuf,
+                                            MPI_Offset position, void *extra_state);
+typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint *file_extent, void *extra_state);
+#define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function *)0)
 
 int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh);
 int MPI_File_close(MPI_File *fh);
@@ -1513,6 +1517,7 @@ int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status);
 int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype);
 int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status);
 int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent);
+int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
 int MPI_File_set_atomicity(MPI_File fh, int flag);
 int MPI_File_get_atomicity(MPI_File fh, int *flag);
 int MPI_File_sync(MPI_File fh);
@@ -1573,6 +1578,7 @@ int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status);
 int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype);
 int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status);
 int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent);
+int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
 int PMPI_File_set_atomicity(MPI_File fh, int flag);
 int PMPI_File_get_atomicity(MPI_File fh, int *flag);
 int PMPI_File_sync(MPI_File fh);

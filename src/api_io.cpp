@@ -196,6 +196,26 @@ int PMPI_File_delete(const char* filename, MPI_Info info) {
 }
 SHMPI_WEAK_ALIAS(File_delete);
 
+int PMPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn,
+                          MPI_Datarep_conversion_function* write_conversion_fn,
+                          MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state) {
+    const char* fn = "MPI_Register_datarep";
+    // Not about a file: errors go to MPI_FILE_NULL's handler, as ROMIO's do.
+    return file_guard(MPI_FILE_NULL, fn, [&] {
+        need(datarep, "datarep", fn);
+        const std::string name = datarep;
+        if (name.empty() || name.size() >= MPI_MAX_DATAREP_STRING) {
+            fail(MPI_ERR_ARG, "{}: datarep \"{}\" has {} characters; a name has 1 to {} (MPI_MAX_DATAREP_STRING - 1)",
+                 fn, name, name.size(), MPI_MAX_DATAREP_STRING - 1);
+        }
+        if (dtype_file_extent_fn == nullptr) {
+            fail(MPI_ERR_ARG, "{}: dtype_file_extent_fn is NULL; a data representation needs one", fn);
+        }
+        io::Datarep::add(name, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state, fn);
+    });
+}
+SHMPI_WEAK_ALIAS(Register_datarep);
+
 int PMPI_File_set_size(MPI_File fh, MPI_Offset size) {
     const char* fn = "MPI_File_set_size";
     return file_guard(fh, fn, [&] {
@@ -316,10 +336,10 @@ SHMPI_WEAK_ALIAS(File_get_byte_offset);
 int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent) {
     const char* fn = "MPI_File_get_type_extent";
     return file_guard(fh, fn, [&] {
-        file_arg(fh, fn);
+        const File& f = file_arg(fh, fn);
         const dtype::Datatype& t = any_type(datatype, fn);
         need(extent, "extent", fn);
-        *extent = static_cast<MPI_Aint>(t.extent);  // "native": as in memory
+        *extent = static_cast<MPI_Aint>(f.type_extent(t, fn));
     });
 }
 SHMPI_WEAK_ALIAS(File_get_type_extent);

@@ -136,7 +136,9 @@ File::File(Runtime& rt, std::unique_ptr<Communicator> comm) : rt_(rt) {
     shared_ = rma::Window::create(rt, std::move(comm), rma::Flavor::Allocate, nullptr, me == 0 ? 8 : 0, 8, false,
                                   "MPI_File_open");
     etype_ = dtype::Ref(&dtype::byte_type());
-    filetype_ = dtype::Ref(&dtype::byte_type());
+    filetype_ = etype_;
+    view_etype_ = etype_;
+    view_filetype_ = etype_;
 }
 
 File::~File() {
@@ -342,12 +344,14 @@ struct Shape {
     bool ordered = true;    ///< each copy starts past the data of the one before
 };
 
-Shape check_view_type(const dtype::Datatype& t, const char* what, const dtype::Datatype* etype, bool writable,
-                      const char* fn) {
-    if (t.size <= 0) fail(MPI_ERR_ARG, "{}: {} {} holds no data", fn, what, t.name);
+/// `t` and `etype` are as they lie in the file; messages name the types the
+/// user gave (`tname`, `ename`).
+Shape check_view_type(const dtype::Datatype& t, const char* what, const char* tname, const dtype::Datatype* etype,
+                      const char* ename, bool writable, const char* fn) {
+    if (t.size <= 0) fail(MPI_ERR_ARG, "{}: {} {} holds no data", fn, what, tname);
     if (etype != nullptr && t.size % etype->size != 0) {
         fail(MPI_ERR_ARG, "{}: filetype {} holds {} bytes, not a whole number of etypes {} ({} bytes each)", fn,
-             t.name, t.size, etype->name, etype->size);
+             tname, t.size, ename, etype->size);
     }
     std::vector<dtype::Segment> runs;
     dtype::segments(t, nullptr, 1, 0, t.size, runs);
@@ -359,15 +363,15 @@ Shape check_view_type(const dtype::Datatype& t, const char* what, const dtype::D
         const std::int64_t at = at_of(s);
         if (at < 0) {
             fail(MPI_ERR_IO, "{}: {} {} places data at byte {}: the displacements of a view's types must be "
-                 "nonnegative (MPI-3.1 13.3)", fn, what, t.name, at);
+                 "nonnegative (MPI-3.1 13.3)", fn, what, tname, at);
         }
         if (at < prev_at) {
             fail(MPI_ERR_IO, "{}: {} {} places data at byte {} after data at byte {}: the displacements of a "
-                 "view's types must be monotonically nondecreasing (MPI-3.1 13.3)", fn, what, t.name, at, prev_at);
+                 "view's types must be monotonically nondecreasing (MPI-3.1 13.3)", fn, what, tname, at, prev_at);
         }
         if (writable && at < prev_end) {
             fail(MPI_ERR_IO, "{}: {} {} has overlapping data (bytes {} to {} again): a file opened for writing "
-                 "takes no overlapping etype or filetype (MPI-3.1 13.3)", fn, what, t.name, at, prev_end);
+                 "takes no overlapping etype or filetype (MPI-3.1 13.3)", fn, what, tname, at, prev_end);
         }
         prev_at = at;
         prev_end = std::max(prev_end, at + s.length);
@@ -380,7 +384,7 @@ Shape check_view_type(const dtype::Datatype& t, const char* what, const dtype::D
     // makes such filetypes for accesses of a single copy.)
     if (t.extent <= 0) {
         fail(MPI_ERR_IO, "{}: filetype {} has extent {}, so its copies, which tile the file, would not move "
-             "forward", fn, t.name, t.extent);
+             "forward", fn, tname, t.extent);
     }
     // "The extent of any hole in the filetype must be a multiple of the
     // etype's extent": with an etype that is one run of bytes, every run of
@@ -392,12 +396,12 @@ Shape check_view_type(const dtype::Datatype& t, const char* what, const dtype::D
     for (const dtype::Segment& s : runs) {
         if ((at_of(s) - t.lb) % unit != 0) {
             fail(MPI_ERR_IO, "{}: filetype {} places data at byte {}, which is not a whole number of etypes {} ({} "
-                 "bytes each) from its lower bound (MPI-3.1 13.3)", fn, t.name, at_of(s), etype->name, unit);
+                 "bytes each) from its lower bound (MPI-3.1 13.3)", fn, tname, at_of(s), ename, unit);
         }
     }
     if (t.extent % unit != 0) {
         fail(MPI_ERR_IO, "{}: filetype {} has extent {}, not a whole number of etypes {} ({} bytes each), so its "
-             "copies leave holes that are not (MPI-3.1 13.3)", fn, t.name, t.extent, etype->name, unit);
+             "copies leave holes that are not (MPI-3.1 13.3)", fn, tname, t.extent, ename, unit);
     }
     return shape;
 }
@@ -408,26 +412,53 @@ void File::set_view(std::int64_t disp, const dtype::Datatype& etype, const dtype
                     const std::string& datarep, const char* fn) {
     const bool current = disp == MPI_DISPLACEMENT_CURRENT;
     const bool writable = (amode_ & MPI_MODE_RDONLY) == 0;
+    // This member's checks, with the types laid out in the representation.
     Shape shape;
-    collectively(rt_, comm(), etype.size, current ? 1 : 0, "an etype of size (bytes)/MPI_DISPLACEMENT_CURRENT",
-                 fn, [&] {
+    const Datarep* rep = nullptr;
+    dtype::Ref et, ft;
+    int cls = 0;
+    std::string text;
+    try {
         no_split(fn);
-        if (datarep == "external32") {
-            fail(MPI_ERR_UNSUPPORTED_DATAREP, "{}: datarep \"external32\" is not supported by shmpi (its files are "
-                 "in \"native\" or \"internal\", which are the same)", fn);
-        }
-        if (datarep != "native" && datarep != "internal") {
+        rep = Datarep::find(datarep);
+        if (rep == nullptr) {
             fail(MPI_ERR_UNSUPPORTED_DATAREP, "{}: datarep \"{}\" is not a data representation shmpi knows "
-                 "(\"native\", \"internal\")", fn, datarep);
+                 "(\"native\", \"internal\", \"external32\", or one MPI_Register_datarep defined)", fn, datarep);
         }
         if (current && (amode_ & MPI_MODE_SEQUENTIAL) == 0) {
             fail(MPI_ERR_ARG, "{}: disp MPI_DISPLACEMENT_CURRENT needs a file opened with MPI_MODE_SEQUENTIAL", fn);
         }
         if (!current && disp < 0) fail(MPI_ERR_ARG, "{}: disp {} is negative", fn, disp);
         if (disp > (std::int64_t{1} << 62)) fail(MPI_ERR_ARG, "{}: disp {} is beyond the largest file position", fn, disp);
-        check_view_type(etype, "etype", nullptr, writable, fn);
-        shape = check_view_type(filetype, "filetype", &etype, writable, fn);
-    });
+        et = rep->layout(etype, fn);
+        ft = rep->layout(filetype, fn);
+        check_view_type(*et, "etype", etype.name, nullptr, nullptr, writable, fn);
+        shape = check_view_type(*ft, "filetype", filetype.name, et.get(), etype.name, writable, fn);
+    } catch (const MpiError& e) {
+        cls = e.error_class();
+        text = e.what();
+    }
+    // Every member's verdict; the representation and the size of the etype
+    // in it must be the same on all (13.3), and so must the use of
+    // MPI_DISPLACEMENT_CURRENT.
+    const std::int64_t esize = et ? et->size : 0;
+    const auto said = static_cast<std::int64_t>(std::hash<std::string>{}(datarep) >> 2) * 2 + (current ? 1 : 0);
+    const std::vector<Verdict> all = verdicts(rt_, comm(), cls, text, esize, said, fn);
+    for (std::size_t r = 0; r < all.size(); ++r) {
+        if ((all[r].value2 ^ said) >> 1 != 0) {
+            fail(MPI_ERR_NOT_SAME, "{}: rank {} passed datarep \"{}\", rank {} another one: every member must pass the "
+                 "same", fn, rank(), datarep, r);
+        }
+        if (all[r].value2 != said) {
+            fail(MPI_ERR_NOT_SAME, "{}: rank {} passed disp {}, rank {} {}: every member or none must pass "
+                 "MPI_DISPLACEMENT_CURRENT", fn, rank(), current ? "MPI_DISPLACEMENT_CURRENT" : "of bytes", r,
+                 current ? "bytes" : "MPI_DISPLACEMENT_CURRENT");
+        }
+        if (all[r].value != esize) {
+            fail(MPI_ERR_NOT_SAME, "{}: rank {} passed an etype of {} bytes in the file (datarep \"{}\"), rank {} one "
+                 "of {}: every member must pass the same", fn, rank(), esize, datarep, r, all[r].value);
+        }
+    }
     // Every member is here: no shared-pointer access of the old view is
     // still running.  Rank 0 reads (MPI_DISPLACEMENT_CURRENT) and resets the
     // shared pointer, and the allgather at the end publishes it.
@@ -438,20 +469,26 @@ void File::set_view(std::int64_t disp, const dtype::Datatype& etype, const dtype
         disp = at;
     }
     disp_ = disp;
-    etype_ = dtype::Ref(&etype);
-    filetype_ = dtype::Ref(&filetype);
+    etype_ = std::move(et);
+    filetype_ = std::move(ft);
+    view_etype_ = dtype::Ref(&etype);
+    view_filetype_ = dtype::Ref(&filetype);
+    rep_ = rep;
     runs_per_tile_ = shape.runs;
     tiles_ordered_ = shape.ordered;
-    datarep_ = datarep;
     pos_ = 0;
     if (rank() == 0) shared_set(0, fn);
     // Whether any member's new view has small runs; the allgather also
     // publishes the reset shared pointer (no member goes on before rank 0
     // has reset it).
     std::vector<std::int32_t> small(static_cast<std::size_t>(size()));
-    const std::int32_t mine = small_runs(filetype, runs_per_tile_) ? 1 : 0;
+    const std::int32_t mine = small_runs(*filetype_, runs_per_tile_) ? 1 : 0;
     coll::allgather(rt_.coll_selection(), comm().team(), &mine, sizeof mine, small.data());
     views_small_ = std::find(small.begin(), small.end(), 1) != small.end();
+}
+
+std::int64_t File::type_extent(const dtype::Datatype& type, const char* fn) const {
+    return rep_->layout(type, fn)->extent;
 }
 
 std::int64_t File::file_position(std::int64_t p) const {
@@ -495,6 +532,11 @@ std::int64_t File::end_offset(const char* fn) const {
 
 std::int64_t File::access_bytes(bool write, std::int64_t offset, std::int64_t count, const dtype::Datatype& type,
                                 const char* fn) const {
+    if (prior_) {
+        const MpiError e = *prior_;
+        prior_.reset();
+        throw e;
+    }
     if (write && (amode_ & MPI_MODE_RDONLY) != 0) fail(MPI_ERR_READ_ONLY, "{}: the file was opened MPI_MODE_RDONLY", fn);
     if (!write && (amode_ & MPI_MODE_WRONLY) != 0) {
         fail(MPI_ERR_ACCESS, "{}: the file was opened MPI_MODE_WRONLY, and cannot be read", fn);
@@ -503,7 +545,7 @@ std::int64_t File::access_bytes(bool write, std::int64_t offset, std::int64_t co
     const std::int64_t bytes = count * type.size;  // the C boundary checked that it fits
     if (bytes % etype_->size != 0) {
         fail(MPI_ERR_TYPE, "{}: {} elements of {} hold {} bytes, not a whole number of the view's etype {} ({} bytes "
-             "each)", fn, count, type.name, bytes, etype_->name, etype_->size);
+             "each)", fn, count, type.name, bytes, view_etype_->name, etype_->size);
     }
     // The access's last byte must have a file position that fits 64 bits.
     const std::int64_t start = times(offset, etype_->size, "offset", fn);
@@ -643,41 +685,64 @@ std::int64_t File::transfer(bool write, std::int64_t start, void* buf, std::int6
     return done;
 }
 
-std::int64_t File::read_at(std::int64_t offset, void* buf, std::int64_t count, const dtype::Datatype& type,
-                           const char* fn) {
-    const std::int64_t bytes = access_bytes(false, offset, count, type, fn);
-    return transfer(false, offset * etype_->size, buf, count, type, bytes, fn);
+std::int64_t File::access(Via via, bool write, std::int64_t offset, void* buf, std::int64_t count,
+                          const dtype::Datatype& type, const char* fn) {
+    if (rep_->native()) return move(via, write, offset, buf, count, type, fn);
+    // The data in the file's representation goes through conv_.  An error
+    // converting it, in a collective access, is raised among the access's
+    // own checks (access_bytes()), where every member learns it.
+    const bool collective = via == Via::AtAll || via == Via::PointerAll || via == Via::Ordered;
+    struct Forget {  // an error a check before access_bytes() raised instead must not stay for the next access
+        std::optional<MpiError>& prior;
+        ~Forget() { prior.reset(); }
+    } forget{prior_};
+    std::int64_t bytes = 0;
+    try {
+        bytes = rep_->file_bytes(type, count, fn);
+        if (bytes % etype_->size != 0) {
+            fail(MPI_ERR_TYPE, "{}: {} elements of {} take {} bytes in datarep \"{}\", not a whole number of the "
+                 "view's etype {} ({} bytes each)", fn, count, type.name, bytes, rep_->name(), view_etype_->name,
+                 etype_->size);
+        }
+        if (conv_.size() < static_cast<std::size_t>(bytes)) conv_.resize(static_cast<std::size_t>(bytes));
+        if (write) rep_->to_file(type, buf, count, conv_.data(), fn);
+    } catch (const MpiError& e) {
+        if (!collective) throw;
+        prior_ = e;
+        bytes = 0;
+    }
+    const std::int64_t moved = move(via, write, offset, conv_.data(), bytes, dtype::byte_type(), fn);
+    if (write) return count * type.size;
+    return rep_->from_file(type, buf, conv_.data(), moved, fn);
 }
 
-std::int64_t File::write_at(std::int64_t offset, const void* buf, std::int64_t count, const dtype::Datatype& type,
-                            const char* fn) {
-    const std::int64_t bytes = access_bytes(true, offset, count, type, fn);
-    return transfer(true, offset * etype_->size, const_cast<void*>(buf), count, type, bytes, fn);
-}
-
-std::int64_t File::read(void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
-    const std::int64_t got = read_at(pos_, buf, count, type, fn);
-    // Past what was read (13.4.3), a partial etype at the end of the file counted whole.
-    pos_ += (got + etype_->size - 1) / etype_->size;
-    return got;
-}
-
-std::int64_t File::write(const void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
-    const std::int64_t put = write_at(pos_, buf, count, type, fn);
-    pos_ += put / etype_->size;
-    return put;
-}
-
-std::int64_t File::read_all(void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
-    const std::int64_t got = access_all(false, pos_, buf, count, type, fn);
-    pos_ += (got + etype_->size - 1) / etype_->size;
-    return got;
-}
-
-std::int64_t File::write_all(const void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
-    const std::int64_t put = access_all(true, pos_, const_cast<void*>(buf), count, type, fn);
-    pos_ += put / etype_->size;
-    return put;
+std::int64_t File::move(Via via, bool write, std::int64_t offset, void* buf, std::int64_t count,
+                        const dtype::Datatype& type, const char* fn) {
+    std::int64_t moved = 0;
+    switch (via) {
+    case Via::At: {
+        const std::int64_t bytes = access_bytes(write, offset, count, type, fn);  // (offset checked first)
+        return transfer(write, offset * etype_->size, buf, count, type, bytes, fn);
+    }
+    case Via::AtAll:
+        return access_all(write, offset, buf, count, type, fn);
+    case Via::Pointer: {
+        const std::int64_t bytes = access_bytes(write, pos_, count, type, fn);
+        moved = transfer(write, pos_ * etype_->size, buf, count, type, bytes, fn);
+        break;
+    }
+    case Via::PointerAll:
+        moved = access_all(write, pos_, buf, count, type, fn);
+        break;
+    case Via::Shared:
+        return shared_access(write, buf, count, type, fn);
+    case Via::Ordered:
+        return ordered(write, buf, count, type, fn);
+    }
+    // Past the data (13.4.3); a read's partial etype at the end of the file
+    // counts whole.
+    pos_ += (moved + etype_->size - 1) / etype_->size;
+    return moved;
 }
 
 void File::seek(std::int64_t offset, int whence, const char* fn) {

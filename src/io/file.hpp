@@ -16,7 +16,11 @@
 // etypes of that stream.  A stream byte is mapped to its file position by
 // tile (stream byte / filetype size) and by dtype::segments() inside the
 // tile, so any filetype the datatype engine takes works, with no flattened
-// copy kept.  Data representations "native" and "internal" (the same here).
+// copy kept.  Data representations (datarep.hpp): in "native" and
+// "internal" (the same here) the view's types are the file's layout and
+// the data stream is the buffer's; in any other, the view's types are
+// rebuilt for the file's value sizes (etype_ and filetype_ below), and an
+// access converts the buffer to or from the representation's stream.
 //
 // The shared file pointer (13.4.4) lives in a window (rma/window.hpp) of 8
 // bytes at rank 0, which every member keeps locked (MPI_Win_lock_all) from
@@ -37,13 +41,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "communicator.hpp"
 #include "dtype/datatype.hpp"
+#include "errors.hpp"
 #include "handle_storage.hpp"
+#include "io/datarep.hpp"
 
 namespace shmpi {
 class Runtime;
@@ -107,54 +114,74 @@ public:
     void set_view(std::int64_t disp, const dtype::Datatype& etype, const dtype::Datatype& filetype,
                   const std::string& datarep, const char* fn);
     std::int64_t view_disp() const { return disp_; }
-    const dtype::Datatype& etype() const { return *etype_; }
-    const dtype::Datatype& filetype() const { return *filetype_; }
-    const std::string& datarep() const { return datarep_; }
+    /// The etype and filetype MPI_File_set_view was given.
+    const dtype::Datatype& etype() const { return *view_etype_; }
+    const dtype::Datatype& filetype() const { return *view_filetype_; }
+    const std::string& datarep() const { return rep_->name(); }
+    /// MPI_File_get_type_extent: the extent of `type` in the view's data
+    /// representation.
+    std::int64_t type_extent(const dtype::Datatype& type, const char* fn) const;
     /// MPI_File_get_byte_offset: the absolute byte of view offset `offset`.
     std::int64_t byte_offset(std::int64_t offset, const char* fn) const;
 
     // ---- data access ----
-    /// Reads or writes `count` elements of `type` at `buf` starting at view
-    /// offset `offset` (etypes).  Returns the bytes moved: all of them for
-    /// a write, fewer for a read that reaches the end of the file.
+    /// How an access finds its place in the file: at an explicit offset,
+    /// at the individual file pointer (which moves past the data), or at
+    /// the shared one; and whether every member takes part (the _all and
+    /// _ordered calls).
+    enum class Via : std::uint8_t { At, AtAll, Pointer, PointerAll, Shared, Ordered };
+    /// Reads or writes `count` elements of `type` at `buf`, at view offset
+    /// `offset` (etypes) for Via::At and AtAll.  Returns the bytes of the
+    /// buffer's stream moved: all of them for a write, fewer for a read
+    /// that reaches the end of the file.  The collective forms use
+    /// two-phase I/O when the views scatter small runs
+    /// (io/collective.cpp), and every member learns every member's errors.
+    std::int64_t access(Via via, bool write, std::int64_t offset, void* buf, std::int64_t count,
+                        const dtype::Datatype& type, const char* fn);
     std::int64_t read_at(std::int64_t offset, void* buf, std::int64_t count, const dtype::Datatype& type,
-                         const char* fn);
+                         const char* fn) {
+        return access(Via::At, false, offset, buf, count, type, fn);
+    }
     std::int64_t write_at(std::int64_t offset, const void* buf, std::int64_t count, const dtype::Datatype& type,
-                          const char* fn);
-    /// The collective forms (the _all calls): two-phase I/O when the views
-    /// scatter small runs (io/collective.cpp), else each member's own
-    /// access.  Collective: every member learns every member's errors.
+                          const char* fn) {
+        return access(Via::At, true, offset, const_cast<void*>(buf), count, type, fn);
+    }
     std::int64_t read_at_all(std::int64_t offset, void* buf, std::int64_t count, const dtype::Datatype& type,
                              const char* fn) {
-        return access_all(false, offset, buf, count, type, fn);
+        return access(Via::AtAll, false, offset, buf, count, type, fn);
     }
     std::int64_t write_at_all(std::int64_t offset, const void* buf, std::int64_t count,
                               const dtype::Datatype& type, const char* fn) {
-        return access_all(true, offset, const_cast<void*>(buf), count, type, fn);
+        return access(Via::AtAll, true, offset, const_cast<void*>(buf), count, type, fn);
     }
-    std::int64_t read_all(void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn);
-    std::int64_t write_all(const void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn);
-    /// The same through the individual file pointer, which moves past the
-    /// data accessed.
-    std::int64_t read(void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn);
-    std::int64_t write(const void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn);
-    /// MPI_File_seek; MPI_File_get_position.
-    void seek(std::int64_t offset, int whence, const char* fn);
-    std::int64_t position() const { return pos_; }
-    /// Through the shared file pointer, independent.
+    std::int64_t read(void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
+        return access(Via::Pointer, false, 0, buf, count, type, fn);
+    }
+    std::int64_t write(const void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
+        return access(Via::Pointer, true, 0, const_cast<void*>(buf), count, type, fn);
+    }
+    std::int64_t read_all(void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
+        return access(Via::PointerAll, false, 0, buf, count, type, fn);
+    }
+    std::int64_t write_all(const void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
+        return access(Via::PointerAll, true, 0, const_cast<void*>(buf), count, type, fn);
+    }
     std::int64_t read_shared(void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
-        return shared_access(false, buf, count, type, fn);
+        return access(Via::Shared, false, 0, buf, count, type, fn);
     }
     std::int64_t write_shared(const void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
-        return shared_access(true, const_cast<void*>(buf), count, type, fn);
+        return access(Via::Shared, true, 0, const_cast<void*>(buf), count, type, fn);
     }
     /// Through the shared file pointer, collective, in rank order.
     std::int64_t read_ordered(void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
-        return ordered(false, buf, count, type, fn);
+        return access(Via::Ordered, false, 0, buf, count, type, fn);
     }
     std::int64_t write_ordered(const void* buf, std::int64_t count, const dtype::Datatype& type, const char* fn) {
-        return ordered(true, const_cast<void*>(buf), count, type, fn);
+        return access(Via::Ordered, true, 0, const_cast<void*>(buf), count, type, fn);
     }
+    /// MPI_File_seek; MPI_File_get_position.
+    void seek(std::int64_t offset, int whence, const char* fn);
+    std::int64_t position() const { return pos_; }
     /// MPI_File_seek_shared (collective); MPI_File_get_position_shared.
     void seek_shared(std::int64_t offset, int whence, const char* fn);
     std::int64_t position_shared(const char* fn);
@@ -186,6 +213,10 @@ private:
     /// The mode SHMPI_IO_COLL asks for; throws naming `fn` for a value that
     /// is none.
     static int coll_mode_from_environment(const char* fn);
+    /// access() in the file's own stream: `buf`, `count` and `type` are
+    /// the data as the file holds it.  Returns the file bytes moved.
+    std::int64_t move(Via via, bool write, std::int64_t offset, void* buf, std::int64_t count,
+                      const dtype::Datatype& type, const char* fn);
     std::int64_t access_all(bool write, std::int64_t offset, void* buf, std::int64_t count,
                             const dtype::Datatype& type, const char* fn);
     /// Two-phase I/O of an access of `bytes` stream bytes at view byte
@@ -231,9 +262,17 @@ private:
     bool atomic_ = false;
 
     std::int64_t disp_ = 0;
+    /// The view's etype and filetype as they lie in the file: the ones
+    /// MPI_File_set_view took (view_etype_, view_filetype_) in "native",
+    /// rebuilt for the file's value sizes in other representations.
     dtype::Ref etype_;
     dtype::Ref filetype_;
-    std::string datarep_ = "native";
+    dtype::Ref view_etype_;
+    dtype::Ref view_filetype_;
+    const Datarep* rep_ = &Datarep::native_rep();
+    /// A conversion error of a collective access, which access_bytes()
+    /// raises among the access's checks so that every member learns it.
+    mutable std::optional<MpiError> prior_;
     std::int64_t pos_ = 0;  ///< the individual file pointer, in etypes
     std::int64_t runs_per_tile_ = 1;  ///< runs of data in one filetype
     /// Each copy of the filetype starts past the data of the one before, so
@@ -257,6 +296,7 @@ private:
     std::vector<iovec> iov_;
     std::vector<std::byte> bounce_;      ///< the data stream, packed
     std::vector<std::byte> sieve_;       ///< a span of the file read at once
+    std::vector<std::byte> conv_;        ///< an access's data in a representation other than "native"
     /// Two-phase I/O's buffers (io/collective.cpp), kept from call to call:
     /// allocated afresh, the megabytes of a large access came from mmap and
     /// went back each time, and their page faults were most of its time.
