@@ -190,22 +190,28 @@ std::int64_t bulk_unit(const Datatype& type) {
     return 0;
 }
 
-/// Reverses the bytes of each `unit`-byte value of the `n` bytes at `p`.
-void swap_each(std::byte* p, std::int64_t n, std::int64_t unit) {
+/// Copies the `n` bytes at `in` to `out` (the same place, or apart),
+/// reversing the bytes of each `unit`-byte value.
+void swap_copy(std::byte* out, const std::byte* in, std::int64_t n, std::int64_t unit) {
     switch (unit) {
     case 1:
+        if (out != in) std::memcpy(out, in, static_cast<std::size_t>(n));
         return;
     case 2:
-        for (std::int64_t k = 0; k < n; k += 2) store(p + k, __builtin_bswap16(load<std::uint16_t>(p + k)));
+        for (std::int64_t k = 0; k < n; k += 2) store(out + k, __builtin_bswap16(load<std::uint16_t>(in + k)));
         return;
     case 4:
-        for (std::int64_t k = 0; k < n; k += 4) store(p + k, __builtin_bswap32(load<std::uint32_t>(p + k)));
+        for (std::int64_t k = 0; k < n; k += 4) store(out + k, __builtin_bswap32(load<std::uint32_t>(in + k)));
         return;
     case 8:
-        for (std::int64_t k = 0; k < n; k += 8) store(p + k, __builtin_bswap64(load<std::uint64_t>(p + k)));
+        for (std::int64_t k = 0; k < n; k += 8) store(out + k, __builtin_bswap64(load<std::uint64_t>(in + k)));
         return;
     default:
-        for (std::int64_t k = 0; k < n; k += unit) std::reverse(p + k, p + k + unit);
+        for (std::int64_t k = 0; k < n; k += unit) {
+            std::byte v[16];  // (units are 16 bytes at most: binary128)
+            reverse_copy(in + k, v, unit);
+            std::memcpy(out + k, v, static_cast<std::size_t>(unit));
+        }
         return;
     }
 }
@@ -213,13 +219,16 @@ void swap_each(std::byte* p, std::int64_t n, std::int64_t unit) {
 /// Unpacks the first `bytes` bytes of an external32 stream of a bulk type
 /// (bulk_unit() `unit`) into the elements at `buf`, through a small buffer.
 void bulk_unpack(const Datatype& type, const std::byte* in, void* buf, std::int64_t bytes, std::int64_t unit) {
+    const std::int64_t count = type.size > 0 ? (bytes + type.size - 1) / type.size : 0;
+    if (type.is_run(count)) {
+        swap_copy(static_cast<std::byte*>(buf) + type.true_lb, in, bytes, unit);
+        return;
+    }
     constexpr std::int64_t kStep = 64 * 1024;  // a multiple of every unit (1, 2, 4, 8, 16)
     std::vector<std::byte> tmp(static_cast<std::size_t>(std::min(kStep, bytes)));
-    const std::int64_t count = type.size > 0 ? (bytes + type.size - 1) / type.size : 0;
     for (std::int64_t done = 0; done < bytes; done += kStep) {
         const std::int64_t n = std::min(kStep, bytes - done);
-        std::memcpy(tmp.data(), in + done, static_cast<std::size_t>(n));
-        swap_each(tmp.data(), n, unit);
+        swap_copy(tmp.data(), in + done, n, unit);
         unpack(type, buf, count, done, tmp.data(), n);
     }
 }
@@ -241,7 +250,7 @@ std::int64_t external32_size(const Datatype& type, std::int64_t count, const cha
 void pack_external32(const Datatype& type, const void* buf, std::int64_t count, std::byte* out, const char* fn) {
     if (const std::int64_t unit = bulk_unit(type); unit > 0) {
         pack(type, buf, count, out);
-        swap_each(out, count * type.size, unit);
+        swap_copy(out, out, count * type.size, unit);
         return;
     }
     auto* base = static_cast<std::byte*>(const_cast<void*>(buf));
