@@ -33,6 +33,12 @@
  *            at r*size again: every operation is preceded by a collective
  *            MPI_File_seek_shared(0, MPI_SEEK_SET), which is NOT timed (each
  *            operation is timed alone and the times added up)
+ *   e32      contig's layout through a view of etype and filetype MPI_DOUBLE
+ *            in the data representation "external32" (MPI-3.1 13.5.2):
+ *            MPI_File_write_at_all / MPI_File_read_at_all of size/8 doubles,
+ *            each stored big-endian, so byte i of a rank's data lies at
+ *            byte 7 - i % 8 of its double in the file (sizes that are not
+ *            a multiple of 8 are left out)
  *
  * What it does, for each pattern and size:
  *   1. MPI_File_set_size(0) (collective) and the pattern's view.
@@ -107,8 +113,8 @@ enum {
     EXIT_MPI = 3,
 };
 
-enum pattern { PAT_CONTIG, PAT_STRIDED, PAT_INDEP, PAT_ORDERED, NUM_PATTERNS };
-static const char *const pattern_names[NUM_PATTERNS] = {"contig", "strided", "indep", "ordered"};
+enum pattern { PAT_CONTIG, PAT_STRIDED, PAT_INDEP, PAT_ORDERED, PAT_E32, NUM_PATTERNS };
+static const char *const pattern_names[NUM_PATTERNS] = {"contig", "strided", "indep", "ordered", "e32"};
 
 enum direction { DIR_WRITE, DIR_READ };
 static const char *const dir_names[2] = {"write", "read"};
@@ -166,7 +172,8 @@ static void usage(FILE *out, const char *argv0) {
             "usage: %s [options]   (any number of ranks: all of MPI_COMM_WORLD take part)\n"
             "  --patterns LIST  contig (write_at_all/read_at_all), strided (write_all/read_all\n"
             "                   through a view interleaving the ranks' blocks), indep\n"
-            "                   (write_at/read_at), ordered (write_ordered/read_ordered);\n"
+            "                   (write_at/read_at), ordered (write_ordered/read_ordered),\n"
+            "                   e32 (write_at_all/read_at_all of doubles in \"external32\");\n"
             "                   default all\n"
             "  --sizes LIST     bytes per rank per operation: a comma list (8,64,1024) or a\n"
             "                   power-of-two range MIN:MAX (default 8,512,4k,64k,1m);\n"
@@ -293,6 +300,7 @@ static uint64_t data_stamp(uint64_t k, long size, int rank, enum pattern pat) {
 
 /* The file position of byte `i` of rank `rank`'s data in a row. */
 static MPI_Offset file_pos(const struct geom *g, int rank, int nranks, long i) {
+    if (g->pat == PAT_E32) return (MPI_Offset)rank * g->size + (i - i % 8) + 7 - i % 8;
     if (g->pat != PAT_STRIDED) return (MPI_Offset)rank * g->size + i;
     return ((MPI_Offset)(i / g->block) * nranks + rank) * g->block + i % g->block;
 }
@@ -330,10 +338,19 @@ static long warmups(const struct options *opt, long size) {
 
 /* ---------------------------------------------------------------- views */
 
+/* Whether the pattern's view is not the default one. */
+static int own_view(const struct geom *g) { return g->pat == PAT_STRIDED || g->pat == PAT_E32; }
+
 /* The pattern's view: strided's interleaving filetype (returned in `ft`,
- * for the caller to free), the default view for the others. */
+ * for the caller to free), e32's doubles in external32, the default view
+ * for the others. */
 static void set_pattern_view(struct bench *b, const struct geom *g, MPI_Datatype *ft) {
     *ft = MPI_DATATYPE_NULL;
+    if (g->pat == PAT_E32) {
+        mpi_check(MPI_File_set_view(b->fh, 0, MPI_DOUBLE, MPI_DOUBLE, "external32", MPI_INFO_NULL),
+                  "MPI_File_set_view", g, b->rank);
+        return;
+    }
     if (g->pat != PAT_STRIDED) {
         mpi_check(MPI_File_set_view(b->fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL), "MPI_File_set_view",
                   g, b->rank);
@@ -393,6 +410,15 @@ static void access_once(struct bench *b, const struct geom *g, enum direction di
             } else {
                 call = "MPI_File_read_at";
                 rc = MPI_File_read_at(b->fh, at, buf, n, MPI_BYTE, st);
+            }
+            break;
+        case PAT_E32:
+            if (dir == DIR_WRITE) {
+                call = "MPI_File_write_at_all";
+                rc = MPI_File_write_at_all(b->fh, at / 8, buf, n / 8, MPI_DOUBLE, st);
+            } else {
+                call = "MPI_File_read_at_all";
+                rc = MPI_File_read_at_all(b->fh, at / 8, buf, n / 8, MPI_DOUBLE, st);
             }
             break;
         case PAT_ORDERED:
@@ -544,6 +570,10 @@ static uint64_t run_row(const struct options *opt, struct bench *b, const struct
 static int check_file(struct bench *b, const struct geom *g) {
     MPI_Offset lo = file_pos(g, b->rank, b->nranks, 0);
     MPI_Offset hi = file_pos(g, b->rank, b->nranks, g->size - 1) + 1;
+    if (g->pat == PAT_E32) { /* each double's bytes reversed: its span, in chunks of whole doubles */
+        lo = (MPI_Offset)b->rank * g->size;
+        hi = lo + g->size;
+    }
     long i = 0;
     for (MPI_Offset c = lo; c < hi; c += CHUNK) {
         int len = (int)(hi - c < CHUNK ? hi - c : CHUNK);
@@ -702,6 +732,7 @@ int main(int argc, char **argv) {
             g.size = opt.sizes[s];
             g.block = g.size < opt.block ? g.size : opt.block;
             g.nblocks = (g.size + g.block - 1) / g.block;
+            if (g.pat == PAT_E32 && g.size % 8 != 0) continue;  /* (the same on every rank) */
             MPI_Datatype ft;
             struct row w = {0, 0, 0, 0}, rd = {0, 0, 0, 0};
             long bad = 0, all = 0;
@@ -718,7 +749,7 @@ int main(int argc, char **argv) {
 
             /* 3. The file's content, every rank its own bytes. */
             MPI_Barrier(MPI_COMM_WORLD);
-            if (g.pat == PAT_STRIDED) default_view(&b, &g, &ft);
+            if (own_view(&g)) default_view(&b, &g, &ft);
             bad = w.failures + check_file(&b, &g);
             MPI_Reduce(&bad, &all, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
             if (rank == 0) {
@@ -727,14 +758,14 @@ int main(int argc, char **argv) {
             }
 
             /* 4. The read row. */
-            if (g.pat == PAT_STRIDED) set_pattern_view(&b, &g, &ft);
+            if (own_view(&g)) set_pattern_view(&b, &g, &ft);
             run_row(&opt, &b, &g, DIR_READ, last, t, &rd);
             MPI_Reduce(&rd.failures, &all, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
             if (rank == 0) {
                 failures += all;
                 print_row(&opt, &g, DIR_READ, &rd, all);
             }
-            if (g.pat == PAT_STRIDED) default_view(&b, &g, &ft);
+            if (own_view(&g)) default_view(&b, &g, &ft);
         }
     }
     mpi_check(MPI_File_close(&b.fh), "MPI_File_close", NULL, rank);
