@@ -2,15 +2,16 @@
 # io_compare.sh: parallel I/O (bench/io_bench.c: every rank writing and
 # reading its own part of one file with MPI_File_write_at_all/read_at_all,
 # write_all/read_all through a view interleaving the ranks' blocks,
-# write_at/read_at and write_ordered/read_ordered) with shmpi, MPICH and
-# Open MPI on this machine, side by side.
+# write_at/read_at, write_ordered/read_ordered, and doubles through an
+# "external32" view) with shmpi, MPICH and Open MPI on this machine, side by
+# side.
 #
 # What it does:
 #   1. Builds bench/io_bench.c with each MPI's mpicc (-O2): shmpi's
 #      build-tree mpicc (--shmpi-build DIR, default build), mpicc.mpich and
 #      mpicc.openmpi.  An MPI that is missing or fails to build is left out.
 #   2. Runs `io_bench --patterns P` at each rank count of --ranks for every
-#      pattern (contig, strided, indep, ordered), with each MPI, in rounds;
+#      pattern (contig, strided, indep, ordered, e32), with each MPI, in rounds;
 #      within a round the MPIs take turns, so slow drifts of a shared
 #      machine hit all alike.  One run per rank count and pattern, so that an
 #      MPI that fails at one pattern loses only that pattern's rows (n/a).
@@ -37,7 +38,7 @@
 #   --rounds       rounds (default 3)
 #   --mpis         a comma list of shmpi, mpich, openmpi (default all three)
 #   --ranks        a comma list of rank counts (default 2)
-#   --patterns     io_bench's --patterns (default contig,strided,indep,ordered)
+#   --patterns     io_bench's --patterns (default contig,strided,indep,ordered,e32)
 #   --sizes        io_bench's --sizes, bytes per rank (default its own: 8,512,4k,64k,1m)
 #   --block        io_bench's --block, strided's block in bytes (default its own: 64)
 #   --dir          io_bench's --dir, where the file goes (default its own: $TMPDIR or /tmp)
@@ -55,7 +56,7 @@ build=$repo/build
 rounds=3
 mpi_list=shmpi,mpich,openmpi
 ranks=2
-patterns=contig,strided,indep,ordered
+patterns=contig,strided,indep,ordered,e32
 sizes=""
 block=""
 dir=""
@@ -167,6 +168,7 @@ declare -A title=(
     [strided]="strided: MPI_File_write_all / MPI_File_read_all through a view interleaving the ranks' blocks of ${block:-64} B"
     [indep]="indep: MPI_File_write_at / MPI_File_read_at, rank r's block at r * size"
     [ordered]="ordered: MPI_File_write_ordered / MPI_File_read_ordered (the MPI_File_seek_shared before each not timed)"
+    [e32]="e32: MPI_File_write_at_all / MPI_File_read_at_all of doubles through a view in \"external32\" (big-endian in the file), rank r's block at r * size"
 )
 # One table per pattern, its rows without the "PATTERN: " prefix.
 for pat in "${pattern_list[@]}"; do
