@@ -1587,6 +1587,142 @@ int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
 int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler);
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode);
 
+
+/* ---- the tool information interface (MPI-3.1 chapter 14) ----
+ * Control variables: shmpi's settings (README, "Settings"), read-only
+ * strings; no performance variables; one category.  Error classes are the
+ * MPI-5 ABI's values. */
+#define MPI_T_ERR_CANNOT_INIT 1001
+#define MPI_T_ERR_NOT_ACCESSIBLE 1002
+#define MPI_T_ERR_NOT_INITIALIZED 1003
+#define MPI_T_ERR_NOT_SUPPORTED 1004
+#define MPI_T_ERR_MEMORY 1005
+#define MPI_T_ERR_INVALID 1006
+#define MPI_T_ERR_INVALID_INDEX 1007
+#define MPI_T_ERR_INVALID_ITEM 1008
+#define MPI_T_ERR_INVALID_SESSION 1009
+#define MPI_T_ERR_INVALID_HANDLE 1010
+#define MPI_T_ERR_INVALID_NAME 1011
+#define MPI_T_ERR_OUT_OF_HANDLES 1012
+#define MPI_T_ERR_OUT_OF_SESSIONS 1013
+#define MPI_T_ERR_CVAR_SET_NOT_NOW 1014
+#define MPI_T_ERR_CVAR_SET_NEVER 1015
+#define MPI_T_ERR_PVAR_NO_WRITE 1016
+#define MPI_T_ERR_PVAR_NO_STARTSTOP 1017
+#define MPI_T_ERR_PVAR_NO_ATOMIC 1018
+
+typedef struct MPI_ABI_T_enum *MPI_T_enum;
+typedef struct MPI_ABI_T_cvar_handle *MPI_T_cvar_handle;
+typedef struct MPI_ABI_T_pvar_handle *MPI_T_pvar_handle;
+typedef struct MPI_ABI_T_pvar_session *MPI_T_pvar_session;
+#define MPI_T_ENUM_NULL ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_ALL_HANDLES ((MPI_T_pvar_handle)1)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+
+#define MPI_T_VERBOSITY_USER_BASIC 0x09
+#define MPI_T_VERBOSITY_USER_DETAIL 0x0a
+#define MPI_T_VERBOSITY_USER_ALL 0x0c
+#define MPI_T_VERBOSITY_TUNER_BASIC 0x11
+#define MPI_T_VERBOSITY_TUNER_DETAIL 0x12
+#define MPI_T_VERBOSITY_TUNER_ALL 0x14
+#define MPI_T_VERBOSITY_MPIDEV_BASIC 0x21
+#define MPI_T_VERBOSITY_MPIDEV_DETAIL 0x22
+#define MPI_T_VERBOSITY_MPIDEV_ALL 0x24
+#define MPI_T_BIND_NO_OBJECT 0
+#define MPI_T_BIND_MPI_COMM 1
+#define MPI_T_BIND_MPI_DATATYPE 2
+#define MPI_T_BIND_MPI_ERRHANDLER 3
+#define MPI_T_BIND_MPI_FILE 4
+#define MPI_T_BIND_MPI_GROUP 5
+#define MPI_T_BIND_MPI_OP 6
+#define MPI_T_BIND_MPI_REQUEST 7
+#define MPI_T_BIND_MPI_WIN 8
+#define MPI_T_BIND_MPI_MESSAGE 9
+#define MPI_T_BIND_MPI_INFO 10
+#define MPI_T_SCOPE_CONSTANT 1
+#define MPI_T_SCOPE_READONLY 2
+#define MPI_T_SCOPE_LOCAL 3
+#define MPI_T_SCOPE_GROUP 4
+#define MPI_T_SCOPE_GROUP_EQ 5
+#define MPI_T_SCOPE_ALL 6
+#define MPI_T_SCOPE_ALL_EQ 7
+#define MPI_T_PVAR_CLASS_STATE 1
+#define MPI_T_PVAR_CLASS_LEVEL 2
+#define MPI_T_PVAR_CLASS_SIZE 3
+#define MPI_T_PVAR_CLASS_PERCENTAGE 4
+#define MPI_T_PVAR_CLASS_HIGHWATERMARK 5
+#define MPI_T_PVAR_CLASS_LOWWATERMARK 6
+#define MPI_T_PVAR_CLASS_COUNTER 7
+#define MPI_T_PVAR_CLASS_AGGREGATE 8
+#define MPI_T_PVAR_CLASS_TIMER 9
+#define MPI_T_PVAR_CLASS_GENERIC 10
+
+int MPI_T_init_thread(int required, int *provided);
+int MPI_T_finalize(void);
+int MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len);
+int MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len);
+int MPI_T_cvar_get_num(int *num_cvar);
+int MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope);
+int MPI_T_cvar_get_index(const char *name, int *cvar_index);
+int MPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count);
+int MPI_T_cvar_handle_free(MPI_T_cvar_handle *handle);
+int MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf);
+int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf);
+int MPI_T_pvar_get_num(int *num_pvar);
+int MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic);
+int MPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index);
+int MPI_T_pvar_session_create(MPI_T_pvar_session *session);
+int MPI_T_pvar_session_free(MPI_T_pvar_session *session);
+int MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count);
+int MPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle);
+int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf);
+int MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+int MPI_T_category_get_num(int *num_cat);
+int MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories);
+int MPI_T_category_get_index(const char *name, int *cat_index);
+int MPI_T_category_get_cvars(int cat_index, int len, int indices[]);
+int MPI_T_category_get_pvars(int cat_index, int len, int indices[]);
+int MPI_T_category_get_categories(int cat_index, int len, int indices[]);
+int MPI_T_category_changed(int *stamp);
+
+int PMPI_T_init_thread(int required, int *provided);
+int PMPI_T_finalize(void);
+int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len);
+int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len);
+int PMPI_T_cvar_get_num(int *num_cvar);
+int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope);
+int PMPI_T_cvar_get_index(const char *name, int *cvar_index);
+int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count);
+int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle);
+int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf);
+int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf);
+int PMPI_T_pvar_get_num(int *num_pvar);
+int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic);
+int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index);
+int PMPI_T_pvar_session_create(MPI_T_pvar_session *session);
+int PMPI_T_pvar_session_free(MPI_T_pvar_session *session);
+int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count);
+int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle);
+int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf);
+int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+int PMPI_T_category_get_num(int *num_cat);
+int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories);
+int PMPI_T_category_get_index(const char *name, int *cat_index);
+int PMPI_T_category_get_cvars(int cat_index, int len, int indices[]);
+int PMPI_T_category_get_pvars(int cat_index, int len, int indices[]);
+int PMPI_T_category_get_categories(int cat_index, int len, int indices[]);
+int PMPI_T_category_changed(int *stamp);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,12 +11,18 @@ namespace {
 
 // Codes are class + kStride * slot, slot 1..kSlots; every code stays below
 // MPI_ERR_LASTCODE as the MPI-5 ABI requires.  Each class has its own ring
-// of slots, so a code keeps its message until kSlots - 1 more errors of
-// its class have been made (a different message each); after that its
+// of slots, so a code keeps its message until kSlots - 2 more errors of
+// its class have been made (slot kToolSlot is never used) (a different message each); after that its
 // slot holds a later message of the same class.
 constexpr int kStride = 64;
 constexpr int kSlots = MPI_ERR_LASTCODE / kStride - 1;  // 254
 static_assert(MPI_ERR_ERRHANDLER < kStride, "every error class must fit below the code stride");
+// The tool interface's classes (MPI_T_ERR_*, 1001..1018 in the MPI-5 ABI)
+// lie where slot 15 of classes 41..58 would: no code uses slot 15.
+constexpr int kToolSlot = MPI_T_ERR_CANNOT_INIT / kStride;
+static_assert(MPI_T_ERR_PVAR_NO_ATOMIC / kStride == kToolSlot, "the MPI_T classes share one slot");
+
+bool tool_class(int code) { return code >= MPI_T_ERR_CANNOT_INIT && code <= MPI_T_ERR_PVAR_NO_ATOMIC; }
 
 struct Remembered {
     std::mutex lock;  // MPI_THREAD_SERIALIZED still allows different threads
@@ -152,6 +158,24 @@ const char* class_text(int cls) {
     case MPI_ERR_UNSUPPORTED_OPERATION: return "MPI_ERR_UNSUPPORTED_OPERATION: unsupported operation";
     case MPI_ERR_VALUE_TOO_LARGE: return "MPI_ERR_VALUE_TOO_LARGE: value too large to store";
     case MPI_ERR_ERRHANDLER: return "MPI_ERR_ERRHANDLER: invalid error handler";
+    case MPI_T_ERR_CANNOT_INIT: return "MPI_T_ERR_CANNOT_INIT: the tool interface cannot be initialized now";
+    case MPI_T_ERR_NOT_ACCESSIBLE: return "MPI_T_ERR_NOT_ACCESSIBLE: not accessible now";
+    case MPI_T_ERR_NOT_INITIALIZED: return "MPI_T_ERR_NOT_INITIALIZED: the tool interface is not initialized";
+    case MPI_T_ERR_NOT_SUPPORTED: return "MPI_T_ERR_NOT_SUPPORTED: not supported";
+    case MPI_T_ERR_MEMORY: return "MPI_T_ERR_MEMORY: out of memory";
+    case MPI_T_ERR_INVALID: return "MPI_T_ERR_INVALID: invalid use of the tool interface";
+    case MPI_T_ERR_INVALID_INDEX: return "MPI_T_ERR_INVALID_INDEX: invalid variable or category index";
+    case MPI_T_ERR_INVALID_ITEM: return "MPI_T_ERR_INVALID_ITEM: invalid enumeration item index";
+    case MPI_T_ERR_INVALID_SESSION: return "MPI_T_ERR_INVALID_SESSION: invalid performance variable session";
+    case MPI_T_ERR_INVALID_HANDLE: return "MPI_T_ERR_INVALID_HANDLE: invalid tool interface handle";
+    case MPI_T_ERR_INVALID_NAME: return "MPI_T_ERR_INVALID_NAME: no variable or category has that name";
+    case MPI_T_ERR_OUT_OF_HANDLES: return "MPI_T_ERR_OUT_OF_HANDLES: no more handles";
+    case MPI_T_ERR_OUT_OF_SESSIONS: return "MPI_T_ERR_OUT_OF_SESSIONS: no more sessions";
+    case MPI_T_ERR_CVAR_SET_NOT_NOW: return "MPI_T_ERR_CVAR_SET_NOT_NOW: the control variable cannot be set now";
+    case MPI_T_ERR_CVAR_SET_NEVER: return "MPI_T_ERR_CVAR_SET_NEVER: the control variable can never be set";
+    case MPI_T_ERR_PVAR_NO_WRITE: return "MPI_T_ERR_PVAR_NO_WRITE: the performance variable cannot be written";
+    case MPI_T_ERR_PVAR_NO_STARTSTOP: return "MPI_T_ERR_PVAR_NO_STARTSTOP: the performance variable cannot be started or stopped";
+    case MPI_T_ERR_PVAR_NO_ATOMIC: return "MPI_T_ERR_PVAR_NO_ATOMIC: the performance variable cannot be read and reset atomically";
     default:
         return nullptr;  // not a predefined class: error_class_of() refuses it first
     }
@@ -169,6 +193,7 @@ int make_error_code(int error_class, const std::string& message) {
     // that it does not push the other remembered messages out.
     if (last != 0 && ring[static_cast<std::size_t>(last)] == message) return error_class + kStride * last;
     last = last % kSlots + 1;
+    if (last == kToolSlot) ++last;
     if (ring.size() <= static_cast<std::size_t>(last)) ring.resize(static_cast<std::size_t>(last) + 1);
     ring[static_cast<std::size_t>(last)] = message;
     return error_class + kStride * last;
@@ -177,6 +202,7 @@ int make_error_code(int error_class, const std::string& message) {
 int error_class_of(int code) {
     // MPI_ERR_LASTCODE is a valid code too (MPI-3.1 8.4), its own class.
     if (code == MPI_ERR_LASTCODE) return MPI_ERR_LASTCODE;
+    if (tool_class(code)) return code;
     if (code > MPI_ERR_LASTCODE) {
         Remembered& r = remembered();
         std::lock_guard guard(r.lock);
@@ -191,7 +217,7 @@ int error_class_of(int code) {
     // whose ring differs; error_text() then shows the class's description.
     const int cls = code % kStride;
     const int slot = code / kStride;
-    if (cls > MPI_ERR_ERRHANDLER || slot > kSlots || (cls == MPI_SUCCESS && slot != 0)) return -1;
+    if (cls > MPI_ERR_ERRHANDLER || slot > kSlots || slot == kToolSlot || (cls == MPI_SUCCESS && slot != 0)) return -1;
     return cls;
 }
 
@@ -207,7 +233,7 @@ std::string error_text(int code) {
     const char* base = class_text(cls);
     std::string generic = base != nullptr ? base : "MPI error class " + std::to_string(cls);
     const auto slot = static_cast<std::size_t>(code / kStride);
-    if (slot == 0) return generic;
+    if (slot == 0 || tool_class(code)) return generic;
     Remembered& r = remembered();
     std::lock_guard guard(r.lock);
     const std::vector<std::string>& ring = r.messages[static_cast<std::size_t>(cls)];

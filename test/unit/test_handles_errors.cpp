@@ -117,11 +117,26 @@ TEST(ErrorCodes, ErrorsOfOtherClassesLeaveACodesMessage) {
         shmpi::make_error_code(MPI_ERR_COUNT, "MPI_Send: invalid count -" + std::to_string(i));
     }
     EXPECT_EQ(shmpi::error_text(old), message);
-    // 253 more of its own class still leave it.
-    for (int i = 0; i < 253; ++i) {
+    // 252 more of its own class still leave it (254 slots, less slot 15,
+    // where the MPI_T classes lie).
+    for (int i = 0; i < 252; ++i) {
         shmpi::make_error_code(MPI_ERR_RANK, "MPI_Recv: invalid rank " + std::to_string(100 + i));
     }
     EXPECT_EQ(shmpi::error_text(old), message);
+}
+
+TEST(ErrorCodes, TheToolInterfaceClassesAreNoClassesCode) {
+    // MPI_T_ERR_* (1001..1018, MPI-5 ABI) are classes of their own, and no
+    // code of another class takes their values, however many are made.
+    EXPECT_EQ(shmpi::error_class_of(MPI_T_ERR_INVALID_NAME), MPI_T_ERR_INVALID_NAME);
+    EXPECT_EQ(shmpi::error_class_of(MPI_T_ERR_CANNOT_INIT), MPI_T_ERR_CANNOT_INIT);
+    EXPECT_EQ(shmpi::error_class_of(MPI_T_ERR_PVAR_NO_ATOMIC), MPI_T_ERR_PVAR_NO_ATOMIC);
+    EXPECT_NE(shmpi::error_text(MPI_T_ERR_INVALID_NAME).find("MPI_T_ERR_INVALID_NAME"), std::string::npos);
+    for (int i = 0; i < 300; ++i) {
+        const int code = shmpi::make_error_code(MPI_ERR_NO_SPACE, "disk full " + std::to_string(i));
+        EXPECT_FALSE(code >= MPI_T_ERR_CANNOT_INIT && code <= MPI_T_ERR_PVAR_NO_ATOMIC) << code;
+        EXPECT_EQ(shmpi::error_class_of(code), MPI_ERR_NO_SPACE);
+    }
 }
 
 TEST(ErrorCodes, OnlyCodesOfTheIssuedFormHaveAClass) {

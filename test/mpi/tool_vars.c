@@ -1,0 +1,191 @@
+/*
+ * The tool information interface (MPI-3.1 chapter 14), as any MPI offers
+ * it, with no assumption on which variables there are:
+ *  - before MPI_T_init_thread, a call is MPI_T_ERR_NOT_INITIALIZED;
+ *    MPI_T_init_thread works before MPI_Init, nests (every call needs its
+ *    MPI_T_finalize; one more finalize is MPI_T_ERR_NOT_INITIALIZED), and
+ *    gives a thread level no higher than asked for;
+ *  - every control variable: MPI_T_cvar_get_info with a NULL name gives the
+ *    length the name needs, a buffer of that length gets the whole name,
+ *    a shorter one a truncated, terminated one; MPI_T_cvar_get_index finds
+ *    the name's index again; a handle reads a string variable whose value
+ *    ends within `count` bytes; writing a MPI_T_SCOPE_CONSTANT variable is
+ *    MPI_T_ERR_CVAR_SET_NEVER; MPI_T_cvar_handle_free sets the handle to
+ *    MPI_T_CVAR_HANDLE_NULL;
+ *  - an index one past the last is MPI_T_ERR_INVALID_INDEX, a name no
+ *    variable or category has MPI_T_ERR_INVALID_NAME;
+ *  - performance variable sessions are made and freed (the handle becomes
+ *    MPI_T_PVAR_SESSION_NULL), MPI_T_PVAR_ALL_HANDLES starts and stops a
+ *    session, and a freed session is MPI_T_ERR_INVALID_SESSION;
+ *  - every category: its name finds its index, its control variables are
+ *    valid indices, MPI_T_category_changed does not change by itself;
+ *  - MPI_Error_class gives an MPI_T error class back unchanged.
+ * Where a control variable SHMPI_SPIN_US exists (shmpi), its value is the
+ * environment's (the meson test sets it to 20).
+ */
+#include "check.h"
+
+#include <stdlib.h>
+
+static void t_check(int rc, const char *what, int want)
+{
+    CHECKF(rc == want, "%s returned %d, expected %d", what, rc, want);
+}
+
+static void cvars(void)
+{
+    int num = -1;
+    t_check(MPI_T_cvar_get_num(&num), "MPI_T_cvar_get_num", MPI_SUCCESS);
+    CHECK(num >= 0);
+    for (int i = 0; i < num; ++i) {
+        int need = 0;
+        t_check(MPI_T_cvar_get_info(i, NULL, &need, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+                "MPI_T_cvar_get_info (name length)", MPI_SUCCESS);
+        CHECKF(need >= 2, "control variable %d: its name needs %d characters", i, need);
+        char *name = malloc((size_t)need);
+        CHECK(name != NULL);
+        int len = need, verbosity = -1, bind = -1, scope = -1;
+        MPI_Datatype type = MPI_DATATYPE_NULL;
+        MPI_T_enum en;
+        t_check(MPI_T_cvar_get_info(i, name, &len, &verbosity, &type, &en, NULL, NULL, &bind, &scope),
+                "MPI_T_cvar_get_info", MPI_SUCCESS);
+        CHECKF(len == need && (int)strlen(name) == need - 1, "control variable %d: name \"%s\", length %d of %d",
+               i, name, len, need);
+        char cut[3];
+        int cut_len = 3;
+        t_check(MPI_T_cvar_get_info(i, cut, &cut_len, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+                "MPI_T_cvar_get_info (short buffer)", MPI_SUCCESS);
+        CHECKF(cut_len == 3 && cut[2] == '\0' && strncmp(cut, name, 2) == 0,
+               "control variable %s in 3 characters: \"%.3s\", length %d", name, cut, cut_len);
+        int index = -1;
+        t_check(MPI_T_cvar_get_index(name, &index), "MPI_T_cvar_get_index", MPI_SUCCESS);
+        CHECKF(index == i, "MPI_T_cvar_get_index(\"%s\") gave %d, not %d", name, index, i);
+
+        if (bind == MPI_T_BIND_NO_OBJECT) {
+            MPI_T_cvar_handle h = MPI_T_CVAR_HANDLE_NULL;
+            int count = -1;
+            t_check(MPI_T_cvar_handle_alloc(i, NULL, &h, &count), "MPI_T_cvar_handle_alloc", MPI_SUCCESS);
+            CHECK(h != MPI_T_CVAR_HANDLE_NULL && count >= 1);
+            if (type == MPI_CHAR) {
+                char *value = malloc((size_t)count + 1);
+                CHECK(value != NULL);
+                memset(value, 'x', (size_t)count + 1);
+                t_check(MPI_T_cvar_read(h, value), "MPI_T_cvar_read", MPI_SUCCESS);
+                CHECKF(memchr(value, '\0', (size_t)count) != NULL, "control variable %s: no NUL within %d bytes",
+                       name, count);
+                if (scope == MPI_T_SCOPE_CONSTANT)
+                    t_check(MPI_T_cvar_write(h, value), "MPI_T_cvar_write (constant)", MPI_T_ERR_CVAR_SET_NEVER);
+                if (strcmp(name, "SHMPI_SPIN_US") == 0 && getenv("SHMPI_SPIN_US") != NULL)
+                    CHECKF(strcmp(value, getenv("SHMPI_SPIN_US")) == 0, "SHMPI_SPIN_US reads \"%s\", the "
+                           "environment holds \"%s\"", value, getenv("SHMPI_SPIN_US"));
+                free(value);
+            }
+            t_check(MPI_T_cvar_handle_free(&h), "MPI_T_cvar_handle_free", MPI_SUCCESS);
+            CHECK(h == MPI_T_CVAR_HANDLE_NULL);
+        }
+        free(name);
+    }
+    int len = 8;
+    char name[8];
+    t_check(MPI_T_cvar_get_info(num, name, &len, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+            "MPI_T_cvar_get_info(num_cvar)", MPI_T_ERR_INVALID_INDEX);
+    MPI_T_cvar_handle h;
+    int count;
+    t_check(MPI_T_cvar_handle_alloc(-1, NULL, &h, &count), "MPI_T_cvar_handle_alloc(-1)", MPI_T_ERR_INVALID_INDEX);
+    int index;
+    t_check(MPI_T_cvar_get_index("no such control variable, surely", &index), "MPI_T_cvar_get_index (bogus)",
+            MPI_T_ERR_INVALID_NAME);
+}
+
+static void pvars(void)
+{
+    int num = -1;
+    t_check(MPI_T_pvar_get_num(&num), "MPI_T_pvar_get_num", MPI_SUCCESS);
+    CHECK(num >= 0);
+    int index;
+    t_check(MPI_T_pvar_get_index("no such performance variable, surely", MPI_T_PVAR_CLASS_COUNTER, &index),
+            "MPI_T_pvar_get_index (bogus)", MPI_T_ERR_INVALID_NAME);
+    MPI_T_pvar_session s = MPI_T_PVAR_SESSION_NULL;
+    t_check(MPI_T_pvar_session_create(&s), "MPI_T_pvar_session_create", MPI_SUCCESS);
+    CHECK(s != MPI_T_PVAR_SESSION_NULL);
+    t_check(MPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES), "MPI_T_pvar_start (all handles)", MPI_SUCCESS);
+    t_check(MPI_T_pvar_stop(s, MPI_T_PVAR_ALL_HANDLES), "MPI_T_pvar_stop (all handles)", MPI_SUCCESS);
+    MPI_T_pvar_session kept = s;
+    t_check(MPI_T_pvar_session_free(&s), "MPI_T_pvar_session_free", MPI_SUCCESS);
+    CHECK(s == MPI_T_PVAR_SESSION_NULL);
+    (void)kept; /* (using a freed session is erroneous; not tried) */
+}
+
+static void categories(int num_cvar)
+{
+    int num = -1;
+    t_check(MPI_T_category_get_num(&num), "MPI_T_category_get_num", MPI_SUCCESS);
+    CHECK(num >= 0);
+    int stamp0 = -1, stamp1 = -2;
+    t_check(MPI_T_category_changed(&stamp0), "MPI_T_category_changed", MPI_SUCCESS);
+    for (int c = 0; c < num; ++c) {
+        char name[256];
+        int len = sizeof name, ncvars = -1, npvars = -1, ncats = -1;
+        t_check(MPI_T_category_get_info(c, name, &len, NULL, NULL, &ncvars, &npvars, &ncats),
+                "MPI_T_category_get_info", MPI_SUCCESS);
+        CHECK(ncvars >= 0 && npvars >= 0 && ncats >= 0);
+        int index = -1;
+        if (len < (int)sizeof name) {
+            t_check(MPI_T_category_get_index(name, &index), "MPI_T_category_get_index", MPI_SUCCESS);
+            CHECKF(index == c, "MPI_T_category_get_index(\"%s\") gave %d, not %d", name, index, c);
+        }
+        if (ncvars > 0) {
+            int *ix = malloc(sizeof(int) * (size_t)ncvars);
+            CHECK(ix != NULL);
+            t_check(MPI_T_category_get_cvars(c, ncvars, ix), "MPI_T_category_get_cvars", MPI_SUCCESS);
+            for (int k = 0; k < ncvars; ++k)
+                CHECKF(ix[k] >= 0 && ix[k] < num_cvar, "category %s lists control variable %d of %d", name, ix[k],
+                       num_cvar);
+            free(ix);
+        }
+    }
+    int index;
+    t_check(MPI_T_category_get_index("no such category, surely", &index), "MPI_T_category_get_index (bogus)",
+            MPI_T_ERR_INVALID_NAME);
+    t_check(MPI_T_category_changed(&stamp1), "MPI_T_category_changed", MPI_SUCCESS);
+    CHECKF(stamp0 == stamp1, "MPI_T_category_changed moved from %d to %d with nothing loaded", stamp0, stamp1);
+}
+
+int main(int argc, char **argv)
+{
+    int num = 0, provided = -1;
+    /* Before MPI_T_init_thread and before MPI_Init. */
+    t_check(MPI_T_cvar_get_num(&num), "MPI_T_cvar_get_num before MPI_T_init_thread", MPI_T_ERR_NOT_INITIALIZED);
+    t_check(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided), "MPI_T_init_thread", MPI_SUCCESS);
+    CHECKF(provided == MPI_THREAD_SINGLE, "MPI_T_init_thread(MPI_THREAD_SINGLE) provided %d", provided);
+    t_check(MPI_T_init_thread(MPI_THREAD_FUNNELED, &provided), "MPI_T_init_thread (again)", MPI_SUCCESS);
+    CHECK(provided == MPI_THREAD_SINGLE || provided == MPI_THREAD_FUNNELED);
+
+    MPI_Init(&argc, &argv);
+    cvars();
+    pvars();
+    int num_cvar = 0;
+    t_check(MPI_T_cvar_get_num(&num_cvar), "MPI_T_cvar_get_num", MPI_SUCCESS);
+    categories(num_cvar);
+    int cls = -1;
+    CHECK_MPI(MPI_Error_class(MPI_T_ERR_INVALID_NAME, &cls));
+    CHECKF(cls == MPI_T_ERR_INVALID_NAME, "MPI_Error_class(MPI_T_ERR_INVALID_NAME) gave %d", cls);
+    char text[MPI_MAX_ERROR_STRING];
+    int text_len = 0;
+    CHECK_MPI(MPI_Error_string(MPI_T_ERR_INVALID_NAME, text, &text_len));
+    CHECK(text_len > 0);
+
+    /* Two inits, two finalizes; a third is an error.  Still usable after
+     * the first. */
+    t_check(MPI_T_finalize(), "MPI_T_finalize", MPI_SUCCESS);
+    t_check(MPI_T_cvar_get_num(&num), "MPI_T_cvar_get_num after one of two finalizes", MPI_SUCCESS);
+    t_check(MPI_T_finalize(), "MPI_T_finalize (second)", MPI_SUCCESS);
+    t_check(MPI_T_cvar_get_num(&num), "MPI_T_cvar_get_num after the last finalize", MPI_T_ERR_NOT_INITIALIZED);
+    t_check(MPI_T_finalize(), "MPI_T_finalize (one too many)", MPI_T_ERR_NOT_INITIALIZED);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Finalize();
+    if (rank == 0)
+        printf("tool_vars: %d control variables OK\n", num_cvar);
+    return 0;
+}
