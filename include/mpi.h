@@ -1589,9 +1589,9 @@ int PMPI_File_call_errhandler(MPI_File fh, int errorcode);
 
 
 /* ---- the tool information interface (MPI-3.1 chapter 14) ----
- * Control variables: shmpi's settings (README, "Settings"), read-only
- * strings; no performance variables; one category.  Error classes are the
- * MPI-5 ABI's values. */
+ * Control variables: shmpi's settings (README, "Environment variables"),
+ * read-only strings; performance variables: the matching queues' lengths;
+ * one category.  Error classes are the MPI-5 ABI's values. */
 #define MPI_T_ERR_CANNOT_INIT 1001
 #define MPI_T_ERR_NOT_ACCESSIBLE 1002
 #define MPI_T_ERR_NOT_INITIALIZED 1003

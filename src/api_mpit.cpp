@@ -6,16 +6,19 @@
 // (MPI_CHAR), bound to no object, MPI_T_SCOPE_CONSTANT (each is read from
 // the environment when the program or mpirun starts, so writing one could
 // change nothing: MPI_T_ERR_CVAR_SET_NEVER).  A variable's value is the
-// environment's, or "" when it is not set and its default applies.  There
-// are no performance variables and no enumerations; one category, "shmpi",
-// holds every control variable.
+// environment's, or "" when it is not set and its default applies.
+// Performance variables: the lengths of this process's two matching queues
+// (MPI_T_PVAR_CLASS_LEVEL, unsigned long long, read-only, continuous, so
+// they are never started, stopped or reset; 0 outside MPI_Init..Finalize).
+// No enumerations; one category, "shmpi", holds every variable.
 //
 // The interface stands apart from MPI_Init/MPI_Finalize (14.2):
 // MPI_T_init_thread may come before MPI_Init and after MPI_Finalize, and
 // every MPI_T_init_thread needs its MPI_T_finalize.  Its functions return
 // their error classes (MPI_T_ERR_*, MPI_ERR_ARG) and call no error handler.
 // Handles and sessions are heap objects whose address is the handle, each
-// checked against the set of live ones.  Callers are serialized
+// checked against the set of live ones (a session's handles against its
+// own).  Callers are serialized
 // (MPI_THREAD_SERIALIZED at most); the lock only keeps the state sound if
 // they were not.
 #include <mpi.h>
@@ -29,6 +32,7 @@
 #include <string>
 
 #include "api_common.hpp"
+#include "p2p.hpp"
 
 namespace {
 
@@ -50,16 +54,39 @@ const char* const kCategory = "shmpi";
 const char* const kCategoryText =
     "shmpi's settings: the environment variables of README.md's table, as this process sees them";
 
+/// A performance variable: a level this process's state holds.
+struct Pvar {
+    const char* name;
+    const char* text;
+    std::size_t (*read)(shmpi::p2p::Engine&);
+};
+
+const Pvar kPvars[] = {
+    {"shmpi_posted_recvq_length",
+     "receives this process has posted that no message has matched yet (its posted-receive queue)",
+     [](shmpi::p2p::Engine& e) { return e.posted_receives(); }},
+    {"shmpi_unexpected_recvq_length",
+     "messages this process has taken in that no receive has matched yet (its unexpected-message queue; "
+     "messages still in the shared-memory rings are not counted)",
+     [](shmpi::p2p::Engine& e) { return e.unexpected_messages(); }},
+};
+constexpr int kNumPvars = static_cast<int>(sizeof kPvars / sizeof kPvars[0]);
+
 struct CvarHandle {
     int index;
 };
-struct Session {};
+struct PvarHandle {
+    int index;
+};
+struct Session {
+    std::set<const PvarHandle*> handles;
+};
 
 struct State {
     std::mutex lock;
     int inits = 0;  ///< MPI_T_init_thread calls not yet finalized
     std::set<const CvarHandle*> handles;
-    std::set<const Session*> sessions;
+    std::set<Session*> sessions;
 };
 
 State& state() {
@@ -113,16 +140,55 @@ std::string description_of(int index) {
 
 bool is_cat(int index) { return index == 0; }
 
-/// The checks of a call on `session` and a performance variable handle:
-/// the session first, then the handle, of which there are none.
-/// MPI_T_PVAR_ALL_HANDLES is taken where `all_ok` (start, stop, reset):
-/// it stands for every handle of the session, none here.
-int pvar_call(MPI_T_pvar_session session, MPI_T_pvar_handle handle, bool all_ok) {
+/// What a call on a performance variable handle of a session does.
+enum class PvarOp { Start, Stop, Read, Write, Reset, ReadReset, Free };
+
+/// The checks and work of a call on `session` and `handle`: the session,
+/// then the handle (one of the session's; MPI_T_PVAR_ALL_HANDLES only for
+/// start, stop and reset, where it skips the variables those do not apply
+/// to: every one here), then what the variables allow (read-only and
+/// continuous, all of them).
+int pvar_call(MPI_T_pvar_session session, MPI_T_pvar_handle* handle, PvarOp op, void* buf) {
     return tool_call([&](State& s) {
-        if (s.sessions.count(reinterpret_cast<const Session*>(session)) == 0) return MPI_T_ERR_INVALID_SESSION;
-        if (all_ok && handle == MPI_T_PVAR_ALL_HANDLES) return MPI_SUCCESS;
-        return MPI_T_ERR_INVALID_HANDLE;
+        auto* x = reinterpret_cast<Session*>(session);
+        if (s.sessions.count(x) == 0) return MPI_T_ERR_INVALID_SESSION;
+        if (handle == nullptr) return MPI_ERR_ARG;
+        if (*handle == MPI_T_PVAR_ALL_HANDLES) {
+            const bool all_ok = op == PvarOp::Start || op == PvarOp::Stop || op == PvarOp::Reset;
+            return all_ok ? MPI_SUCCESS : MPI_T_ERR_INVALID_HANDLE;
+        }
+        const auto* h = reinterpret_cast<const PvarHandle*>(*handle);
+        if (x->handles.count(h) == 0) return MPI_T_ERR_INVALID_HANDLE;
+        switch (op) {
+        case PvarOp::Start:
+        case PvarOp::Stop:
+            return MPI_T_ERR_PVAR_NO_STARTSTOP;  // continuous
+        case PvarOp::Write:
+        case PvarOp::Reset:
+        case PvarOp::ReadReset:
+            return MPI_T_ERR_PVAR_NO_WRITE;  // read-only
+        case PvarOp::Read: {
+            if (buf == nullptr) return MPI_ERR_ARG;
+            unsigned long long v = 0;
+            if (shmpi::api::phase() == shmpi::api::Phase::Running) {
+                v = kPvars[h->index].read(shmpi::api::runtime().engine());
+            }
+            std::memcpy(buf, &v, sizeof v);
+            return MPI_SUCCESS;
+        }
+        case PvarOp::Free:
+            x->handles.erase(h);
+            delete h;
+            *handle = MPI_T_PVAR_HANDLE_NULL;
+            return MPI_SUCCESS;
+        }
+        return MPI_SUCCESS;
     });
+}
+
+void free_session(Session* x) {
+    for (const PvarHandle* h : x->handles) delete h;
+    delete x;
 }
 
 }  // namespace
@@ -147,7 +213,7 @@ int PMPI_T_finalize(void) {
         // The last finalize frees what the tool left (MPI-3.1 14.2 lets
         // handles die with the interface).
         for (const CvarHandle* h : s.handles) delete h;
-        for (const Session* x : s.sessions) delete x;
+        for (Session* x : s.sessions) free_session(x);
         s.handles.clear();
         s.sessions.clear();
     }
@@ -262,7 +328,7 @@ SHMPI_WEAK_ALIAS(T_cvar_write);
 int PMPI_T_pvar_get_num(int* num_pvar) {
     return tool_call([&](State&) {
         if (num_pvar == nullptr) return MPI_ERR_ARG;
-        *num_pvar = 0;
+        *num_pvar = kNumPvars;
         return MPI_SUCCESS;
     });
 }
@@ -271,16 +337,32 @@ SHMPI_WEAK_ALIAS(T_pvar_get_num);
 int PMPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosity, int* var_class,
                          MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind,
                          int* readonly, int* continuous, int* atomic) {
-    (void)pvar_index, (void)name, (void)name_len, (void)verbosity, (void)var_class, (void)datatype, (void)enumtype;
-    (void)desc, (void)desc_len, (void)bind, (void)readonly, (void)continuous, (void)atomic;
-    return tool_call([&](State&) { return MPI_T_ERR_INVALID_INDEX; });  // there are none
+    return tool_call([&](State&) {
+        if (pvar_index < 0 || pvar_index >= kNumPvars) return MPI_T_ERR_INVALID_INDEX;
+        put_string(kPvars[pvar_index].name, name, name_len);
+        put(verbosity, MPI_T_VERBOSITY_USER_DETAIL);
+        put(var_class, MPI_T_PVAR_CLASS_LEVEL);
+        put(datatype, MPI_UNSIGNED_LONG_LONG);
+        put(enumtype, MPI_T_ENUM_NULL);
+        put_string(kPvars[pvar_index].text, desc, desc_len);
+        put(bind, MPI_T_BIND_NO_OBJECT);
+        put(readonly, 1);
+        put(continuous, 1);
+        put(atomic, 0);
+        return MPI_SUCCESS;
+    });
 }
 SHMPI_WEAK_ALIAS(T_pvar_get_info);
 
 int PMPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index) {
-    (void)var_class;
     return tool_call([&](State&) {
         if (name == nullptr || pvar_index == nullptr) return MPI_ERR_ARG;
+        for (int i = 0; i < kNumPvars; ++i) {
+            if (var_class == MPI_T_PVAR_CLASS_LEVEL && std::strcmp(kPvars[i].name, name) == 0) {
+                *pvar_index = i;
+                return MPI_SUCCESS;
+            }
+        }
         return MPI_T_ERR_INVALID_NAME;
     });
 }
@@ -300,9 +382,9 @@ SHMPI_WEAK_ALIAS(T_pvar_session_create);
 int PMPI_T_pvar_session_free(MPI_T_pvar_session* session) {
     return tool_call([&](State& s) {
         if (session == nullptr) return MPI_ERR_ARG;
-        const auto* x = reinterpret_cast<const Session*>(*session);
+        auto* x = reinterpret_cast<Session*>(*session);
         if (s.sessions.erase(x) == 0) return MPI_T_ERR_INVALID_SESSION;
-        delete x;
+        free_session(x);  // with the handles it still holds
         *session = MPI_T_PVAR_SESSION_NULL;
         return MPI_SUCCESS;
     });
@@ -311,51 +393,56 @@ SHMPI_WEAK_ALIAS(T_pvar_session_free);
 
 int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void* obj_handle,
                              MPI_T_pvar_handle* handle, int* count) {
-    (void)obj_handle, (void)handle, (void)count;
+    (void)obj_handle;  // bound to no object: ignored
     return tool_call([&](State& s) {
-        if (s.sessions.count(reinterpret_cast<const Session*>(session)) == 0) return MPI_T_ERR_INVALID_SESSION;
-        (void)pvar_index;
-        return MPI_T_ERR_INVALID_INDEX;
+        auto* x = reinterpret_cast<Session*>(session);
+        if (s.sessions.count(x) == 0) return MPI_T_ERR_INVALID_SESSION;
+        if (pvar_index < 0 || pvar_index >= kNumPvars) return MPI_T_ERR_INVALID_INDEX;
+        if (handle == nullptr || count == nullptr) return MPI_ERR_ARG;
+        auto* h = new PvarHandle{pvar_index};
+        x->handles.insert(h);
+        *handle = reinterpret_cast<MPI_T_pvar_handle>(h);
+        *count = 1;
+        return MPI_SUCCESS;
     });
 }
 SHMPI_WEAK_ALIAS(T_pvar_handle_alloc);
 
 int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle* handle) {
-    if (handle == nullptr) return tool_call([](State&) { return MPI_ERR_ARG; });
-    return pvar_call(session, *handle, false);
+    if (handle != nullptr && *handle == MPI_T_PVAR_ALL_HANDLES) {
+        return tool_call([](State&) { return MPI_T_ERR_INVALID_HANDLE; });
+    }
+    return pvar_call(session, handle, PvarOp::Free, nullptr);
 }
 SHMPI_WEAK_ALIAS(T_pvar_handle_free);
 
 int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
-    return pvar_call(session, handle, true);
+    return pvar_call(session, &handle, PvarOp::Start, nullptr);
 }
 SHMPI_WEAK_ALIAS(T_pvar_start);
 
 int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
-    return pvar_call(session, handle, true);
+    return pvar_call(session, &handle, PvarOp::Stop, nullptr);
 }
 SHMPI_WEAK_ALIAS(T_pvar_stop);
 
 int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void* buf) {
-    (void)buf;
-    return pvar_call(session, handle, false);
+    return pvar_call(session, &handle, PvarOp::Read, buf);
 }
 SHMPI_WEAK_ALIAS(T_pvar_read);
 
 int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void* buf) {
-    (void)buf;
-    return pvar_call(session, handle, false);
+    return pvar_call(session, &handle, PvarOp::Write, const_cast<void*>(buf));
 }
 SHMPI_WEAK_ALIAS(T_pvar_write);
 
 int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
-    return pvar_call(session, handle, true);
+    return pvar_call(session, &handle, PvarOp::Reset, nullptr);
 }
 SHMPI_WEAK_ALIAS(T_pvar_reset);
 
 int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void* buf) {
-    (void)buf;
-    return pvar_call(session, handle, false);
+    return pvar_call(session, &handle, PvarOp::ReadReset, buf);
 }
 SHMPI_WEAK_ALIAS(T_pvar_readreset);
 
@@ -377,7 +464,7 @@ int PMPI_T_category_get_info(int cat_index, char* name, int* name_len, char* des
         put_string(kCategory, name, name_len);
         put_string(kCategoryText, desc, desc_len);
         put(num_cvars, kNumCvars);
-        put(num_pvars, 0);
+        put(num_pvars, kNumPvars);
         put(num_categories, 0);
         return MPI_SUCCESS;
     });
@@ -405,10 +492,11 @@ int PMPI_T_category_get_cvars(int cat_index, int len, int indices[]) {
 SHMPI_WEAK_ALIAS(T_category_get_cvars);
 
 int PMPI_T_category_get_pvars(int cat_index, int len, int indices[]) {
-    (void)indices;
     return tool_call([&](State&) {
         if (!is_cat(cat_index)) return MPI_T_ERR_INVALID_INDEX;
-        return len < 0 ? MPI_ERR_ARG : MPI_SUCCESS;  // none to give
+        if (len < 0 || (len > 0 && indices == nullptr)) return MPI_ERR_ARG;
+        for (int i = 0; i < std::min(len, kNumPvars); ++i) indices[i] = i;
+        return MPI_SUCCESS;
     });
 }
 SHMPI_WEAK_ALIAS(T_category_get_pvars);

@@ -150,6 +150,12 @@ public:
     Engine& operator=(const Engine&) = delete;
 
     shm::Transport& transport() { return transport_; }
+    /// Receives posted and not matched yet, and messages here that no
+    /// receive has matched yet (read by the tool interface's performance
+    /// variables, api_mpit.cpp).  Messages still in the rings are not
+    /// counted.
+    std::size_t posted_receives() const { return posted_.size(); }
+    std::size_t unexpected_messages() const { return unexpected_.size(); }
     /// The context ids this process's communicators hold (every
     /// Communicator holds its own from construction to deletion).
     ContextIds& context_ids() { return context_ids_; }

@@ -14,14 +14,21 @@
  *    MPI_T_CVAR_HANDLE_NULL;
  *  - an index one past the last is MPI_T_ERR_INVALID_INDEX, a name no
  *    variable or category has MPI_T_ERR_INVALID_NAME;
- *  - performance variable sessions are made and freed (the handle becomes
- *    MPI_T_PVAR_SESSION_NULL), MPI_T_PVAR_ALL_HANDLES starts and stops a
- *    session, and a freed session is MPI_T_ERR_INVALID_SESSION;
+ *  - every performance variable bound to no object: its name and class find
+ *    its index again, a handle of a session reads it, a read-only one
+ *    refuses writes (MPI_T_ERR_PVAR_NO_WRITE) and a continuous one start
+ *    and stop (MPI_T_ERR_PVAR_NO_STARTSTOP); MPI_T_PVAR_ALL_HANDLES starts
+ *    and stops a session; freeing a session frees its handles and sets it
+ *    to MPI_T_PVAR_SESSION_NULL;
  *  - every category: its name finds its index, its control variables are
  *    valid indices, MPI_T_category_changed does not change by itself;
  *  - MPI_Error_class gives an MPI_T error class back unchanged.
  * Where a control variable SHMPI_SPIN_US exists (shmpi), its value is the
- * environment's (the meson test sets it to 20).
+ * environment's (the meson test sets it to 20).  Where the performance
+ * variables shmpi_unexpected_recvq_length and shmpi_posted_recvq_length
+ * exist (shmpi), rank 0 sees 3 messages waiting once it has probed the
+ * last of 3 that rank 1 sent, 1 posted receive once it has posted one that
+ * nothing matches, and 0 of each once all are received.
  */
 #include "check.h"
 
@@ -97,23 +104,116 @@ static void cvars(void)
             MPI_T_ERR_INVALID_NAME);
 }
 
+/* The value of the performance variable `name` (class LEVEL) through
+ * `session`, or -1 when there is none of that name. */
+static long long level(MPI_T_pvar_session session, const char *name)
+{
+    int index = -1;
+    if (MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_LEVEL, &index) != MPI_SUCCESS)
+        return -1;
+    MPI_T_pvar_handle h = MPI_T_PVAR_HANDLE_NULL;
+    int count = 0;
+    t_check(MPI_T_pvar_handle_alloc(session, index, NULL, &h, &count), "MPI_T_pvar_handle_alloc", MPI_SUCCESS);
+    unsigned long long v = 0;
+    t_check(MPI_T_pvar_read(session, h, &v), "MPI_T_pvar_read", MPI_SUCCESS);
+    t_check(MPI_T_pvar_handle_free(session, &h), "MPI_T_pvar_handle_free", MPI_SUCCESS);
+    CHECK(h == MPI_T_PVAR_HANDLE_NULL);
+    return (long long)v;
+}
+
+/* shmpi's queue lengths, where they exist. */
+static void queues(MPI_T_pvar_session session)
+{
+    int rank = 0, size = 0;
+    CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    if (size < 2 || level(session, "shmpi_unexpected_recvq_length") < 0 ||
+        level(session, "shmpi_posted_recvq_length") < 0)
+        return;
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    int v[3] = {0, 0, 0};
+    if (rank == 1) {
+        for (int t = 0; t < 3; ++t)
+            CHECK_MPI(MPI_Send(&t, 1, MPI_INT, 0, 7 + t, MPI_COMM_WORLD));
+    }
+    if (rank == 0) {
+        CHECKF(level(session, "shmpi_posted_recvq_length") == 0, "%lld receives posted at the start",
+               level(session, "shmpi_posted_recvq_length"));
+        int flag = 0;
+        while (!flag)
+            CHECK_MPI(MPI_Iprobe(1, 9, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+        CHECKF(level(session, "shmpi_unexpected_recvq_length") == 3, "%lld messages waiting, expected 3",
+               level(session, "shmpi_unexpected_recvq_length"));
+        MPI_Request r;
+        int late = -1;
+        CHECK_MPI(MPI_Irecv(&late, 1, MPI_INT, 1, 100, MPI_COMM_WORLD, &r));
+        CHECKF(level(session, "shmpi_posted_recvq_length") == 1, "%lld receives posted, expected 1",
+               level(session, "shmpi_posted_recvq_length"));
+        for (int t = 0; t < 3; ++t)
+            CHECK_MPI(MPI_Recv(&v[t], 1, MPI_INT, 1, 7 + t, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECKF(level(session, "shmpi_unexpected_recvq_length") == 0, "%lld messages waiting after the receives",
+               level(session, "shmpi_unexpected_recvq_length"));
+        CHECK_MPI(MPI_Send(&rank, 1, MPI_INT, 1, 101, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        CHECKF(level(session, "shmpi_posted_recvq_length") == 0, "%lld receives posted at the end",
+               level(session, "shmpi_posted_recvq_length"));
+        CHECK(v[0] == 0 && v[1] == 1 && v[2] == 2 && late == 1);
+    } else if (rank == 1) {
+        int go = -1;
+        CHECK_MPI(MPI_Recv(&go, 1, MPI_INT, 0, 101, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Send(&rank, 1, MPI_INT, 0, 100, MPI_COMM_WORLD));
+    }
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+}
+
 static void pvars(void)
 {
     int num = -1;
     t_check(MPI_T_pvar_get_num(&num), "MPI_T_pvar_get_num", MPI_SUCCESS);
     CHECK(num >= 0);
-    int index;
-    t_check(MPI_T_pvar_get_index("no such performance variable, surely", MPI_T_PVAR_CLASS_COUNTER, &index),
-            "MPI_T_pvar_get_index (bogus)", MPI_T_ERR_INVALID_NAME);
     MPI_T_pvar_session s = MPI_T_PVAR_SESSION_NULL;
     t_check(MPI_T_pvar_session_create(&s), "MPI_T_pvar_session_create", MPI_SUCCESS);
     CHECK(s != MPI_T_PVAR_SESSION_NULL);
+    for (int i = 0; i < num; ++i) {
+        char name[256];
+        int len = sizeof name, cls = -1, bind = -1, readonly = -1, continuous = -1, atomic = -1;
+        MPI_Datatype type;
+        MPI_T_enum en;
+        t_check(MPI_T_pvar_get_info(i, name, &len, NULL, &cls, &type, &en, NULL, NULL, &bind, &readonly, &continuous,
+                                    &atomic),
+                "MPI_T_pvar_get_info", MPI_SUCCESS);
+        if (len >= (int)sizeof name || bind != MPI_T_BIND_NO_OBJECT)
+            continue;
+        int index = -1;
+        t_check(MPI_T_pvar_get_index(name, cls, &index), "MPI_T_pvar_get_index", MPI_SUCCESS);
+        CHECKF(index == i, "MPI_T_pvar_get_index(\"%s\") gave %d, not %d", name, index, i);
+        MPI_T_pvar_handle h = MPI_T_PVAR_HANDLE_NULL;
+        int count = 0;
+        t_check(MPI_T_pvar_handle_alloc(s, i, NULL, &h, &count), "MPI_T_pvar_handle_alloc", MPI_SUCCESS);
+        CHECK(h != MPI_T_PVAR_HANDLE_NULL && count >= 1);
+        if (continuous)
+            t_check(MPI_T_pvar_start(s, h), "MPI_T_pvar_start (continuous)", MPI_T_ERR_PVAR_NO_STARTSTOP);
+        else
+            t_check(MPI_T_pvar_start(s, h), "MPI_T_pvar_start", MPI_SUCCESS);
+        unsigned char *buf = calloc((size_t)count, 64);
+        CHECK(buf != NULL);
+        t_check(MPI_T_pvar_read(s, h, buf), "MPI_T_pvar_read", MPI_SUCCESS);
+        if (readonly)
+            t_check(MPI_T_pvar_write(s, h, buf), "MPI_T_pvar_write (read-only)", MPI_T_ERR_PVAR_NO_WRITE);
+        free(buf);
+        if (!continuous)
+            t_check(MPI_T_pvar_stop(s, h), "MPI_T_pvar_stop", MPI_SUCCESS);
+        if (i % 2 == 0)
+            t_check(MPI_T_pvar_handle_free(s, &h), "MPI_T_pvar_handle_free", MPI_SUCCESS); /* others go with s */
+    }
+    int index;
+    t_check(MPI_T_pvar_get_index("no such performance variable, surely", MPI_T_PVAR_CLASS_COUNTER, &index),
+            "MPI_T_pvar_get_index (bogus)", MPI_T_ERR_INVALID_NAME);
     t_check(MPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES), "MPI_T_pvar_start (all handles)", MPI_SUCCESS);
     t_check(MPI_T_pvar_stop(s, MPI_T_PVAR_ALL_HANDLES), "MPI_T_pvar_stop (all handles)", MPI_SUCCESS);
-    MPI_T_pvar_session kept = s;
+    queues(s);
     t_check(MPI_T_pvar_session_free(&s), "MPI_T_pvar_session_free", MPI_SUCCESS);
     CHECK(s == MPI_T_PVAR_SESSION_NULL);
-    (void)kept; /* (using a freed session is erroneous; not tried) */
 }
 
 static void categories(int num_cvar)
