@@ -1,7 +1,7 @@
 # shellcheck shell=bash disable=SC2154,SC2034  # mpis, rounds, build, out, repo, mpi_list: the caller's; launch_cmd: for it
 # compare_lib.sh: the builds and tables of bench/scotch_compare.sh,
 # bench/sundials_compare.sh, bench/netpipe_compare.sh, bench/rma_compare.sh
-# and bench/io_compare.sh (sourced, not run).  They time one program with several MPIs in rounds and keep, for
+# and bench/io_compare.sh, and the builds of bench/dtype_compare.sh (sourced, not run).  They time one program with several MPIs in rounds and keep, for
 # each row ("label,ranks") and MPI, the times of all rounds in one string:
 # times[ROW,MPI]=" t1 t2 ...".
 # The caller sets mpis (shmpi first), rounds and build; over[ROW,MPI]=SECONDS says

@@ -68,32 +68,18 @@ if [[ -n $layouts ]]; then
     [[ $program == dtype_sendrecv ]] || { echo "dtype_compare.sh: --layouts is for dtype_sendrecv only" >&2; exit 2; }
     prog_args+=(--layouts "$layouts")
 fi
-src="$repo/bench/$program.c"
 
 root_args=()
 [[ $(id -u) -eq 0 ]] && root_args=(--allow-run-as-root)
-declare -A cc=(
-    [shmpi]="$build/tools/wrappers/mpicc"
-    [mpich]=mpicc.mpich
-    [openmpi]=mpicc.openmpi
-)
 declare -A run=(
     [shmpi]="$build/tools/launcher/mpirun -n $ranks"
     [mpich]="mpirun.mpich -n $ranks"
     [openmpi]="mpirun.openmpi --oversubscribe ${root_args[*]} -n $ranks"
 )
-mpis=()
-for m in shmpi mpich openmpi; do
-    if ! command -v "${cc[$m]}" >/dev/null 2>&1; then
-        echo "dtype_compare.sh: $m: ${cc[$m]} not found; n/a" >&2
-        continue
-    fi
-    if ! "${cc[$m]}" -O2 -o "$out/$program.$m" "$src" >"$out/build.$m.log" 2>&1; then
-        echo "dtype_compare.sh: $m: build failed (see $out/build.$m.log); n/a" >&2
-        continue
-    fi
-    mpis+=("$m")
-done
+# shellcheck source=bench/compare_lib.sh
+source "$repo/bench/compare_lib.sh"
+mpi_list=shmpi,mpich,openmpi
+build_each dtype_compare.sh "$program" || exit 1
 
 # One run of MPI $1 in round $2.
 run_one() {
