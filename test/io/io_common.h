@@ -80,6 +80,24 @@ static inline int io_count(const MPI_Status *st, MPI_Datatype type)
     return count;
 }
 
+/* The file's size (MPI_File_get_size). */
+static inline MPI_Offset io_file_size(MPI_File fh)
+{
+    MPI_Offset size = -1;
+    CHECK_MPI(MPI_File_get_size(fh, &size));
+    return size;
+}
+
+/* Reads `n` bytes at `at` (a byte view's offset: the default view's bytes
+ * of the file) with MPI_File_read_at; all of them must come. */
+static inline void io_read_raw(MPI_File fh, MPI_Offset at, unsigned char *buf, int n)
+{
+    MPI_Status st;
+    CHECK_MPI(MPI_File_read_at(fh, at, buf, n, MPI_BYTE, &st));
+    CHECKF(io_count(&st, MPI_BYTE) == n, "raw read of %d bytes at %lld got %d", n, (long long)at,
+           io_count(&st, MPI_BYTE));
+}
+
 /* MPICH 4.0.2 (ROMIO) puts the whole request in the status of a read that
  * the end of file cuts short when the read is collective (with more than one
  * rank), when the memory type is not contiguous and when the file view is

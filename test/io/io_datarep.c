@@ -123,21 +123,6 @@ static int native_extent(MPI_Datatype t, MPI_Aint *extent, void *extra)
 
 static int wval(int rank, int i) { return (i % 2 ? -1 : 1) * (rank * 1000 + i * 17 + 3); }
 
-static MPI_Offset file_size(MPI_File fh)
-{
-    MPI_Offset s = -1;
-    CHECK_MPI(MPI_File_get_size(fh, &s));
-    return s;
-}
-
-static void read_raw(MPI_File fh, MPI_Offset at, unsigned char *buf, int n)
-{
-    MPI_Status st;
-    CHECK_MPI(MPI_File_read_at(fh, at, buf, n, MPI_BYTE, &st));
-    CHECKF(io_count(&st, MPI_BYTE) == n, "raw read of %d bytes at %lld got %d", n, (long long)at,
-           io_count(&st, MPI_BYTE));
-}
-
 static MPI_Aint type_extent(MPI_File fh, MPI_Datatype t)
 {
     MPI_Aint e = -1;
@@ -182,13 +167,13 @@ static void external32_sizes(MPI_Comm comm, int rank, int size)
     io_sync_barrier(fh, comm);
     CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
     if (rank == 0) {
-        CHECKF(file_size(fh) == (MPI_Offset)12 * size, "file size %lld, expected %lld",
-               (long long)file_size(fh), (long long)12 * size);
+        CHECKF(io_file_size(fh) == (MPI_Offset)12 * size, "file size %lld, expected %lld",
+               (long long)io_file_size(fh), (long long)12 * size);
         for (int r = 0; r < size; ++r) {
             const long want[2] = {-(long)r * 70001 - 5, 2147483647L - (long)r * 3};
             for (int j = 0; j < 2; ++j) {
                 unsigned char got[4];
-                read_raw(fh, (MPI_Offset)12 * r + 8 * j, got, 4);
+                io_read_raw(fh, (MPI_Offset)12 * r + 8 * j, got, 4);
                 const uint32_t u = (uint32_t)(int32_t)want[j];
                 const unsigned char be[4] = {(unsigned char)(u >> 24), (unsigned char)(u >> 16),
                                              (unsigned char)(u >> 8), (unsigned char)u};
@@ -210,14 +195,14 @@ static void external32_sizes(MPI_Comm comm, int rank, int size)
 
     /* A long 4 bytes cannot hold: nothing written. */
     if (sizeof(long) > 4) {
-        const MPI_Offset before = file_size(fh);
+        const MPI_Offset before = io_file_size(fh);
         long big[2] = {1, (long)INT_MAX + 1};
         CHECK_MPI(MPI_File_set_view(fh, before + (MPI_Offset)100 * rank, MPI_LONG, MPI_LONG, "external32",
                                     MPI_INFO_NULL));
         EXPECT_CLASS(MPI_File_write_at(fh, 0, big, 2, MPI_LONG, &st), MPI_ERR_CONVERSION);
         CHECK_MPI(MPI_Barrier(comm));
-        CHECKF(file_size(fh) == before, "a write that failed to convert changed the file size to %lld",
-               (long long)file_size(fh));
+        CHECKF(io_file_size(fh) == before, "a write that failed to convert changed the file size to %lld",
+               (long long)io_file_size(fh));
         CHECK_MPI(MPI_Barrier(comm));
         /* Collective: rank 0's value does not fit; it learns why, and no
          * rank waits for it. */
@@ -266,12 +251,12 @@ static void wide(MPI_Comm comm, int rank, int size, struct calls *c)
 
     CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
     if (rank == 0) {
-        CHECKF(file_size(fh) == (MPI_Offset)8 * N * size, "file size %lld, expected %lld", (long long)file_size(fh),
+        CHECKF(io_file_size(fh) == (MPI_Offset)8 * N * size, "file size %lld, expected %lld", (long long)io_file_size(fh),
                (long long)8 * N * size);
         for (int r = 0; r < size; ++r) {
             for (int i = 0; i < N; ++i) {
                 unsigned char got[8];
-                read_raw(fh, (MPI_Offset)8 * (r * N + i), got, 8);
+                io_read_raw(fh, (MPI_Offset)8 * (r * N + i), got, 8);
                 uint64_t v = 0;
                 for (int b = 0; b < 8; ++b)
                     v |= (uint64_t)got[b] << (8 * b);
@@ -318,7 +303,7 @@ static void failing_and_as_is(MPI_Comm comm, int rank, int size)
     MPI_Status st;
     EXPECT_CLASS(MPI_File_write_at(fh, (MPI_Offset)rank * N, v, N, MPI_INT, &st), MPI_ERR_CONVERSION);
     CHECK_MPI(MPI_Barrier(comm));
-    CHECKF(file_size(fh) == 0, "a write whose conversion failed wrote %lld bytes", (long long)file_size(fh));
+    CHECKF(io_file_size(fh) == 0, "a write whose conversion failed wrote %lld bytes", (long long)io_file_size(fh));
 
     /* No conversion functions: values as in memory. */
     CHECK_MPI(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "shmpi_test_as_is", MPI_INFO_NULL));

@@ -45,15 +45,6 @@ static void be64(double d, unsigned char out[8])
         out[k] = (unsigned char)(u >> (56 - 8 * k));
 }
 
-/* Rank 0 reads `n` bytes at byte `at` through a byte view. */
-static void read_raw(MPI_File fh, MPI_Offset at, unsigned char *buf, int n)
-{
-    MPI_Status st;
-    CHECK_MPI(MPI_File_read_at(fh, at, buf, n, MPI_BYTE, &st));
-    CHECKF(io_count(&st, MPI_BYTE) == n, "raw read of %d bytes at %lld got %d", n, (long long)at,
-           io_count(&st, MPI_BYTE));
-}
-
 static void ints_and_doubles(MPI_Comm comm, int rank, int size)
 {
     char path[IO_PATH_MAX];
@@ -94,11 +85,11 @@ static void ints_and_doubles(MPI_Comm comm, int rank, int size)
         for (int r = 0; r < size; ++r) {
             for (int i = 0; i < N; ++i) {
                 unsigned char got[8], want[8];
-                read_raw(fh, (MPI_Offset)4 * (r * N + i), got, 4);
+                io_read_raw(fh, (MPI_Offset)4 * (r * N + i), got, 4);
                 be32(ival(r, i), want);
                 CHECKF(memcmp(got, want, 4) == 0, "int %d of rank %d: bytes %02x %02x %02x %02x, expected %02x %02x "
                        "%02x %02x", i, r, got[0], got[1], got[2], got[3], want[0], want[1], want[2], want[3]);
-                read_raw(fh, dstart + (MPI_Offset)8 * (r * N + i), got, 8);
+                io_read_raw(fh, dstart + (MPI_Offset)8 * (r * N + i), got, 8);
                 be64(dval(r, i), want);
                 CHECKF(memcmp(got, want, 8) == 0, "double %d of rank %d is not big-endian binary64 (first byte "
                        "%02x, expected %02x)", i, r, got[0], want[0]);
@@ -153,7 +144,7 @@ static void strided(MPI_Comm comm, int rank, int size)
         for (int r = 0; r < size; ++r) {
             for (int i = 0; i < N; ++i) {
                 unsigned char got[4], want[4];
-                read_raw(fh, (MPI_Offset)4 * (r + size * i), got, 4);
+                io_read_raw(fh, (MPI_Offset)4 * (r + size * i), got, 4);
                 be32(ival(r, i) ^ 0x5a5a, want);
                 CHECKF(memcmp(got, want, 4) == 0, "strided int %d of rank %d: wrong bytes at %d", i, r,
                        4 * (r + size * i));

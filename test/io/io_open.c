@@ -48,13 +48,6 @@ static void expect_errhandler(MPI_File fh, MPI_Errhandler want, const char *what
     CHECK_MPI(MPI_Errhandler_free(&eh));
 }
 
-static MPI_Offset file_size(MPI_File fh)
-{
-    MPI_Offset size = -1;
-    CHECK_MPI(MPI_File_get_size(fh, &size));
-    return size;
-}
-
 /* The file at `path` must not exist: opening it on `comm` without
  * MPI_MODE_CREATE fails with MPI_ERR_NO_SUCH_FILE and leaves the handle. */
 static void expect_missing(const char *path, MPI_Comm comm)
@@ -122,20 +115,20 @@ int main(int argc, char **argv)
     CHECKF(got_amode == amode, "get_amode 0x%x, expected 0x%x", got_amode, amode);
     expect_group(fh, MPI_COMM_WORLD);
     expect_errhandler(fh, MPI_ERRORS_RETURN, "a new file");
-    CHECKF(file_size(fh) == 0, "a new file has size %lld", (long long)file_size(fh));
+    CHECKF(io_file_size(fh) == 0, "a new file has size %lld", (long long)io_file_size(fh));
 
     /* set_size grows and shrinks; preallocate only grows */
     CHECK_MPI(MPI_File_set_size(fh, 1000));
-    CHECK(file_size(fh) == 1000);
+    CHECK(io_file_size(fh) == 1000);
     CHECK_MPI(MPI_File_preallocate(fh, 500));
-    CHECKF(file_size(fh) == 1000, "preallocate(500) changed the size 1000 to %lld",
-           (long long)file_size(fh));
+    CHECKF(io_file_size(fh) == 1000, "preallocate(500) changed the size 1000 to %lld",
+           (long long)io_file_size(fh));
     CHECK_MPI(MPI_File_preallocate(fh, 2000));
-    CHECKF(file_size(fh) == 2000, "preallocate(2000): size %lld", (long long)file_size(fh));
+    CHECKF(io_file_size(fh) == 2000, "preallocate(2000): size %lld", (long long)io_file_size(fh));
     CHECK_MPI(MPI_File_set_size(fh, 300));
-    CHECKF(file_size(fh) == 300, "set_size(300): size %lld", (long long)file_size(fh));
+    CHECKF(io_file_size(fh) == 300, "set_size(300): size %lld", (long long)io_file_size(fh));
     CHECK_MPI(MPI_File_set_size(fh, 300)); /* same size: no change */
-    CHECK(file_size(fh) == 300);
+    CHECK(io_file_size(fh) == 300);
 
     /* the bytes a set_size adds read as zeros */
     {
@@ -164,7 +157,7 @@ int main(int argc, char **argv)
             CHECKF(all[r] == 7000 + r, "int %d is %d, expected %d", r, all[r], 7000 + r);
         free(all);
         const MPI_Offset want = n * 4 > 300 ? (MPI_Offset)n * 4 : 300;
-        CHECK(file_size(fh) == want);
+        CHECK(io_file_size(fh) == want);
     }
 
     /* info: set_info takes hints; get_info returns a valid info to free */
@@ -197,7 +190,7 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
     CHECK_MPI(MPI_File_get_amode(fh, &got_amode));
     CHECK(got_amode == MPI_MODE_RDONLY);
-    CHECK(file_size(fh) == (n * 4 > 300 ? n * 4 : 300));
+    CHECK(io_file_size(fh) == (n * 4 > 300 ? n * 4 : 300));
     {
         int v = -1;
         MPI_Status st;
@@ -252,7 +245,7 @@ int main(int argc, char **argv)
 
         CHECK_MPI(MPI_File_open(sub, spath, MPI_MODE_RDONLY | MPI_MODE_DELETE_ON_CLOSE,
                                 MPI_INFO_NULL, &fh));
-        CHECK(file_size(fh) == (MPI_Offset)ssize * 4);
+        CHECK(io_file_size(fh) == (MPI_Offset)ssize * 4);
         int *all = check_malloc((size_t)ssize * sizeof(int));
         CHECK_MPI(MPI_File_read_at_all(fh, 0, all, ssize, MPI_INT, &st));
         CHECK(io_count(&st, MPI_INT) == ssize);
@@ -290,7 +283,7 @@ int main(int argc, char **argv)
         CHECK_MPI(MPI_File_read_at(fh, 0, e, 3, MPI_DOUBLE, &st));
         for (int i = 0; i < 3; ++i)
             CHECK(e[i] == d[i]);
-        CHECK(file_size(fh) == 24);
+        CHECK(io_file_size(fh) == 24);
         CHECK_MPI(MPI_File_close(&fh));
         expect_missing(mine, MPI_COMM_SELF);
         EXPECT_CLASS(MPI_File_delete(mine, MPI_INFO_NULL), MPI_ERR_NO_SUCH_FILE);
