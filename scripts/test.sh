@@ -107,8 +107,10 @@ fi
 #     time, 97 s of it at 4 ranks.  Earlier: the transport variants at 3
 #     and 4 ranks were 97 s, the tests of 5 to 16 ranks 149 s.
 #   TSan: suite threads, the tests whose threads share memory (the ring
-#     stress test, context-id agreement), and one 2-rank job: mpirun's
-#     threads, and ranks that load the instrumented shared libshmpi.  TSan
+#     stress test, context-id agreement, the MPI_THREAD_MULTIPLE programs
+#     thread_p2p and thread_coll, whose threads call MPI at once), and one
+#     2-rank job: mpirun's threads, and ranks that load the instrumented
+#     shared libshmpi.  TSan
 #     sees the threads of one process; the ranks are processes, so the
 #     single-threaded multi-rank suites give it little more to check.
 # Every suite at every rank count, under both: scripts/sanitizers.sh; or

@@ -18,6 +18,7 @@
 #include "errors.hpp"
 #include "handle_storage.hpp"
 #include "runtime.hpp"
+#include "shm/gate.hpp"
 #include "shm/transport.hpp"
 
 /// Defines MPI_<name> as a weak alias of PMPI_<name>, which this file
@@ -215,14 +216,16 @@ MpiError called_error(int errorcode, const char* fn);
 /// that calls MPI with the freed handle it was given cannot recurse.
 int raise_on_request(MPI_Comm comm, const MpiError& e, int code = -1);
 
-/// Names the MPI call this process is in for the launcher's deadlock report
-/// (shm::current_call, read by shm::Transport::park) while it lives; the
-/// outer call's name comes back when a callback's call returns.  Relaxed:
-/// read back by this thread only.
+/// One MPI call at the C boundary: holds the lock of MPI_THREAD_MULTIPLE
+/// while it lives (shm::Gate; nothing at lower levels), and names the call
+/// this thread is in for the launcher's deadlock report
+/// (shm::current_call, read by shm::Transport::park); the outer call's name
+/// comes back when a callback's call returns.
 struct CallName {
-    const char* outer = shm::current_call.load(std::memory_order_relaxed);
-    explicit CallName(const char* name) { shm::current_call.store(name, std::memory_order_relaxed); }
-    ~CallName() { shm::current_call.store(outer, std::memory_order_relaxed); }
+    shm::Gate::Hold hold;
+    const char* outer = shm::current_call;
+    explicit CallName(const char* name) { shm::current_call = name; }
+    ~CallName() { shm::current_call = outer; }
     CallName(const CallName&) = delete;
     CallName& operator=(const CallName&) = delete;
 };

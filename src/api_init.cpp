@@ -47,8 +47,7 @@ int init(const char* fn, int required, int* provided) {
         std::fprintf(stderr, "shmpi: %s: called after MPI_Finalize\n", fn);
         exit_flushed(1);
     }
-    const int level = required < MPI_THREAD_SERIALIZED ? std::max(required, MPI_THREAD_SINGLE)
-                                                       : MPI_THREAD_SERIALIZED;
+    const int level = std::clamp(required, int{MPI_THREAD_SINGLE}, int{MPI_THREAD_MULTIPLE});
     // MPI_Init waits for the other ranks: named, as guard() names the others.
     const CallName call_name(fn);
     try {
@@ -59,6 +58,9 @@ int init(const char* fn, int required, int* provided) {
         shm::print_init_failure(e.what());
         exit_flushed(1);
     }
+    // From here on every call holds the lock of MPI_THREAD_MULTIPLE (this
+    // one's guard was made before, so it leaves the lock alone).
+    if (level == MPI_THREAD_MULTIPLE) shm::Gate::turn_on();
     set_phase(Phase::Running);
     if (provided != nullptr) *provided = level;
     return MPI_SUCCESS;

@@ -18,9 +18,8 @@
 // their error classes (MPI_T_ERR_*, MPI_ERR_ARG) and call no error handler.
 // Handles and sessions are heap objects whose address is the handle, each
 // checked against the set of live ones (a session's handles against its
-// own).  Callers are serialized
-// (MPI_THREAD_SERIALIZED at most); the lock only keeps the state sound if
-// they were not.
+// own).  The interface's state has a lock of its own: under
+// MPI_THREAD_MULTIPLE its calls may come from any thread at any time.
 #include <mpi.h>
 
 #include <algorithm>
@@ -198,9 +197,8 @@ int PMPI_T_init_thread(int required, int* provided) {
     State& s = state();
     std::lock_guard guard(s.lock);
     ++s.inits;
-    // As MPI_Init_thread: SERIALIZED at most (README, "Threads").
-    *provided = std::min(required, MPI_THREAD_SERIALIZED);
-    if (*provided < MPI_THREAD_SINGLE) *provided = MPI_THREAD_SINGLE;
+    // As MPI_Init_thread: any level, MPI_THREAD_MULTIPLE included.
+    *provided = std::clamp(required, int{MPI_THREAD_SINGLE}, int{MPI_THREAD_MULTIPLE});
     return MPI_SUCCESS;
 }
 SHMPI_WEAK_ALIAS(T_init_thread);
@@ -424,6 +422,10 @@ int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
 SHMPI_WEAK_ALIAS(T_pvar_stop);
 
 int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void* buf) {
+    // The engine's queues belong to the thread inside MPI: under
+    // MPI_THREAD_MULTIPLE, wait for the C boundary's lock, taken before
+    // the interface's own (the order every path takes them in).
+    const shmpi::shm::Gate::Hold hold;
     return pvar_call(session, &handle, PvarOp::Read, buf);
 }
 SHMPI_WEAK_ALIAS(T_pvar_read);

@@ -71,13 +71,16 @@ private:
     MPI_Grequest_free_function* free_fn_;
     MPI_Grequest_cancel_function* cancel_fn_;
     void* extra_state_;
-    /// Set by MPI_Grequest_complete, read by advance() in a later MPI call.
-    /// Not atomic: shmpi provides MPI_THREAD_SERIALIZED at most, so no
-    /// thread may call MPI_Grequest_complete while another is inside an MPI
-    /// call, a wait included.  A wait on a request not complete yet can
-    /// therefore only end with the job; meanwhile it waits as every wait
-    /// does (progress for the other ranks, sleeps on the doorbell, leaves
-    /// when the job is aborting).
+    /// Set by MPI_Grequest_complete, read by advance() in a later MPI call
+    /// or in a wait's poll.  Not atomic: both run with the C boundary's
+    /// lock held under MPI_THREAD_MULTIPLE (shm/gate.hpp), and below that
+    /// level no thread may call MPI_Grequest_complete while another is
+    /// inside an MPI call.  Under MPI_THREAD_MULTIPLE a wait opens the lock
+    /// between its polls, so another thread completes the request and, as
+    /// it leaves the lock, wakes the wait; below, a wait on a request not
+    /// complete yet can only end with the job, and meanwhile waits as every
+    /// wait does (progress for the other ranks, sleeps on the doorbell,
+    /// leaves when the job is aborting).
     bool completed_ = false;
 };
 

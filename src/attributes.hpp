@@ -9,8 +9,8 @@
 // via calls to MPI_COMM_DELETE_ATTR ... or by calls to MPI_COMM_FREE"), and
 // their id still reads and deletes them.
 // Keyvals are per process (the id table lives in attributes.cpp; only the
-// thread inside the library touches keyvals and stores,
-// MPI_THREAD_SERIALIZED at most).
+// thread inside the library touches keyvals and stores: one at a time,
+// under MPI_THREAD_MULTIPLE by the C boundary's lock, shm/gate.hpp).
 //
 // Callbacks are C functions taking the object's handle.  A callback that
 // returns something other than MPI_SUCCESS makes the MPI call that ran it

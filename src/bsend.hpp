@@ -5,7 +5,8 @@
 // Each message takes its packed bytes plus MPI_BSEND_OVERHEAD of the
 // buffer, the rule by which MPI tells users to size it; the space comes
 // back once the send from it has completed.  One buffer per process, used by
-// one thread at a time (the library is MPI_THREAD_SERIALIZED): every field
+// one thread at a time (the C boundary's lock under MPI_THREAD_MULTIPLE,
+// shm/gate.hpp; the program's own order below that level): every field
 // below is written only by the thread inside MPI, in MPI_Buffer_attach,
 // MPI_Buffer_detach, MPI_Finalize (detach) and the buffered sends
 // (reserve, track).

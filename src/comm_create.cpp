@@ -161,7 +161,10 @@ std::unique_ptr<Communicator> create_from_members(Communicator& parent, std::spa
     // 2. Agree on a context over the whole parent (non-members too: the
     //    collective is over the parent).
     const std::uint32_t context = agree_over(parent.team(), 1, fn);
-    if (my_rank < 0) return nullptr;
+    if (my_rank < 0) {
+        context_ids().forget(context);
+        return nullptr;
+    }
     // 3. Build it: member i is parent rank members[i].
     std::vector<std::uint32_t> world(members.size());
     for (std::size_t i = 0; i < members.size(); ++i) world[i] = parent.world_rank(members[i]);
@@ -343,7 +346,9 @@ std::unique_ptr<Communicator> split(Communicator& parent, int color, int key) {
     };
     const int n = parent.size();
     ContextIds& ids = context_ids();
-    const Entry mine{color, key, ids.propose(ContextIds::kFirst, 1)};
+    const ContextIds::Proposal early(ids);  // pending while the allgather waits
+    const Entry mine{color, key, ids.propose(ContextIds::kFirst, 1, &early)};
+    early.add(mine.proposal, 1);
     std::vector<Entry> all(static_cast<std::size_t>(n));
     coll::allgather_linear(parent.team(), &mine, sizeof(Entry), all.data());
     // 2. The context, free at every process of the parent and shared by
@@ -359,11 +364,16 @@ std::unique_ptr<Communicator> split(Communicator& parent, int color, int key) {
             return;
         }
         first = false;
+        // The allgathered proposals alone: ours among them is the early
+        // one, which agree()'s own first proposal equals unless another
+        // thread of ours took or freed ids since (MPI_THREAD_MULTIPLE).
+        words[0] = 0;
+        words[1] = 0;
         for (const Entry& e : all) {
             words[0] = std::max(words[0], e.proposal);
             words[1] = std::max(words[1], ~e.proposal);
         }
-    });
+    }, &early);
     if (color == MPI_UNDEFINED) return nullptr;
     if (color < 0) {
         throw MpiError(MPI_ERR_ARG,
@@ -396,11 +406,13 @@ namespace {
 /// `leader`.  The third word carries `mine` each way: returned as
 /// `.second`, the remote leader's.  `first`, when given, holds the first
 /// round's maxima over both groups, found by the caller (the round is then
-/// skipped, and `.second` is 0 unless a later round ran).
+/// skipped, and `.second` is 0 unless a later round ran), and `early` the
+/// Proposal that keeps the caller's own proposal for it pending.
 template <class Exchange>
 std::pair<std::uint32_t, std::uint32_t> agree_across(Communicator& local, int leader, std::uint32_t count,
                                                      const char* fn, std::uint32_t mine,
-                                                     const std::uint32_t* first, Exchange exchange) {
+                                                     const std::uint32_t* first, Exchange exchange,
+                                                     const ContextIds::Proposal* early = nullptr) {
     const coll::Reduction red{max_u32, nullptr, true, sizeof(std::uint32_t)};
     std::uint32_t remote_word = 0;
     const std::uint32_t agreed = context_ids().agree(count, fn, [&](std::uint32_t* words) {
@@ -424,7 +436,7 @@ std::pair<std::uint32_t, std::uint32_t> agree_across(Communicator& local, int le
         words[0] = out[0];
         words[1] = out[1];
         remote_word = out[2];
-    });
+    }, early);
     return {agreed, remote_word};
 }
 
@@ -466,7 +478,9 @@ std::unique_ptr<Communicator> intercomm_create(Communicator& local, int local_le
     //    intercommunicator's and its local group's, ContextIds::agree()):
     //    the local group's maxima of the proposals, at every member.
     ContextIds& ids = context_ids();
-    const std::uint32_t proposal = ids.propose(ContextIds::kFirst, 2);
+    const ContextIds::Proposal early(ids);  // pending while the exchanges wait
+    const std::uint32_t proposal = ids.propose(ContextIds::kFirst, 2, &early);
+    early.add(proposal, 2);
     const std::uint32_t proposed[2] = {proposal, ~proposal};
     std::uint32_t group[2] = {0, 0};
     const coll::Reduction red{max_u32, nullptr, true, sizeof(std::uint32_t)};
@@ -565,7 +579,8 @@ std::unique_ptr<Communicator> intercomm_create(Communicator& local, int local_le
                          engine.recv(peer->context(), remote_leader, tag, in, 3, u32, st);
                          engine.wait(*r);
                          engine.release(r);
-                     })
+                     },
+                     &early)
             .first;
     // Two contexts, the agreed one and the next, for local().
     auto c = Communicator::make_inter(local.engine(), context, local.world_ranks(), local.rank(),

@@ -52,6 +52,39 @@ std::uint32_t ContextIds::next_free(std::uint32_t from, std::uint32_t count) con
     return start + count <= kEnd ? static_cast<std::uint32_t>(start) : kEnd;
 }
 
+std::uint32_t ContextIds::propose(std::uint32_t from, std::uint32_t count, const void* self) const {
+    const std::uint32_t run = count > kProposalRun ? count : kProposalRun;
+    for (;;) {
+        const std::uint32_t c = next_free(from, run);
+        if (c >= kEnd) return c;
+        bool clear = true;
+        for (const Pending& p : pending_) {
+            if (p.owner != self && p.first < c + run && c < p.first + p.count) {
+                from = std::max(from, p.first + p.count);  // past it, and look again
+                clear = false;
+            }
+        }
+        if (clear) return c;
+    }
+}
+
+void ContextIds::Proposal::add(std::uint32_t first, std::uint32_t count) const {
+    ids_.pending_.push_back({first, count, this});
+}
+
+void ContextIds::Proposal::keep(std::uint32_t first, std::uint32_t count) const {
+    ids_.unpend(this);
+    ids_.pending_.push_back({first, count, nullptr});
+}
+
+void ContextIds::unpend(const void* owner) {
+    std::erase_if(pending_, [owner](const Pending& p) { return p.owner == owner; });
+}
+
+void ContextIds::forget(std::uint32_t c) {
+    std::erase_if(pending_, [c](const Pending& p) { return p.owner == nullptr && p.first <= c && c < p.first + p.count; });
+}
+
 std::size_t ContextIds::held_count() const {
     std::size_t n = 0;
     for (const std::uint64_t w : bits_) n += static_cast<std::size_t>(std::popcount(w));
@@ -68,6 +101,7 @@ void ContextIds::hold(std::uint32_t c) {
     const std::uint32_t i = c - kFirst;
     if (i / 64 >= bits_.size()) bits_.resize(i / 64 + 1, 0);
     bits_[i / 64] |= std::uint64_t{1} << (i % 64);
+    if (!pending_.empty()) forget(c);  // agreed, now held
 }
 
 void ContextIds::drop(std::uint32_t c) {

@@ -32,6 +32,7 @@ namespace shmpi {
 
 class ContextIds {
 public:
+    class Proposal;
     static constexpr std::uint32_t kFirst = 16;
     static constexpr std::uint32_t kEnd = shm::kSharedContextBase;
 
@@ -51,9 +52,11 @@ public:
     /// ranks after 400 calls).  A run that long is beyond every member's
     /// interleaved ids at once.  Holes shorter than the run stay unused
     /// until their neighbours come free (the ids are plentiful: 2^29).
-    std::uint32_t propose(std::uint32_t from, std::uint32_t count) const {
-        return next_free(from, count > kProposalRun ? count : kProposalRun);
-    }
+    /// Under MPI_THREAD_MULTIPLE, agreements of other threads of this
+    /// process run at the same time (each opens the lock in its waits): a
+    /// proposal also skips the ids they have proposed or agreed on and no
+    /// communicator holds yet (pending_), but those of `self`'s own.
+    std::uint32_t propose(std::uint32_t from, std::uint32_t count, const void* self = nullptr) const;
     static constexpr std::uint32_t kProposalRun = 64;
     bool held(std::uint32_t c) const;
     /// A communicator of this process was built on `c`.  Ids outside
@@ -61,6 +64,10 @@ public:
     /// `c` is held already: two communicators of one process on one id
     /// would take each other's messages.
     void hold(std::uint32_t c);
+    /// MPI_Comm_create at a process outside the group: it took part in the
+    /// agreement on `c` but builds no communicator on it, so `c`, kept
+    /// pending by agree(), goes back.
+    void forget(std::uint32_t c);
     /// The communicator on `c` is deleted; `c` is free again.  For an id
     /// the segment counts (see share()), this process's count goes.
     void drop(std::uint32_t c);
@@ -89,18 +96,30 @@ public:
     /// participant sees the same maxima, so all run the same rounds and
     /// return the same id or throw MpiError (MPI_ERR_INTERN, naming `fn`)
     /// together when no run is free everywhere.  Holds nothing: the
-    /// communicators built on the result do (Communicator's constructor).
+    /// communicators built on the result do (Communicator's constructor);
+    /// until then the result stays pending here, so that another thread's
+    /// agreement cannot take it too, and each round's proposal is pending
+    /// while its exchange runs.  A result that no communicator comes to
+    /// hold (an error in between) stays pending: one id of 2^29 lost.
+    /// A caller that made the first round's proposal itself (exchanged with
+    /// other data) passes the Proposal it set it in as `early`.
     template <class Exchange>
-    std::uint32_t agree(std::uint32_t count, const char* fn, Exchange&& exchange) const {
+    std::uint32_t agree(std::uint32_t count, const char* fn, Exchange&& exchange, const Proposal* early = nullptr) {
+        const Proposal own(*this);
+        const Proposal& pending = early != nullptr ? *early : own;
         std::uint32_t from = kFirst;
         for (;;) {
-            const std::uint32_t mine = propose(from, count);
+            const std::uint32_t mine = propose(from, count, &pending);
+            pending.add(mine, count);
             std::uint32_t words[2] = {mine, ~mine};
             exchange(words);
             const std::uint32_t largest = words[0];
             const std::uint32_t smallest = ~words[1];
             if (largest >= kEnd) throw_exhausted(fn, count);
-            if (largest == smallest) return largest;
+            if (largest == smallest) {
+                pending.keep(largest, count);
+                return largest;
+            }
             from = largest;
         }
     }
@@ -108,9 +127,41 @@ public:
     /// member.
     [[noreturn]] static void throw_exhausted(const char* fn, std::uint32_t count);
 
+    /// One agreement's entries in pending_: every proposal it has made,
+    /// removed when it ends (an exception included) but for the agreed
+    /// ids, which keep() leaves pending until hold() or forget().
+    class Proposal {
+    public:
+        explicit Proposal(ContextIds& ids) : ids_(ids) {}
+        ~Proposal() { ids_.unpend(this); }
+        Proposal(const Proposal&) = delete;
+        Proposal& operator=(const Proposal&) = delete;
+        /// `count` ids from `first` were proposed.
+        void add(std::uint32_t first, std::uint32_t count) const;
+        /// They were agreed on: the proposals go, these stay.
+        void keep(std::uint32_t first, std::uint32_t count) const;
+
+    private:
+        ContextIds& ids_;
+    };
+
 private:
+    /// Ids proposed in a round of agree() that has not ended, or agreed on
+    /// and not held yet: `count` ids from `first`, for the agreement
+    /// `owner` (nullptr once agreed).
+    struct Pending {
+        std::uint32_t first;
+        std::uint32_t count;
+        const void* owner;
+    };
+    /// Removes the entries of `owner`.
+    void unpend(const void* owner);
+
     /// Bit (c - kFirst) is set while id c is held; grows on demand.
     std::vector<std::uint64_t> bits_;
+    /// Almost always empty or one entry (more only while threads of this
+    /// process agree at once); written by the thread inside MPI.
+    std::vector<Pending> pending_;
     std::atomic<std::uint32_t>* shared_users_ = nullptr;
 };
 

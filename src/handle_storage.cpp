@@ -118,8 +118,10 @@ Arena& arena() {
 }
 
 struct Pool {
-    // MPI_THREAD_SERIALIZED lets different threads make and free handles,
-    // one at a time; the lock keeps that race-free without ordering them.
+    // Different threads make and free handles, one at a time (the C
+    // boundary's lock serializes them under MPI_THREAD_MULTIPLE); this lock
+    // keeps that race-free without ordering them, and covers the few made
+    // outside MPI calls (MPI_T's).
     std::mutex lock;
     using Key = std::pair<std::size_t, std::size_t>;
     /// Freed blocks by (size, alignment).

@@ -303,6 +303,10 @@ void ShmTeam::wait_slow(bool (*done)(void*), void* state) {
         std::fflush(stderr);
         _exit(1);
     };
+    // Under MPI_THREAD_MULTIPLE each pause, yield and sleep below opens the
+    // gate for the other threads of this process, each look runs with it
+    // closed (shm/gate.hpp, Transport::wait).
+    shm::Gate::notify();
     // 1. Spin: the flag usually turns within a few hundred nanoseconds.
     //    Skipped while more ranks are awake than CPUs (see Transport::wait).
     const auto start = Clock::now();
@@ -310,6 +314,7 @@ void ShmTeam::wait_slow(bool (*done)(void*), void* state) {
         do {
             for (int i = 0; i < 64; ++i) {
                 if (look()) return;
+                const shm::Gate::Open open;
                 __builtin_ia32_pause();
             }
             leave_if_aborting();
@@ -320,6 +325,7 @@ void ShmTeam::wait_slow(bool (*done)(void*), void* state) {
     do {
         if (look()) return;
         leave_if_aborting();
+        const shm::Gate::Open open;
         sched_yield();
     } while (Clock::now() < yield_until);
     // 3. Sleep on our doorbell until a flag writer (or a point-to-point
@@ -332,8 +338,8 @@ void ShmTeam::wait_slow(bool (*done)(void*), void* state) {
         // Acquire: pairs with a ringer's release increment; futex_wait
         // compares against this value, so a ring after this load is seen.
         const std::uint32_t seen = me.doorbell.load(std::memory_order_acquire);
-        me.sleeping.store(1, std::memory_order_relaxed);
-        // Our `sleeping` store before our last look at the flags: either the
+        me.sleeping.fetch_add(1, std::memory_order_relaxed);
+        // Our `sleeping` increment before our last look at the flags: either the
         // writer sees us asleep, or we see its flag (see notify()).
         if (light_notify_) {
             shm::membarrier_all();
@@ -342,14 +348,15 @@ void ShmTeam::wait_slow(bool (*done)(void*), void* state) {
         }
         if (engine_ != nullptr) engine_->progress();
         if (done(state)) {
-            me.sleeping.store(0, std::memory_order_relaxed);
+            me.sleeping.fetch_sub(1, std::memory_order_relaxed);
             return;
         }
         leave_if_aborting();
         transport_.park(seen, transport_.policy().sleep);
-        me.sleeping.store(0, std::memory_order_relaxed);
+        me.sleeping.fetch_sub(1, std::memory_order_relaxed);
         for (int i = 0; i < 64; ++i) {
             if (look()) return;
+            const shm::Gate::Open open;
             __builtin_ia32_pause();
         }
         leave_if_aborting();

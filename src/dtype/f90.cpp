@@ -85,8 +85,9 @@ const Datatype& f90_type(int combiner, int p, int r, const char* fn) {
                                                     fn, p, r, kQuadDigits, kQuadRange));
         }
     }
-    // Callers are serialized (MPI_THREAD_SERIALIZED at most); the lock only
-    // keeps the cache sound if they were not.
+    // Callers are serialized (by the program, or by the C boundary's lock
+    // under MPI_THREAD_MULTIPLE); this lock only keeps the cache sound if
+    // they were not.
     static std::mutex lock;
     static auto* made = new std::map<std::tuple<int, int, int>, const Datatype*>();  // never destroyed
     std::lock_guard guard(lock);

@@ -94,8 +94,9 @@ private:
     MPI_Datarep_extent_function* extent_fn_ = nullptr;
     void* extra_ = nullptr;
     /// file_size()'s answers for basic types, asked once (User).  The C
-    /// boundary is entered by one thread at a time (MPI_THREAD_SERIALIZED
-    /// at most), which is also what guards these caches.
+    /// boundary is entered by one thread at a time (the program's order, or
+    /// its lock under MPI_THREAD_MULTIPLE), which is also what guards these
+    /// caches.
     mutable std::map<const dtype::Datatype*, std::int64_t> sizes_;
     /// Runs of n bytes: what a predefined type becomes in layout().
     mutable std::map<std::int64_t, dtype::Ref> runs_;

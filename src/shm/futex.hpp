@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <climits>
 #include <cstdint>
 #include <ctime>
 
@@ -35,13 +36,14 @@ inline void futex_wake(std::atomic<std::uint32_t>& word, int n) {
             0);
 }
 
-/// Rings a doorbell: changes the futex word `bell` and wakes one process
-/// sleeping on it.  Release: a sleeper that reads the new value (acquire)
+/// Rings a doorbell: changes the futex word `bell` and wakes every thread
+/// sleeping on it (one, but for a rank of several threads in MPI calls at
+/// once under MPI_THREAD_MULTIPLE: gate.hpp).  Release: a sleeper that reads the new value (acquire)
 /// also sees what the ringer stored before, and a futex_wait that compared
 /// against the old value returns at once.
 inline void ring_doorbell(std::atomic<std::uint32_t>& bell) {
     bell.fetch_add(1, std::memory_order_release);
-    futex_wake(bell, 1);
+    futex_wake(bell, INT_MAX);
 }
 
 /// True when this process can force a full barrier on every other process

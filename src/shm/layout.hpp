@@ -240,10 +240,13 @@ struct alignas(kLine) RankSlot {
     /// Futex word the owner sleeps on.  A sender that finds `sleeping` set
     /// increments it (release) and wakes the owner with FUTEX_WAKE.
     alignas(kLine) std::atomic<std::uint32_t> doorbell;
-    /// Written by the owner only: nonzero while it may be asleep on doorbell.
-    /// Senders read it after a seq_cst fence that follows their ring store, and
-    /// the owner sets it before a seq_cst fence that precedes its last check of
-    /// the rings (Dekker pattern: one of the two always sees the other).
+    /// Written by the owner only: nonzero while it may be asleep on doorbell,
+    /// the number of its threads that may be (one at most, but under
+    /// MPI_THREAD_MULTIPLE: shm/gate.hpp), each adding 1 before its sleep
+    /// and taking it back after.  Senders read it after a seq_cst fence that
+    /// follows their ring store, and the owner adds to it before a seq_cst
+    /// fence that precedes its last check of the rings (Dekker pattern: one
+    /// of the two always sees the other).
     std::atomic<std::uint32_t> sleeping;
 
     // ---- the owner's stream line: written by the owner only ----

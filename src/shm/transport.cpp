@@ -190,6 +190,9 @@ std::unique_ptr<Transport> Transport::from_environment() {
         }
     }
     t->set_state(kAttached);
+    // Under MPI_THREAD_MULTIPLE a thread leaving the lock rings our own
+    // doorbell for the others asleep on it (gate.hpp).
+    Gate::set_doorbell(&t->slots_[t->rank_].doorbell);
     return t;
 }
 
@@ -231,6 +234,7 @@ void Transport::rethrow_init_failure() const {
 }
 
 Transport::~Transport() {
+    Gate::set_doorbell(nullptr);
     if (launcher_fd_ >= 0) close(launcher_fd_);
 }
 
@@ -369,7 +373,7 @@ void Transport::after_release(std::uint32_t src) {
 }
 
 pid_t Transport::peer_pid(std::uint32_t r) {
-    pid_t& p = peer_pids_[r];  // one thread at a time (MPI_THREAD_SERIALIZED at most)
+    pid_t& p = peer_pids_[r];  // one thread at a time (shm/gate.hpp under MPI_THREAD_MULTIPLE)
     if (p == 0) {
         const std::int64_t v = slots_[r].pid.load(std::memory_order_relaxed);
         if (v <= 1 || v > std::numeric_limits<pid_t>::max() || v == getpid()) {
@@ -523,8 +527,8 @@ Transport::Slept Transport::sleep_once(const std::function<bool()>& poll) {
     // Acquire: pairs with a producer's release increment; the value read here
     // is what futex_wait compares against, so a ring after this load is seen.
     const std::uint32_t seen = me.doorbell.load(std::memory_order_acquire);
-    me.sleeping.store(1, std::memory_order_relaxed);
-    // Our `sleeping` store before the checks in poll(); see
+    me.sleeping.fetch_add(1, std::memory_order_relaxed);
+    // Our `sleeping` increment before the checks in poll(); see
     // wake_if_sleeping() for both kinds of barrier.
     if (light_wake_) {
         membarrier_all();
@@ -532,7 +536,7 @@ Transport::Slept Transport::sleep_once(const std::function<bool()>& poll) {
         std::atomic_thread_fence(std::memory_order_seq_cst);
     }
     if (poll()) {
-        me.sleeping.store(0, std::memory_order_relaxed);
+        me.sleeping.fetch_sub(1, std::memory_order_relaxed);
         return Slept::kDone;
     }
     if (aborting()) leave_aborted();
@@ -543,14 +547,14 @@ Transport::Slept Transport::sleep_once(const std::function<bool()>& poll) {
     // slept here took one nap per ringful: 100 pre-posted 30 KB messages
     // to itself took 12 s at 3 ranks on 2 CPUs, 0.026 s with MPICH.
     if (in_[rank_].has_data()) {
-        me.sleeping.store(0, std::memory_order_relaxed);
+        me.sleeping.fetch_sub(1, std::memory_order_relaxed);
         return Slept::kRung;
     }
     // A producer waiting for room in a ring may miss its wake-up (see
     // after_release), so it sleeps in short naps.
     const auto nap = stalled_count_ != 0 ? kStalledSleep : policy_.sleep;
     park(seen, nap);
-    me.sleeping.store(0, std::memory_order_relaxed);
+    me.sleeping.fetch_sub(1, std::memory_order_relaxed);
     leave_if_launcher_gone();
     // Relaxed: only whether it moved; the caller's poll() reads what a
     // producer published with its own acquire loads.
@@ -572,9 +576,23 @@ void Transport::leave_if_launcher_gone() {
 
 void Transport::park(std::uint32_t seen, std::chrono::nanoseconds nap) {
     RankSlot& me = slots_[rank_];
+    if (Gate::on()) {
+        // MPI_THREAD_MULTIPLE: other threads of ours may be outside MPI,
+        // about to send what everyone waits for, so the rank never shows as
+        // parked (the launcher's deadlock report leaves it out), and it
+        // stops counting as awake with its first sleeping thread.
+        if (Gate::will_sleep()) header_->awake.fetch_sub(1, std::memory_order_relaxed);
+        ++sleeps_;
+        {
+            const Gate::Open open;
+            futex_wait(me.doorbell, seen, static_cast<long>(nap.count()));
+        }
+        if (Gate::woke()) header_->awake.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
     // Relaxed, every store of the park line: the launcher trusts only values
     // it has read unchanged for a long time (layout.hpp, RankSlot).
-    const char* call = current_call.load(std::memory_order_relaxed);
+    const char* call = current_call;
     if (call != parked_in_written_) {
         parked_in_written_ = call;
         char name[sizeof me.parked_in] = {};

@@ -27,18 +27,18 @@
 #include <vector>
 
 #include "shm/futex.hpp"
+#include "shm/gate.hpp"
 #include "shm/layout.hpp"
 #include "shm/ring.hpp"
 #include "shm/segment.hpp"
 
 namespace shmpi::shm {
 
-/// The MPI call this process is in ("MPI_Recv"), or nullptr: set by the C
+/// The MPI call this thread is in ("MPI_Recv"), or nullptr: set by the C
 /// boundary (api::guard) on entry and put back on return, read by
-/// Transport::park() for the launcher's deadlock report.  Relaxed: only
-/// the thread that sets it reads it (an atomic all the same, for a program
-/// that calls MPI from two threads at once, beyond MPI_THREAD_SERIALIZED).
-inline std::atomic<const char*> current_call{nullptr};
+/// Transport::park() for the launcher's deadlock report, in the same
+/// thread.
+inline thread_local const char* current_call = nullptr;
 
 /// Tunables of the wait policy, read once from the environment.
 struct WaitPolicy {
@@ -291,7 +291,10 @@ public:
         if (!crowded()) return;
         // One clock read per miss, only while crowded.
         if (std::chrono::steady_clock::now() - last_poll_yield_ < kPollYieldPeriod) return;
-        sched_yield();
+        {
+            const Gate::Open open;  // other threads of ours may call MPI meanwhile
+            sched_yield();
+        }
         ++poll_yields_;
         // From the yield's end: the time others ran is not this rank's spin.
         last_poll_yield_ = std::chrono::steady_clock::now();
@@ -415,11 +418,17 @@ void Transport::wait(Poll&& poll) {
     //    the 2-CPU VM of docs/BENCHMARKS.md) kept barriers at 4 ranks on 2
     //    CPUs twice as slow.  Idle ranks asleep in a receive do not count, so
     //    two ranks that ping-pong beside them still spin.
+    // Under MPI_THREAD_MULTIPLE, what this call did before its wait (a send
+    // to ourselves, a completed request) may be what another thread of
+    // ours sleeps for; from here on each pause, yield and sleep opens the
+    // gate for the others, and each poll runs with it closed (gate.hpp).
+    Gate::notify();
     const auto start = Clock::now();
     if (!crowded()) {
         do {
             for (int i = 0; i < 64; ++i) {
                 if (poll()) return;
+                const Gate::Open open;
                 __builtin_ia32_pause();
             }
             if (aborting()) leave_aborted();
@@ -432,6 +441,7 @@ void Transport::wait(Poll&& poll) {
         do {
             if (poll()) return;
             if (aborting()) leave_aborted();
+            const Gate::Open open;
             sched_yield();
         } while (Clock::now() < yield_until);
         // 3. Sleep on the doorbell until a producer rings it.

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -162,6 +163,12 @@ TEST(ContextIds, AgreementFindsTheLowestIdFreeEverywhere) {
     auto got = agree_among(procs, 1, &rounds);
     for (const std::uint32_t c : got) EXPECT_EQ(c, F + 2);
     EXPECT_EQ(rounds, 1);
+    // No communicator is built on the agreed ids here: each process gives
+    // its pending id back, as MPI_Comm_create's non-members do.
+    auto forget_all = [&](const std::vector<std::uint32_t>& ids) {
+        for (std::size_t i = 0; i < procs.size(); ++i) procs[i].forget(ids[i]);
+    };
+    forget_all(got);
 
     // Different ids held: F + 2 taken at 0, F + 3 at 1, F + 4 and F + 6 at
     // 2, F + 5 at 3.  The lowest id free at all four is F + 7.
@@ -173,13 +180,51 @@ TEST(ContextIds, AgreementFindsTheLowestIdFreeEverywhere) {
     for (const std::uint32_t c : got) EXPECT_EQ(c, F + 7);
     EXPECT_GT(rounds, 1);
     for (const ContextIds& p : procs) EXPECT_FALSE(p.held(F + 7)) << "agree() holds nothing";
+    forget_all(got);
 
     // Two consecutive ids: F + 7 and F + 8 are free everywhere.
     got = agree_among(procs, 2, &rounds);
     for (const std::uint32_t c : got) EXPECT_EQ(c, F + 7);
+    forget_all(got);
     hold_all(procs[1], {F + 8});
     got = agree_among(procs, 2, &rounds);
     for (const std::uint32_t c : got) EXPECT_EQ(c, F + 9);
+}
+
+// MPI_THREAD_MULTIPLE: another thread of the process agrees on an id while
+// this one's agreement waits in its exchange (the lock is open there).  It
+// must not propose or agree on the id this one has proposed, and the id
+// this one agreed on stays taken until a communicator holds it.
+TEST(ContextIds, ConcurrentAgreementsOfOneProcessTakeDifferentIds) {
+    ContextIds ids;
+    hold_all(ids, {F});
+    std::uint32_t inner = 0, inner_late = 0;
+    const std::uint32_t outer = ids.agree(1, "outer", [&](std::uint32_t*) {
+        // What the other thread does while this exchange waits; its own
+        // exchange is with processes that take what it proposes.
+        inner = ids.agree(1, "inner", [](std::uint32_t*) {});
+    });
+    EXPECT_EQ(outer, F + 1);
+    EXPECT_NE(inner, outer) << "two agreements of one process took the same id";
+    // Both agreed and pending: a third agreement takes neither.
+    inner_late = ids.agree(1, "late", [](std::uint32_t*) {});
+    EXPECT_NE(inner_late, outer);
+    EXPECT_NE(inner_late, inner);
+    // Held or forgotten, they stop being pending: held ids stay taken, a
+    // forgotten one is free for the next agreement.
+    ids.hold(outer);
+    ids.forget(inner);
+    ids.forget(inner_late);
+    EXPECT_EQ(ids.agree(1, "next", [](std::uint32_t*) {}), std::min(inner, inner_late));
+}
+
+// An agreement that fails (an exception in its exchange) leaves nothing
+// pending: the ids it proposed are free for the next one.
+TEST(ContextIds, AFailedAgreementLeavesNothingPending) {
+    ContextIds ids;
+    EXPECT_THROW(ids.agree(1, "failing", [](std::uint32_t*) { throw std::runtime_error("exchange failed"); }),
+                 std::runtime_error);
+    EXPECT_EQ(ids.agree(1, "after", [](std::uint32_t*) {}), F);
 }
 
 TEST(ContextIds, AgreementFailsEverywhereWhenNothingIsFree) {

@@ -128,7 +128,7 @@ compile_one() {
     done
     # -Wno-stringop-overflow: GCC 12 misreads MPICH's MPI_STATUSES_IGNORE,
     # the pointer value 1, as an empty array.
-    if "$mpicc" -std=c11 -Wall -Wextra -Werror -Wno-stringop-overflow -O2 -I"$here" -I"$dir" \
+    if "$mpicc" -std=c11 -pthread -Wall -Wextra -Werror -Wno-stringop-overflow -O2 -I"$here" -I"$dir" \
         -o "$work/$name" "${srcs[@]}" >"$work/$name.cc" 2>&1; then
         : >"$work/$name.ok"
     fi

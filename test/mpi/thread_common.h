@@ -1,0 +1,29 @@
+/*
+ * thread_common.h: what the MPI_THREAD_MULTIPLE test programs (thread_*.c)
+ * share, beside check.h.
+ */
+#ifndef SHMPI_TEST_MPI_THREAD_COMMON_H
+#define SHMPI_TEST_MPI_THREAD_COMMON_H
+
+#include <pthread.h>
+#include <time.h>
+
+#include "check.h"
+
+/* MPI_Init_thread asking for MPI_THREAD_MULTIPLE, which must be granted. */
+static inline void init_thread_multiple(int *argc, char ***argv)
+{
+    int provided = -1;
+    CHECK_MPI(MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided));
+    CHECKF(provided == MPI_THREAD_MULTIPLE, "MPI_Init_thread provides %d, not MPI_THREAD_MULTIPLE (%d)",
+           provided, MPI_THREAD_MULTIPLE);
+}
+
+/* Sleeps `ms` milliseconds: a thread that must come late. */
+static inline void nap_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+#endif
