@@ -338,22 +338,21 @@ void ShmTeam::wait_slow(bool (*done)(void*), void* state) {
         // Acquire: pairs with a ringer's release increment; futex_wait
         // compares against this value, so a ring after this load is seen.
         const std::uint32_t seen = me.doorbell.load(std::memory_order_acquire);
-        me.sleeping.fetch_add(1, std::memory_order_relaxed);
-        // Our `sleeping` increment before our last look at the flags: either the
-        // writer sees us asleep, or we see its flag (see notify()).
-        if (light_notify_) {
-            shm::membarrier_all();
-        } else {
-            std::atomic_thread_fence(std::memory_order_seq_cst);
+        {
+            const shm::SleepingMark asleep(me);
+            // Our `sleeping` increment before our last look at the flags:
+            // either the writer sees us asleep, or we see its flag (see
+            // notify()).
+            if (light_notify_) {
+                shm::membarrier_all();
+            } else {
+                std::atomic_thread_fence(std::memory_order_seq_cst);
+            }
+            if (engine_ != nullptr) engine_->progress();
+            if (done(state)) return;
+            leave_if_aborting();
+            transport_.park(seen, transport_.policy().sleep);
         }
-        if (engine_ != nullptr) engine_->progress();
-        if (done(state)) {
-            me.sleeping.fetch_sub(1, std::memory_order_relaxed);
-            return;
-        }
-        leave_if_aborting();
-        transport_.park(seen, transport_.policy().sleep);
-        me.sleeping.fetch_sub(1, std::memory_order_relaxed);
         for (int i = 0; i < 64; ++i) {
             if (look()) return;
             const shm::Gate::Open open;

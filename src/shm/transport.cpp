@@ -527,7 +527,7 @@ Transport::Slept Transport::sleep_once(const std::function<bool()>& poll) {
     // Acquire: pairs with a producer's release increment; the value read here
     // is what futex_wait compares against, so a ring after this load is seen.
     const std::uint32_t seen = me.doorbell.load(std::memory_order_acquire);
-    me.sleeping.fetch_add(1, std::memory_order_relaxed);
+    const SleepingMark asleep(me);
     // Our `sleeping` increment before the checks in poll(); see
     // wake_if_sleeping() for both kinds of barrier.
     if (light_wake_) {
@@ -535,10 +535,7 @@ Transport::Slept Transport::sleep_once(const std::function<bool()>& poll) {
     } else {
         std::atomic_thread_fence(std::memory_order_seq_cst);
     }
-    if (poll()) {
-        me.sleeping.fetch_sub(1, std::memory_order_relaxed);
-        return Slept::kDone;
-    }
+    if (poll()) return Slept::kDone;
     if (aborting()) leave_aborted();
     // Cells in our ring to ourselves: poll() drained it and then filled it
     // again from a long message to ourselves, or many, and only we read
@@ -546,15 +543,11 @@ Transport::Slept Transport::sleep_once(const std::function<bool()>& poll) {
     // polling (it goes back to yielding, as after a ring).  A wait that
     // slept here took one nap per ringful: 100 pre-posted 30 KB messages
     // to itself took 12 s at 3 ranks on 2 CPUs, 0.026 s with MPICH.
-    if (in_[rank_].has_data()) {
-        me.sleeping.fetch_sub(1, std::memory_order_relaxed);
-        return Slept::kRung;
-    }
+    if (in_[rank_].has_data()) return Slept::kRung;
     // A producer waiting for room in a ring may miss its wake-up (see
     // after_release), so it sleeps in short naps.
     const auto nap = stalled_count_ != 0 ? kStalledSleep : policy_.sleep;
     park(seen, nap);
-    me.sleeping.fetch_sub(1, std::memory_order_relaxed);
     leave_if_launcher_gone();
     // Relaxed: only whether it moved; the caller's poll() reads what a
     // producer published with its own acquire loads.

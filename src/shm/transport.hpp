@@ -40,6 +40,21 @@ namespace shmpi::shm {
 /// thread.
 inline thread_local const char* current_call = nullptr;
 
+/// Counts this thread in `slot.sleeping` while it lives: from before a
+/// sleeper's last look to after its sleep, whatever ends it (a throw from
+/// that look included: a count left behind would make every sender ring
+/// for good).  Relaxed: the fences around it order it (RankSlot::sleeping).
+class SleepingMark {
+public:
+    explicit SleepingMark(RankSlot& slot) : slot_(slot) { slot_.sleeping.fetch_add(1, std::memory_order_relaxed); }
+    ~SleepingMark() { slot_.sleeping.fetch_sub(1, std::memory_order_relaxed); }
+    SleepingMark(const SleepingMark&) = delete;
+    SleepingMark& operator=(const SleepingMark&) = delete;
+
+private:
+    RankSlot& slot_;
+};
+
 /// Tunables of the wait policy, read once from the environment.
 struct WaitPolicy {
     std::chrono::nanoseconds spin{20'000};      ///< SHMPI_SPIN_US: busy polling
