@@ -11,6 +11,10 @@
  *             a barrier on a duplicate communicator, while the others wait
  *             in MPI_Recv, MPI_Bcast and MPI_Barrier; then every rank checks
  *             what it got and prints "ok R"
+ *   threads   not a deadlock: under MPI_THREAD_MULTIPLE, every rank waits in
+ *             MPI_Recv for rank 0, whose second thread sleeps (outside MPI,
+ *             using no CPU) for 1.5 s before it sends to every rank, rank 0
+ *             included; every rank checks what it got and prints "ok R"
  *   stream    not a deadlock: every rank sends 32 MiB to the next and
  *             receives from the previous, 8 times; rank 0 also works for
  *             0.3 s before each round, so the others wait in the middle of
@@ -21,6 +25,7 @@
  * only: builds with any MPI's mpicc. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep, clock_gettime */
 #include <mpi.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +78,34 @@ static int slow(int rank, int size)
     return 0;
 }
 
+static void *late_sender(void *arg)
+{
+    const int size = *(const int *)arg;
+    struct timespec nap = {1, 500000000L};
+    nanosleep(&nap, NULL);
+    for (int r = 0; r < size; ++r) {
+        const int value = 200 + r;
+        MPI_Send(&value, 1, MPI_INT, r, 8, MPI_COMM_WORLD);
+    }
+    return NULL;
+}
+
+static int threads(int rank, int size)
+{
+    int provided = -1;
+    MPI_Query_thread(&provided);
+    if (provided != MPI_THREAD_MULTIPLE) return fail(rank, "MPI_THREAD_MULTIPLE was not granted");
+    pthread_t sender;
+    if (rank == 0 && pthread_create(&sender, NULL, late_sender, &size) != 0) {
+        return fail(rank, "pthread_create failed");
+    }
+    int value = -1;
+    MPI_Recv(&value, 1, MPI_INT, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (value != 200 + rank) return fail(rank, "MPI_Recv got the wrong value");
+    if (rank == 0) pthread_join(sender, NULL);
+    return 0;
+}
+
 static int stream(int rank, int size)
 {
     const size_t n = (size_t)32 << 20;
@@ -101,11 +134,13 @@ int main(int argc, char **argv)
     int size = 0;
     int value = 0;
     if (argc != 2) {
-        fprintf(stderr, "usage: deadlock recv|finalize|mixed|slow|stream\n");
+        fprintf(stderr, "usage: deadlock recv|finalize|mixed|slow|threads|stream\n");
         return 2;
     }
     const char *how = argv[1];
-    MPI_Init(&argc, &argv);
+    int provided = -1;
+    MPI_Init_thread(&argc, &argv, strcmp(how, "threads") == 0 ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE,
+                    &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     printf("ready %d\n", rank);
@@ -137,6 +172,8 @@ int main(int argc, char **argv)
     int rc;
     if (strcmp(how, "slow") == 0) {
         rc = slow(rank, size);
+    } else if (strcmp(how, "threads") == 0) {
+        rc = threads(rank, size);
     } else if (strcmp(how, "stream") == 0) {
         rc = stream(rank, size);
     } else {

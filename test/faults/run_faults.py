@@ -1432,6 +1432,14 @@ def mpi_deadlock_not_slow(m, d):
     run_not_deadlocked(m, d, 6, "slow", 0.2)
 
 
+def mpi_deadlock_not_threads(m, d):
+    """MPI_THREAD_MULTIPLE: every rank sleeps in MPI_Recv while a thread of
+    rank 0 sleeps outside MPI before it sends; the check cannot see that
+    thread, so it leaves such ranks alone."""
+    run_not_deadlocked(m, d, 2, "threads", 0.2)
+    run_not_deadlocked(m, d, 3, "threads", 0.2)
+
+
 def mpi_deadlock_not_stream(m, d):
     run_not_deadlocked(m, d, 3, "stream", 0.1)
 
@@ -1469,7 +1477,7 @@ def run_one(mpirun, progdir, n, failed, skipped):
 
 # The cases of several seconds (most take about one): a parallel run starts
 # them first, so that the short ones fill in around them.
-LONG_CASES = ("mpi_deadlock_not_slow", "sh_partial_line", "mpi_deadlock_default", "mpi_deadlock_not_stream",
+LONG_CASES = ("mpi_deadlock_not_slow", "mpi_deadlock_not_threads", "sh_partial_line", "mpi_deadlock_default", "mpi_deadlock_not_stream",
               "sh_lines", "mpi_unflushed_output", "sh_ignored_signals_kept", "mpi_fatal_error",
               "sh_background_output_ended", "mpi_bad_setting", "mpi_deadlock_off")
 CASE_LIMIT_S = 300  # a case (TRIES tries of it) that runs longer has hung
