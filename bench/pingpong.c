@@ -91,6 +91,8 @@ static void usage(FILE *out, const char *argv0) {
             "  --time S         approximate seconds per size; caps iterations (default 0.5)\n"
             "  --verify-every K check the echoed stamps every K iterations (default 64)\n"
             "  --csv            print CSV instead of a table\n"
+            "  --thread-multiple  start MPI with MPI_Init_thread(MPI_THREAD_MULTIPLE), still\n"
+            "                   one thread: what a library's thread safety costs a call\n"
             "Ranks 0 and 1 ping-pong; ranks 2 and up wait in MPI_Recv until the end.\n",
             argv0);
 }
@@ -120,6 +122,7 @@ static int parse_args(int argc, char **argv, struct options *opt) {
             opt->csv = 1;
             continue;
         }
+        if (strcmp(a, "--thread-multiple") == 0) continue;  /* read before MPI_Init_thread (main) */
         if (v == NULL) {
             complain("pingpong: unknown option or missing value: '%s'\n", a);
             return -1;
@@ -268,6 +271,12 @@ static void print_header(const struct options *opt, int nranks, const char *plac
     printf("# pingpong: half round-trip latency between ranks 0 and 1\n");
     printf("# MPI library: %s\n", version);
     printf("# MPI standard: %d.%d\n", major, minor);
+    int level = -1;
+    MPI_Query_thread(&level);
+    printf("# thread level provided: %s\n", level == MPI_THREAD_MULTIPLE     ? "MPI_THREAD_MULTIPLE"
+                                           : level == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
+                                           : level == MPI_THREAD_FUNNELED   ? "MPI_THREAD_FUNNELED"
+                                                                            : "MPI_THREAD_SINGLE");
     printf("# ranks: %d (%d idle, waiting in MPI_Recv from MPI_ANY_SOURCE)\n", nranks,
            nranks > 2 ? nranks - 2 : 0);
     printf("# host CPUs online: %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
@@ -285,7 +294,11 @@ static void print_header(const struct options *opt, int nranks, const char *plac
 }
 
 int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
+    int required = MPI_THREAD_SINGLE, provided = -1;
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--thread-multiple") == 0) required = MPI_THREAD_MULTIPLE;
+    }
+    MPI_Init_thread(&argc, &argv, required, &provided);
     int rank = 0, nranks = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
