@@ -52,7 +52,7 @@ std::uint32_t ContextIds::next_free(std::uint32_t from, std::uint32_t count) con
     return start + count <= kEnd ? static_cast<std::uint32_t>(start) : kEnd;
 }
 
-std::uint32_t ContextIds::propose(std::uint32_t from, std::uint32_t count, const void* self) const {
+std::uint32_t ContextIds::propose(std::uint32_t from, std::uint32_t count, const Proposal* self) const {
     const std::uint32_t run = count > kProposalRun ? count : kProposalRun;
     for (;;) {
         const std::uint32_t c = next_free(from, run);
@@ -77,7 +77,7 @@ void ContextIds::Proposal::keep(std::uint32_t first, std::uint32_t count) const 
     ids_.pending_.push_back({first, count, nullptr});
 }
 
-void ContextIds::unpend(const void* owner) {
+void ContextIds::unpend(const Proposal* owner) {
     std::erase_if(pending_, [owner](const Pending& p) { return p.owner == owner; });
 }
 

@@ -56,7 +56,7 @@ public:
     /// process run at the same time (each opens the lock in its waits): a
     /// proposal also skips the ids they have proposed or agreed on and no
     /// communicator holds yet (pending_), but those of `self`'s own.
-    std::uint32_t propose(std::uint32_t from, std::uint32_t count, const void* self = nullptr) const;
+    std::uint32_t propose(std::uint32_t from, std::uint32_t count, const Proposal* self = nullptr) const;
     static constexpr std::uint32_t kProposalRun = 64;
     bool held(std::uint32_t c) const;
     /// A communicator of this process was built on `c`.  Ids outside
@@ -152,10 +152,10 @@ private:
     struct Pending {
         std::uint32_t first;
         std::uint32_t count;
-        const void* owner;
+        const Proposal* owner;
     };
     /// Removes the entries of `owner`.
-    void unpend(const void* owner);
+    void unpend(const Proposal* owner);
 
     /// Bit (c - kFirst) is set while id c is held; grows on demand.
     std::vector<std::uint64_t> bits_;

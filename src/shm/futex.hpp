@@ -38,9 +38,9 @@ inline void futex_wake(std::atomic<std::uint32_t>& word, int n) {
 
 /// Rings a doorbell: changes the futex word `bell` and wakes every thread
 /// sleeping on it (one, but for a rank of several threads in MPI calls at
-/// once under MPI_THREAD_MULTIPLE: gate.hpp).  Release: a sleeper that reads the new value (acquire)
-/// also sees what the ringer stored before, and a futex_wait that compared
-/// against the old value returns at once.
+/// once under MPI_THREAD_MULTIPLE: gate.hpp).  Release: a sleeper that
+/// reads the new value (acquire) also sees what the ringer stored before,
+/// and a futex_wait that compared against the old value returns at once.
 inline void ring_doorbell(std::atomic<std::uint32_t>& bell) {
     bell.fetch_add(1, std::memory_order_release);
     futex_wake(bell, INT_MAX);

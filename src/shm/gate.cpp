@@ -39,8 +39,6 @@ void Gate::Open::close() {
     depth = depth_;
 }
 
-bool Gate::held_here() { return depth > 0; }
-
 void Gate::wake_sleepers() {
     if (sleepers_.load(std::memory_order_relaxed) == 0) return;
     std::atomic<std::uint32_t>* bell = doorbell_.load(std::memory_order_relaxed);

@@ -108,9 +108,6 @@ public:
     /// After the sleep (lock held again): returns whether it was the last.
     static bool woke() { return sleepers_.fetch_sub(1, std::memory_order_relaxed) == 1; }
 
-    /// Whether this thread holds the lock (tests and assertions).
-    static bool held_here();
-
 private:
     /// Rings the doorbell when a thread of this process sleeps on it.
     static void wake_sleepers();

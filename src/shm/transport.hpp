@@ -427,17 +427,17 @@ template <class Poll>
 void Transport::wait(Poll&& poll) {
     using Clock = std::chrono::steady_clock;
     if (poll()) return;
+    // Under MPI_THREAD_MULTIPLE, what this call did before its wait (a send
+    // to ourselves, a completed request) may be what another thread of
+    // ours sleeps for; from here on each pause, yield and sleep opens the
+    // gate for the others, and each poll runs with it closed (gate.hpp).
+    Gate::notify();
     // 1. Spin: the answer usually comes within a round trip.  When more
     //    ranks are awake than there are CPUs, the rank we wait for may need
     //    our CPU, so we yield at once: even one batch of 64 pauses (1.6 us on
     //    the 2-CPU VM of docs/BENCHMARKS.md) kept barriers at 4 ranks on 2
     //    CPUs twice as slow.  Idle ranks asleep in a receive do not count, so
     //    two ranks that ping-pong beside them still spin.
-    // Under MPI_THREAD_MULTIPLE, what this call did before its wait (a send
-    // to ourselves, a completed request) may be what another thread of
-    // ours sleeps for; from here on each pause, yield and sleep opens the
-    // gate for the others, and each poll runs with it closed (gate.hpp).
-    Gate::notify();
     const auto start = Clock::now();
     if (!crowded()) {
         do {

@@ -114,10 +114,8 @@ int main(int argc, char **argv)
     for (int t = 0; t < kThreads; ++t)
         CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comms[t]));
     pthread_t th[kThreads];
-    for (int t = 0; t < kThreads; ++t)
-        CHECK(pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t) == 0);
-    for (int t = 0; t < kThreads; ++t)
-        CHECK(pthread_join(th[t], NULL) == 0);
+    start_threads(th, kThreads, worker);
+    join_threads(th, kThreads);
     for (int t = 0; t < kThreads; ++t)
         CHECK_MPI(MPI_Comm_free(&comms[t]));
     CHECK_MPI(MPI_Finalize());

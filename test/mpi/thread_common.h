@@ -26,4 +26,18 @@ static inline void nap_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
+/* Starts n threads, thread t running fn((void *)t). */
+static inline void start_threads(pthread_t *th, int n, void *(*fn)(void *))
+{
+    for (int t = 0; t < n; ++t)
+        CHECK(pthread_create(&th[t], NULL, fn, (void *)(intptr_t)t) == 0);
+}
+
+/* Waits for the n threads of start_threads() to end. */
+static inline void join_threads(const pthread_t *th, int n)
+{
+    for (int t = 0; t < n; ++t)
+        CHECK(pthread_join(th[t], NULL) == 0);
+}
+
 #endif

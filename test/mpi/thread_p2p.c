@@ -187,10 +187,8 @@ int main(int argc, char **argv)
 
     /* 2. */
     pthread_t th[kThreads];
-    for (int t = 0; t < kThreads; ++t)
-        CHECK(pthread_create(&th[t], NULL, ring_traffic, (void *)(intptr_t)t) == 0);
-    for (int t = 0; t < kThreads; ++t)
-        CHECK(pthread_join(th[t], NULL) == 0);
+    start_threads(th, kThreads, ring_traffic);
+    join_threads(th, kThreads);
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 
     /* 3. */
@@ -215,8 +213,7 @@ int main(int argc, char **argv)
     /* 5. */
     for (int t = 0; t < kThreads; ++t)
         CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &thread_comm[t]));
-    for (int t = 0; t < kThreads; ++t)
-        CHECK(pthread_create(&th[t], NULL, wildcard_receiver, (void *)(intptr_t)t) == 0);
+    start_threads(th, kThreads, wildcard_receiver);
     MPI_Request sends[kThreads];
     int msgs[kThreads][3];
     for (int k = 0; k < kThreads; ++k) {
@@ -226,8 +223,7 @@ int main(int argc, char **argv)
         CHECK_MPI(MPI_Isend(msgs[k], 3, MPI_INT, (rank + k) % size, k, thread_comm[msgs[k][2]], &sends[k]));
     }
     CHECK_MPI(MPI_Waitall(kThreads, sends, MPI_STATUSES_IGNORE));
-    for (int t = 0; t < kThreads; ++t)
-        CHECK(pthread_join(th[t], NULL) == 0);
+    join_threads(th, kThreads);
     for (int t = 0; t < kThreads; ++t)
         CHECK_MPI(MPI_Comm_free(&thread_comm[t]));
 
