@@ -5,9 +5,9 @@
  * Written against the standard MPI API only, so that the same file builds
  * with shmpi's mpicc, Open MPI's and MPICH's.
  *
- * Ranks 0 and 1 each start `--threads` threads; thread t of rank 0 and
- * thread t of rank 1 ping-pong an int with MPI_Send and MPI_Recv on tag t,
- * all pairs at once.  Each repetition times `--iters` round trips per
+ * Ranks 0 and 1 each run `--threads` threads (the first is the main one);
+ * thread t of rank 0 and thread t of rank 1 ping-pong an int with MPI_Send
+ * and MPI_Recv on tag t, all pairs at once.  Each repetition times `--iters` round trips per
  * thread, all threads starting together (MPI_Barrier, then a barrier of the
  * threads); rank 0 prints, per repetition, the half round trip of its
  * slowest thread, then the median and the minimum over `--reps`.  With
@@ -19,29 +19,29 @@
  */
 #define _POSIX_C_SOURCE 200809L /* pthread_barrier_t */
 #include <mpi.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_THREADS = 64, MAX_REPS = 100 };
+#include "bench_threads.h"
+
+enum { MAX_REPS = 100 };
 
 static int rank, nthreads = 2, iters = 20000, reps = 5;
-static pthread_barrier_t start_line;
-static double elapsed[MAX_THREADS];
+static double elapsed[BENCH_MAX_THREADS];
 static int failed;
 
 static void *pair(void *arg)
 {
     const int t = (int)(long)arg;
-    pthread_barrier_wait(&start_line);
+    bench_wait_start();
     const double t0 = MPI_Wtime();
     for (int i = 0; i < iters; ++i) {
-        int x = i * MAX_THREADS + t;
+        int x = i * BENCH_MAX_THREADS + t;
         if (rank == 0) {
             MPI_Send(&x, 1, MPI_INT, 1, t, MPI_COMM_WORLD);
             MPI_Recv(&x, 1, MPI_INT, 1, t, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            if (x != i * MAX_THREADS + t + 1) failed = 1;
+            if (x != i * BENCH_MAX_THREADS + t + 1) failed = 1;
         } else {
             MPI_Recv(&x, 1, MPI_INT, 0, t, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             x += 1;
@@ -81,11 +81,11 @@ int main(int argc, char **argv)
         }
         ++i;
     }
-    if (provided != MPI_THREAD_MULTIPLE || size < 2 || nthreads < 1 || nthreads > MAX_THREADS || iters < 1 ||
+    if (provided != MPI_THREAD_MULTIPLE || size < 2 || nthreads < 1 || nthreads > BENCH_MAX_THREADS || iters < 1 ||
         reps < 1 || reps > MAX_REPS) {
         if (rank == 0) {
             fprintf(stderr, "thread_pingpong: needs MPI_THREAD_MULTIPLE (got %d), 2 ranks or more (got %d), "
-                    "1..%d threads, 1..%d reps\n", provided, size, MAX_THREADS, MAX_REPS);
+                    "1..%d threads, 1..%d reps\n", provided, size, BENCH_MAX_THREADS, MAX_REPS);
         }
         MPI_Finalize();
         return 1;
@@ -101,21 +101,7 @@ int main(int argc, char **argv)
     }
     double worst[MAX_REPS];
     for (int r = 0; r < reps; ++r) {
-        if (rank > 1) {
-            MPI_Barrier(MPI_COMM_WORLD);
-            continue;
-        }
-        pthread_t th[MAX_THREADS];
-        pthread_barrier_init(&start_line, NULL, (unsigned)nthreads);
-        MPI_Barrier(MPI_COMM_WORLD);
-        for (long t = 0; t < nthreads; ++t) pthread_create(&th[t], NULL, pair, (void *)t);
-        for (int t = 0; t < nthreads; ++t) pthread_join(th[t], NULL);
-        pthread_barrier_destroy(&start_line);
-        worst[r] = 0;
-        for (int t = 0; t < nthreads; ++t) {
-            if (elapsed[t] > worst[r]) worst[r] = elapsed[t];
-        }
-        worst[r] = worst[r] / iters / 2 * 1e6;
+        worst[r] = bench_run_threads(rank, nthreads, pair, elapsed) / iters / 2 * 1e6;
         if (rank == 0) printf("%6d %22.3f\n", r, worst[r]);
     }
     if (rank == 0) {
