@@ -446,7 +446,15 @@ Request* Engine::irecv(std::uint32_t context, std::int32_t src, std::int32_t tag
                        std::int64_t count, const dtype::Datatype& type) {
     Request* r = new_request();
     setup_recv(r, context, src, tag, buf, count, type);
-    progress();
+    // No progress() here: a sender that runs ahead of windows of MPI_Irecv
+    // would have each call drain its ring into the unexpected queue, which
+    // then grew without bound (to 61,260 messages in MPICH's
+    // mt_pt2pt_msgrate, with about a fifth of the time in malloc and page
+    // faults).  Left in the ring, they hold the sender back once the ring
+    // is full.  The blocking recv() below still drains first: there the
+    // message's first cells are usually in, and taking them ahead of the
+    // post measured faster for 16-32 KiB ping-pongs (docs/BENCHMARKS.md,
+    // "Message rate").
     post(r);
     return r;
 }
