@@ -135,7 +135,7 @@ for lay in order:
     med = {m: statistics.median(rates[(m, lay)]) for m in mpis if (m, lay) in rates}
     others = [v for k, v in med.items() if k != "shmpi"]
     best = (min if times else max)(others) if others else None
-    ratio = f"{med['shmpi'] / best:.2f}" if "shmpi" in med and others else "n/a"
+    ratio = f"{med['shmpi'] / best:.2f}" if "shmpi" in med and others and best > 0 else "n/a"
     cells = [f"{med[m]:.2f}" if m in med else "n/a" for m in mpis]
     print(f"| {lay} | {sizes[lay]} | " + " | ".join(cells) + f" | {ratio} |")
 sys.exit(0 if any(k[0] == "shmpi" for k in rates) else 1)

@@ -5,7 +5,9 @@
  *   contig       MPI_BYTE, the baseline
  *   vector/B     MPI_Type_vector of blocks of B bytes (doubles), stride 2B,
  *                B = 8 B .. 4 KiB
- *   indexed      64 blocks of 32..224 bytes at irregular offsets
+ *   indexed      64 blocks of 32..224 bytes at irregular offsets (7,984
+ *                bytes of data an element; at least one element, so more
+ *                than --bytes when that is smaller)
  *   indexed/one  the same blocks over the whole message as one element
  *                (every piece of a pipelined message is then part of an
  *                element)
@@ -227,7 +229,10 @@ int main(int argc, char **argv)
     MPI_Aint lb, ext;
     MPI_Type_size(ix, &ixsize);
     MPI_Type_get_extent(ix, &lb, &ext);
-    const int nix = (int)(target / ixsize);
+    /* At least one element: with --bytes below one element's data, zero
+     * elements gave a row of 0 bytes, and dtype_compare.sh a division by
+     * zero. */
+    const int nix = target >= ixsize ? (int)(target / ixsize) : 1;
     bench("indexed", ix, nix, (long)ext * nix, reps, rank);
     MPI_Type_free(&ix);
 
