@@ -64,9 +64,10 @@ public:
     /// `c` is held already: two communicators of one process on one id
     /// would take each other's messages.
     void hold(std::uint32_t c);
-    /// MPI_Comm_create at a process outside the group: it took part in the
-    /// agreement on `c` but builds no communicator on it, so `c`, kept
-    /// pending by agree(), goes back.
+    /// A process that took part in the agreement on `c` but builds no
+    /// communicator on it (MPI_Comm_create outside the group,
+    /// MPI_Comm_split with MPI_UNDEFINED): `c`, kept pending by agree(),
+    /// goes back, with the ids agreed with it.
     void forget(std::uint32_t c);
     /// The communicator on `c` is deleted; `c` is free again.  For an id
     /// the segment counts (see share()), this process's count goes.
