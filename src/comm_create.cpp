@@ -46,7 +46,7 @@ ContextIds& context_ids() { return api::runtime().engine().context_ids(); }
 
 /// ContextIds::agree() over `team`'s members: `count` consecutive ids free
 /// at each of them, one linear allreduce a round.
-std::uint32_t agree_over(const coll::Team& team, std::uint32_t count, const char* fn) {
+ContextIds::Agreed agree_over(const coll::Team& team, std::uint32_t count, const char* fn) {
     const coll::Reduction red{max_u32, nullptr, true, sizeof(std::uint32_t)};
     return context_ids().agree(count, fn, [&](std::uint32_t* words) {
         const std::uint32_t mine[2] = {words[0], words[1]};
@@ -160,15 +160,12 @@ std::unique_ptr<Communicator> create_from_members(Communicator& parent, std::spa
     }
     // 2. Agree on a context over the whole parent (non-members too: the
     //    collective is over the parent).
-    const std::uint32_t context = agree_over(parent.team(), 1, fn);
-    if (my_rank < 0) {
-        context_ids().forget(context);
-        return nullptr;
-    }
+    const ContextIds::Agreed context = agree_over(parent.team(), 1, fn);
+    if (my_rank < 0) return nullptr;  // `context` goes back
     // 3. Build it: member i is parent rank members[i].
     std::vector<std::uint32_t> world(members.size());
     for (std::size_t i = 0; i < members.size(); ++i) world[i] = parent.world_rank(members[i]);
-    return make(parent, context, std::move(world), my_rank);
+    return make(parent, context.first(), std::move(world), my_rank);
 }
 
 std::unique_ptr<Communicator> create_group(Communicator& parent, std::span<const int> members, int tag) {
@@ -187,7 +184,7 @@ std::unique_ptr<Communicator> create_group(Communicator& parent, std::span<const
     p2p::Engine& engine = parent.engine();
     const std::uint32_t context = group_context(parent.context());
     const dtype::Datatype& u32 = *dtype::predefined(MPI_UINT32_T);
-    const std::uint32_t agreed = context_ids().agree(1, fn, [&](std::uint32_t* words) {
+    const ContextIds::Agreed agreed = context_ids().agree(1, fn, [&](std::uint32_t* words) {
         if (my_rank == 0) {
             for (const int from : members.subspan(1)) {
                 std::uint32_t theirs[2] = {0, 0};
@@ -210,7 +207,7 @@ std::unique_ptr<Communicator> create_group(Communicator& parent, std::span<const
     // 2. Build it, in group order.
     std::vector<std::uint32_t> world(members.size());
     for (std::size_t i = 0; i < members.size(); ++i) world[i] = parent.world_rank(members[i]);
-    return make(parent, agreed, std::move(world), my_rank);
+    return make(parent, agreed.first(), std::move(world), my_rank);
 }
 
 std::unique_ptr<Communicator> idup_child(Communicator& parent) {
@@ -357,7 +354,7 @@ std::unique_ptr<Communicator> split(Communicator& parent, int color, int key) {
     //    makes first); more rounds, when needed, are linear allreduces.
     bool first = true;
     const coll::Reduction red{max_u32, nullptr, true, sizeof(std::uint32_t)};
-    const std::uint32_t context = ids.agree(1, fn, [&](std::uint32_t* words) {
+    const ContextIds::Agreed context = ids.agree(1, fn, [&](std::uint32_t* words) {
         if (!first) {
             const std::uint32_t proposed[2] = {words[0], words[1]};
             coll::allreduce_linear(parent.team(), proposed, words, 2, red);
@@ -375,11 +372,8 @@ std::unique_ptr<Communicator> split(Communicator& parent, int color, int key) {
         }
     }, &early);
     if (color < 0) {
-        // No communicator of this process will hold the context: it goes
-        // back (kept pending, every later agreement of this process would
-        // skip it and walk all such ids; 100,000 splits of MPICH's
-        // comm/ctxsplit slowed to 10 ms each).
-        ids.forget(context);
+        // No communicator of this process will hold the context: `context`
+        // gives it back as it goes.
         if (color == MPI_UNDEFINED) return nullptr;
         throw MpiError(MPI_ERR_ARG,
                        fmt::format("{}: color {} is negative (must be >= 0 or MPI_UNDEFINED)", fn, color));
@@ -398,7 +392,7 @@ std::unique_ptr<Communicator> split(Communicator& parent, int color, int key) {
         world[i] = parent.world_rank(members[i]);
         if (members[i] == parent.rank()) my_rank = static_cast<int>(i);
     }
-    return make(parent, context, std::move(world), my_rank);
+    return make(parent, context.first(), std::move(world), my_rank);
 }
 
 namespace {
@@ -414,13 +408,13 @@ namespace {
 /// skipped, and `.second` is 0 unless a later round ran), and `early` the
 /// Proposal that keeps the caller's own proposal for it pending.
 template <class Exchange>
-std::pair<std::uint32_t, std::uint32_t> agree_across(Communicator& local, int leader, std::uint32_t count,
+std::pair<ContextIds::Agreed, std::uint32_t> agree_across(Communicator& local, int leader, std::uint32_t count,
                                                      const char* fn, std::uint32_t mine,
                                                      const std::uint32_t* first, Exchange exchange,
                                                      const ContextIds::Proposal* early = nullptr) {
     const coll::Reduction red{max_u32, nullptr, true, sizeof(std::uint32_t)};
     std::uint32_t remote_word = 0;
-    const std::uint32_t agreed = context_ids().agree(count, fn, [&](std::uint32_t* words) {
+    ContextIds::Agreed agreed = context_ids().agree(count, fn, [&](std::uint32_t* words) {
         if (first != nullptr) {
             words[0] = first[0];
             words[1] = first[1];
@@ -442,7 +436,7 @@ std::pair<std::uint32_t, std::uint32_t> agree_across(Communicator& local, int le
         words[1] = out[1];
         remote_word = out[2];
     }, early);
-    return {agreed, remote_word};
+    return {std::move(agreed), remote_word};
 }
 
 /// `out_bytes` at `mine` to the remote group's rank 0, and `in_bytes` from
@@ -462,8 +456,8 @@ void swap_with_remote_leader(Communicator& inter, const void* mine, std::int64_t
 }
 
 /// agree_across() for an intercommunicator `inter`, through its leaders.
-std::pair<std::uint32_t, std::uint32_t> agree_across(Communicator& inter, std::uint32_t count, const char* fn,
-                                                     std::uint32_t mine) {
+std::pair<ContextIds::Agreed, std::uint32_t> agree_across(Communicator& inter, std::uint32_t count,
+                                                          const char* fn, std::uint32_t mine) {
     return agree_across(
         *inter.local(), 0, count, fn, mine, nullptr, [&](const std::uint32_t* out, std::uint32_t* in) {
             swap_with_remote_leader(inter, out, 3 * sizeof(std::uint32_t), in, 3 * sizeof(std::uint32_t));
@@ -573,7 +567,7 @@ std::unique_ptr<Communicator> intercomm_create(Communicator& local, int local_le
     //    further round (rare: only when the groups hold different ids) is
     //    the same allreduce, swap over `peer` (the leaders' rounds keep
     //    their order on `tag`) and broadcast.
-    const std::uint32_t context =
+    const ContextIds::Agreed context =
         agree_across(local, local_leader, 2, fn, 0, &head[2],
                      [&](const std::uint32_t* out, std::uint32_t* in) {
                          p2p::Engine& engine = peer->engine();
@@ -588,7 +582,7 @@ std::unique_ptr<Communicator> intercomm_create(Communicator& local, int local_le
                      &early)
             .first;
     // Two contexts, the agreed one and the next, for local().
-    auto c = Communicator::make_inter(local.engine(), context, local.world_ranks(), local.rank(),
+    auto c = Communicator::make_inter(local.engine(), context.first(), local.world_ranks(), local.rank(),
                                       std::move(remote));
     c->set_errhandler(local.errhandler());
     api::retain(local.errhandler());  // dropped by MPI_Comm_free
@@ -612,15 +606,15 @@ std::unique_ptr<Communicator> intercomm_merge(Communicator& inter, bool high) {
     world.insert(world.end(), lo.begin(), lo.end());
     world.insert(world.end(), hi.begin(), hi.end());
     const int my_rank = first ? inter.rank() : static_cast<int>(lo.size()) + inter.rank();
-    return make(inter, agreed, std::move(world), my_rank);
+    return make(inter, agreed.first(), std::move(world), my_rank);
 }
 
 std::unique_ptr<Communicator> dup_inter(Communicator& inter) {
     const char* fn = "MPI_Comm_dup";
     // Two ids: its own and its local group's.
-    const std::uint32_t context = agree_across(inter, 2, fn, 0).first;
-    auto c =
-        Communicator::make_inter(inter.engine(), context, inter.world_ranks(), inter.rank(), inter.peers());
+    const ContextIds::Agreed context = agree_across(inter, 2, fn, 0).first;
+    auto c = Communicator::make_inter(inter.engine(), context.first(), inter.world_ranks(), inter.rank(),
+                                      inter.peers());
     c->set_errhandler(inter.errhandler());
     api::retain(inter.errhandler());  // dropped by MPI_Comm_free
     return c;
@@ -630,7 +624,7 @@ std::unique_ptr<Communicator> split_inter(Communicator& inter, int color, int ke
     const char* fn = "MPI_Comm_split";
     // 1. The contexts, agreed over both groups (two: each new
     //    intercommunicator's own and its local group's).
-    const std::uint32_t context = agree_across(inter, 2, fn, 0).first;
+    const ContextIds::Agreed context = agree_across(inter, 2, fn, 0).first;
     // 2. Each group's (color, key) table: gathered in the group, swapped by
     //    the leaders, and the other group's handed to every member.
     struct Entry {
@@ -649,7 +643,8 @@ std::unique_ptr<Communicator> split_inter(Communicator& inter, int color, int ke
     coll::bcast_linear(local.team(), there.data(), static_cast<std::int64_t>(there.size() * sizeof(Entry)),
                        0);
     if (color < 0) {
-        context_ids().forget(context);  // both ids: no communicator here holds them (as in split())
+        // No communicator here will hold the two ids: `context` gives them
+        // back as it goes (as in split()).
         if (color == MPI_UNDEFINED) return nullptr;
         throw MpiError(MPI_ERR_ARG,
                        fmt::format("{}: color {} is negative (must be >= 0 or MPI_UNDEFINED)", fn, color));
@@ -671,14 +666,11 @@ std::unique_ptr<Communicator> split_inter(Communicator& inter, int color, int ke
     std::vector<std::uint32_t> local_world = members_of(here, inter.world_ranks());
     std::vector<std::uint32_t> remote_world = members_of(there, inter.peers());
     // A color with no member on the other side makes no intercommunicator.
-    if (remote_world.empty()) {
-        context_ids().forget(context);
-        return nullptr;
-    }
+    if (remote_world.empty()) return nullptr;
     const std::uint32_t me = inter.world_rank(inter.rank());
     const auto at = std::find(local_world.begin(), local_world.end(), me);
     const int my_rank = static_cast<int>(at - local_world.begin());
-    auto c = Communicator::make_inter(inter.engine(), context, std::move(local_world), my_rank,
+    auto c = Communicator::make_inter(inter.engine(), context.first(), std::move(local_world), my_rank,
                                       std::move(remote_world));
     c->set_errhandler(inter.errhandler());
     api::retain(inter.errhandler());  // dropped by MPI_Comm_free

@@ -101,7 +101,6 @@ void ContextIds::hold(std::uint32_t c) {
     const std::uint32_t i = c - kFirst;
     if (i / 64 >= bits_.size()) bits_.resize(i / 64 + 1, 0);
     bits_[i / 64] |= std::uint64_t{1} << (i % 64);
-    if (!pending_.empty()) forget(c);  // agreed, now held
 }
 
 void ContextIds::drop(std::uint32_t c) {

@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "shm/layout.hpp"
@@ -64,11 +65,6 @@ public:
     /// `c` is held already: two communicators of one process on one id
     /// would take each other's messages.
     void hold(std::uint32_t c);
-    /// A process that took part in the agreement on `c` but builds no
-    /// communicator on it (MPI_Comm_create outside the group,
-    /// MPI_Comm_split with MPI_UNDEFINED): `c`, kept pending by agree(),
-    /// goes back, with the ids agreed with it.
-    void forget(std::uint32_t c);
     /// The communicator on `c` is deleted; `c` is free again.  For an id
     /// the segment counts (see share()), this process's count goes.
     void drop(std::uint32_t c);
@@ -84,6 +80,28 @@ public:
     /// How many ids are held.
     std::size_t held_count() const;
 
+    /// The ids agree() found, kept pending until this goes (moved from, it
+    /// keeps nothing).  The communicators built on them hold them before
+    /// it goes; if none does, they are free again for this process.
+    class [[nodiscard]] Agreed {
+    public:
+        Agreed(Agreed&& other) noexcept : ids_(std::exchange(other.ids_, nullptr)), first_(other.first_) {}
+        Agreed& operator=(Agreed&&) = delete;
+        Agreed(const Agreed&) = delete;
+        Agreed& operator=(const Agreed&) = delete;
+        ~Agreed() {
+            if (ids_ != nullptr) ids_->forget(first_);
+        }
+        /// The first id of the run agreed on.
+        std::uint32_t first() const { return first_; }
+
+    private:
+        friend class ContextIds;
+        Agreed(ContextIds& ids, std::uint32_t first) : ids_(&ids), first_(first) {}
+        ContextIds* ids_;
+        std::uint32_t first_;
+    };
+
     /// The agreement, run by every participant (each with its own
     /// ContextIds) in the same order as its other collectives on the group
     /// it runs over.  `exchange(words)` replaces the two words by their
@@ -95,17 +113,19 @@ public:
     /// and it is the result; else the next round starts at the largest,
     /// which is then higher than the last start, so the rounds end.  Every
     /// participant sees the same maxima, so all run the same rounds and
-    /// return the same id or throw MpiError (MPI_ERR_INTERN, naming `fn`)
+    /// return the same ids or throw MpiError (MPI_ERR_INTERN, naming `fn`)
     /// together when no run is free everywhere.  Holds nothing: the
-    /// communicators built on the result do (Communicator's constructor);
-    /// until then the result stays pending here, so that another thread's
-    /// agreement cannot take it too, and each round's proposal is pending
-    /// while its exchange runs.  A result that no communicator comes to
-    /// hold (an error in between) stays pending: one id of 2^29 lost.
-    /// A caller that made the first round's proposal itself (exchanged with
-    /// other data) passes the Proposal it set it in as `early`.
+    /// communicators built on the result do (Communicator's constructor).
+    /// The Agreed returned keeps the result pending until it goes, so that
+    /// no other thread's agreement takes it meanwhile; each round's
+    /// proposal is pending while its exchange runs.  A process that builds
+    /// no communicator on the result (MPI_Comm_create outside the group,
+    /// MPI_Comm_split with MPI_UNDEFINED, an error in between) gives it
+    /// back by letting the Agreed go.  A caller that made the first round's
+    /// proposal itself (exchanged with other data) passes the Proposal it
+    /// set it in as `early`.
     template <class Exchange>
-    std::uint32_t agree(std::uint32_t count, const char* fn, Exchange&& exchange, const Proposal* early = nullptr) {
+    Agreed agree(std::uint32_t count, const char* fn, Exchange&& exchange, const Proposal* early = nullptr) {
         const Proposal own(*this);
         const Proposal& pending = early != nullptr ? *early : own;
         std::uint32_t from = kFirst;
@@ -119,7 +139,7 @@ public:
             if (largest >= kEnd) throw_exhausted(fn, count);
             if (largest == smallest) {
                 pending.keep(largest, count);
-                return largest;
+                return Agreed(*this, largest);
             }
             from = largest;
         }
@@ -130,7 +150,7 @@ public:
 
     /// One agreement's entries in pending_: every proposal it has made,
     /// removed when it ends (an exception included) but for the agreed
-    /// ids, which keep() leaves pending until hold() or forget().
+    /// ids, which keep() leaves pending for the Agreed that agree() returns.
     class Proposal {
     public:
         explicit Proposal(ContextIds& ids) : ids_(ids) {}
@@ -157,6 +177,10 @@ private:
     };
     /// Removes the entries of `owner`.
     void unpend(const Proposal* owner);
+    /// The Agreed for the run that starts at `c` goes: the run is no
+    /// longer pending (it is held, or free again).  Agreed runs never
+    /// overlap: a pending run is proposed by no other agreement.
+    void forget(std::uint32_t c);
 
     /// Bit (c - kFirst) is set while id c is held; grows on demand.
     std::vector<std::uint64_t> bits_;

@@ -9,10 +9,12 @@
 #include <barrier>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "communicator.hpp"
@@ -125,6 +127,8 @@ namespace {
 
 /// Runs ContextIds::agree() in one thread per element of `procs`, the
 /// exchange being a maximum over all threads; returns each one's result.
+/// No communicator is built on the agreed ids here: each process gives
+/// them back, as MPI_Comm_create's non-members do.
 std::vector<std::uint32_t> agree_among(std::vector<ContextIds>& procs, std::uint32_t count, int* rounds) {
     const std::size_t n = procs.size();
     std::vector<std::uint32_t> slots(2 * n, 0);
@@ -144,7 +148,7 @@ std::vector<std::uint32_t> agree_among(std::vector<ContextIds>& procs, std::uint
                     words[1] = std::max(words[1], slots[2 * j + 1]);
                 }
                 sync.arrive_and_wait();  // everyone has read them
-            });
+            }).first();
         });
     }
     for (std::thread& t : threads) t.join();
@@ -163,12 +167,6 @@ TEST(ContextIds, AgreementFindsTheLowestIdFreeEverywhere) {
     auto got = agree_among(procs, 1, &rounds);
     for (const std::uint32_t c : got) EXPECT_EQ(c, F + 2);
     EXPECT_EQ(rounds, 1);
-    // No communicator is built on the agreed ids here: each process gives
-    // its pending id back, as MPI_Comm_create's non-members do.
-    auto forget_all = [&](const std::vector<std::uint32_t>& ids) {
-        for (std::size_t i = 0; i < procs.size(); ++i) procs[i].forget(ids[i]);
-    };
-    forget_all(got);
 
     // Different ids held: F + 2 taken at 0, F + 3 at 1, F + 4 and F + 6 at
     // 2, F + 5 at 3.  The lowest id free at all four is F + 7.
@@ -180,12 +178,10 @@ TEST(ContextIds, AgreementFindsTheLowestIdFreeEverywhere) {
     for (const std::uint32_t c : got) EXPECT_EQ(c, F + 7);
     EXPECT_GT(rounds, 1);
     for (const ContextIds& p : procs) EXPECT_FALSE(p.held(F + 7)) << "agree() holds nothing";
-    forget_all(got);
 
     // Two consecutive ids: F + 7 and F + 8 are free everywhere.
     got = agree_among(procs, 2, &rounds);
     for (const std::uint32_t c : got) EXPECT_EQ(c, F + 7);
-    forget_all(got);
     hold_all(procs[1], {F + 8});
     got = agree_among(procs, 2, &rounds);
     for (const std::uint32_t c : got) EXPECT_EQ(c, F + 9);
@@ -198,24 +194,54 @@ TEST(ContextIds, AgreementFindsTheLowestIdFreeEverywhere) {
 TEST(ContextIds, ConcurrentAgreementsOfOneProcessTakeDifferentIds) {
     ContextIds ids;
     hold_all(ids, {F});
-    std::uint32_t inner = 0, inner_late = 0;
-    const std::uint32_t outer = ids.agree(1, "outer", [&](std::uint32_t*) {
+    std::optional<ContextIds::Agreed> inner;
+    const ContextIds::Agreed outer = ids.agree(1, "outer", [&](std::uint32_t*) {
         // What the other thread does while this exchange waits; its own
         // exchange is with processes that take what it proposes.
-        inner = ids.agree(1, "inner", [](std::uint32_t*) {});
+        inner.emplace(ids.agree(1, "inner", [](std::uint32_t*) {}));
     });
-    EXPECT_EQ(outer, F + 1);
-    EXPECT_NE(inner, outer) << "two agreements of one process took the same id";
+    ASSERT_TRUE(inner.has_value());
+    EXPECT_EQ(outer.first(), F + 1);
+    EXPECT_NE(inner->first(), outer.first()) << "two agreements of one process took the same id";
     // Both agreed and pending: a third agreement takes neither.
-    inner_late = ids.agree(1, "late", [](std::uint32_t*) {});
-    EXPECT_NE(inner_late, outer);
-    EXPECT_NE(inner_late, inner);
-    // Held or forgotten, they stop being pending: held ids stay taken, a
-    // forgotten one is free for the next agreement.
-    ids.hold(outer);
-    ids.forget(inner);
-    ids.forget(inner_late);
-    EXPECT_EQ(ids.agree(1, "next", [](std::uint32_t*) {}), std::min(inner, inner_late));
+    std::optional<ContextIds::Agreed> late(ids.agree(1, "late", [](std::uint32_t*) {}));
+    EXPECT_NE(late->first(), outer.first());
+    EXPECT_NE(late->first(), inner->first());
+    // Held, or given back by its Agreed, an id stops being pending: a held
+    // one stays taken, one given back is free for the next agreement.
+    ids.hold(outer.first());
+    const std::uint32_t lowest = std::min(inner->first(), late->first());
+    inner.reset();
+    late.reset();
+    EXPECT_EQ(ids.agree(1, "next", [](std::uint32_t*) {}).first(), lowest);
+}
+
+// The Agreed that agree() returns gives its ids back when it goes, unless
+// a communicator holds them by then; moved, only the new one does.
+TEST(ContextIds, AnAgreedRunGoesBackUnlessHeld) {
+    ContextIds ids;
+    const auto agree = [&](std::uint32_t count) { return ids.agree(count, "test", [](std::uint32_t*) {}); };
+    {
+        const ContextIds::Agreed two = agree(2);
+        EXPECT_EQ(two.first(), F);
+        EXPECT_EQ(agree(1).first(), F + 2) << "both ids of the run are pending";
+    }
+    EXPECT_EQ(agree(2).first(), F) << "the run of two went back whole";
+    {
+        ContextIds::Agreed a = agree(1);
+        const ContextIds::Agreed b(std::move(a));  // a keeps nothing now
+        EXPECT_EQ(b.first(), F);
+        ids.hold(F);
+        // Held and then dropped (a communicator built and freed at once, an
+        // error after the constructor) while the Agreed lives: still pending.
+        ids.drop(F);
+        EXPECT_EQ(agree(1).first(), F + 1);
+        ids.hold(F);
+    }
+    EXPECT_TRUE(ids.held(F)) << "a held id stays held after its Agreed goes";
+    EXPECT_EQ(agree(1).first(), F + 1);
+    ids.drop(F);
+    EXPECT_EQ(agree(1).first(), F) << "nothing pending is left behind";
 }
 
 // An agreement that fails (an exception in its exchange) leaves nothing
@@ -224,14 +250,14 @@ TEST(ContextIds, AFailedAgreementLeavesNothingPending) {
     ContextIds ids;
     EXPECT_THROW(ids.agree(1, "failing", [](std::uint32_t*) { throw std::runtime_error("exchange failed"); }),
                  std::runtime_error);
-    EXPECT_EQ(ids.agree(1, "after", [](std::uint32_t*) {}), F);
+    EXPECT_EQ(ids.agree(1, "after", [](std::uint32_t*) {}).first(), F);
 }
 
 TEST(ContextIds, AgreementFailsEverywhereWhenNothingIsFree) {
     ContextIds ids;
     try {
         // An exchange that reports another participant with nothing free.
-        ids.agree(2, "MPI_Comm_dup", [](std::uint32_t* words) { words[0] = ContextIds::kEnd; });
+        (void)ids.agree(2, "MPI_Comm_dup", [](std::uint32_t* words) { words[0] = ContextIds::kEnd; });
         FAIL() << "agree() must throw when no id is free everywhere";
     } catch (const shmpi::MpiError& e) {
         // A resource limit, not an internal error (MPICH: MPI_ERR_OTHER).
