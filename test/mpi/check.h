@@ -126,6 +126,39 @@ static inline int world_size(void)
     return size;
 }
 
+/* Whether a loop of `total` iterations slows down as it goes (a resource
+ * that leaks, a list that grows): check_pace_step() after each iteration
+ * times the first and the last `batch` of them, and check_pace_end() fails
+ * when the last batch took over 10 times as long as the first and over
+ * `slow` seconds an iteration, which a busy machine does not do to calls of
+ * microseconds. */
+struct check_pace {
+    int total, batch;
+    double t0, first;
+};
+
+static inline struct check_pace check_pace_start(int total, int batch)
+{
+    struct check_pace p = {total, batch, MPI_Wtime(), 0};
+    return p;
+}
+
+static inline void check_pace_step(struct check_pace *p, int i)
+{
+    if (i == p->batch - 1)
+        p->first = MPI_Wtime() - p->t0;
+    if (i == p->total - p->batch - 1)
+        p->t0 = MPI_Wtime();
+}
+
+static inline void check_pace_end(const struct check_pace *p, double slow, const char *what)
+{
+    const double last = MPI_Wtime() - p->t0;
+    CHECKF(last <= 10 * p->first || last <= p->batch * slow,
+           "the last %d %s took %.3f s, the first %d %.3f s: they slow down as they go", p->batch, what, last,
+           p->batch, p->first);
+}
+
 /* A user operation (MPI_Op_create): the sum of ints. */
 static inline void check_sum_ints(void *in, void *inout, int *len, MPI_Datatype *type)
 {
