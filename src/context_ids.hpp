@@ -168,8 +168,8 @@ public:
 
 private:
     /// Ids proposed in a round of agree() that has not ended, or agreed on
-    /// and not held yet: `count` ids from `first`, for the agreement
-    /// `owner` (nullptr once agreed).
+    /// by one whose Agreed has not gone yet: `count` ids from `first`, for
+    /// the agreement `owner` (nullptr once agreed).
     struct Pending {
         std::uint32_t first;
         std::uint32_t count;
