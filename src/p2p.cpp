@@ -1010,7 +1010,16 @@ void Engine::drop_cancelled_unexpected() {
 }
 
 void Engine::forget(Unexpected* u) {
-    if (claimed(*u)) --claimed_unexpected_;
+    if (claimed(*u)) {
+        --claimed_unexpected_;
+        // The bound comes down with the queue.  Left where a burst of
+        // sends still wanted had raised it, it would let cancelled ones
+        // pile up to the burst's size again before the next look
+        // (p2p_cancel_unmatched: 1,000 claimed messages received, then
+        // 2,000 cancelled ones on a tag nobody receives grew the receiver
+        // by 16 MB instead of 1).
+        claim_sweep_at_ = std::min(claim_sweep_at_, std::max(kFirstClaimSweep, 2 * (claimed_unexpected_ + 1)));
+    }
     unexpected_.erase(unexpected_.iterator_to(*u));
     unexpected_index_.left(unexpected_, u);
 }

@@ -321,7 +321,9 @@ private:
     /// all: a cancelled send whose tag no receive asks for again would
     /// otherwise stay queued, payload and all, for the rest of the job.
     /// The bound doubles past what stays, so each message is looked at a
-    /// bounded number of times on average.
+    /// bounded number of times on average; it comes down to twice what is
+    /// left (64 at least) as messages leave, so that a burst that has gone
+    /// does not let cancelled messages pile up to its size again.
     std::size_t claimed_unexpected_ = 0;
     std::size_t claim_sweep_at_ = kFirstClaimSweep;
     static constexpr std::size_t kFirstClaimSweep = 64;
