@@ -371,10 +371,9 @@ std::unique_ptr<Communicator> split(Communicator& parent, int color, int key) {
             words[1] = std::max(words[1], ~e.proposal);
         }
     }, &early);
+    // Returning or throwing before make() gives `context` back.
+    if (color == MPI_UNDEFINED) return nullptr;
     if (color < 0) {
-        // No communicator of this process will hold the context: `context`
-        // gives it back as it goes.
-        if (color == MPI_UNDEFINED) return nullptr;
         throw MpiError(MPI_ERR_ARG,
                        fmt::format("{}: color {} is negative (must be >= 0 or MPI_UNDEFINED)", fn, color));
     }
@@ -642,10 +641,9 @@ std::unique_ptr<Communicator> split_inter(Communicator& inter, int color, int ke
     }
     coll::bcast_linear(local.team(), there.data(), static_cast<std::int64_t>(there.size() * sizeof(Entry)),
                        0);
+    // As in split(): returning or throwing here gives `context` back.
+    if (color == MPI_UNDEFINED) return nullptr;
     if (color < 0) {
-        // No communicator here will hold the two ids: `context` gives them
-        // back as it goes (as in split()).
-        if (color == MPI_UNDEFINED) return nullptr;
         throw MpiError(MPI_ERR_ARG,
                        fmt::format("{}: color {} is negative (must be >= 0 or MPI_UNDEFINED)", fn, color));
     }

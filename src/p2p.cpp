@@ -1006,7 +1006,7 @@ void Engine::drop_cancelled_unexpected() {
         Unexpected& u = *it++;
         if (claimed(u) && !still_wanted(u.wire, u.src_world, false)) discard(&u);
     }
-    claim_sweep_at_ = std::max(kFirstClaimSweep, 2 * (claimed_unexpected_ + 1));
+    claim_sweep_at_ = claim_sweep_bound();
 }
 
 void Engine::forget(Unexpected* u) {
@@ -1018,7 +1018,7 @@ void Engine::forget(Unexpected* u) {
         // (p2p_cancel_unmatched: 1,000 claimed messages received, then
         // 2,000 cancelled ones on a tag nobody receives grew the receiver
         // by 16 MB instead of 1).
-        claim_sweep_at_ = std::min(claim_sweep_at_, std::max(kFirstClaimSweep, 2 * (claimed_unexpected_ + 1)));
+        claim_sweep_at_ = std::min(claim_sweep_at_, claim_sweep_bound());
     }
     unexpected_.erase(unexpected_.iterator_to(*u));
     unexpected_index_.left(unexpected_, u);

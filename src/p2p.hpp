@@ -31,6 +31,7 @@
 #pragma once
 
 #include <boost/intrusive/list.hpp>
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -327,6 +328,8 @@ private:
     std::size_t claimed_unexpected_ = 0;
     std::size_t claim_sweep_at_ = kFirstClaimSweep;
     static constexpr std::size_t kFirstClaimSweep = 64;
+    /// The bound for what waits now: twice it, 64 at least.
+    std::size_t claim_sweep_bound() const { return std::max(kFirstClaimSweep, 2 * (claimed_unexpected_ + 1)); }
     void drop_cancelled_unexpected();
     bool cancel_send(Request* s);
     std::vector<std::uint16_t> free_claims_;  ///< our unused claim slots

@@ -24,8 +24,8 @@
  * all while rank 1 waits in a barrier: every one must be cancelled, and
  * rank 1 then finds none.
  *
- * Then a burst that is wanted: rank 0 has BURST synchronous sends of 16 B
- * out at once, all in rank 1's queue of waiting messages before rank 1
+ * Then a burst that is wanted: rank 0 has BURST synchronous sends of one
+ * int out at once, all in rank 1's queue of waiting messages before rank 1
  * receives any, and rank 1 receives them all, in order and intact.
  *
  * Last, cancelled sends do not pile up on the receiver: rank 0 sends
