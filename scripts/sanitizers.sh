@@ -46,6 +46,7 @@
 #                 process (the ring stress tests, the launcher's threads); the
 #                 ranks' sharing through the segment is between processes,
 #                 which it cannot see, so the ranks run as plain programs.
+#                 handle_segv=0, as for ASan, comes from test/faults.
 set -uo pipefail
 
 repo=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)

@@ -112,10 +112,11 @@ class Launch:
             env.pop(k, None)
         env.update(env_extra or {})
         env[TAG_VAR] = self.tag
-        # Under AddressSanitizer a SIGSEGV would become exit status 1; these
-        # cases test how mpirun reports the signal itself.
-        asan = env.get("ASAN_OPTIONS", "")
-        env["ASAN_OPTIONS"] = (asan + ":" if asan else "") + "handle_segv=0"
+        # Under AddressSanitizer a SIGSEGV would become exit status 1, under
+        # ThreadSanitizer 66; these cases test how mpirun reports the
+        # signal itself.
+        for var in ("ASAN_OPTIONS", "TSAN_OPTIONS"):
+            env[var] = (env[var] + ":" if env.get(var) else "") + "handle_segv=0"
         self.argv = [mpirun] + list(args)
         self.started = time.monotonic()
 
