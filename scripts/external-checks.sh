@@ -86,15 +86,18 @@
 #          p2p_diff.c sends messages of one random type and receives
 #          them into another, matched by tag or wildcard, then from every
 #          rank to one, reporting statuses and bytes, at 1, 2, 3, 4 and 6
-#          ranks, and rma_diff.c puts, gets and accumulates random types
+#          ranks, rma_diff.c puts, gets and accumulates random types
 #          into windows of every flavour in every kind of epoch, reporting
-#          the bytes of windows and buffers, at 2, 3, 4 and 6 ranks;
+#          the bytes of windows and buffers, at 2, 3, 4 and 6 ranks, and
+#          io_diff.c writes and reads through random interleaved file
+#          views with every kind of access, reporting positions, sizes,
+#          statuses and the bytes of buffers and files, at 1 to 6 ranks;
 #          err_diff.c makes 219 calls with one bad argument each and reports
 #          the error class, at 1, 2 and 3 ranks.  Each is built with the
 #          three mpiccs; an answer fails when MPICH and Open MPI give the
 #          same one and shmpi another (test/external/diff_compare.py), but
 #          for the err_diff answers test/external/err_diff-expected.txt
-#          lists with the reason.  11 minutes on 2 CPUs.
+#          lists with the reason.  13 minutes on 2 CPUs.
 # Sources are Debian's (deb.debian.org, orig tarballs, SHA-256 checked), so
 # this works where Debian's archive is the only network.  Nothing here runs
 # in CI (too long); run it before a release, or after changing the engine.
@@ -1163,10 +1166,10 @@ check_diff() {
     declare -A compilers=([shmpi]=$mpicc [mpich]=mpicc.mpich [ompi]=mpicc.openmpi)
     mkdir -p "$dir" || return 1
     : >"$dir/build.log"
-    step "diff: build dtype_diff, comm_diff, coll_diff, p2p_diff, rma_diff and err_diff with shmpi's, MPICH's and Open MPI's mpicc"
+    step "diff: build dtype_diff, comm_diff, coll_diff, p2p_diff, rma_diff, io_diff and err_diff with shmpi's, MPICH's and Open MPI's mpicc"
     for name in shmpi mpich ompi; do
         cc=${compilers[$name]}
-        for prog in dtype_diff comm_diff coll_diff p2p_diff rma_diff err_diff; do
+        for prog in dtype_diff comm_diff coll_diff p2p_diff rma_diff io_diff err_diff; do
             # (Open MPI's mpi.h makes GCC warn about MPI_UNWEIGHTED's array size.)
             "$cc" -O2 -o "$dir/$prog-$name" "$repo/test/external/$prog.c" >>"$dir/build.log" 2>&1 || {
                 echo "external-checks.sh: $cc cannot build $prog: $dir/build.log" >&2
@@ -1189,9 +1192,10 @@ check_diff() {
     done
     local prog rounds mode rc
     for np in 1 2 3 4 6; do
-        for prog in comm_diff coll_diff p2p_diff rma_diff; do
+        for prog in comm_diff coll_diff p2p_diff rma_diff io_diff; do
             rounds=150 mode=comm
             [[ $prog == coll_diff ]] && rounds=40
+            [[ $prog == io_diff ]] && rounds=60
             # (p2p_diff's and rma_diff's rounds hold answers MPICH and Open
             # MPI differ on: each line is judged alone.  MPICH 4.0.2 fails
             # 7 p2p_diff rounds in 100; they differ on 2-3% of rma_diff's

@@ -1,6 +1,5 @@
 /*
- * diff_common.h: what dtype_diff.c, comm_diff.c, coll_diff.c and
- * p2p_diff.c share.
+ * diff_common.h: what the *_diff.c programs share.
  * Header-only: each program is one file that external-checks.sh builds with
  * shmpi's, MPICH's and Open MPI's mpicc alike.
  */
@@ -173,6 +172,36 @@ static DIFF_UNUSED MPI_Datatype make_type(int depth, const struct leaves *lv, ch
     MPI_Type_create_resized(t, tlb, (text + 15) / 16 * 16, &r);
     MPI_Type_free(&t);
     return r;
+}
+
+/* The name of the error class of rc without "MPI_" ("ok" for MPI_SUCCESS):
+ * the classes' numbers differ between implementations. */
+static DIFF_UNUSED const char *error_class_name(int rc)
+{
+    if (rc == MPI_SUCCESS) return "ok";
+    int c = -1;
+    if (MPI_Error_class(rc, &c) != MPI_SUCCESS) return "unknown-code";
+    static const struct {
+        int cls;
+        const char *name;
+    } names[] = {
+#define N(x) {x, #x}
+        N(MPI_ERR_BUFFER), N(MPI_ERR_COUNT), N(MPI_ERR_TYPE), N(MPI_ERR_TAG), N(MPI_ERR_COMM),
+        N(MPI_ERR_RANK), N(MPI_ERR_REQUEST), N(MPI_ERR_ROOT), N(MPI_ERR_GROUP), N(MPI_ERR_OP),
+        N(MPI_ERR_TOPOLOGY), N(MPI_ERR_DIMS), N(MPI_ERR_ARG), N(MPI_ERR_UNKNOWN), N(MPI_ERR_TRUNCATE),
+        N(MPI_ERR_OTHER), N(MPI_ERR_INTERN), N(MPI_ERR_PENDING), N(MPI_ERR_IN_STATUS), N(MPI_ERR_INFO_KEY),
+        N(MPI_ERR_INFO_NOKEY), N(MPI_ERR_INFO_VALUE), N(MPI_ERR_INFO), N(MPI_ERR_KEYVAL), N(MPI_ERR_NO_MEM),
+        N(MPI_ERR_NOT_SAME), N(MPI_ERR_UNSUPPORTED_OPERATION), N(MPI_ERR_SIZE), N(MPI_ERR_BASE),
+        N(MPI_ERR_NAME), N(MPI_ERR_SPAWN), N(MPI_ERR_PORT), N(MPI_ERR_SERVICE), N(MPI_ERR_WIN),
+        N(MPI_ERR_DISP), N(MPI_ERR_ASSERT), N(MPI_ERR_UNSUPPORTED_DATAREP), N(MPI_ERR_FILE),
+        N(MPI_ERR_AMODE), N(MPI_ERR_NO_SUCH_FILE), N(MPI_ERR_FILE_EXISTS), N(MPI_ERR_BAD_FILE),
+        N(MPI_ERR_ACCESS), N(MPI_ERR_NO_SPACE), N(MPI_ERR_QUOTA), N(MPI_ERR_READ_ONLY),
+        N(MPI_ERR_FILE_IN_USE), N(MPI_ERR_DUP_DATAREP), N(MPI_ERR_CONVERSION), N(MPI_ERR_IO),
+#undef N
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].cls == c) return names[i].name + 4;
+    return "ERR_(other class)";
 }
 
 /* A buffer for elements [0, n) of a type, and the offset of element 0 in

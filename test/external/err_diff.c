@@ -38,31 +38,6 @@ static MPI_Group world_group;
  * (their calls no longer match on it). */
 static MPI_Comm world;
 
-static const char *class_name(int rc)
-{
-    if (rc == MPI_SUCCESS) return "ok";
-    int c = -1;
-    if (MPI_Error_class(rc, &c) != MPI_SUCCESS) return "unknown-code";
-    static const struct {
-        int cls;
-        const char *name;
-    } names[] = {
-#define N(x) {x, #x}
-        N(MPI_ERR_BUFFER), N(MPI_ERR_COUNT), N(MPI_ERR_TYPE), N(MPI_ERR_TAG), N(MPI_ERR_COMM),
-        N(MPI_ERR_RANK), N(MPI_ERR_REQUEST), N(MPI_ERR_ROOT), N(MPI_ERR_GROUP), N(MPI_ERR_OP),
-        N(MPI_ERR_TOPOLOGY), N(MPI_ERR_DIMS), N(MPI_ERR_ARG), N(MPI_ERR_UNKNOWN), N(MPI_ERR_TRUNCATE),
-        N(MPI_ERR_OTHER), N(MPI_ERR_INTERN), N(MPI_ERR_PENDING), N(MPI_ERR_IN_STATUS), N(MPI_ERR_INFO_KEY),
-        N(MPI_ERR_INFO_NOKEY), N(MPI_ERR_INFO_VALUE), N(MPI_ERR_INFO), N(MPI_ERR_KEYVAL), N(MPI_ERR_NO_MEM),
-        N(MPI_ERR_NOT_SAME), N(MPI_ERR_UNSUPPORTED_OPERATION), N(MPI_ERR_SIZE), N(MPI_ERR_BASE),
-        N(MPI_ERR_NAME), N(MPI_ERR_SPAWN), N(MPI_ERR_PORT), N(MPI_ERR_SERVICE), N(MPI_ERR_WIN),
-        N(MPI_ERR_DISP), N(MPI_ERR_ASSERT),
-#undef N
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (names[i].cls == c) return names[i].name + 4; /* without "MPI_" */
-    return "ERR_(other class)";
-}
-
 /* ---- the cases: each returns the code of its one call ------------------ */
 
 #define CASE(name) static int name(void)
@@ -279,8 +254,8 @@ CASE(waitall_truncate)
     int rc = MPI_Waitall(2, r, st);
     if (rc == MPI_ERR_IN_STATUS) {
         /* The statuses must say which failed: print both classes. */
-        fprintf(out, "  status %s", class_name(st[0].MPI_ERROR));
-        fprintf(out, " %s\n", class_name(st[1].MPI_ERROR));
+        fprintf(out, "  status %s", error_class_name(st[0].MPI_ERROR));
+        fprintf(out, " %s\n", error_class_name(st[1].MPI_ERROR));
     }
     return rc;
 }
@@ -1139,7 +1114,7 @@ int main(int argc, char **argv)
         alarm(20);
         int rc = cases[i].fn();
         alarm(0);
-        fprintf(out, "%s %s\n", cases[i].name, rc == 0x7fff ? "(setup failed)" : class_name(rc));
+        fprintf(out, "%s %s\n", cases[i].name, rc == 0x7fff ? "(setup failed)" : error_class_name(rc));
         /* A rank whose collective call refused its arguments may have
          * left the others waiting in theirs: one more call on the case's
          * communicator lets an MPI that compares calls (shmpi) end those
