@@ -27,14 +27,6 @@
 
 static FILE *out;
 
-/* The leaves of coll_diff's types: six basic types, and int or double
- * members after the old type in a struct. */
-static const MPI_Datatype leaf_types[] = {MPI_INT, MPI_CHAR, MPI_DOUBLE, MPI_SHORT_INT, MPI_DOUBLE_INT, MPI_2INT};
-static const char *const leaf_names[] = {"int", "char", "double", "short_int", "double_int", "2int"};
-static const MPI_Datatype member_types[] = {MPI_DOUBLE, MPI_INT};
-static const char *const member_names[] = {"double", "int"};
-static const struct leaves mixed = {6, leaf_types, leaf_names, 2, member_types, member_names};
-
 static void report(const char *op, const struct region *r)
 {
     fprintf(out, "%s %016llx\n", op, (unsigned long long)hash_of(r));
@@ -44,7 +36,7 @@ static void round_of(int me, int np, int round)
 {
     state = 4242 + (uint64_t)round * 104729;
     char desc[DESC] = "";
-    MPI_Datatype t = make_type(3, &mixed, desc);
+    MPI_Datatype t = make_type(3, &mixed_leaves, desc);
     MPI_Type_commit(&t);
     int size;
     MPI_Type_size(t, &size);

@@ -76,6 +76,16 @@ struct leaves {
     const char *const *member_names;
 };
 
+/* The leaves of coll_diff's and rma_diff's types: six basic types, and int
+ * or double members after the old type in a struct. */
+static const MPI_Datatype mixed_types[] DIFF_UNUSED = {MPI_INT,        MPI_CHAR,       MPI_DOUBLE,
+                                                       MPI_SHORT_INT, MPI_DOUBLE_INT, MPI_2INT};
+static const char *const mixed_names[] DIFF_UNUSED = {"int", "char", "double", "short_int", "double_int", "2int"};
+static const MPI_Datatype mixed_members[] DIFF_UNUSED = {MPI_DOUBLE, MPI_INT};
+static const char *const mixed_member_names[] DIFF_UNUSED = {"double", "int"};
+static const struct leaves mixed_leaves DIFF_UNUSED = {6, mixed_types, mixed_names, 2, mixed_members,
+                                                       mixed_member_names};
+
 /* A random type of depth levels at most over the leaves of lv, described
  * in d, without overlapping parts: every constructor places its copies of
  * the old type at growing offsets, at least one extent apart. */

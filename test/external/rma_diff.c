@@ -40,13 +40,6 @@
 
 static FILE *out;
 
-/* The leaves of the put and get types: six basic types, and int or double
- * members after the old type in a struct. */
-static const MPI_Datatype leaf_types[] = {MPI_INT, MPI_CHAR, MPI_DOUBLE, MPI_SHORT_INT, MPI_DOUBLE_INT, MPI_2INT};
-static const char *const leaf_names[] = {"int", "char", "double", "short_int", "double_int", "2int"};
-static const MPI_Datatype member_types[] = {MPI_DOUBLE, MPI_INT};
-static const char *const member_names[] = {"double", "int"};
-static const struct leaves mixed = {6, leaf_types, leaf_names, 2, member_types, member_names};
 /* The accumulates' types: one basic type, as MPI-3.1 11.3.4 asks.  Int,
  * not unsigned: MPICH 4.0.2 takes MPI_MAX and MPI_MIN of unsigned types as
  * signed (pmodels/mpich#6083: MPI_Reduce_local of 0x80000000 and 1 gives
@@ -161,7 +154,7 @@ static void round_of(int me, int np, int round)
 {
     state = 9001 + (uint64_t)round * 15485863;
     char desc[DESC] = "", udesc[DESC] = "";
-    MPI_Datatype t = make_type(3, &mixed, desc), ut = make_type(2, &ints, udesc), tc;
+    MPI_Datatype t = make_type(3, &mixed_leaves, desc), ut = make_type(2, &ints, udesc), tc;
     MPI_Type_commit(&t);
     MPI_Type_commit(&ut);
     static const long scale[] = {0, 1, 2, 3, 17, 300, 5000};
