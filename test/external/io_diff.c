@@ -8,16 +8,18 @@
  *   mpirun -n N io_diff ROUNDS PREFIX [START]
  *
  * Each round draws (alike on every rank) an etype (MPI_BYTE, MPI_INT or
- * MPI_DOUBLE), a filetype of that etype only, a memory type of it (the
- * etype itself or another derived type), an access kind, counts and offsets
+ * MPI_DOUBLE), a filetype built of the etype only, a memory type (the etype
+ * itself or another type built of it), an access kind, counts and offsets
  * per rank, the data representation ("native", or "external32" for int and
- * double), whether atomic mode is on, and whether MPI_File_set_size or
- * MPI_File_preallocate runs before or after the reads.  Filetypes follow
- * MPI-3.1 13.3: their displacements are nonnegative and grow, and their
- * holes are multiples of the etype's size (a type that breaks the last rule
- * is drawn again).  Every round opens one file, PREFIX.fileR, on all ranks,
- * and deletes it at the end (a name per round: Open MPI 4.1 can hang when
- * it opens a file of the name of one that it has closed and deleted).
+ * double), whether atomic mode is on, whether rank 0 first fills the file
+ * with known bytes, and a size call (MPI_File_set_size or
+ * MPI_File_preallocate) or none.  Filetypes follow MPI-3.1 13.3: their
+ * displacements are nonnegative and grow, and their holes are multiples of
+ * the etype's size (a type that breaks the last rule is drawn again).  Every
+ * round opens one file, PREFIX.fileR for round R, on all ranks, and deletes
+ * it at the end (a new name each round, so that nothing an implementation
+ * keeps under the file's name, such as the segment that holds Open MPI's
+ * shared file pointer, outlives the round).
  *
  * The views interleave without overlapping: the filetype is the drawn type
  * t resized to [0, N * E), E a multiple of the etype's size that holds t's
@@ -36,28 +38,56 @@
  * (13.6.1) make the writes visible, and each rank reads its data back with
  * the matching read call into a buffer that starts as 0xEE, gaps included.
  * Last, every view is set to MPI_BYTE at displacement 0 and rank 0 reads the
- * whole file.  No two ranks write the same byte, and nobody reads a byte
- * that nobody wrote except the raw read, where holes and the bytes that
- * MPI_File_set_size or _preallocate add read as zeros on POSIX file systems.
+ * whole file.
+ *
+ * No two ranks write the same byte, and no rank reads a byte that nobody
+ * wrote, except for the raw read of the whole file.  Holes in the file read
+ * as zeros on POSIX file systems where nobody wrote them, or as the bytes
+ * that rank 0 filled in first (three rounds in four).  The bytes that
+ * MPI_File_set_size adds are left out of the raw read's hash, since MPI
+ * leaves them undefined.  MPI_File_preallocate only grows the empty file of
+ * a one-rank job (before the view is set); otherwise it is asked for less
+ * than the file's size and must change nothing.
+ *
+ * Where MPICH 4.0.2 or Open MPI 4.1 get a case wrong, the round avoids it,
+ * so that most rounds are judged: the files are opened with the ROMIO
+ * hints romio_ds_write and romio_cb_write set to "disable" (with MPICH's
+ * data sieving and collective buffering on, holes past the end of the file
+ * come back holding stale bytes; other implementations ignore the hints);
+ * memory types have lower bound 0 (MPICH adds the lower bound of a memory
+ * type twice); external32 goes with the etype as the memory type, and not
+ * with the nonblocking kinds or MPI_File_write_ordered (MPICH overruns a
+ * buffer on noncontiguous memory, writes native data with
+ * MPI_File_iwrite(_at), and skips the conversion in MPI_File_read_ordered);
+ * only independent, blocking reads meet the end of the file (Open MPI hangs
+ * in the others, and collective reads of both count the elements asked for
+ * there); most rounds fill the file first (Open MPI's collective writes put
+ * stray bytes in holes past the end of the file); MPI_File_preallocate as
+ * above (Open MPI's copies bytes about and leaves ranks out of step).
  *
  * Each rank adds to PREFIX.RANK, per round from START (default 0) on,
  * "== R" and these lines:
  *   the arguments: etype, representation, filetype, tile E, BASE, memory
  *     type, access kind, this rank's count (of memory types) and offset (in
- *     etypes), atomic mode, the size call and when it runs;
+ *     etypes), the shared pointer's start, how many bytes rank 0 fills in
+ *     first (0: none), atomic mode, and the size call with its arguments
+ *     (the size becomes the current one times Q / 4, plus M bytes);
  *   "view disp D rep REP": MPI_File_get_view's displacement and
  *     representation;
  *   "extent filetype X memory Y": MPI_File_get_type_extent of both types;
  *   "write count C elements L": MPI_Get_count with the memory type and
  *     MPI_Get_elements of the write's status ("undef" for MPI_UNDEFINED);
- *   "pos P byte B shared S" (after the write and after the read):
+ *   "pos P byte B [shared S]" (after the write and after the read):
  *     MPI_File_get_position, MPI_File_get_byte_offset of it and, for the
- *     shared pointer kinds, MPI_File_get_position_shared, all in etypes but B;
- *   "size S": MPI_File_get_size after the writes and after a size call;
+ *     shared pointer kinds, MPI_File_get_position_shared (all in etypes but
+ *     B, which is in bytes);
+ *   "size S": MPI_File_get_size after the writes, after the fill and after a
+ *     size call;
  *   "set_size TO" or "preallocate TO": the size call's argument;
- *   "read HASH count C elements L": the read buffer's FNV-1a hash of every
- *     byte, and the read's status;
- *   "file SIZE HASH" (rank 0): the file's size and the hash of its bytes.
+ *   "read HASH count C elements L": an FNV-1a hash of every byte of the read
+ *     buffer, and the read's status;
+ *   "file SIZE HASHED HASH" (rank 0): the file's size, how many bytes from
+ *     its start the raw read hashes, and their hash.
  * A call that fails prints "CALL err CLASS" (MPI_Error_class's answer by
  * name) instead; the round goes on where that leaves the ranks in step.
  */
@@ -136,17 +166,6 @@ static int etype_aligned(MPI_Datatype t, int esize)
     free(mem);
     free(zeros);
     return ok;
-}
-
-/* region_for(m, n), with room after the last element's data up to the end
- * of its extent and beyond: MPICH 4.0.2 reads and writes a few bytes there
- * in MPI_File_read_all_begin and _write_all_begin.  The hash covers
- * region_for's bytes only. */
-static struct region padded_region(MPI_Datatype m, int n)
-{
-    struct region r = region_for(m, n);
-    r.mem = realloc(r.mem, (size_t)n * (size_t)extent_of(m) + 64);
-    return r;
 }
 
 /* One access of the kind kind: a write (wr) or a read of n elements of m
@@ -359,9 +378,9 @@ static void round_of(int me, int np, int round)
      * Open MPI's collective reads there count the elements asked for.
      * MPI_File_preallocate grows only a one-rank job's empty file, before
      * set_view; else it asks for less than the size.  Open MPI 4.1's copies
-     * the file through the view onto itself, and with several ranks leaves
-     * a broadcast unmatched at times, which fails or hangs a later
-     * collective call on a file. */
+     * the file's bytes through the view onto later bytes, and after it grew
+     * the empty file of a job of several ranks, a later collective call
+     * (MPI_File_set_atomicity) failed on some ranks or hung at times. */
     int call = rnd(2) ? NO_SIZE : irnd(SET_SIZE_BEFORE, PREALLOCATE_SMALLER);
     if (call == SET_SIZE_BEFORE && kind != AT && kind != INDIVIDUAL) call = SET_SIZE_AFTER;
     if (call == PREALLOCATE_FIRST && np > 1) call = PREALLOCATE_SMALLER;
@@ -375,7 +394,7 @@ static void round_of(int me, int np, int round)
             kinds[kind].write, n[me], shared ? 0LL : (long long)off[me], (long long)start, (long long)prefill, atomic,
             size_calls[call], quarters, more);
 
-    struct region w = padded_region(m, n[me]), rd = padded_region(m, n[me]);
+    struct region w = region_for(m, n[me]), rd = region_for(m, n[me]);
     fill(&w, me);
     clear(&rd);
     MPI_File fh;
