@@ -12,6 +12,8 @@
  *    position, which moves past all of them;
  *  - MPI_File_seek_shared with MPI_SEEK_SET / CUR / END and
  *    MPI_File_get_position_shared; read_shared at the end of file reads 0;
+ *  - after a read at the end of file, the shared pointer has moved past
+ *    all that was asked, the individual pointer past what was read;
  *  - the shared pointer and the individual pointer are independent.
  * A collective call need not synchronise the ranks, so barriers separate the
  * calls that move the shared pointer from the ranks' looks at it.
@@ -204,6 +206,23 @@ int main(int argc, char **argv)
     /* read_ordered at the end of file: 0 items */
     CHECK_MPI(MPI_File_read_ordered(fh, orr, 1, MPI_INT, &st));
     CHECK(io_count(&st, MPI_INT) == 0);
+    /* The shared pointer moved past all that was asked: it is claimed
+     * before the read (MPICH and Open MPI do the same; 13.4.4 says "the
+     * last [etype] that will be accessed"). */
+    io_sync_barrier(fh, MPI_COMM_WORLD);
+    CHECKF(pos_shared(fh) == recs_end + total * 4 + (MPI_Offset)n * 4,
+           "shared pointer %lld after read_ordered at the end of file, expected %lld", (long long)pos_shared(fh),
+           (long long)(recs_end + total * 4 + (MPI_Offset)n * 4));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    /* The individual pointer moves past what a read at the end of file
+     * read, not past all it asked for (13.4.3: "the next etype after the
+     * last one that will be accessed"; MPICH does so on this contiguous
+     * view, Open MPI moves it by the count asked). */
+    CHECK_MPI(MPI_File_seek(fh, recs_end + total * 4 - 4, MPI_SEEK_SET));
+    CHECK_MPI(MPI_File_read(fh, orr, 3, MPI_INT, &st));
+    CHECK(io_count(&st, MPI_INT) == 1);
+    CHECKF(pos_indiv(fh) == recs_end + total * 4, "individual pointer %lld after a read at the end of file, expected %lld",
+           (long long)pos_indiv(fh), (long long)(recs_end + total * 4));
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 
     /* ---- the ordered pieces go after the current shared position ---- */
