@@ -60,16 +60,6 @@ static const char *compare_name(int r)
                                                                                          : r == MPI_UNEQUAL ? "unequal" : "?";
 }
 
-static const char *class_name(int rc)
-{
-    if (rc == MPI_SUCCESS) return "ok";
-    int c;
-    MPI_Error_class(rc, &c);
-    return c == MPI_ERR_ARG ? "ERR_ARG" : c == MPI_ERR_RANK ? "ERR_RANK" : c == MPI_ERR_GROUP ? "ERR_GROUP"
-         : c == MPI_ERR_DIMS ? "ERR_DIMS" : c == MPI_ERR_TOPOLOGY ? "ERR_TOPOLOGY" : c == MPI_ERR_COMM ? "ERR_COMM"
-                                                                                                        : "ERR_OTHER";
-}
-
 /* The world ranks of a group's members, in the group's order. */
 static void put_members(MPI_Group g, MPI_Group world)
 {
@@ -192,13 +182,13 @@ static void cart_round(int np)
     for (int i = 0; i < nd; i++) coords_in[i] = (int)rnd(13) - 6;
     for (int i = 0; i < nd; i++) remain[i] = (int)rnd(2);
     int rc = MPI_Dims_create(nodes, nd, dims);
-    fprintf(out, "dims_create(%d, %d): %s,", nodes, nd, class_name(rc));
+    fprintf(out, "dims_create(%d, %d): %s,", nodes, nd, error_class_name(rc));
     for (int i = 0; i < nd; i++) fprintf(out, " %d", dims[i]);
     fprintf(out, "\n");
     if (rc != MPI_SUCCESS) return;
     MPI_Comm cart;
     rc = MPI_Cart_create(MPI_COMM_WORLD, nd, dims, periods, 0, &cart);
-    fprintf(out, "cart_create: %s%s\n", class_name(rc), rc == MPI_SUCCESS && cart == MPI_COMM_NULL ? ", null" : "");
+    fprintf(out, "cart_create: %s%s\n", error_class_name(rc), rc == MPI_SUCCESS && cart == MPI_COMM_NULL ? ", null" : "");
     if (rc != MPI_SUCCESS || cart == MPI_COMM_NULL) return;
     int r, coords[3], status;
     MPI_Comm_rank(cart, &r);
@@ -260,7 +250,7 @@ static void graph_round(int me, int np)
     MPI_Comm dg;
     int rc = MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, nin, srcs, MPI_UNWEIGHTED, nout, dsts, MPI_UNWEIGHTED,
                                             MPI_INFO_NULL, 0, &dg);
-    fprintf(out, "dist_graph: %s", class_name(rc));
+    fprintf(out, "dist_graph: %s", error_class_name(rc));
     if (rc == MPI_SUCCESS) {
         int i1, o1, weighted, s2[MAX], d2[MAX];
         MPI_Dist_graph_neighbors_count(dg, &i1, &o1, &weighted);
@@ -289,7 +279,7 @@ static void graph_round(int me, int np)
     }
     MPI_Comm gc;
     rc = MPI_Graph_create(MPI_COMM_WORLD, np, index, flat, 0, &gc);
-    fprintf(out, "graph: %s", class_name(rc));
+    fprintf(out, "graph: %s", error_class_name(rc));
     if (rc == MPI_SUCCESS && gc != MPI_COMM_NULL) {
         int n, nb[MAX];
         MPI_Graph_neighbors_count(gc, me, &n);
@@ -336,7 +326,7 @@ static void intercomm_round(int me, int np, MPI_Group world)
     MPI_Comm local, inter, merged;
     MPI_Comm_split(MPI_COMM_WORLD, mine, key[me], &local);
     int rc = MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, leader[1 - mine], tag, &inter);
-    fprintf(out, "intercomm side %d leaders %d %d tag %d: %s", mine, leader[0], leader[1], tag, class_name(rc));
+    fprintf(out, "intercomm side %d leaders %d %d tag %d: %s", mine, leader[0], leader[1], tag, error_class_name(rc));
     if (rc != MPI_SUCCESS) {
         fprintf(out, "\n");
         MPI_Comm_free(&local);
@@ -399,7 +389,7 @@ static void intercomm_round(int me, int np, MPI_Group world)
         MPI_Allreduce(&weighted, &msum, 1, MPI_INT, MPI_SUM, merged);
         MPI_Comm_free(&merged);
     }
-    fprintf(out, "merge high %d: %s rank %d of %d sum %d\n", mine == high, class_name(rc), mrank, msize, msum);
+    fprintf(out, "merge high %d: %s rank %d of %d sum %d\n", mine == high, error_class_name(rc), mrank, msize, msum);
     MPI_Comm_free(&inter);
     MPI_Comm_free(&local);
 }

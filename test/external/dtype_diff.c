@@ -32,18 +32,6 @@
 
 static int empty_part, has_long_double;
 
-static const char *class_name(int rc)
-{
-    int c;
-    MPI_Error_class(rc, &c);
-    if (c == MPI_ERR_ARG) return "ARG";
-    if (c == MPI_ERR_COUNT) return "COUNT";
-    if (c == MPI_ERR_TYPE) return "TYPE";
-    if (c == MPI_ERR_DIMS) return "DIMS";
-    if (c == MPI_ERR_RANK) return "RANK";
-    return "OTHER";
-}
-
 /* A predefined type; its name goes to `name`.  (Handles are not constants
  * in every implementation, so no table of them.) */
 static MPI_Datatype basic(const char **name)
@@ -185,7 +173,7 @@ static MPI_Datatype make(int depth, char *d)
     add(d, "%s)", sub);
     MPI_Type_free(&old);
     if (rc != MPI_SUCCESS) {
-        add(d, "=ERR_%s", class_name(rc));
+        add(d, "=%s", error_class_name(rc));
         MPI_Type_dup(MPI_INT, &t);
     }
     return t;
