@@ -5,7 +5,12 @@
  * read-modify-write that is only correct because the lock excludes the other
  * ranks); reads under MPI_LOCK_SHARED; MPI_Win_lock_all / unlock_all with
  * MPI_Win_flush, MPI_Win_flush_all and MPI_Win_flush_local; MPI_Win_sync
- * with local loads and stores.  Phases are ordered with MPI_Barrier.
+ * with local loads and stores; the request-based MPI_Rput, MPI_Rget and
+ * MPI_Rget_accumulate (11.3.5) with MPI_Win_flush_local_all: a request's
+ * completion makes only the origin buffer free, a flush the target's
+ * memory, and the fetch-and-adds of all ranks on one counter hand out
+ * every old value from 0 to n * K - 1 once.  Phases are ordered with
+ * MPI_Barrier.
  */
 #include "check.h"
 
@@ -14,7 +19,10 @@ enum {
     ACC_CTR = 0, /* counter incremented with MPI_Accumulate */
     RMW_CTR = 1, /* counter incremented with get + put */
     SLOTS = 2,   /* slots[n]: one per origin rank */
-    MAX_RANKS = 64
+    MAX_RANKS = 64,
+    /* after the slots and the local-store slot: the counter of
+     * MPI_Rget_accumulate */
+    FETCH_CTR = SLOTS + MAX_RANKS + 1
 };
 
 static int slot_value(int origin, int target, int phase)
@@ -41,6 +49,7 @@ static void init_own(MPI_Win win, int *base, int ints, int phase)
     base[ACC_CTR] = 0;
     base[RMW_CTR] = 0;
     base[SLOTS + MAX_RANKS] = slot_value(rank, rank, phase); /* read by the shared-lock phase */
+    base[FETCH_CTR] = 0;
     CHECK_MPI(MPI_Win_unlock(rank, win));
 }
 
@@ -169,16 +178,74 @@ static void lock_all_phase(MPI_Win win, int *base, int phase)
     shared_reads(win, phase + 2);
 }
 
+/* Request-based operations under lock_all. */
+static void request_phase(MPI_Win win, int phase)
+{
+    const int rank = world_rank(), n = world_size();
+    CHECK_MPI(MPI_Win_lock_all(0, win));
+    /* MPI_Rput to slot[rank] of every target: completing the requests frees
+     * the origin buffers (overwritten at once), MPI_Win_flush_local_all
+     * changes nothing more there, MPI_Win_flush_all completes the puts at
+     * the targets; then MPI_Rget reads them back. */
+    int vals[MAX_RANKS], backs[MAX_RANKS];
+    MPI_Request reqs[MAX_RANKS];
+    for (int t = 0; t < n; ++t) {
+        vals[t] = slot_value(rank, t, phase);
+        CHECK_MPI(MPI_Rput(&vals[t], 1, MPI_INT, t, SLOTS + rank, 1, MPI_INT, win, &reqs[t]));
+    }
+    CHECK_MPI(MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE));
+    for (int t = 0; t < n; ++t)
+        vals[t] = -12345; /* must not reach the target */
+    CHECK_MPI(MPI_Win_flush_local_all(win));
+    CHECK_MPI(MPI_Win_flush_all(win));
+    for (int t = 0; t < n; ++t) {
+        backs[t] = -1;
+        CHECK_MPI(MPI_Rget(&backs[t], 1, MPI_INT, t, SLOTS + rank, 1, MPI_INT, win, &reqs[t]));
+    }
+    CHECK_MPI(MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE)); /* an Rget's data is there at completion */
+    for (int t = 0; t < n; ++t)
+        CHECKF(backs[t] == slot_value(rank, t, phase), "MPI_Rget of rank %d's slot %d after MPI_Rput: %d, expected %d",
+               t, rank, backs[t], slot_value(rank, t, phase));
+
+    /* K fetch-and-adds of 1 by every rank on rank 0's counter, K requests
+     * outstanding at once: accumulates on one element are atomic, so the
+     * old values are 0 .. n * K - 1, each once. */
+    int olds[K];
+    MPI_Request fetch[K];
+    const int one = 1;
+    for (int k = 0; k < K; ++k) {
+        olds[k] = -1;
+        CHECK_MPI(MPI_Rget_accumulate(&one, 1, MPI_INT, &olds[k], 1, MPI_INT, 0, FETCH_CTR, 1, MPI_INT, MPI_SUM, win,
+                                      &fetch[k]));
+    }
+    CHECK_MPI(MPI_Waitall(K, fetch, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Win_unlock_all(win));
+    int all[MAX_RANKS * K];
+    CHECK_MPI(MPI_Allgather(olds, K, MPI_INT, all, K, MPI_INT, MPI_COMM_WORLD));
+    int seen[MAX_RANKS * K] = {0};
+    for (int i = 0; i < n * K; ++i) {
+        CHECKF(all[i] >= 0 && all[i] < n * K, "MPI_Rget_accumulate fetched %d, expected 0 to %d", all[i], n * K - 1);
+        if (all[i] >= 0 && all[i] < n * K) {
+            CHECKF(seen[all[i]] == 0, "MPI_Rget_accumulate fetched %d twice", all[i]);
+            seen[all[i]] = 1;
+        }
+    }
+    int c = -1;
+    read_shared(win, 0, FETCH_CTR, 1, &c);
+    CHECKF(c == n * K, "MPI_Rget_accumulate counter is %d, expected %d", c, n * K);
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+}
+
 int main(int argc, char **argv)
 {
     CHECK_MPI(MPI_Init(&argc, &argv));
     const int n = world_size();
     CHECK(n <= MAX_RANKS);
-    /* SLOTS + MAX_RANKS + 1 ints, rounded up to a multiple of 16 bytes:
+    /* FETCH_CTR + 1 ints, rounded up to a multiple of 16 bytes:
      * MPICH 4.0.2 (ch4:ucx) misplaces the windows of ranks above 0 of an
      * MPI_Win_allocate whose size is not a multiple of 16 bytes (a remote
      * access to rank 1 lands 8 bytes early). */
-    const int ints = (SLOTS + MAX_RANKS + 1 + 3) / 4 * 4;
+    const int ints = (FETCH_CTR + 1 + 3) / 4 * 4;
 
     /* MPI_Win_allocate */
     int *base = NULL;
@@ -190,6 +257,7 @@ int main(int argc, char **argv)
     counters(win, 0, "Win_allocate");
     shared_reads(win, 1);
     lock_all_phase(win, base, 2);
+    request_phase(win, 5);
     /* the counters again: the totals go on from n * K */
     counters(win, n * K, "Win_allocate (second round)");
     CHECK_MPI(MPI_Win_free(&win));
@@ -205,6 +273,7 @@ int main(int argc, char **argv)
     counters(win, 0, "Win_create");
     shared_reads(win, 7);
     lock_all_phase(win, mem, 8);
+    request_phase(win, 11);
     CHECK_MPI(MPI_Win_free(&win));
     CHECK_MPI(MPI_Free_mem(mem));
 
