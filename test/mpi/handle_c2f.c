@@ -4,7 +4,8 @@
  * distinct objects get distinct Fortran numbers.  The handles that come
  * back work: a communicator and an operation converted there and back
  * carry an Allreduce, a datatype and a request a receive.  A status
- * converted there and back keeps its fields and count, and
+ * converted there and back keeps its fields and count, a window and a
+ * file converted there and back carry a put and a write, and
  * MPI_Comm_get_parent says no process has a parent.
  */
 #include "check.h"
@@ -29,6 +30,8 @@ int main(int argc, char **argv)
     CHECK(MPI_Errhandler_f2c(MPI_Errhandler_c2f(MPI_ERRORS_RETURN)) == MPI_ERRORS_RETURN);
     CHECK(MPI_Info_f2c(MPI_Info_c2f(MPI_INFO_NULL)) == MPI_INFO_NULL);
     CHECK(MPI_Message_f2c(MPI_Message_c2f(MPI_MESSAGE_NULL)) == MPI_MESSAGE_NULL);
+    CHECK(MPI_Win_f2c(MPI_Win_c2f(MPI_WIN_NULL)) == MPI_WIN_NULL);
+    CHECK(MPI_File_f2c(MPI_File_c2f(MPI_FILE_NULL)) == MPI_FILE_NULL);
 
     /* Objects the program made. */
     MPI_Comm dup1, dup2;
@@ -91,6 +94,52 @@ int main(int argc, char **argv)
         CHECK_MPI(MPI_Get_count(&st2, MPI_DOUBLE, &count));
         CHECKF(st2.MPI_SOURCE == 0 && st2.MPI_TAG == 77 && count == 3,
                "status back from Fortran: source %d tag %d count %d", st2.MPI_SOURCE, st2.MPI_TAG, count);
+    }
+
+    /* A window there and back: a put through it reaches the next rank. */
+    {
+        /* (4 ints: MPICH 4.0.2 misplaces the windows of ranks above 0 of
+         * an MPI_Win_allocate whose size is not a multiple of 16 bytes, see
+         * test/rma/rma_lock.c) */
+        int *slot = NULL;
+        MPI_Win win, win2;
+        CHECK_MPI(MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &slot, &win));
+        CHECK_MPI(MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &slot, &win2));
+        const MPI_Fint fw = MPI_Win_c2f(win);
+        CHECK(fw != MPI_Win_c2f(win2) && fw != MPI_Win_c2f(MPI_WIN_NULL));
+        MPI_Win win_back = MPI_Win_f2c(fw);
+        CHECK(win_back == win);
+        CHECK_MPI(MPI_Win_free(&win2));
+        int got = -1, *mine = NULL, flag = 0;
+        CHECK_MPI(MPI_Win_get_attr(win_back, MPI_WIN_BASE, &mine, &flag));
+        CHECK(flag);
+        CHECK_MPI(MPI_Win_fence(0, win_back));
+        const int put = 1000 + rank;
+        CHECK_MPI(MPI_Put(&put, 1, MPI_INT, (rank + 1) % size, 0, 1, MPI_INT, win_back));
+        CHECK_MPI(MPI_Win_fence(0, win_back));
+        got = *mine;
+        CHECKF(got == 1000 + (rank + size - 1) % size, "a put through a converted window left %d", got);
+        CHECK_MPI(MPI_Win_free(&win_back));
+    }
+
+    /* A file there and back: a write through it reads back through the
+     * original handle. */
+    {
+        char path[64];
+        snprintf(path, sizeof path, "handle_c2f.%d.tmp", rank);
+        MPI_File fh;
+        CHECK_MPI(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
+                                MPI_INFO_NULL, &fh));
+        const MPI_Fint ff = MPI_File_c2f(fh);
+        CHECK(ff != MPI_File_c2f(MPI_FILE_NULL));
+        MPI_File fh_back = MPI_File_f2c(ff);
+        CHECK(fh_back == fh);
+        const int wrote = 7000 + rank;
+        int read = -1;
+        CHECK_MPI(MPI_File_write_at(fh_back, 0, &wrote, 1, MPI_INT, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_File_read_at(fh, 0, &read, 1, MPI_INT, MPI_STATUS_IGNORE));
+        CHECKF(read == wrote, "a write through a converted file handle read back as %d", read);
+        CHECK_MPI(MPI_File_close(&fh_back));
     }
 
     /* No process here was started by MPI_Comm_spawn. */
