@@ -12,6 +12,10 @@
  * and unweighted: MPI_Topo_test, MPI_Dist_graph_neighbors_count, and
  * MPI_Dist_graph_neighbors (as sets for MPI_Dist_graph_create, whose order
  * MPI leaves open; in order for the adjacent form), with weights.
+ *
+ * MPI_WEIGHTS_EMPTY (MPI-3.1 7.5.4) from the ranks without edges of a
+ * weighted distributed graph, both constructors: the graph is weighted
+ * (MPI_Dist_graph_neighbors_count), and rank 0's one edge keeps its weight.
  */
 #include "check.h"
 
@@ -202,6 +206,31 @@ static void check_dist(int adjacent, int weighted)
     CHECK_MPI(MPI_Comm_free(&dg));
 }
 
+static void check_weights_empty(int adjacent)
+{
+    const int me = world_rank();
+    const int deg = me == 0; /* rank 0 has a self loop of weight 7, the others nothing */
+    int self = 0, w = 7, one = 1;
+    MPI_Comm dg;
+    if (adjacent)
+        CHECK_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, deg, &self, deg ? &w : MPI_WEIGHTS_EMPTY, deg, &self,
+                                                 deg ? &w : MPI_WEIGHTS_EMPTY, MPI_INFO_NULL, 0, &dg));
+    else
+        CHECK_MPI(MPI_Dist_graph_create(MPI_COMM_WORLD, deg, &self, &one, &self, deg ? &w : MPI_WEIGHTS_EMPTY,
+                                        MPI_INFO_NULL, 0, &dg));
+    int gi = -1, go = -1, gw = -1;
+    CHECK_MPI(MPI_Dist_graph_neighbors_count(dg, &gi, &go, &gw));
+    CHECKF(gi == deg && go == deg, "MPI_WEIGHTS_EMPTY graph (%s): degrees %d/%d, expected %d/%d",
+           adjacent ? "adjacent" : "general", gi, go, deg, deg);
+    CHECKF(gw != 0, "a graph made with MPI_WEIGHTS_EMPTY (%s) is not weighted", adjacent ? "adjacent" : "general");
+    if (deg) {
+        int s = -1, d = -1, ws = -1, wd = -1;
+        CHECK_MPI(MPI_Dist_graph_neighbors(dg, 1, &s, &ws, 1, &d, &wd));
+        CHECKF(s == 0 && d == 0 && ws == 7 && wd == 7, "rank 0's self loop: %d/%d, weights %d/%d", s, d, ws, wd);
+    }
+    CHECK_MPI(MPI_Comm_free(&dg));
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -212,6 +241,8 @@ int main(int argc, char **argv)
     for (int adjacent = 0; adjacent <= 1; ++adjacent)
         for (int weighted = 0; weighted <= 1; ++weighted)
             check_dist(adjacent, weighted);
+    check_weights_empty(1);
+    check_weights_empty(0);
     MPI_Finalize();
     return 0;
 }
