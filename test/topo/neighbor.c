@@ -12,7 +12,9 @@
  * from the neighbour lists.  Blocks of MPI_PROC_NULL neighbours and the
  * gaps between blocks must keep their sentinel.  Each collective runs
  * several times back to back with different data, so messages of
- * consecutive calls cannot be confused.
+ * consecutive calls cannot be confused.  MPI_Ineighbor_alltoallv and
+ * _alltoallw, with the arguments of their blocking forms, must leave the
+ * same bytes.
  *
  * Block order, from MPI-3.1 7.6: for a Cartesian grid, for each dimension
  * the neighbour one step down, then one step up; a block sent to the
@@ -249,6 +251,18 @@ static void run(Topo *t)
                            "MPI_Neighbor_alltoallw on %s: block %d element %d is %d (then %d), expected %d", t->name,
                            i, x, recvbuf[2 * (i * cnt + x)], recvbuf[2 * (i * cnt + x) + 1], want);
                 }
+            /* MPI_Ineighbor_alltoallw with the same arguments: the same
+             * bytes, gaps included. */
+            {
+                MPI_Request req;
+                fill(refbuf, rlen, SENTINEL);
+                CHECK_MPI(MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sd, st, refbuf, ones, rd, rt, t->comm, &req));
+                CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+                for (int x = 0; x < rlen; ++x)
+                    CHECKF(refbuf[x] == recvbuf[x],
+                           "MPI_Ineighbor_alltoallw on %s: element %d is %d, MPI_Neighbor_alltoallw put %d", t->name, x,
+                           refbuf[x], recvbuf[x]);
+            }
             CHECK_MPI(MPI_Type_free(&strided));
 
             /* Empty blocks may name MPI_DATATYPE_NULL: nothing moves. */
@@ -287,6 +301,15 @@ static void run(Topo *t)
         reference(t, sendbuf, scounts, sdispls, refbuf, rcounts, rdispls);
         check_same(t, "MPI_Neighbor_alltoallv", recvbuf, refbuf, rlen);
         check_blocks(t, "MPI_Neighbor_alltoallv", recvbuf, rcounts, rdispls, me, iter, 0);
+        /* MPI_Ineighbor_alltoallv with the same arguments */
+        {
+            MPI_Request req;
+            fill(recvbuf, rlen, SENTINEL);
+            CHECK_MPI(MPI_Ineighbor_alltoallv(sendbuf, scounts, sdispls, MPI_INT, recvbuf, rcounts, rdispls, MPI_INT,
+                                              t->comm, &req));
+            CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+            check_same(t, "MPI_Ineighbor_alltoallv", recvbuf, refbuf, rlen);
+        }
     }
     CHECK_MPI(MPI_Comm_free(&t->comm));
 }
