@@ -1209,7 +1209,7 @@ check_diff() {
             [[ $prog == rma_diff && $np == 1 ]] && continue
             [[ $prog == rma_diff ]] && rounds=40 mode=lines
             # (MPICH and Open MPI each match some repeated neighbours
-            # wrongly, so they differ on about 8% of neighbor_diff's lines.)
+            # wrongly, so they differ on about 7% of neighbor_diff's lines.)
             [[ $prog == neighbor_diff ]] && rounds=100 mode=lines
             step "diff: $prog, $np ranks, $rounds rounds"
             diff_rounds "$prog" "$np" "$rounds" rounds "$mode"
