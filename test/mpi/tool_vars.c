@@ -16,12 +16,16 @@
  *    variable or category has MPI_T_ERR_INVALID_NAME;
  *  - every performance variable bound to no object: its name and class find
  *    its index again, a handle of a session reads it, a read-only one
- *    refuses writes (MPI_T_ERR_PVAR_NO_WRITE) and a continuous one start
- *    and stop (MPI_T_ERR_PVAR_NO_STARTSTOP); MPI_T_PVAR_ALL_HANDLES starts
- *    and stops a session; freeing a session frees its handles and sets it
+ *    refuses writes, resets and read-resets (MPI_T_ERR_PVAR_NO_WRITE), a
+ *    writable one takes them, and a continuous one refuses start and stop
+ *    (MPI_T_ERR_PVAR_NO_STARTSTOP); MPI_T_PVAR_ALL_HANDLES starts, stops
+ *    and resets a session; freeing a session frees its handles and sets it
  *    to MPI_T_PVAR_SESSION_NULL;
- *  - every category: its name finds its index, its control variables are
- *    valid indices, MPI_T_category_changed does not change by itself;
+ *  - every enumeration a variable names: its items (MPI_T_enum_get_info,
+ *    _get_item), and one past the last is MPI_T_ERR_INVALID_INDEX;
+ *  - every category: its name finds its index, its control and
+ *    performance variables and subcategories are valid indices,
+ *    MPI_T_category_changed does not change by itself;
  *  - MPI_Error_class gives an MPI_T error class back unchanged.
  * Where a control variable SHMPI_SPIN_US exists (shmpi), its value is the
  * environment's (the meson test sets it to 20).  Where the performance
@@ -42,6 +46,27 @@
 static void t_check(int rc, const char *what, int want)
 {
     CHECKF(rc == want, "%s returned %d, expected %d", what, rc, want);
+}
+
+/* An enumeration a variable names (MPI-3.1 14.3.5): none, or one with at
+ * least one item, each with a name that fits the length reported. */
+static void check_enum(MPI_T_enum en, const char *var)
+{
+    if (en == MPI_T_ENUM_NULL)
+        return;
+    int items = -1, len = 0;
+    t_check(MPI_T_enum_get_info(en, &items, NULL, &len), "MPI_T_enum_get_info (name length)", MPI_SUCCESS);
+    CHECKF(items >= 1, "the enumeration of %s has %d items", var, items);
+    for (int k = 0; k < items; ++k) {
+        char item[256];
+        int value = 0, item_len = sizeof item;
+        t_check(MPI_T_enum_get_item(en, k, &value, item, &item_len), "MPI_T_enum_get_item", MPI_SUCCESS);
+        CHECKF(item_len >= 1 && item_len <= (int)sizeof item && item[item_len - 1] == '\0',
+               "item %d of the enumeration of %s: length %d", k, var, item_len);
+    }
+    int value = 0, item_len = 0;
+    t_check(MPI_T_enum_get_item(en, items, &value, NULL, &item_len), "MPI_T_enum_get_item (one past the last)",
+            MPI_T_ERR_INVALID_INDEX);
 }
 
 static void cvars(void)
@@ -72,6 +97,7 @@ static void cvars(void)
         int index = -1;
         t_check(MPI_T_cvar_get_index(name, &index), "MPI_T_cvar_get_index", MPI_SUCCESS);
         CHECKF(index == i, "MPI_T_cvar_get_index(\"%s\") gave %d, not %d", name, index, i);
+        check_enum(en, name);
 
         if (bind == MPI_T_BIND_NO_OBJECT) {
             MPI_T_cvar_handle h = MPI_T_CVAR_HANDLE_NULL;
@@ -224,6 +250,7 @@ static void pvars(void)
         t_check(MPI_T_pvar_get_info(i, name, &len, NULL, &cls, &type, &en, NULL, NULL, &bind, &readonly, &continuous,
                                     &atomic),
                 "MPI_T_pvar_get_info", MPI_SUCCESS);
+        check_enum(en, name);
         if (len >= (int)sizeof name || bind != MPI_T_BIND_NO_OBJECT)
             continue;
         int index = -1;
@@ -240,8 +267,14 @@ static void pvars(void)
         unsigned char *buf = calloc((size_t)count, 64);
         CHECK(buf != NULL);
         t_check(MPI_T_pvar_read(s, h, buf), "MPI_T_pvar_read", MPI_SUCCESS);
-        if (readonly)
+        if (readonly) {
             t_check(MPI_T_pvar_write(s, h, buf), "MPI_T_pvar_write (read-only)", MPI_T_ERR_PVAR_NO_WRITE);
+            t_check(MPI_T_pvar_reset(s, h), "MPI_T_pvar_reset (read-only)", MPI_T_ERR_PVAR_NO_WRITE);
+            t_check(MPI_T_pvar_readreset(s, h, buf), "MPI_T_pvar_readreset (read-only)", MPI_T_ERR_PVAR_NO_WRITE);
+        } else {
+            t_check(MPI_T_pvar_reset(s, h), "MPI_T_pvar_reset", MPI_SUCCESS);
+            t_check(MPI_T_pvar_readreset(s, h, buf), "MPI_T_pvar_readreset", MPI_SUCCESS);
+        }
         free(buf);
         if (!continuous)
             t_check(MPI_T_pvar_stop(s, h), "MPI_T_pvar_stop", MPI_SUCCESS);
@@ -253,13 +286,31 @@ static void pvars(void)
             "MPI_T_pvar_get_index (bogus)", MPI_T_ERR_INVALID_NAME);
     t_check(MPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES), "MPI_T_pvar_start (all handles)", MPI_SUCCESS);
     t_check(MPI_T_pvar_stop(s, MPI_T_PVAR_ALL_HANDLES), "MPI_T_pvar_stop (all handles)", MPI_SUCCESS);
+    /* (resets the handles that are not read-only, 14.3.7: none may be) */
+    t_check(MPI_T_pvar_reset(s, MPI_T_PVAR_ALL_HANDLES), "MPI_T_pvar_reset (all handles)", MPI_SUCCESS);
     queues(s);
     stream_ahead(s);
     t_check(MPI_T_pvar_session_free(&s), "MPI_T_pvar_session_free", MPI_SUCCESS);
     CHECK(s == MPI_T_PVAR_SESSION_NULL);
 }
 
-static void categories(int num_cvar)
+/* The indices category c lists with get (MPI_T_category_get_pvars or
+ * _get_categories): n of them, each below `below`. */
+static void check_listed(int (*get)(int, int, int[]), const char *what, int c, int n, int below)
+{
+    if (n <= 0)
+        return;
+    int *ix = malloc(sizeof(int) * (size_t)n);
+    CHECK(ix != NULL);
+    for (int k = 0; k < n; ++k)
+        ix[k] = -1;
+    t_check(get(c, n, ix), what, MPI_SUCCESS);
+    for (int k = 0; k < n; ++k)
+        CHECKF(ix[k] >= 0 && ix[k] < below, "%s(%d) lists %d of %d", what, c, ix[k], below);
+    free(ix);
+}
+
+static void categories(int num_cvar, int num_pvar)
 {
     int num = -1;
     t_check(MPI_T_category_get_num(&num), "MPI_T_category_get_num", MPI_SUCCESS);
@@ -286,6 +337,8 @@ static void categories(int num_cvar)
                        num_cvar);
             free(ix);
         }
+        check_listed(MPI_T_category_get_pvars, "MPI_T_category_get_pvars", c, npvars, num_pvar);
+        check_listed(MPI_T_category_get_categories, "MPI_T_category_get_categories", c, ncats, num);
     }
     int index;
     t_check(MPI_T_category_get_index("no such category, surely", &index), "MPI_T_category_get_index (bogus)",
@@ -307,9 +360,10 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     cvars();
     pvars();
-    int num_cvar = 0;
+    int num_cvar = 0, num_pvar = 0;
     t_check(MPI_T_cvar_get_num(&num_cvar), "MPI_T_cvar_get_num", MPI_SUCCESS);
-    categories(num_cvar);
+    t_check(MPI_T_pvar_get_num(&num_pvar), "MPI_T_pvar_get_num", MPI_SUCCESS);
+    categories(num_cvar, num_pvar);
     int cls = -1;
     CHECK_MPI(MPI_Error_class(MPI_T_ERR_INVALID_NAME, &cls));
     CHECKF(cls == MPI_T_ERR_INVALID_NAME, "MPI_Error_class(MPI_T_ERR_INVALID_NAME) gave %d", cls);
