@@ -335,6 +335,10 @@ static const struct complex_type complex_types[] = {
     {MPI_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX", 2},
     {MPI_COMPLEX, "MPI_COMPLEX", 0},
     {MPI_DOUBLE_COMPLEX, "MPI_DOUBLE_COMPLEX", 1},
+    /* std::complex<T> has the layout of T _Complex (C++11 26.4) */
+    {MPI_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX", 0},
+    {MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX", 1},
+    {MPI_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX", 2},
 };
 
 static void complex_store(void *p, int kind, long double complex v)
@@ -395,17 +399,25 @@ static void test_complex(int rank, int size)
 
 static void test_logical_and_byte(int rank, int size)
 {
-    /* C_BOOL */
-    for (int op = OP_LAND; op <= OP_LXOR; ++op) {
-        bool in[N], out[N];
-        for (int i = 0; i < N; ++i)
-            in[i] = mix(rank, i, op + 60) % 4 != 0 || i % 5 == 0;
-        CHECK_MPI(MPI_Allreduce(in, out, N, MPI_C_BOOL, ops[op].op, MPI_COMM_WORLD));
-        for (int i = 0; i < N; ++i) {
-            int want = mix(0, i, op + 60) % 4 != 0 || i % 5 == 0;
-            for (int r = 1; r < size; ++r)
-                want = (int)int_combine(op, 1, want, mix(r, i, op + 60) % 4 != 0 || i % 5 == 0);
-            CHECKF(out[i] == (bool)want, "MPI_Allreduce %s on MPI_C_BOOL, element %d", ops[op].name, i);
+    /* C_BOOL, and CXX_BOOL (C++'s bool: one byte, as C's, on every ABI
+     * these tests run on; its size is checked first) */
+    int cxx_bool_size = -1;
+    CHECK_MPI(MPI_Type_size(MPI_CXX_BOOL, &cxx_bool_size));
+    CHECKF(cxx_bool_size == (int)sizeof(bool), "MPI_CXX_BOOL has size %d", cxx_bool_size);
+    for (int b = 0; b < 2; ++b) {
+        const MPI_Datatype bt = b ? MPI_CXX_BOOL : MPI_C_BOOL;
+        const char *bname = b ? "MPI_CXX_BOOL" : "MPI_C_BOOL";
+        for (int op = OP_LAND; op <= OP_LXOR; ++op) {
+            bool in[N], out[N];
+            for (int i = 0; i < N; ++i)
+                in[i] = mix(rank, i, op + 60 + b) % 4 != 0 || i % 5 == 0;
+            CHECK_MPI(MPI_Allreduce(in, out, N, bt, ops[op].op, MPI_COMM_WORLD));
+            for (int i = 0; i < N; ++i) {
+                int want = mix(0, i, op + 60 + b) % 4 != 0 || i % 5 == 0;
+                for (int r = 1; r < size; ++r)
+                    want = (int)int_combine(op, 1, want, mix(r, i, op + 60 + b) % 4 != 0 || i % 5 == 0);
+                CHECKF(out[i] == (bool)want, "MPI_Allreduce %s on %s, element %d", ops[op].name, bname, i);
+            }
         }
     }
     /* Fortran LOGICAL: an INTEGER-sized flag, 0 false, 1 true. */
