@@ -101,7 +101,7 @@
 #          three mpiccs; an answer fails when MPICH and Open MPI give the
 #          same one and shmpi another (test/external/diff_compare.py), but
 #          for the err_diff answers test/external/err_diff-expected.txt
-#          lists with the reason.  14 minutes on 2 CPUs.
+#          lists with the reason.  12 minutes on 2 CPUs.
 # Sources are Debian's (deb.debian.org, orig tarballs, SHA-256 checked), so
 # this works where Debian's archive is the only network.  Nothing here runs
 # in CI (too long); run it before a release, or after changing the engine.
