@@ -96,7 +96,7 @@
 #          Cartesian, graph and distributed graph topologies (repeated
 #          neighbours among them) with random types, reporting neighbours
 #          and bytes, at 1 to 6 ranks;
-#          err_diff.c makes 219 calls with one bad argument each and reports
+#          err_diff.c makes 263 calls with one bad argument each and reports
 #          the error class, at 1, 2 and 3 ranks.  Each is built with the
 #          three mpiccs; an answer fails when MPICH and Open MPI give the
 #          same one and shmpi another (test/external/diff_compare.py), but

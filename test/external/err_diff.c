@@ -7,7 +7,10 @@
  *   mpirun -n N err_diff ROUNDS PREFIX [START]
  *
  * MPI_ERRORS_RETURN is set on MPI_COMM_WORLD, and so on the duplicate of it
- * each case runs on, and on MPI_COMM_SELF.  Each case of the table below
+ * each case runs on, and on MPI_COMM_SELF, and on each case's window (a
+ * file's default is MPI_ERRORS_RETURN already); MPI_T_init_thread is
+ * called once, for the tool-interface cases, whose calls return their
+ * error class.  Each case of the table below
  * makes one call with one bad argument (a few make a correct call, to check
  * that it is not refused).  Each rank adds to
  * PREFIX.RANK, for each case from START on, a line "== I" and a line
@@ -886,6 +889,216 @@ CASE(neighbor_allgather_no_topology)
     return MPI_Neighbor_allgather(ibuf, 1, MPI_INT, jbuf, 1, MPI_INT, world);
 }
 
+/* Neighborhood collectives on the 1-D grid `cart` */
+CASE(neighbor_alltoall_count_neg) { return MPI_Neighbor_alltoall(ibuf, -1, MPI_INT, jbuf, 1, MPI_INT, cart); }
+CASE(neighbor_alltoall_type_null)
+{
+    return MPI_Neighbor_alltoall(ibuf, 1, MPI_DATATYPE_NULL, jbuf, 1, MPI_INT, cart);
+}
+CASE(neighbor_allgatherv_recvcount_neg)
+{
+    int counts[2] = {-1, -1}, displs[2] = {0, 4};
+    return MPI_Neighbor_allgatherv(ibuf, 1, MPI_INT, jbuf, counts, displs, MPI_INT, cart);
+}
+CASE(neighbor_alltoallw_type_null)
+{
+    int counts[2] = {1, 1};
+    MPI_Aint displs[2] = {0, 16};
+    MPI_Datatype types[2] = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
+    return MPI_Neighbor_alltoallw(ibuf, counts, displs, types, jbuf, counts, displs, types, cart);
+}
+CASE(ineighbor_alltoall_no_topology)
+{
+    MPI_Request r = MPI_REQUEST_NULL;
+    int rc = MPI_Ineighbor_alltoall(ibuf, 1, MPI_INT, jbuf, 1, MPI_INT, world, &r);
+    if (rc == MPI_SUCCESS) MPI_Wait(&r, MPI_STATUS_IGNORE);
+    return rc;
+}
+
+/* One-sided communication: a window of 16 ints on the case's
+ * communicator, its error handler MPI_ERRORS_RETURN (a window's default is
+ * MPI_ERRORS_ARE_FATAL) */
+static MPI_Win case_win(void)
+{
+    MPI_Win w;
+    if (MPI_Win_create(jbuf, 16 * sizeof(int), sizeof(int), MPI_INFO_NULL, world, &w) != MPI_SUCCESS)
+        return MPI_WIN_NULL;
+    MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN);
+    return w;
+}
+/* A user-defined operation (MPI_Accumulate takes predefined ones only) */
+static void user_sum(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    for (int i = 0; i < *len; i++) ((int *)inout)[i] += ((int *)in)[i];
+}
+#define WIN_CASE(name, body)                                                                                          \
+    CASE(name)                                                                                                        \
+    {                                                                                                                 \
+        MPI_Win win = case_win();                                                                                     \
+        if (win == MPI_WIN_NULL) return 0x7fff;                                                                       \
+        int rc;                                                                                                       \
+        body;                                                                                                         \
+        MPI_Win_free(&win);                                                                                           \
+        return rc;                                                                                                    \
+    }
+CASE(win_free_null)
+{
+    MPI_Win w = MPI_WIN_NULL;
+    return MPI_Win_free(&w);
+}
+CASE(win_create_size_neg)
+{
+    MPI_Win w;
+    int rc = MPI_Win_create(jbuf, -4, sizeof(int), MPI_INFO_NULL, world, &w);
+    if (rc == MPI_SUCCESS) MPI_Win_free(&w);
+    return rc;
+}
+CASE(win_create_disp_unit_zero)
+{
+    MPI_Win w;
+    int rc = MPI_Win_create(jbuf, 16 * sizeof(int), 0, MPI_INFO_NULL, world, &w);
+    if (rc == MPI_SUCCESS) MPI_Win_free(&w);
+    return rc;
+}
+CASE(put_win_null) { return MPI_Put(ibuf, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_WIN_NULL); }
+WIN_CASE(put_no_epoch, rc = MPI_Put(ibuf, 1, MPI_INT, 0, 0, 1, MPI_INT, win))
+WIN_CASE(put_target_rank_size, MPI_Win_fence(0, win); rc = MPI_Put(ibuf, 1, MPI_INT, np, 0, 1, MPI_INT, win);
+         MPI_Win_fence(0, win))
+WIN_CASE(put_count_neg, MPI_Win_fence(0, win); rc = MPI_Put(ibuf, -1, MPI_INT, 0, 0, 1, MPI_INT, win);
+         MPI_Win_fence(0, win))
+WIN_CASE(get_type_null, MPI_Win_fence(0, win); rc = MPI_Get(ibuf, 1, MPI_DATATYPE_NULL, 0, 0, 1, MPI_INT, win);
+         MPI_Win_fence(0, win))
+WIN_CASE(accumulate_user_op, MPI_Op op; MPI_Op_create(user_sum, 1, &op); MPI_Win_fence(0, win);
+         rc = MPI_Accumulate(ibuf, 1, MPI_INT, 0, 0, 1, MPI_INT, op, win); MPI_Win_fence(0, win); MPI_Op_free(&op))
+WIN_CASE(win_lock_type_bad, rc = MPI_Win_lock(12345, 0, 0, win); if (rc == MPI_SUCCESS) MPI_Win_unlock(0, win))
+WIN_CASE(win_lock_rank_size, rc = MPI_Win_lock(MPI_LOCK_SHARED, np, 0, win);
+         if (rc == MPI_SUCCESS) MPI_Win_unlock(np, win))
+WIN_CASE(win_unlock_not_locked, rc = MPI_Win_unlock(0, win))
+WIN_CASE(win_complete_no_start, rc = MPI_Win_complete(win))
+WIN_CASE(win_flush_no_epoch, rc = MPI_Win_flush(0, win))
+WIN_CASE(win_set_name_null, rc = MPI_Win_set_name(win, NULL))
+WIN_CASE(win_get_attr_keyval_invalid, int f; void *v; rc = MPI_Win_get_attr(win, MPI_KEYVAL_INVALID, &v, &f))
+
+/* Parallel I/O (a file's default error handler is MPI_ERRORS_RETURN) */
+static const char *case_path = "err_diff.case.tmp";
+CASE(file_open_amode_rdonly_wronly)
+{
+    MPI_File f;
+    int rc = MPI_File_open(world, case_path, MPI_MODE_RDONLY | MPI_MODE_WRONLY | MPI_MODE_CREATE, MPI_INFO_NULL, &f);
+    if (rc == MPI_SUCCESS) MPI_File_close(&f);
+    return rc;
+}
+CASE(file_open_amode_rdonly_create)
+{
+    MPI_File f;
+    int rc = MPI_File_open(world, case_path, MPI_MODE_RDONLY | MPI_MODE_CREATE, MPI_INFO_NULL, &f);
+    if (rc == MPI_SUCCESS) MPI_File_close(&f);
+    return rc;
+}
+CASE(file_open_missing)
+{
+    MPI_File f;
+    int rc = MPI_File_open(world, "err_diff.no.such.file", MPI_MODE_RDONLY, MPI_INFO_NULL, &f);
+    if (rc == MPI_SUCCESS) MPI_File_close(&f);
+    return rc;
+}
+CASE(file_open_excl_exists)
+{
+    MPI_File f;
+    if (MPI_File_open(world, case_path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, &f) != MPI_SUCCESS)
+        return 0x7fff;
+    MPI_File_close(&f);
+    int rc = MPI_File_open(world, case_path, MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_EXCL, MPI_INFO_NULL, &f);
+    if (rc == MPI_SUCCESS) MPI_File_close(&f);
+    MPI_Barrier(world);
+    if (me == 0) MPI_File_delete(case_path, MPI_INFO_NULL);
+    return rc;
+}
+CASE(file_close_null)
+{
+    MPI_File f = MPI_FILE_NULL;
+    return MPI_File_close(&f);
+}
+/* The cases below on a file of the case's communicator, deleted on close. */
+#define FILE_CASE(name, amode, body)                                                                                  \
+    CASE(name)                                                                                                        \
+    {                                                                                                                 \
+        MPI_File fh;                                                                                                  \
+        if (MPI_File_open(world, case_path, (amode) | MPI_MODE_CREATE | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,   \
+                          &fh) != MPI_SUCCESS)                                                                        \
+            return 0x7fff;                                                                                            \
+        int rc;                                                                                                       \
+        body;                                                                                                         \
+        MPI_File_close(&fh);                                                                                          \
+        return rc;                                                                                                    \
+    }
+FILE_CASE(file_read_count_neg, MPI_MODE_RDWR, rc = MPI_File_read_at(fh, 0, ibuf, -1, MPI_INT, MPI_STATUS_IGNORE))
+FILE_CASE(file_write_type_null, MPI_MODE_RDWR,
+          rc = MPI_File_write_at(fh, 0, ibuf, 1, MPI_DATATYPE_NULL, MPI_STATUS_IGNORE))
+FILE_CASE(file_read_wronly, MPI_MODE_WRONLY, rc = MPI_File_read_at(fh, 0, ibuf, 1, MPI_INT, MPI_STATUS_IGNORE))
+FILE_CASE(file_write_at_offset_neg, MPI_MODE_RDWR,
+          rc = MPI_File_write_at(fh, -4, ibuf, 1, MPI_INT, MPI_STATUS_IGNORE))
+FILE_CASE(file_seek_whence_bad, MPI_MODE_RDWR, rc = MPI_File_seek(fh, 0, 12345))
+FILE_CASE(file_seek_before_start, MPI_MODE_RDWR, rc = MPI_File_seek(fh, -4, MPI_SEEK_SET))
+FILE_CASE(file_set_view_etype_null, MPI_MODE_RDWR,
+          rc = MPI_File_set_view(fh, 0, MPI_DATATYPE_NULL, MPI_INT, "native", MPI_INFO_NULL))
+FILE_CASE(file_set_view_datarep_bad, MPI_MODE_RDWR,
+          rc = MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "no-such-representation", MPI_INFO_NULL))
+FILE_CASE(file_set_view_disp_neg, MPI_MODE_RDWR,
+          rc = MPI_File_set_view(fh, -8, MPI_INT, MPI_INT, "native", MPI_INFO_NULL))
+FILE_CASE(file_set_size_neg, MPI_MODE_RDWR, rc = MPI_File_set_size(fh, -1))
+FILE_CASE(file_seek_sequential, MPI_MODE_WRONLY | MPI_MODE_SEQUENTIAL, rc = MPI_File_seek(fh, 0, MPI_SEEK_SET))
+
+/* The tool information interface (MPI_T_init_thread in main): its
+ * functions return their error classes, no handler runs */
+CASE(t_cvar_get_info_index_neg)
+{
+    char name[16];
+    int len = sizeof name;
+    return MPI_T_cvar_get_info(-1, name, &len, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+}
+CASE(t_pvar_get_info_index_out)
+{
+    int n = 0;
+    MPI_T_pvar_get_num(&n);
+    char name[16];
+    int len = sizeof name;
+    return MPI_T_pvar_get_info(n, name, &len, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+}
+CASE(t_category_get_info_index_out)
+{
+    int n = 0;
+    MPI_T_category_get_num(&n);
+    return MPI_T_category_get_info(n, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+}
+CASE(t_cvar_get_index_bogus)
+{
+    int i;
+    return MPI_T_cvar_get_index("err_diff: no such variable", &i);
+}
+CASE(t_pvar_session_free_null)
+{
+    MPI_T_pvar_session s = MPI_T_PVAR_SESSION_NULL;
+    return MPI_T_pvar_session_free(&s);
+}
+CASE(t_cvar_handle_free_null)
+{
+    MPI_T_cvar_handle h = MPI_T_CVAR_HANDLE_NULL;
+    return MPI_T_cvar_handle_free(&h);
+}
+CASE(t_pvar_handle_alloc_index_out)
+{
+    int n = 0, count;
+    MPI_T_pvar_get_num(&n);
+    MPI_T_pvar_session s;
+    if (MPI_T_pvar_session_create(&s) != MPI_SUCCESS) return 0x7fff;
+    MPI_T_pvar_handle h;
+    int rc = MPI_T_pvar_handle_alloc(s, n, NULL, &h, &count);
+    MPI_T_pvar_session_free(&s);
+    return rc;
+}
+
 /* Info, attributes, error handlers, the rest */
 CASE(info_get_key_too_long)
 {
@@ -1077,6 +1290,20 @@ static const struct {
     C(comm_free_keyval_invalid), C(type_get_attr_comm_keyval), C(comm_set_errhandler_null),
     C(errhandler_free_null), C(error_class_code_bad), C(error_string_code_bad), C(add_error_code_class_bad),
     C(add_error_string_predefined), C(alloc_mem_size_neg),
+    C(neighbor_alltoall_count_neg), C(neighbor_alltoall_type_null), C(neighbor_allgatherv_recvcount_neg),
+    C(neighbor_alltoallw_type_null), C(ineighbor_alltoall_no_topology),
+    C(win_free_null), C(win_create_size_neg), C(win_create_disp_unit_zero), C(put_win_null), C(put_no_epoch),
+    C(put_target_rank_size), C(put_count_neg), C(get_type_null), C(accumulate_user_op), C(win_lock_type_bad),
+    C(win_lock_rank_size), C(win_unlock_not_locked), C(win_complete_no_start), C(win_flush_no_epoch),
+    C(win_set_name_null), C(win_get_attr_keyval_invalid),
+    C(file_open_amode_rdonly_wronly), C(file_open_amode_rdonly_create), C(file_open_missing),
+    C(file_open_excl_exists), C(file_close_null), C(file_read_count_neg), C(file_write_type_null),
+    C(file_read_wronly), C(file_write_at_offset_neg), C(file_seek_whence_bad), C(file_seek_before_start),
+    C(file_set_view_etype_null), C(file_set_view_datarep_bad), C(file_set_view_disp_neg), C(file_set_size_neg),
+    C(file_seek_sequential),
+    C(t_cvar_get_info_index_neg), C(t_pvar_get_info_index_out), C(t_category_get_info_index_out),
+    C(t_cvar_get_index_bogus), C(t_pvar_session_free_null), C(t_cvar_handle_free_null),
+    C(t_pvar_handle_alloc_index_out),
 #undef C
 };
 
@@ -1108,6 +1335,8 @@ int main(int argc, char **argv)
     int dims[1] = {np}, per[1] = {0};
     MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &cart);
     MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    int provided;
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
     for (int i = start; i < rounds; i++) {
         fprintf(out, "== %d\n", i);
         MPI_Comm_dup(MPI_COMM_WORLD, &world);
@@ -1124,6 +1353,7 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
     }
     fclose(out);
+    MPI_T_finalize();
     MPI_Finalize();
     return 0;
 }
