@@ -130,7 +130,10 @@ static int make_topo(int me, int np, struct topo *tp)
         for (int i = 0; i < nd; i++) fprintf(out, " %d%s", dims[i], periods[i] ? "p" : "");
         rc = MPI_Cart_create(MPI_COMM_WORLD, nd, dims, periods, 0, &tp->comm);
         fprintf(out, ": %s;", error_class_name(rc));
-        if (rc != MPI_SUCCESS) return 0;
+        if (rc != MPI_SUCCESS) {
+            fprintf(out, "\n");
+            return 0;
+        }
         tp->indeg = tp->outdeg = 2 * nd;
         for (int i = 0; i < nd; i++) {
             MPI_Cart_shift(tp->comm, i, 1, &tp->src[2 * i], &tp->src[2 * i + 1]);
@@ -158,7 +161,10 @@ static int make_topo(int me, int np, struct topo *tp)
         fprintf(out, "graph %d edges", total);
         rc = MPI_Graph_create(MPI_COMM_WORLD, np, index, flat, 0, &tp->comm);
         fprintf(out, ": %s;", error_class_name(rc));
-        if (rc != MPI_SUCCESS) return 0;
+        if (rc != MPI_SUCCESS) {
+            fprintf(out, "\n");
+            return 0;
+        }
         int n = -1;
         MPI_Graph_neighbors_count(tp->comm, me, &n);
         if (n < 0 || n > MAXN) {
@@ -192,7 +198,10 @@ static int make_topo(int me, int np, struct topo *tp)
         rc = MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, nin, srcs, weighted ? sw : MPI_UNWEIGHTED, nout, dsts,
                                             weighted ? dw : MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &tp->comm);
         fprintf(out, ": %s;", error_class_name(rc));
-        if (rc != MPI_SUCCESS) return 0;
+        if (rc != MPI_SUCCESS) {
+            fprintf(out, "\n");
+            return 0;
+        }
         int i1 = -1, o1 = -1, w = -1;
         MPI_Dist_graph_neighbors_count(tp->comm, &i1, &o1, &w);
         fprintf(out, " counts %d %d weighted %d;", i1, o1, w != 0);
