@@ -53,6 +53,7 @@ static const struct int_type int_types[] = {
     {MPI_UINT64_T, "MPI_UINT64_T", 8, 0},
     {MPI_AINT, "MPI_AINT", sizeof(MPI_Aint), 1},
     {MPI_OFFSET, "MPI_OFFSET", sizeof(MPI_Offset), 1},
+    {MPI_COUNT, "MPI_COUNT", sizeof(MPI_Count), 1},
     {MPI_INTEGER, "MPI_INTEGER", 4, 1},
 };
 
