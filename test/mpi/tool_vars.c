@@ -294,8 +294,8 @@ static void pvars(void)
     CHECK(s == MPI_T_PVAR_SESSION_NULL);
 }
 
-/* The indices category c lists with get (MPI_T_category_get_pvars or
- * _get_categories): n of them, each below `below`. */
+/* The indices category c lists with get (MPI_T_category_get_cvars,
+ * _get_pvars or _get_categories): n of them, each below `below`. */
 static void check_listed(int (*get)(int, int, int[]), const char *what, int c, int n, int below)
 {
     if (n <= 0)
@@ -328,15 +328,7 @@ static void categories(int num_cvar, int num_pvar)
             t_check(MPI_T_category_get_index(name, &index), "MPI_T_category_get_index", MPI_SUCCESS);
             CHECKF(index == c, "MPI_T_category_get_index(\"%s\") gave %d, not %d", name, index, c);
         }
-        if (ncvars > 0) {
-            int *ix = malloc(sizeof(int) * (size_t)ncvars);
-            CHECK(ix != NULL);
-            t_check(MPI_T_category_get_cvars(c, ncvars, ix), "MPI_T_category_get_cvars", MPI_SUCCESS);
-            for (int k = 0; k < ncvars; ++k)
-                CHECKF(ix[k] >= 0 && ix[k] < num_cvar, "category %s lists control variable %d of %d", name, ix[k],
-                       num_cvar);
-            free(ix);
-        }
+        check_listed(MPI_T_category_get_cvars, "MPI_T_category_get_cvars", c, ncvars, num_cvar);
         check_listed(MPI_T_category_get_pvars, "MPI_T_category_get_pvars", c, npvars, num_pvar);
         check_listed(MPI_T_category_get_categories, "MPI_T_category_get_categories", c, ncats, num);
     }
